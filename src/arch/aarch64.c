@@ -1,0 +1,97 @@
+/* aarch64: the generic timer's virtual counter.
+ *
+ * A plain `mrs cntvct_el0` may be executed speculatively, ahead of earlier loads; `isb`
+ * before it makes it wait for everything before.  FEAT_ECV adds CNTVCTSS_EL0, a
+ * self-synchronized read that needs no isb. */
+#include "arch/arch.h"
+#include "arch/counter_funcs.h"
+
+#include <stdio.h>
+#include <sys/auxv.h>
+
+
+#ifndef HWCAP2_ECV
+#define HWCAP2_ECV (1UL << 19)
+#endif
+
+static inline uint64_t cntvct_plain(void)
+{
+    uint64_t v;
+    __asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+}
+
+static inline uint64_t cntvct_isb(void)
+{
+    uint64_t v;
+    __asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
+    return v;
+}
+
+static inline uint64_t cntvctss(void)
+{
+    uint64_t v;
+    /* CNTVCTSS_EL0 by its encoding, so that older assemblers accept it. */
+    __asm__ volatile("mrs %0, s3_3_c14_c0_6" : "=r"(v) : : "memory");
+    return v;
+}
+
+
+COUNTER_FUNCS(cntvct_el0, cntvct_plain())
+COUNTER_FUNCS(isb_cntvct_el0, cntvct_isb())
+COUNTER_FUNCS(cntvctss_el0, cntvctss())
+
+static bool always(char *why, size_t len)
+{
+    (void)why;
+    (void)len;
+    return true;
+}
+
+static bool has_ecv(char *why, size_t len)
+{
+    if (getauxval(AT_HWCAP2) & HWCAP2_ECV)
+        return true;
+    snprintf(why, len, "no FEAT_ECV (HWCAP2_ECV not set)");
+    return false;
+}
+
+static const struct counter_method a64_counters[] = {
+    {"cntvct_el0", "mrs cntvct_el0, unordered", false, read_cntvct_el0, batch_cntvct_el0, always},
+    {"isb_cntvct_el0", "isb; mrs cntvct_el0: after earlier instructions", true,
+     read_isb_cntvct_el0, batch_isb_cntvct_el0, always},
+    {"cntvctss_el0", "mrs cntvctss_el0 (FEAT_ECV): self-synchronized", true, read_cntvctss_el0,
+     batch_cntvctss_el0, has_ecv},
+};
+
+const char *arch_name(void) { return "aarch64"; }
+
+size_t arch_counters(const struct counter_method **out)
+{
+    *out = a64_counters;
+    return sizeof a64_counters / sizeof a64_counters[0];
+}
+
+static const struct vdso_symbol_names a64_vdso = {
+    "__kernel_clock_gettime", "__kernel_gettimeofday", NULL,
+    "__kernel_clock_getres", NULL, "LINUX_2.6.39",
+};
+
+const struct vdso_symbol_names *arch_vdso_symbols(void) { return &a64_vdso; }
+
+long arch_syscall_time_nr(void) { return -1; }
+
+bool arch_cpu_hypervisor(char *vendor, size_t len)
+{
+    (void)vendor;
+    (void)len;
+    return false;
+}
+
+uint64_t arch_counter_stated_hz(char *source, size_t len)
+{
+    uint64_t hz;
+    __asm__ volatile("mrs %0, cntfrq_el0" : "=r"(hz));
+    snprintf(source, len, "CNTFRQ_EL0");
+    return hz;
+}

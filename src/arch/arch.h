@@ -1,0 +1,47 @@
+/* The one interface behind which all architecture-specific code lives.
+ * Exactly one of arch/x86_64.c, arch/aarch64.c, arch/riscv64.c is linked (the Makefile
+ * picks it from the compiler's target triple). */
+#ifndef CLOCKSCOPE_ARCH_H
+#define CLOCKSCOPE_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Reads per call of a counter batch function; batch sizes are multiples of this. */
+#define BATCH_UNROLL 8
+
+/* One way of reading the raw hardware counter, with its ordering. */
+struct counter_method {
+    const char *name;          /* id suffix: counter.<name> */
+    const char *description;   /* the instruction sequence and what it orders */
+    bool ordered;              /* ordered against earlier loads on this CPU */
+    uint64_t (*read)(void);    /* one read, in ticks */
+    void (*batch)(uint64_t n); /* n reads, n a multiple of BATCH_UNROLL */
+    /* Whether the read is permitted here.  Must not be called concurrently: it may
+     * execute the instruction under a SIGILL guard.  On false, fills `why`. */
+    bool (*permitted)(char *why, size_t len);
+};
+
+/* vDSO symbol names of this arch (NULL where the arch's vDSO has no such entry). */
+struct vdso_symbol_names {
+    const char *clock_gettime;
+    const char *gettimeofday;
+    const char *time;
+    const char *clock_getres;
+    const char *getcpu;
+    const char *version; /* symbol version, e.g. "LINUX_2.6" */
+};
+
+const char *arch_name(void);
+size_t arch_counters(const struct counter_method **out);
+const struct vdso_symbol_names *arch_vdso_symbols(void);
+/* The time(2) syscall number, or -1 where the arch has none (aarch64, riscv64). */
+long arch_syscall_time_nr(void);
+/* Hypervisor vendor from the CPU itself (x86 CPUID leaf 0x40000000), or false. */
+bool arch_cpu_hypervisor(char *vendor, size_t len);
+/* The counter frequency the platform states (CPUID 0x15, CNTFRQ_EL0, riscv timebase),
+ * in Hz, with where it came from; 0 when not stated. */
+uint64_t arch_counter_stated_hz(char *source, size_t len);
+
+#endif

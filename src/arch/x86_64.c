@@ -1,0 +1,183 @@
+/* x86_64: the TSC and its orderings.
+ *
+ * rdtsc is not ordered against anything: it may execute before earlier loads complete
+ * and after later ones start.  For a timestamp that is monotonic across CPUs, the read
+ * must not run ahead of earlier loads (lfence on Intel and on AMD with LFENCE_RDTSC,
+ * mfence on older AMD), and later memory accesses must not run ahead of it (source 002:
+ * a load whose address depends on the counter value does that without a second fence). */
+#include "arch/arch.h"
+#include "arch/counter_funcs.h"
+
+#include <cpuid.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+
+static inline uint64_t tsc_plain(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static inline uint64_t tsc_lfence(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static inline uint64_t tsc_mfence(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("mfence\n\trdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static inline uint64_t tsc_rdtscp(void)
+{
+    uint32_t lo, hi, aux;
+    /* rdtscp waits for earlier instructions to execute, but later ones may start early. */
+    __asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux) : : "memory");
+    return ((uint64_t)hi << 32) | lo;
+}
+
+/* Always zero; loaded at an address offset by a value derived from the counter. */
+static volatile uint64_t dependency_anchor;
+
+/* Source 002's trick: shifting rdx left by 32 twice yields zero that the CPU still sees
+ * as depending on rdtsc's output.  Loading through an address offset by it makes that load
+ * wait for the counter; x86 keeps loads ordered with later loads, so every later load
+ * (and every store, which never passes an earlier load) is ordered after the read. */
+static inline uint64_t tsc_dependent_load(uint64_t value_and_zero_hi, uint64_t zero)
+{
+    return value_and_zero_hi + *(volatile uint64_t *)((volatile char *)&dependency_anchor + zero);
+}
+
+static inline uint64_t tsc_dep(void)
+{
+    uint64_t value, zero;
+    __asm__ volatile("rdtsc\n\t"
+                     "shl $32, %%rdx\n\t"
+                     "or %%rdx, %%rax\n\t"
+                     "shl $32, %%rdx"
+                     : "=a"(value), "=d"(zero) : : "cc");
+    return tsc_dependent_load(value, zero);
+}
+
+static inline uint64_t tsc_lfence_dep(void)
+{
+    uint64_t value, zero;
+    __asm__ volatile("lfence\n\t"
+                     "rdtsc\n\t"
+                     "shl $32, %%rdx\n\t"
+                     "or %%rdx, %%rax\n\t"
+                     "shl $32, %%rdx"
+                     : "=a"(value), "=d"(zero) : : "cc", "memory");
+    return tsc_dependent_load(value, zero);
+}
+
+
+
+COUNTER_FUNCS(rdtsc, tsc_plain())
+COUNTER_FUNCS(lfence_rdtsc, tsc_lfence())
+COUNTER_FUNCS(mfence_rdtsc, tsc_mfence())
+COUNTER_FUNCS(rdtscp, tsc_rdtscp())
+COUNTER_FUNCS(rdtsc_dep, tsc_dep())
+COUNTER_FUNCS(lfence_rdtsc_dep, tsc_lfence_dep())
+
+static bool cpu_has_tsc(char *why, size_t len)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(d & (1u << 4))) {
+        snprintf(why, len, "CPUID reports no TSC");
+        return false;
+    }
+    return true;
+}
+
+static bool cpu_has_rdtscp(char *why, size_t len)
+{
+    unsigned a, b, c, d;
+    if (!cpu_has_tsc(why, len))
+        return false;
+    if (!__get_cpuid(0x80000001, &a, &b, &c, &d) || !(d & (1u << 27))) {
+        snprintf(why, len, "CPUID reports no RDTSCP");
+        return false;
+    }
+    return true;
+}
+
+static const struct counter_method x86_counters[] = {
+    {"rdtsc", "rdtsc, unordered", false, read_rdtsc, batch_rdtsc, cpu_has_tsc},
+    {"lfence_rdtsc", "lfence; rdtsc: after earlier loads", true, read_lfence_rdtsc,
+     batch_lfence_rdtsc, cpu_has_tsc},
+    {"mfence_rdtsc", "mfence; rdtsc: after earlier loads and stores", true, read_mfence_rdtsc,
+     batch_mfence_rdtsc, cpu_has_tsc},
+    {"rdtscp", "rdtscp: after earlier instructions, later ones may pass", true, read_rdtscp,
+     batch_rdtscp, cpu_has_rdtscp},
+    {"rdtsc_dep", "rdtsc; next load depends on the value: before later loads only", false,
+     read_rdtsc_dep, batch_rdtsc_dep, cpu_has_tsc},
+    {"lfence_rdtsc_dep", "lfence; rdtsc; dependent load (source 002): both sides", true,
+     read_lfence_rdtsc_dep, batch_lfence_rdtsc_dep, cpu_has_tsc},
+};
+
+const char *arch_name(void) { return "x86_64"; }
+
+size_t arch_counters(const struct counter_method **out)
+{
+    *out = x86_counters;
+    return sizeof x86_counters / sizeof x86_counters[0];
+}
+
+static const struct vdso_symbol_names x86_vdso = {
+    "__vdso_clock_gettime", "__vdso_gettimeofday", "__vdso_time",
+    "__vdso_clock_getres", "__vdso_getcpu", "LINUX_2.6",
+};
+
+const struct vdso_symbol_names *arch_vdso_symbols(void) { return &x86_vdso; }
+
+long arch_syscall_time_nr(void) { return SYS_time; }
+
+bool arch_cpu_hypervisor(char *vendor, size_t len)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 31)))
+        return false;
+    __cpuid(0x40000000, a, b, c, d);
+    char sig[13];
+    memcpy(sig, &b, 4);
+    memcpy(sig + 4, &c, 4);
+    memcpy(sig + 8, &d, 4);
+    sig[12] = 0;
+    snprintf(vendor, len, "%s", sig);
+    return true;
+}
+
+uint64_t arch_counter_stated_hz(char *source, size_t len)
+{
+    unsigned max_leaf, a, b, c, d;
+    max_leaf = __get_cpuid_max(0, NULL);
+    if (max_leaf >= 0x15) {
+        __cpuid(0x15, a, b, c, d);
+        /* TSC Hz = crystal Hz * b / a; c is the crystal, 0 when not enumerated. */
+        if (a && b && c) {
+            snprintf(source, len, "CPUID leaf 0x15");
+            return (uint64_t)c * b / a;
+        }
+    }
+    /* Hypervisors (KVM, VMware, Hyper-V) state it at leaf 0x40000010 in kHz. */
+    if (arch_cpu_hypervisor((char[16]){0}, 16)) {
+        __cpuid(0x40000000, a, b, c, d);
+        if (a >= 0x40000010) {
+            __cpuid(0x40000010, a, b, c, d);
+            if (a) {
+                snprintf(source, len, "CPUID leaf 0x40000010 (hypervisor)");
+                return (uint64_t)a * 1000;
+            }
+        }
+    }
+    snprintf(source, len, "not stated by CPUID");
+    return 0;
+}

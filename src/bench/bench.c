@@ -1,0 +1,428 @@
+/* clockscope bench: the cost of every way of reading the time on this machine. */
+#include "commands.h"
+#include "common/cli.h"
+#include "common/cpuset.h"
+#include "common/json.h"
+#include "common/sysinfo.h"
+#include "measure/clocks.h"
+#include "measure/engine.h"
+#include "measure/method.h"
+
+#include <fnmatch.h>
+#include <getopt.h>
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_PATTERNS 32
+
+struct bench_options {
+    bool quick, json, list;
+    int threads;
+    struct cpu_list cpus;
+    bool cpus_given;
+    int samples;
+    const char *patterns[MAX_PATTERNS];
+    int npatterns;
+    const struct clock_info *clocks[16];
+    int nclocks;
+};
+
+static const char help[] =
+    "usage: clockscope bench [options]\n"
+    "\n"
+    "Measures what each way of reading the time costs on this machine: libc calls, the\n"
+    "vDSO entry points called directly, raw syscalls, raw counters under each ordering,\n"
+    "and reference rungs (an empty call, getppid).  Ids are <path>.<api>[.<clock>].\n"
+    "\n"
+    "options:\n"
+    "  --quick            fewer, shorter samples (about 1 s in all)\n"
+    "  --threads N        N threads at once, each pinned to its own CPU: per-call cost and\n"
+    "                     aggregate calls/sec (shows paths that serialize)\n"
+    "  --cpus LIST        CPUs to pin to, e.g. 0 or 0,2-3 (default: the current CPU, or the\n"
+    "                     first N allowed CPUs with --threads N)\n"
+    "  --only GLOBS       only ids matching these comma-separated globs, e.g. 'libc.*,counter.*'\n"
+    "  --clock NAMES      only these clocks for clock_* methods, e.g. monotonic,realtime\n"
+    "  --samples N        samples per method (default 41, quick 15)\n"
+    "  --list             list the methods and whether each can run here; measure nothing\n"
+    "  --json             machine-readable output (schema: docs/json.md)\n"
+    "  --help             this text\n"
+    "\n"
+    "Method: warm-up; unrolled batches of calls; the empty loop's cost measured between\n"
+    "samples and subtracted (both shown); median, p10, p90, p99, min; spread = (p90-p10)/median,\n"
+    "and a result with spread above 10% is marked noisy.  Timer: CLOCK_MONOTONIC_RAW\n"
+    "(CLOCK_MONOTONIC for methods that read MONOTONIC_RAW).  docs/METHODOLOGY.md has the detail.\n";
+
+static void split_into(char *s, const char **out, int *count, int max, const char *what)
+{
+    for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ",")) {
+        if (*count >= max)
+            usage_error("bench", "too many %s (at most %d)", what, max);
+        out[(*count)++] = tok;
+    }
+    if (*count == 0)
+        usage_error("bench", "empty %s list", what);
+}
+
+static void parse_args(int argc, char **argv, struct bench_options *o)
+{
+    static const struct option longopts[] = {
+        {"quick", no_argument, 0, 'q'},     {"json", no_argument, 0, 'j'},
+        {"list", no_argument, 0, 'l'},      {"threads", required_argument, 0, 't'},
+        {"cpus", required_argument, 0, 'c'}, {"only", required_argument, 0, 'o'},
+        {"clock", required_argument, 0, 'k'}, {"samples", required_argument, 0, 's'},
+        {"help", no_argument, 0, 'h'},      {0, 0, 0, 0},
+    };
+    struct cpu_list allowed;
+    if (!cpus_allowed(&allowed))
+        usage_error("bench", "cannot read this process's CPU affinity");
+    memset(o, 0, sizeof *o);
+    o->threads = 1;
+    const char *cpus_arg = NULL;
+    char err[200];
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        uint64_t v;
+        switch (c) {
+        case 'q': o->quick = true; break;
+        case 'j': o->json = true; break;
+        case 'l': o->list = true; break;
+        case 't':
+            if (!parse_u64(optarg, 1, (uint64_t)allowed.count, &v, err, sizeof err))
+                usage_error("bench", "--threads: %s; this process may use %d CPU%s", err,
+                            allowed.count, allowed.count == 1 ? "" : "s");
+            o->threads = (int)v;
+            break;
+        case 'c': cpus_arg = optarg; break;
+        case 'o': split_into(optarg, o->patterns, &o->npatterns, MAX_PATTERNS, "--only patterns"); break;
+        case 'k': {
+            const char *names[16];
+            int n = 0;
+            split_into(optarg, names, &n, 16, "--clock names");
+            for (int i = 0; i < n; i++) {
+                const struct clock_info *ci = clock_by_name(names[i]);
+                if (!ci) {
+                    const struct clock_info *all;
+                    size_t na = clocks_all(&all);
+                    char known[400] = "";
+                    for (size_t k = 0; k < na; k++)
+                        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+                                 k ? ", " : "", all[k].name);
+                    usage_error("bench", "unknown clock '%s' (known: %s)", names[i], known);
+                }
+                o->clocks[o->nclocks++] = ci;
+            }
+            break;
+        }
+        case 's':
+            if (!parse_u64(optarg, 3, 1000, &v, err, sizeof err))
+                usage_error("bench", "--samples: %s", err);
+            o->samples = (int)v;
+            break;
+        case 'h': fputs(help, stdout); exit(0);
+        case '?':
+        default:
+            if (optopt)
+                usage_error("bench", "option '%s' needs a value or is unknown", argv[optind - 1]);
+            usage_error("bench", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        usage_error("bench", "unexpected argument '%s'", argv[optind]);
+    if (cpus_arg) {
+        if (!parse_cpu_list(cpus_arg, &allowed, &o->cpus, err, sizeof err))
+            usage_error("bench", "--cpus: %s", err);
+        if (o->cpus.count < o->threads)
+            usage_error("bench", "--cpus names %d CPU%s but --threads is %d", o->cpus.count,
+                        o->cpus.count == 1 ? "" : "s", o->threads);
+        o->cpus_given = true;
+    } else if (o->threads == 1) {
+        int cur = sched_getcpu();
+        o->cpus.count = 1;
+        o->cpus.cpu[0] = cpu_is_allowed(&allowed, cur) ? cur : allowed.cpu[0];
+    } else {
+        o->cpus = allowed;
+    }
+}
+
+static bool selected(const struct bench_options *o, const struct method *m)
+{
+    if (o->nclocks && m->clock) {
+        bool found = false;
+        for (int i = 0; i < o->nclocks; i++)
+            found |= strcmp(o->clocks[i]->name, m->clock) == 0;
+        if (!found)
+            return false;
+    }
+    if (!o->npatterns)
+        return true;
+    for (int i = 0; i < o->npatterns; i++)
+        if (fnmatch(o->patterns[i], m->id, 0) == 0)
+            return true;
+    return false;
+}
+
+static void format_rate(double per_sec, char *buf, size_t len)
+{
+    if (!isfinite(per_sec))
+        snprintf(buf, len, "-");
+    else if (per_sec >= 1e9)
+        snprintf(buf, len, "%.2f G", per_sec / 1e9);
+    else if (per_sec >= 1e6)
+        snprintf(buf, len, "%.2f M", per_sec / 1e6);
+    else if (per_sec >= 1e3)
+        snprintf(buf, len, "%.1f k", per_sec / 1e3);
+    else
+        snprintf(buf, len, "%.0f", per_sec);
+}
+
+static void summary_json(struct json *j, const char *key, const struct summary *s)
+{
+    json_key(j, key);
+    json_begin_object(j);
+    json_kv_double(j, "median", s->median);
+    json_kv_double(j, "p10", s->p10);
+    json_kv_double(j, "p90", s->p90);
+    json_kv_double(j, "p99", s->p99);
+    json_kv_double(j, "min", s->min);
+    json_kv_double(j, "max", s->max);
+    json_kv_double(j, "mean", s->mean);
+    json_end_object(j);
+}
+
+static const char *unit_name(enum method_unit u)
+{
+    switch (u) {
+    case UNIT_NS: return "ns";
+    case UNIT_TICKS: return "ticks";
+    case UNIT_SECONDS: return "s";
+    default: return NULL;
+    }
+}
+
+static void result_json(struct json *j, const struct method *m, const struct measurement *r,
+                        bool measured)
+{
+    json_begin_object(j);
+    json_kv_string(j, "id", m->id);
+    json_kv_string(j, "path", m->path);
+    json_kv_string(j, "api", m->api);
+    json_kv_string(j, "clock", m->clock);
+    json_kv_string(j, "description", m->description);
+    json_kv_string(j, "value_unit", unit_name(m->unit));
+    json_kv_bool(j, "available", m->available);
+    json_kv_string(j, "why_unavailable", m->available ? NULL : m->why);
+    if (measured && r->ok) {
+        summary_json(j, "ns_per_call", &r->ns_per_call);
+        json_kv_double(j, "calls_per_sec", r->calls_per_sec);
+        json_kv_double(j, "spread", r->ns_per_call.spread);
+        json_kv_bool(j, "noisy", r->noisy);
+        json_kv_double(j, "loop_ns_per_call", r->loop_ns_per_call);
+        json_kv_uint(j, "calls_per_sample", r->calls_per_sample);
+        json_kv_uint(j, "samples", r->samples);
+        json_kv_string(j, "timer", timer_clock_name(r->timer));
+        json_kv_double(j, "elapsed_s", r->elapsed_ns / 1e9);
+        json_key(j, "threads");
+        json_begin_array(j);
+        for (int t = 0; t < r->nthreads; t++) {
+            json_begin_object(j);
+            json_kv_int(j, "cpu", r->threads[t].cpu);
+            json_kv_double(j, "ns_per_call_median", r->threads[t].ns_per_call.median);
+            json_kv_double(j, "calls_per_sec", r->threads[t].calls_per_sec);
+            json_end_object(j);
+        }
+        json_end_array(j);
+    } else if (measured) {
+        json_kv_string(j, "error", r->error);
+    }
+    json_end_object(j);
+}
+
+static void print_header(const struct sysinfo *si, const struct bench_options *o,
+                         const struct measure_config *cfg)
+{
+    printf("clockscope bench: %s, %s, Linux %s, clocksource %s, virtualization %s\n", si->arch,
+           si->cpu_model[0] ? si->cpu_model : "unknown CPU", si->kernel,
+           si->clocksource[0] ? si->clocksource : "unknown",
+           si->virtualization[0] ? si->virtualization : "unknown");
+    printf("%d thread%s pinned to CPU", o->threads, o->threads == 1 ? "" : "s");
+    for (int i = 0; i < o->threads; i++)
+        printf("%s%d", i ? "," : " ", o->cpus.cpu[i]);
+    printf("; up to %d samples of >= %.1f ms; empty-loop cost subtracted (column 'loop')\n\n",
+           cfg->samples, cfg->sample_target_ns / 1e6);
+    printf("%-40s %10s %11s %7s %6s  %s\n", "id", "ns/call", "calls/s", "spread", "loop",
+           "path");
+}
+
+/* Unavailable methods, printed after the table grouped by reason: one line per reason. */
+static void print_unavailable(const struct method_list *ml, const struct bench_options *o)
+{
+    bool shown[METHODS_MAX] = {false};
+    bool header = false;
+    for (size_t i = 0; i < ml->count; i++) {
+        const struct method *m = &ml->m[i];
+        if (shown[i] || m->available || !selected(o, m))
+            continue;
+        if (!header)
+            printf("\nnot available here:\n");
+        header = true;
+        size_t same = 0;
+        const char *last = m->id;
+        for (size_t k = i; k < ml->count; k++)
+            if (!shown[k] && !ml->m[k].available && selected(o, &ml->m[k]) &&
+                strcmp(ml->m[k].why, m->why) == 0) {
+                shown[k] = true;
+                same++;
+                last = ml->m[k].id;
+            }
+        if (same == 1)
+            printf("  %s: %s\n", m->id, m->why);
+        else
+            printf("  %s .. %s (%zu methods): %s\n", m->id, last, same, m->why);
+    }
+}
+
+static void print_row(const struct method *m, const struct measurement *r)
+{
+    if (!m->available)
+        return; /* listed by print_unavailable */
+    if (!r->ok) {
+        printf("%-40s %10s %11s %7s %6s  %s: %s\n", m->id, "-", "-", "-", "-", m->path, r->error);
+        return;
+    }
+    char rate[32];
+    format_rate(r->calls_per_sec, rate, sizeof rate);
+    printf("%-40s %10.1f %11s %6.1f%%%s %6.2f  %s\n", m->id, r->ns_per_call.median, rate,
+           100 * r->ns_per_call.spread, r->noisy ? "!" : " ", r->loop_ns_per_call, m->path);
+}
+
+static int list_methods(const struct method_list *ml, const struct bench_options *o)
+{
+    if (o->json) {
+        struct json j;
+        json_init(&j, stdout, 2);
+        json_begin_object(&j);
+        json_kv_string(&j, "schema", "clockscope.bench.list/1");
+        json_key(&j, "methods");
+        json_begin_array(&j);
+        for (size_t i = 0; i < ml->count; i++)
+            if (selected(o, &ml->m[i]))
+                result_json(&j, &ml->m[i], NULL, false);
+        json_end_array(&j);
+        json_end_object(&j);
+        json_finish(&j);
+        return 0;
+    }
+    for (size_t i = 0; i < ml->count; i++) {
+        const struct method *m = &ml->m[i];
+        if (selected(o, m))
+            printf("%-40s %s\n", m->id, m->available ? m->description : m->why);
+    }
+    return 0;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    struct bench_options o;
+    parse_args(argc, argv, &o);
+
+    static struct method_list ml;
+    methods_collect(&ml);
+    size_t nsel = 0;
+    for (size_t i = 0; i < ml.count; i++)
+        nsel += selected(&o, &ml.m[i]);
+    if (nsel == 0)
+        usage_error("bench", "no method matches --only/--clock (see 'clockscope bench --list')");
+    if (o.list)
+        return list_methods(&ml, &o);
+
+    struct measure_config cfg;
+    if (o.quick)
+        measure_config_quick(&cfg);
+    else
+        measure_config_default(&cfg);
+    if (o.samples)
+        cfg.samples = o.samples;
+
+    if (o.threads == 1 && !pin_to_cpu(o.cpus.cpu[0])) {
+        fprintf(stderr, "clockscope bench: cannot pin to CPU %d: %m\n", o.cpus.cpu[0]);
+        return 1;
+    }
+
+    struct sysinfo si;
+    sysinfo_read(&si);
+    struct json j;
+    if (o.json) {
+        json_init(&j, stdout, 2);
+        json_begin_object(&j);
+        json_kv_string(&j, "schema", "clockscope.bench/1");
+        json_key(&j, "machine");
+        sysinfo_json(&j, &si);
+        json_key(&j, "config");
+        json_begin_object(&j);
+        json_kv_bool(&j, "quick", o.quick);
+        json_kv_int(&j, "threads", o.threads);
+        json_key(&j, "cpus");
+        json_begin_array(&j);
+        for (int i = 0; i < o.threads; i++)
+            json_int(&j, o.cpus.cpu[i]);
+        json_end_array(&j);
+        json_kv_int(&j, "samples", cfg.samples);
+        json_kv_int(&j, "min_samples", cfg.min_samples);
+        json_kv_double(&j, "sample_target_ns", cfg.sample_target_ns);
+        json_kv_double(&j, "warmup_ns", cfg.warmup_ns);
+        json_kv_double(&j, "budget_ns", cfg.budget_ns);
+        json_kv_double(&j, "noisy_spread", cfg.noisy_spread);
+        json_end_object(&j);
+        json_key(&j, "results");
+        json_begin_array(&j);
+    } else {
+        print_header(&si, &o, &cfg);
+    }
+
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    bool progress = !o.json && isatty(STDERR_FILENO) && !isatty(STDOUT_FILENO);
+    int failures = 0;
+    static struct measurement r;
+    size_t done = 0;
+    for (size_t i = 0; i < ml.count; i++) {
+        const struct method *m = &ml.m[i];
+        if (!selected(&o, m))
+            continue;
+        if (progress)
+            fprintf(stderr, "\r[%zu/%zu] %-40s", ++done, nsel, m->id);
+        bool measured = m->available;
+        if (measured && !measure_method(m, &cfg, o.cpus.cpu, o.threads, &r) && m->available)
+            failures += strstr(r.error, "pin") != NULL;
+        if (!measured) {
+            memset(&r, 0, sizeof r);
+            snprintf(r.error, sizeof r.error, "not available: %s", m->why);
+        }
+        if (o.json)
+            result_json(&j, m, &r, measured);
+        else
+            print_row(m, &r);
+    }
+    if (progress)
+        fprintf(stderr, "\r%60s\r", "");
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    if (o.json) {
+        json_end_array(&j);
+        json_kv_double(&j, "elapsed_s", elapsed);
+        json_end_object(&j);
+        json_finish(&j);
+    } else {
+        print_unavailable(&ml, &o);
+        printf("\n%zu methods in %.1f s; '!' marks a noisy result (spread > %.0f%%).\n", nsel,
+               elapsed, cfg.noisy_spread * 100);
+    }
+    return failures ? 1 : 0;
+}

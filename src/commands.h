@@ -1,0 +1,8 @@
+/* Every command's entry point: argv[0] is the command name, returns the exit status. */
+#ifndef CLOCKSCOPE_COMMANDS_H
+#define CLOCKSCOPE_COMMANDS_H
+
+int cmd_bench(int argc, char **argv);
+int cmd_vdso(int argc, char **argv);
+
+#endif

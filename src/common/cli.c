@@ -1,0 +1,73 @@
+#include "common/cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "clockscope %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'clockscope %s --help'.\n", cmd);
+    exit(EXIT_USAGE);
+}
+
+bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *err, size_t errlen)
+{
+    if (!s || !*s) {
+        snprintf(err, errlen, "expected a number, got an empty string");
+        return false;
+    }
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9') {
+            snprintf(err, errlen, "'%s' is not a whole number", s);
+            return false;
+        }
+    }
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno == ERANGE || *end) {
+        snprintf(err, errlen, "'%s' is too large", s);
+        return false;
+    }
+    if (v < min || v > max) {
+        snprintf(err, errlen, "%s is out of range (%llu to %llu)", s,
+                 (unsigned long long)min, (unsigned long long)max);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+bool parse_seconds(const char *s, double min, double max, double *out, char *err, size_t errlen)
+{
+    if (!s || !*s) {
+        snprintf(err, errlen, "expected a duration in seconds, got an empty string");
+        return false;
+    }
+    for (const char *p = s; *p; p++) {
+        if ((*p < '0' || *p > '9') && *p != '.') {
+            snprintf(err, errlen, "'%s' is not a duration in seconds", s);
+            return false;
+        }
+    }
+    char *end;
+    double v = strtod(s, &end);
+    if (*end || !isfinite(v)) {
+        snprintf(err, errlen, "'%s' is not a duration in seconds", s);
+        return false;
+    }
+    if (v < min || v > max) {
+        snprintf(err, errlen, "%s s is out of range (%g to %g)", s, min, max);
+        return false;
+    }
+    *out = v;
+    return true;
+}

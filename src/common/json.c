@@ -1,0 +1,127 @@
+#include "common/json.h"
+
+#include <math.h>
+#include <inttypes.h>
+
+void json_init(struct json *j, FILE *out, int indent)
+{
+    j->out = out;
+    j->depth = 0;
+    j->need_comma[0] = false;
+    j->after_key = false;
+    j->indent = indent;
+}
+
+static void newline(struct json *j)
+{
+    if (!j->indent)
+        return;
+    fputc('\n', j->out);
+    for (int i = 0; i < j->depth * j->indent; i++)
+        fputc(' ', j->out);
+}
+
+/* Called before every value or key: emits the separator the position needs. */
+static void before_item(struct json *j)
+{
+    if (j->after_key) {
+        j->after_key = false;
+        return;
+    }
+    if (j->depth > 0) {
+        if (j->need_comma[j->depth])
+            fputc(',', j->out);
+        newline(j);
+    }
+    j->need_comma[j->depth] = true;
+}
+
+static void open(struct json *j, char c)
+{
+    before_item(j);
+    fputc(c, j->out);
+    if (j->depth < JSON_MAX_DEPTH - 1)
+        j->depth++;
+    j->need_comma[j->depth] = false;
+}
+
+static void close(struct json *j, char c)
+{
+    bool had_items = j->need_comma[j->depth];
+    if (j->depth > 0)
+        j->depth--;
+    if (had_items)
+        newline(j);
+    fputc(c, j->out);
+}
+
+void json_begin_object(struct json *j) { open(j, '{'); }
+void json_end_object(struct json *j) { close(j, '}'); }
+void json_begin_array(struct json *j) { open(j, '['); }
+void json_end_array(struct json *j) { close(j, ']'); }
+
+static void write_escaped(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", out); break;
+        case '\\': fputs("\\\\", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\r': fputs("\\r", out); break;
+        case '\t': fputs("\\t", out); break;
+        default:
+            /* Control bytes and bytes >= 0x80 that are not valid UTF-8 would make the
+             * document invalid; kernel logs can contain either, so escape both. */
+            if (*p < 0x20 || *p >= 0x7f)
+                fprintf(out, "\\u%04x", *p);
+            else
+                fputc(*p, out);
+        }
+    }
+    fputc('"', out);
+}
+
+void json_key(struct json *j, const char *key)
+{
+    before_item(j);
+    write_escaped(j->out, key);
+    fputs(j->indent ? ": " : ":", j->out);
+    j->after_key = true;
+}
+
+void json_string(struct json *j, const char *s)
+{
+    before_item(j);
+    if (s)
+        write_escaped(j->out, s);
+    else
+        fputs("null", j->out);
+}
+
+void json_int(struct json *j, int64_t v) { before_item(j); fprintf(j->out, "%" PRId64, v); }
+void json_uint(struct json *j, uint64_t v) { before_item(j); fprintf(j->out, "%" PRIu64, v); }
+void json_bool(struct json *j, bool v) { before_item(j); fputs(v ? "true" : "false", j->out); }
+void json_null(struct json *j) { before_item(j); fputs("null", j->out); }
+
+void json_double(struct json *j, double v)
+{
+    before_item(j);
+    if (isnan(v) || isinf(v))
+        fputs("null", j->out);
+    else
+        fprintf(j->out, "%.6g", v);
+}
+
+void json_kv_string(struct json *j, const char *k, const char *v) { json_key(j, k); json_string(j, v); }
+void json_kv_int(struct json *j, const char *k, int64_t v) { json_key(j, k); json_int(j, v); }
+void json_kv_uint(struct json *j, const char *k, uint64_t v) { json_key(j, k); json_uint(j, v); }
+void json_kv_double(struct json *j, const char *k, double v) { json_key(j, k); json_double(j, v); }
+void json_kv_bool(struct json *j, const char *k, bool v) { json_key(j, k); json_bool(j, v); }
+void json_kv_null(struct json *j, const char *k) { json_key(j, k); json_null(j); }
+
+void json_finish(struct json *j)
+{
+    fputc('\n', j->out);
+    fflush(j->out);
+}

@@ -1,0 +1,25 @@
+/* A short description of the machine, attached to every result so that figures from
+ * different machines can be compared: arch, CPU model, kernel, clocksource, virtualization.
+ * (doctor's facts module reads far more; this is the part every command shares.) */
+#ifndef CLOCKSCOPE_SYSINFO_H
+#define CLOCKSCOPE_SYSINFO_H
+
+#include "common/json.h"
+
+struct sysinfo {
+    char arch[32];
+    char cpu_model[128];
+    char kernel[128];
+    char clocksource[64];          /* "" when unreadable */
+    char available_clocksource[256];
+    char virtualization[96];       /* "none", a hypervisor name, or "" when unknown */
+    char virtualization_source[64];
+    int cpus_online;
+};
+
+void sysinfo_read(struct sysinfo *s);
+void sysinfo_json(struct json *j, const struct sysinfo *s);
+/* Reads a whole small file into buf, trimming the trailing newline; false if unreadable. */
+bool read_small_file(const char *path, char *buf, size_t len);
+
+#endif

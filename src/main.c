@@ -1,0 +1,52 @@
+/* clockscope: what reading the time costs on this machine, why, and what to do about it. */
+#include "commands.h"
+#include "common/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#ifndef CLOCKSCOPE_VERSION
+#define CLOCKSCOPE_VERSION "0.1.0"
+#endif
+
+struct command {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv);
+};
+
+static const struct command commands[] = {
+    {"bench", "what every way of reading the time costs here", cmd_bench},
+    {"vdso", "the vDSO's symbols, from this process or an image file", cmd_vdso},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: clockscope <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\n'clockscope <command> --help' describes each.  Exit status: 0 success, "
+                 "1 failure, 2 bad usage.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("clockscope %s\n", CLOCKSCOPE_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "clockscope: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return EXIT_USAGE;
+}

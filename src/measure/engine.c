@@ -1,0 +1,232 @@
+#include "measure/engine.h"
+
+#include "common/cpuset.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SAMPLES 1024
+#define MAX_CALLS_PER_SAMPLE (1ull << 32)
+
+void measure_config_default(struct measure_config *c)
+{
+    c->sample_target_ns = 1e6;
+    c->samples = 41;
+    c->min_samples = 7;
+    c->warmup_ns = 5e6;
+    c->budget_ns = 150e6;
+    c->noisy_spread = 0.10;
+}
+
+void measure_config_quick(struct measure_config *c)
+{
+    c->sample_target_ns = 0.4e6;
+    c->samples = 15;
+    c->min_samples = 5;
+    c->warmup_ns = 1e6;
+    c->budget_ns = 25e6;
+    c->noisy_spread = 0.10;
+}
+
+const char *timer_clock_name(clockid_t id)
+{
+    return id == CLOCK_MONOTONIC_RAW ? "CLOCK_MONOTONIC_RAW" : "CLOCK_MONOTONIC";
+}
+
+static inline uint64_t now_ns(clockid_t timer)
+{
+    struct timespec ts;
+    clock_gettime(timer, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The loop of a batch with nothing in it: what gets subtracted. */
+static void empty_batch(uint64_t n, const void *ctx)
+{
+    (void)ctx;
+    for (uint64_t i = 0; i < n; i += 8) {
+        __asm__ volatile("" : : : "memory");
+        __asm__ volatile("" : : : "memory");
+        __asm__ volatile("" : : : "memory");
+        __asm__ volatile("" : : : "memory");
+        __asm__ volatile("" : : : "memory");
+        __asm__ volatile("" : : : "memory");
+        __asm__ volatile("" : : : "memory");
+        __asm__ volatile("" : : : "memory");
+    }
+}
+
+static uint64_t time_batch(method_batch_fn fn, uint64_t n, const void *ctx, clockid_t timer)
+{
+    uint64_t t0 = now_ns(timer);
+    fn(n, ctx);
+    return now_ns(timer) - t0;
+}
+
+/* One thread's run: raw per-sample times for the method and for the empty loop. */
+struct run {
+    const struct method *m;
+    const struct measure_config *c;
+    clockid_t timer;
+    uint64_t n;                      /* calls per sample, fixed before threads start */
+    int cpu;
+    bool pin;
+    pthread_barrier_t *start;
+    size_t samples;
+    double method_ns[MAX_SAMPLES];
+    double empty_ns[MAX_SAMPLES];
+    bool pin_failed;
+};
+
+static void take_samples(struct run *r)
+{
+    const struct measure_config *c = r->c;
+    int wanted = c->samples < MAX_SAMPLES ? c->samples : MAX_SAMPLES;
+    uint64_t start = now_ns(r->timer);
+    r->samples = 0;
+    for (int s = 0; s < wanted; s++) {
+        r->empty_ns[s] = (double)time_batch(empty_batch, r->n, NULL, r->timer);
+        r->method_ns[s] = (double)time_batch(r->m->batch, r->n, r->m->ctx, r->timer);
+        r->samples++;
+        if (s + 1 >= c->min_samples && (double)(now_ns(r->timer) - start) > c->budget_ns)
+            break;
+    }
+}
+
+static void *thread_main(void *arg)
+{
+    struct run *r = arg;
+    if (r->pin && !pin_to_cpu(r->cpu))
+        r->pin_failed = true;
+    /* Warm this CPU's caches and branch predictors before the common start. */
+    uint64_t until = now_ns(r->timer) + (uint64_t)r->c->warmup_ns;
+    while (now_ns(r->timer) < until)
+        r->m->batch(r->n > 64 ? r->n / 8 / 8 * 8 + 8 : 8, r->m->ctx);
+    pthread_barrier_wait(r->start);
+    take_samples(r);
+    return NULL;
+}
+
+/* Chooses calls per sample: doubles (or more) until one batch lasts sample_target_ns. */
+static uint64_t calibrate(const struct method *m, const struct measure_config *c, clockid_t timer)
+{
+    uint64_t warm_until = now_ns(timer) + (uint64_t)c->warmup_ns;
+    uint64_t n = 8;
+    for (;;) {
+        uint64_t t = time_batch(m->batch, n, m->ctx, timer);
+        bool warm = now_ns(timer) >= warm_until;
+        if (warm && (double)t >= c->sample_target_ns)
+            return n;
+        if ((double)t >= c->sample_target_ns)
+            continue; /* long enough, but still warming up */
+        double grow = t > 0 ? c->sample_target_ns / (double)t * 1.1 : 16;
+        if (grow < 2)
+            grow = 2;
+        if (grow > 16)
+            grow = 16;
+        uint64_t next = (uint64_t)((double)n * grow);
+        next = (next + 7) / 8 * 8;
+        if (next >= MAX_CALLS_PER_SAMPLE)
+            return n;
+        n = next;
+    }
+}
+
+static void summarize_run(struct run *r, double empty_median, double n, double *net_out,
+                          size_t *net_count, struct thread_measurement *tm)
+{
+    double per_call[MAX_SAMPLES];
+    for (size_t s = 0; s < r->samples; s++) {
+        double v = (r->method_ns[s] - empty_median) / n;
+        per_call[s] = v > 0 ? v : 0;
+        net_out[(*net_count)++] = per_call[s];
+    }
+    summarize(per_call, r->samples, &tm->ns_per_call);
+    tm->cpu = r->cpu;
+    tm->calls_per_sec = tm->ns_per_call.median > 0 ? 1e9 / tm->ns_per_call.median : INFINITY;
+}
+
+bool measure_method(const struct method *m, const struct measure_config *c, const int *cpus,
+                    int nthreads, struct measurement *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!m->available || !m->batch) {
+        snprintf(out->error, sizeof out->error, "%s", m->available ? "nothing to measure" : m->why);
+        return false;
+    }
+    if (nthreads < 1 || nthreads > MEASURE_MAX_THREADS) {
+        snprintf(out->error, sizeof out->error, "bad thread count %d", nthreads);
+        return false;
+    }
+    out->timer = (m->clock && m->clock_id == CLOCK_MONOTONIC_RAW) ? CLOCK_MONOTONIC : CLOCK_MONOTONIC_RAW;
+    uint64_t t_start = now_ns(out->timer);
+    uint64_t n = calibrate(m, c, out->timer);
+
+    struct run *runs = calloc((size_t)nthreads, sizeof *runs);
+    if (!runs) {
+        snprintf(out->error, sizeof out->error, "out of memory");
+        return false;
+    }
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, (unsigned)nthreads);
+    pthread_t tids[MEASURE_MAX_THREADS];
+    for (int t = 0; t < nthreads; t++) {
+        runs[t] = (struct run){.m = m, .c = c, .timer = out->timer, .n = n, .cpu = cpus[t],
+                               .pin = nthreads > 1, .start = &start};
+    }
+    bool ok = true;
+    if (nthreads == 1) {
+        take_samples(&runs[0]);
+    } else {
+        int started = 0;
+        for (; started < nthreads; started++)
+            if (pthread_create(&tids[started], NULL, thread_main, &runs[started]) != 0)
+                break;
+        if (started < nthreads) {
+            /* The barrier would never open: this is fatal for the whole run. */
+            fprintf(stderr, "clockscope: cannot start measuring thread %d\n", started);
+            exit(1);
+        }
+        for (int t = 0; t < nthreads; t++)
+            pthread_join(tids[t], NULL);
+        for (int t = 0; t < nthreads; t++)
+            if (runs[t].pin_failed) {
+                snprintf(out->error, sizeof out->error, "cannot pin a thread to CPU %d", runs[t].cpu);
+                ok = false;
+            }
+    }
+    pthread_barrier_destroy(&start);
+
+    double *pooled = malloc(sizeof(double) * MAX_SAMPLES * (size_t)nthreads);
+    double *empty = malloc(sizeof(double) * MAX_SAMPLES);
+    size_t pooled_n = 0;
+    double loop_sum = 0;
+    for (int t = 0; ok && pooled && empty && t < nthreads; t++) {
+        memcpy(empty, runs[t].empty_ns, sizeof(double) * runs[t].samples);
+        struct summary es;
+        summarize(empty, runs[t].samples, &es);
+        loop_sum += es.median / (double)n;
+        summarize_run(&runs[t], es.median, (double)n, pooled, &pooled_n, &out->threads[t]);
+        out->calls_per_sec += out->threads[t].calls_per_sec;
+        out->samples += runs[t].samples;
+    }
+    if (ok && pooled && empty) {
+        summarize(pooled, pooled_n, &out->ns_per_call);
+        out->loop_ns_per_call = loop_sum / nthreads;
+        out->calls_per_sample = n;
+        out->nthreads = nthreads;
+        out->noisy = !(out->ns_per_call.spread <= c->noisy_spread) ||
+                     runs[0].samples < (size_t)c->min_samples;
+        out->ok = true;
+    } else if (ok) {
+        snprintf(out->error, sizeof out->error, "out of memory");
+    }
+    out->elapsed_ns = (double)(now_ns(out->timer) - t_start);
+    free(pooled);
+    free(empty);
+    free(runs);
+    return out->ok;
+}

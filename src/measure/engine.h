@@ -1,0 +1,63 @@
+/* The measurement engine: what one call of a method costs, and how sure we are.
+ *
+ * Method (docs/METHODOLOGY.md says it at length):
+ *  - warm up, then choose the calls per sample so that a sample lasts at least
+ *    `sample_target_ns`: the two timer reads that bracket a sample are then negligible;
+ *  - each sample times n calls of an unrolled batch; between samples, the same loop with
+ *    an empty body is timed with the same n: its median (the loop's and the timer's own
+ *    cost) is subtracted, and shown;
+ *  - the timer is CLOCK_MONOTONIC_RAW read through libc (CLOCK_MONOTONIC when the method
+ *    itself reads MONOTONIC_RAW), never the method being measured;
+ *  - report median, p10, p90, p99, min, and spread = (p90 - p10) / median; a result whose
+ *    spread exceeds `noisy_spread`, or with too few samples, is marked noisy. */
+#ifndef CLOCKSCOPE_ENGINE_H
+#define CLOCKSCOPE_ENGINE_H
+
+#include "common/stats.h"
+#include "measure/method.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#define MEASURE_MAX_THREADS 256
+
+struct measure_config {
+    double sample_target_ns; /* each sample lasts at least this long */
+    int samples;             /* samples wanted */
+    int min_samples;         /* fewer than this and the result is noisy */
+    double warmup_ns;        /* run before calibrating */
+    double budget_ns;        /* stop taking samples after this long (per method) */
+    double noisy_spread;     /* spread above this marks the result noisy */
+};
+
+struct thread_measurement {
+    int cpu;
+    struct summary ns_per_call;
+    double calls_per_sec;
+};
+
+struct measurement {
+    bool ok;
+    char error[METHOD_WHY_MAX + 64];
+    uint64_t calls_per_sample;
+    size_t samples;
+    struct summary ns_per_call;   /* net of the loop's cost; all threads' samples pooled */
+    double loop_ns_per_call;      /* what was subtracted */
+    double calls_per_sec;         /* summed over threads, each at its median */
+    bool noisy;
+    clockid_t timer;
+    double elapsed_ns;
+    int nthreads;
+    struct thread_measurement threads[MEASURE_MAX_THREADS];
+};
+
+void measure_config_default(struct measure_config *c);
+void measure_config_quick(struct measure_config *c);
+/* Measures m with one thread per CPU in cpus[0..nthreads).  With nthreads == 1 the
+ * calling thread is used and must already be pinned to cpus[0]. */
+bool measure_method(const struct method *m, const struct measure_config *c, const int *cpus,
+                    int nthreads, struct measurement *out);
+const char *timer_clock_name(clockid_t id);
+
+#endif

@@ -1,0 +1,67 @@
+/* A method is one way of reading the time, named `<path>.<api>[.<clock>]`.
+ * bench times its batch function; warp compares the values of its read function. */
+#ifndef CLOCKSCOPE_METHOD_H
+#define CLOCKSCOPE_METHOD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define METHOD_ID_MAX 64
+#define METHOD_WHY_MAX 200
+#define METHODS_MAX 128
+
+/* Runs n calls (n a multiple of BATCH_UNROLL). */
+typedef void (*method_batch_fn)(uint64_t n, const void *ctx);
+/* One read; its value in the method's unit. */
+typedef uint64_t (*method_read_fn)(const void *ctx);
+
+enum method_unit {
+    UNIT_NS,      /* nanoseconds of the clock the method reads */
+    UNIT_TICKS,   /* raw counter ticks */
+    UNIT_SECONDS, /* whole seconds (time()) */
+    UNIT_NONE,    /* not a timestamp (clock_getres, getppid, empty call) */
+};
+
+struct method {
+    char id[METHOD_ID_MAX];
+    const char *path;         /* libc, vdso, syscall, ref, counter, fastclock */
+    const char *api;          /* clock_gettime, gettimeofday, rdtsc, ... */
+    const char *clock;        /* clock name for clock_* APIs, else NULL */
+    clockid_t clock_id;       /* valid when clock != NULL */
+    const char *description;
+    method_batch_fn batch;
+    method_read_fn read;      /* NULL when the method yields no timestamp */
+    enum method_unit unit;
+    bool ordered;             /* for counters: ordered against earlier loads */
+    const void *ctx;
+    bool available;
+    char why[METHOD_WHY_MAX]; /* why not available */
+};
+
+struct method_list {
+    size_t count;
+    struct method m[METHODS_MAX];
+};
+
+/* Appends a method; returns it (zeroed but for id/path/api) or NULL when full. */
+struct method *method_add(struct method_list *list, const char *path, const char *api,
+                          const char *clock);
+void method_unavailable(struct method *m, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Fills the list with every method this machine has, in display order. Each provider
+ * (methods_<path>.c) adds its own; a method that cannot run here is still listed,
+ * with available=false and the reason. */
+void methods_collect(struct method_list *list);
+const struct method *methods_find(const struct method_list *list, const char *id);
+
+/* Providers. */
+void methods_add_ref(struct method_list *list);
+void methods_add_libc(struct method_list *list);
+void methods_add_vdso(struct method_list *list);
+void methods_add_syscall(struct method_list *list);
+void methods_add_counter(struct method_list *list);
+
+#endif

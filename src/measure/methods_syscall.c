@@ -1,0 +1,78 @@
+/* syscall.*: the same calls through syscall(2): the price when the vDSO cannot serve. */
+#include "measure/batch.h"
+#include "measure/clocks.h"
+#include "measure/method.h"
+
+#include "arch/arch.h"
+
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+CALL_BATCH(clock_gettime_batch, clockid_t id = ((const struct clock_info *)ctx)->id;
+           struct timespec ts, syscall(SYS_clock_gettime, id, &ts))
+CALL_BATCH(gettimeofday_batch, struct timeval tv, syscall(SYS_gettimeofday, &tv, NULL))
+CALL_BATCH(time_batch, long nr = arch_syscall_time_nr(), KEEP(syscall(nr, NULL)))
+CALL_BATCH(clock_getres_batch, struct timespec ts, syscall(SYS_clock_getres, CLOCK_MONOTONIC, &ts))
+
+static uint64_t clock_gettime_read(const void *ctx)
+{
+    struct timespec ts;
+    syscall(SYS_clock_gettime, ((const struct clock_info *)ctx)->id, &ts);
+    return timespec_ns(&ts);
+}
+
+static uint64_t gettimeofday_read(const void *ctx)
+{
+    (void)ctx;
+    struct timeval tv;
+    syscall(SYS_gettimeofday, &tv, NULL);
+    return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
+}
+
+static uint64_t time_read(const void *ctx)
+{
+    (void)ctx;
+    return (uint64_t)syscall(arch_syscall_time_nr(), NULL);
+}
+
+void methods_add_syscall(struct method_list *list)
+{
+    const struct clock_info *clocks;
+    size_t n = clocks_all(&clocks);
+    for (size_t i = 0; i < n; i++) {
+        struct method *m = method_add(list, "syscall", "clock_gettime", clocks[i].name);
+        if (!m)
+            return;
+        m->clock_id = clocks[i].id;
+        m->description = "clock_gettime syscall";
+        m->batch = clock_gettime_batch;
+        m->read = clock_gettime_read;
+        m->unit = UNIT_NS;
+        m->ctx = &clocks[i];
+        if (!clock_supported(clocks[i].id))
+            method_unavailable(m, "the kernel does not support %s", clocks[i].macro);
+    }
+    struct method *m = method_add(list, "syscall", "gettimeofday", NULL);
+    if (m) {
+        m->description = "gettimeofday syscall";
+        m->batch = gettimeofday_batch;
+        m->read = gettimeofday_read;
+        m->unit = UNIT_NS;
+    }
+    m = method_add(list, "syscall", "time", NULL);
+    if (m) {
+        m->description = "time syscall";
+        m->batch = time_batch;
+        m->read = time_read;
+        m->unit = UNIT_SECONDS;
+        if (arch_syscall_time_nr() < 0)
+            method_unavailable(m, "%s has no time syscall", arch_name());
+    }
+    m = method_add(list, "syscall", "clock_getres", "monotonic");
+    if (m) {
+        m->clock_id = CLOCK_MONOTONIC;
+        m->description = "clock_getres syscall";
+        m->batch = clock_getres_batch;
+    }
+}

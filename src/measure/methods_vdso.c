@@ -1,0 +1,111 @@
+/* vdso.*: the vDSO's own entry points, called directly, found by parsing its ELF symbol
+ * table.  A gap between libc.X and vdso.X is libc's wrapper; a vdso.X as slow as
+ * syscall.X means the vDSO itself fell back to the kernel. */
+#include "measure/batch.h"
+#include "measure/clocks.h"
+#include "measure/method.h"
+#include "vdso/vdso.h"
+
+#include "arch/arch.h"
+
+CALL_BATCH(clock_gettime_batch, clockid_t id = ((const struct clock_info *)ctx)->id;
+           vdso_clock_gettime_fn fn = vdso_live()->clock_gettime; struct timespec ts,
+           fn(id, &ts))
+CALL_BATCH(gettimeofday_batch, vdso_gettimeofday_fn fn = vdso_live()->gettimeofday;
+           struct timeval tv, fn(&tv, NULL))
+CALL_BATCH(time_batch, vdso_time_fn fn = vdso_live()->time, KEEP(fn(NULL)))
+CALL_BATCH(clock_getres_batch, vdso_clock_getres_fn fn = vdso_live()->clock_getres;
+           struct timespec ts, fn(CLOCK_MONOTONIC, &ts))
+CALL_BATCH(getcpu_batch, vdso_getcpu_fn fn = vdso_live()->getcpu; unsigned cpu,
+           fn(&cpu, NULL, NULL))
+
+static uint64_t clock_gettime_read(const void *ctx)
+{
+    struct timespec ts;
+    vdso_live()->clock_gettime(((const struct clock_info *)ctx)->id, &ts);
+    return timespec_ns(&ts);
+}
+
+static uint64_t gettimeofday_read(const void *ctx)
+{
+    (void)ctx;
+    struct timeval tv;
+    vdso_live()->gettimeofday(&tv, NULL);
+    return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
+}
+
+static uint64_t time_read(const void *ctx)
+{
+    (void)ctx;
+    return (uint64_t)vdso_live()->time(NULL);
+}
+
+/* Marks m unavailable when there is no vDSO or it lacks the symbol. */
+static bool need_symbol(struct method *m, const void *fn, const char *symbol)
+{
+    const struct vdso_live *v = vdso_live();
+    if (!v->present || !v->parsed) {
+        method_unavailable(m, "%s", v->why);
+        return false;
+    }
+    if (!symbol) {
+        method_unavailable(m, "this arch's vDSO has no such entry");
+        return false;
+    }
+    if (!fn) {
+        method_unavailable(m, "the vDSO does not export %s@%s", symbol, arch_vdso_symbols()->version);
+        return false;
+    }
+    return true;
+}
+
+void methods_add_vdso(struct method_list *list)
+{
+    const struct vdso_live *v = vdso_live();
+    const struct vdso_symbol_names *names = arch_vdso_symbols();
+    const struct clock_info *clocks;
+    size_t n = clocks_all(&clocks);
+    for (size_t i = 0; i < n; i++) {
+        struct method *m = method_add(list, "vdso", "clock_gettime", clocks[i].name);
+        if (!m)
+            return;
+        m->clock_id = clocks[i].id;
+        m->description = names->clock_gettime;
+        m->batch = clock_gettime_batch;
+        m->read = clock_gettime_read;
+        m->unit = UNIT_NS;
+        m->ctx = &clocks[i];
+        if (need_symbol(m, (const void *)v->clock_gettime, names->clock_gettime) &&
+            !clock_supported(clocks[i].id))
+            method_unavailable(m, "the kernel does not support %s", clocks[i].macro);
+    }
+    struct method *m = method_add(list, "vdso", "gettimeofday", NULL);
+    if (m) {
+        m->description = names->gettimeofday;
+        m->batch = gettimeofday_batch;
+        m->read = gettimeofday_read;
+        m->unit = UNIT_NS;
+        need_symbol(m, (const void *)v->gettimeofday, names->gettimeofday);
+    }
+    m = method_add(list, "vdso", "time", NULL);
+    if (m) {
+        m->description = names->time;
+        m->batch = time_batch;
+        m->read = time_read;
+        m->unit = UNIT_SECONDS;
+        need_symbol(m, (const void *)v->time, names->time);
+    }
+    m = method_add(list, "vdso", "clock_getres", "monotonic");
+    if (m) {
+        m->clock_id = CLOCK_MONOTONIC;
+        m->description = names->clock_getres;
+        m->batch = clock_getres_batch;
+        need_symbol(m, (const void *)v->clock_getres, names->clock_getres);
+    }
+    m = method_add(list, "vdso", "getcpu", NULL);
+    if (m) {
+        m->description = names->getcpu;
+        m->batch = getcpu_batch;
+        need_symbol(m, (const void *)v->getcpu, names->getcpu);
+    }
+}

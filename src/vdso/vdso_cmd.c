@@ -1,0 +1,183 @@
+/* clockscope vdso: the vDSO's time entry points, from this process or from an image file. */
+#include "commands.h"
+#include "common/cli.h"
+#include "common/json.h"
+#include "vdso/vdso.h"
+
+#include "arch/arch.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_IMAGE (16u << 20)
+
+static const char help[] =
+    "usage: clockscope vdso [--file IMAGE] [--dump OUT] [--json]\n"
+    "\n"
+    "Lists the symbols the vDSO exports, with versions and offsets, and which of this\n"
+    "arch's time entry points are present.  Without --file it reads this process's own\n"
+    "vDSO (found through getauxval(AT_SYSINFO_EHDR)).\n"
+    "\n"
+    "  --file IMAGE   parse a vDSO image saved from a machine (e.g. with --dump)\n"
+    "  --dump OUT     write this process's vDSO image to OUT\n"
+    "  --json         machine-readable output\n"
+    "\n"
+    "Exit status: 0 parsed; 1 this process has no vDSO; 2 bad usage or an image that does\n"
+    "not parse.\n";
+
+static void *read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        usage_error("vdso", "cannot open '%s': %s", path, strerror(errno));
+    unsigned char *buf = malloc(MAX_IMAGE);
+    if (!buf) {
+        fclose(f);
+        usage_error("vdso", "out of memory");
+    }
+    size_t n = fread(buf, 1, MAX_IMAGE, f);
+    bool more = fgetc(f) != EOF;
+    bool failed = ferror(f);
+    fclose(f);
+    if (failed)
+        usage_error("vdso", "cannot read '%s'", path);
+    if (more)
+        usage_error("vdso", "'%s' is larger than %u MiB: not a vDSO image", path, MAX_IMAGE >> 20);
+    *size = n;
+    return buf;
+}
+
+static void print_image(const struct vdso_image *img, const char *origin, bool json)
+{
+    const struct vdso_symbol_names *want = arch_vdso_symbols();
+    const char *entries[][2] = {
+        {"clock_gettime", want->clock_gettime}, {"gettimeofday", want->gettimeofday},
+        {"time", want->time}, {"clock_getres", want->clock_getres}, {"getcpu", want->getcpu},
+    };
+    char mbuf[32];
+    const char *machine = vdso_machine_name(img->machine, mbuf, sizeof mbuf);
+    bool same_arch = strcmp(machine, arch_name()) == 0;
+    if (json) {
+        struct json j;
+        json_init(&j, stdout, 2);
+        json_begin_object(&j);
+        json_kv_string(&j, "schema", "clockscope.vdso/1");
+        json_kv_string(&j, "origin", origin);
+        json_kv_string(&j, "machine", machine);
+        json_kv_uint(&j, "size", img->size);
+        json_key(&j, "symbols");
+        json_begin_array(&j);
+        for (size_t i = 0; i < img->nsyms; i++) {
+            struct vdso_symbol s;
+            if (!vdso_symbol_at(img, i, &s))
+                continue;
+            json_begin_object(&j);
+            json_kv_string(&j, "name", s.name);
+            json_kv_string(&j, "version", s.version);
+            json_kv_uint(&j, "offset", s.offset);
+            json_kv_uint(&j, "size", s.size);
+            json_kv_string(&j, "type", s.is_function ? "function" : "object");
+            json_end_object(&j);
+        }
+        json_end_array(&j);
+        if (same_arch) {
+            json_key(&j, "time_entry_points");
+            json_begin_object(&j);
+            for (size_t e = 0; e < sizeof entries / sizeof entries[0]; e++) {
+                struct vdso_symbol s;
+                json_key(&j, entries[e][0]);
+                if (entries[e][1] && vdso_lookup(img, entries[e][1], want->version, &s))
+                    json_string(&j, entries[e][1]);
+                else
+                    json_null(&j);
+            }
+            json_end_object(&j);
+        }
+        json_end_object(&j);
+        json_finish(&j);
+        return;
+    }
+    printf("vDSO (%s): %s, %zu bytes\n", origin, machine, img->size);
+    for (size_t i = 0; i < img->nsyms; i++) {
+        struct vdso_symbol s;
+        if (vdso_symbol_at(img, i, &s))
+            printf("  %-28s %-14s offset 0x%05llx size %4llu %s\n", s.name,
+                   s.version ? s.version : "(unversioned)", (unsigned long long)s.offset,
+                   (unsigned long long)s.size, s.is_function ? "" : "(object)");
+    }
+    if (!same_arch)
+        return;
+    printf("time entry points of %s:\n", arch_name());
+    for (size_t e = 0; e < sizeof entries / sizeof entries[0]; e++) {
+        struct vdso_symbol s;
+        const char *state = !entries[e][1] ? "none on this arch"
+                            : vdso_lookup(img, entries[e][1], want->version, &s) ? entries[e][1]
+                                                                                 : "MISSING";
+        printf("  %-14s %s\n", entries[e][0], state);
+    }
+}
+
+int cmd_vdso(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"file", required_argument, 0, 'f'}, {"dump", required_argument, 0, 'd'},
+        {"json", no_argument, 0, 'j'},       {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    const char *file = NULL, *dump = NULL;
+    bool json = false;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f': file = optarg; break;
+        case 'd': dump = optarg; break;
+        case 'j': json = true; break;
+        case 'h': fputs(help, stdout); return 0;
+        default: usage_error("vdso", "unknown option or missing value: '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        usage_error("vdso", "unexpected argument '%s'", argv[optind]);
+    if (file && dump)
+        usage_error("vdso", "--file and --dump do not go together");
+
+    if (file) {
+        size_t size;
+        void *buf = read_file(file, &size);
+        struct vdso_image img;
+        char err[160];
+        if (!vdso_parse(buf, size, &img, err, sizeof err)) {
+            fprintf(stderr, "clockscope vdso: '%s' is not a usable vDSO image: %s\n", file, err);
+            free(buf);
+            return EXIT_USAGE;
+        }
+        print_image(&img, file, json);
+        free(buf);
+        return 0;
+    }
+    const struct vdso_live *v = vdso_live();
+    if (!v->present || !v->parsed) {
+        fprintf(stderr, "clockscope vdso: %s\n", v->why);
+        if (json)
+            printf("{\"schema\": \"clockscope.vdso/1\", \"origin\": \"live\", \"present\": %s, "
+                   "\"error\": \"%s\"}\n", v->present ? "true" : "false",
+                   v->present ? "does not parse" : "no vDSO");
+        return 1;
+    }
+    if (dump) {
+        FILE *f = fopen(dump, "wb");
+        if (!f || fwrite(v->base, 1, v->size, f) != v->size || fclose(f) != 0) {
+            fprintf(stderr, "clockscope vdso: cannot write '%s': %s\n", dump, strerror(errno));
+            return 1;
+        }
+        printf("wrote %zu bytes of vDSO image to %s\n", v->size, dump);
+        return 0;
+    }
+    print_image(&v->image, "live", json);
+    return 0;
+}

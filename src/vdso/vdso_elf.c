@@ -1,0 +1,270 @@
+#include "vdso/vdso_elf.h"
+
+#include <elf.h>
+#include <stdio.h>
+#include <string.h>
+
+/* True when [off, off + len) lies inside the image, without overflowing. */
+static bool in_bounds(const struct vdso_image *img, uint64_t off, uint64_t len)
+{
+    return off <= img->size && len <= img->size - off;
+}
+
+/* Reads a struct at an offset after a bounds check (images need not be aligned). */
+static bool read_at(const struct vdso_image *img, uint64_t off, void *dst, size_t len)
+{
+    if (!in_bounds(img, off, len))
+        return false;
+    memcpy(dst, img->base + off, len);
+    return true;
+}
+
+/* Converts a virtual address from the dynamic section into an image offset. */
+static bool vaddr_to_off(const struct vdso_image *img, uint64_t vaddr, size_t *off)
+{
+    if (vaddr < img->load_vaddr || img->load_offset > img->size)
+        return false;
+    uint64_t delta = vaddr - img->load_vaddr;
+    if (delta > img->size - img->load_offset)
+        return false;
+    *off = (size_t)(img->load_offset + delta);
+    return true;
+}
+
+/* A NUL-terminated string at strtab[idx], or NULL if it runs off the table. */
+static const char *str_at(const struct vdso_image *img, uint64_t idx)
+{
+    if (idx >= img->dynstr_size)
+        return NULL;
+    const char *s = (const char *)img->base + img->dynstr_off + idx;
+    if (!memchr(s, 0, img->dynstr_size - idx))
+        return NULL;
+    return s;
+}
+
+#define FAIL(...)                                                                   \
+    do {                                                                            \
+        snprintf(err, errlen, __VA_ARGS__);                                         \
+        return false;                                                               \
+    } while (0)
+
+/* Symbol count from DT_HASH: nchain equals the number of symbols. */
+static bool count_from_hash(const struct vdso_image *img, size_t hash_off, size_t *n)
+{
+    uint32_t hdr[2];
+    if (!read_at(img, hash_off, hdr, sizeof hdr))
+        return false;
+    *n = hdr[1];
+    return true;
+}
+
+/* Symbol count from DT_GNU_HASH: one past the highest index any chain reaches. */
+static bool count_from_gnu_hash(const struct vdso_image *img, size_t off, size_t *n)
+{
+    uint32_t hdr[4]; /* nbuckets, symoffset, bloom_size, bloom_shift */
+    if (!read_at(img, off, hdr, sizeof hdr))
+        return false;
+    uint64_t buckets = off + 16 + (uint64_t)hdr[2] * 8;
+    if (hdr[0] > VDSO_MAX_SYMBOLS || !in_bounds(img, buckets, (uint64_t)hdr[0] * 4))
+        return false;
+    uint64_t chains = buckets + (uint64_t)hdr[0] * 4;
+    uint32_t max = 0;
+    for (uint32_t b = 0; b < hdr[0]; b++) {
+        uint32_t v;
+        memcpy(&v, img->base + buckets + b * 4, 4);
+        if (v > max)
+            max = v;
+    }
+    if (max < hdr[1]) {
+        *n = hdr[1];
+        return true;
+    }
+    /* Walk the last chain to its end (low bit set marks the end). */
+    for (uint32_t i = max; i < VDSO_MAX_SYMBOLS; i++) {
+        uint32_t h;
+        if (!read_at(img, chains + (uint64_t)(i - hdr[1]) * 4, &h, 4))
+            return false;
+        if (h & 1) {
+            *n = (size_t)i + 1;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool vdso_parse(const void *buf, size_t size, struct vdso_image *img, char *err, size_t errlen)
+{
+    memset(img, 0, sizeof *img);
+    img->base = buf;
+    img->size = size;
+    if (!buf || size < EI_NIDENT)
+        FAIL("image too small (%zu bytes) to be an ELF file", size);
+    const unsigned char *id = buf;
+    if (memcmp(id, ELFMAG, SELFMAG) != 0)
+        FAIL("not an ELF image (bad magic)");
+    if (id[EI_CLASS] != ELFCLASS64)
+        FAIL("not a 64-bit ELF image (class %u): 32-bit vDSOs are not supported", id[EI_CLASS]);
+    if (id[EI_DATA] != ELFDATA2LSB)
+        FAIL("not a little-endian ELF image (data encoding %u)", id[EI_DATA]);
+    Elf64_Ehdr eh;
+    if (!read_at(img, 0, &eh, sizeof eh))
+        FAIL("truncated ELF header (%zu of %zu bytes)", size, sizeof eh);
+    img->machine = eh.e_machine;
+    if (eh.e_type != ET_DYN)
+        FAIL("not a shared object (e_type %u)", eh.e_type);
+    if (eh.e_phentsize != sizeof(Elf64_Phdr))
+        FAIL("unexpected program header size %u", eh.e_phentsize);
+    if (eh.e_phnum == 0 || !in_bounds(img, eh.e_phoff, (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr)))
+        FAIL("program headers lie outside the image (offset %llu, %u entries)",
+             (unsigned long long)eh.e_phoff, eh.e_phnum);
+
+    bool have_load = false, have_dynamic = false;
+    Elf64_Phdr dyn_ph = {0};
+    for (unsigned i = 0; i < eh.e_phnum; i++) {
+        Elf64_Phdr ph;
+        read_at(img, eh.e_phoff + (uint64_t)i * sizeof ph, &ph, sizeof ph);
+        if (ph.p_type == PT_LOAD && !have_load) {
+            img->load_vaddr = ph.p_vaddr;
+            img->load_offset = ph.p_offset;
+            have_load = true;
+        } else if (ph.p_type == PT_DYNAMIC) {
+            dyn_ph = ph;
+            have_dynamic = true;
+        }
+    }
+    if (!have_load)
+        FAIL("no PT_LOAD segment");
+    if (!have_dynamic)
+        FAIL("no PT_DYNAMIC segment");
+    if (!in_bounds(img, dyn_ph.p_offset, dyn_ph.p_filesz))
+        FAIL("dynamic section lies outside the image");
+
+    uint64_t symtab = 0, strtab = 0, strsz = 0, hash = 0, gnu_hash = 0, versym = 0, verdef = 0;
+    uint64_t syment = sizeof(Elf64_Sym);
+    size_t ndyn = dyn_ph.p_filesz / sizeof(Elf64_Dyn);
+    for (size_t i = 0; i < ndyn; i++) {
+        Elf64_Dyn d;
+        read_at(img, dyn_ph.p_offset + i * sizeof d, &d, sizeof d);
+        if (d.d_tag == DT_NULL)
+            break;
+        switch (d.d_tag) {
+        case DT_SYMTAB: symtab = d.d_un.d_ptr; break;
+        case DT_STRTAB: strtab = d.d_un.d_ptr; break;
+        case DT_STRSZ: strsz = d.d_un.d_val; break;
+        case DT_SYMENT: syment = d.d_un.d_val; break;
+        case DT_HASH: hash = d.d_un.d_ptr; break;
+        case DT_GNU_HASH: gnu_hash = d.d_un.d_ptr; break;
+        case DT_VERSYM: versym = d.d_un.d_ptr; break;
+        case DT_VERDEF: verdef = d.d_un.d_ptr; break;
+        default: break;
+        }
+    }
+    if (!symtab || !strtab || !strsz)
+        FAIL("dynamic section lacks DT_SYMTAB, DT_STRTAB or DT_STRSZ");
+    if (syment != sizeof(Elf64_Sym))
+        FAIL("unexpected symbol entry size %llu", (unsigned long long)syment);
+    if (!vaddr_to_off(img, symtab, &img->dynsym_off) || !vaddr_to_off(img, strtab, &img->dynstr_off))
+        FAIL("symbol or string table address lies outside the image");
+    if (!in_bounds(img, img->dynstr_off, strsz))
+        FAIL("string table (%llu bytes) runs past the image", (unsigned long long)strsz);
+    img->dynstr_size = strsz;
+
+    size_t off, n = 0;
+    bool counted = false;
+    if (hash && vaddr_to_off(img, hash, &off))
+        counted = count_from_hash(img, off, &n);
+    if (!counted && gnu_hash && vaddr_to_off(img, gnu_hash, &off))
+        counted = count_from_gnu_hash(img, off, &n);
+    if (!counted)
+        FAIL("cannot count symbols: no usable DT_HASH or DT_GNU_HASH");
+    if (n > VDSO_MAX_SYMBOLS)
+        FAIL("implausible symbol count %zu", n);
+    if (!in_bounds(img, img->dynsym_off, (uint64_t)n * sizeof(Elf64_Sym)))
+        FAIL("symbol table (%zu entries) runs past the image", n);
+    img->nsyms = n;
+
+    if (versym && vaddr_to_off(img, versym, &img->versym_off) &&
+        in_bounds(img, img->versym_off, (uint64_t)n * 2))
+        img->has_versym = true;
+    if (verdef && vaddr_to_off(img, verdef, &img->verdef_off))
+        img->has_verdef = true;
+    return true;
+}
+
+/* Finds the name of version index `ndx` by walking the Verdef chain. */
+static const char *version_name(const struct vdso_image *img, uint16_t ndx)
+{
+    if (!img->has_verdef)
+        return NULL;
+    uint64_t off = img->verdef_off;
+    for (int guard = 0; guard < 256; guard++) {
+        Elf64_Verdef vd;
+        if (!read_at(img, off, &vd, sizeof vd))
+            return NULL;
+        if (!(vd.vd_flags & VER_FLG_BASE) && (vd.vd_ndx & 0x7fff) == ndx) {
+            Elf64_Verdaux aux;
+            if (!read_at(img, off + vd.vd_aux, &aux, sizeof aux))
+                return NULL;
+            return str_at(img, aux.vda_name);
+        }
+        if (vd.vd_next == 0)
+            return NULL;
+        off += vd.vd_next;
+    }
+    return NULL;
+}
+
+bool vdso_symbol_at(const struct vdso_image *img, size_t i, struct vdso_symbol *out)
+{
+    if (i >= img->nsyms)
+        return false;
+    Elf64_Sym sym;
+    if (!read_at(img, img->dynsym_off + i * sizeof sym, &sym, sizeof sym))
+        return false;
+    unsigned type = ELF64_ST_TYPE(sym.st_info), bind = ELF64_ST_BIND(sym.st_info);
+    if (sym.st_shndx == SHN_UNDEF || sym.st_shndx == SHN_ABS || (bind != STB_GLOBAL && bind != STB_WEAK) ||
+        (type != STT_FUNC && type != STT_OBJECT && type != STT_NOTYPE))
+        return false;
+    const char *name = str_at(img, sym.st_name);
+    if (!name || !*name)
+        return false;
+    size_t off;
+    if (!vaddr_to_off(img, sym.st_value, &off) || off >= img->size)
+        return false;
+    out->name = name;
+    out->offset = off;
+    out->size = sym.st_size;
+    out->is_function = type == STT_FUNC;
+    out->version = NULL;
+    if (img->has_versym) {
+        uint16_t v;
+        if (read_at(img, img->versym_off + i * 2, &v, 2) && (v & 0x7fff) > 1)
+            out->version = version_name(img, v & 0x7fff);
+    }
+    return true;
+}
+
+bool vdso_lookup(const struct vdso_image *img, const char *name, const char *version,
+                 struct vdso_symbol *out)
+{
+    for (size_t i = 0; i < img->nsyms; i++) {
+        struct vdso_symbol s;
+        if (!vdso_symbol_at(img, i, &s) || !s.is_function || strcmp(s.name, name) != 0)
+            continue;
+        if (version && s.version && strcmp(s.version, version) != 0)
+            continue;
+        *out = s;
+        return true;
+    }
+    return false;
+}
+
+const char *vdso_machine_name(uint16_t machine, char *buf, size_t len)
+{
+    switch (machine) {
+    case EM_X86_64: return "x86_64";
+    case EM_AARCH64: return "aarch64";
+    case EM_RISCV: return "riscv64";
+    default: snprintf(buf, len, "machine %u", machine); return buf;
+    }
+}

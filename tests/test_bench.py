@@ -1,0 +1,116 @@
+"""clockscope bench: structure of real results, honesty about what is unavailable,
+and bad usage."""
+import json
+import os
+
+import pytest
+
+from conftest import run
+
+CLOCKS = ["realtime", "monotonic", "monotonic_raw", "realtime_coarse", "monotonic_coarse",
+          "boottime", "tai", "process_cputime_id", "thread_cputime_id"]
+
+
+def bench_json(binary, *args, runner=None, timeout=120):
+    cmd = ([runner] if runner else []) + [binary, "bench", "--json", *args]
+    proc = run(cmd, timeout=timeout)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def by_id(doc):
+    return {r["id"]: r for r in doc["results"]}
+
+
+def test_quick_suite_is_complete_and_consistent(clockscope):
+    doc = bench_json(clockscope, "--quick")
+    assert doc["schema"] == "clockscope.bench/1"
+    for key in ("arch", "cpu_model", "kernel", "clocksource", "virtualization"):
+        assert key in doc["machine"]
+    res = by_id(doc)
+    for path in ("libc", "syscall"):
+        for clock in CLOCKS:
+            assert f"{path}.clock_gettime.{clock}" in res
+    for rid in ("ref.empty_call", "ref.getppid", "libc.gettimeofday", "libc.time",
+                "libc.clock_getres.monotonic"):
+        assert res[rid]["available"], rid
+    for r in doc["results"]:
+        if not r["available"]:
+            assert r["why_unavailable"], r["id"]
+            continue
+        ns = r["ns_per_call"]
+        assert ns["min"] <= ns["p10"] <= ns["median"] <= ns["p90"] <= ns["p99"] <= ns["max"]
+        assert r["samples"] >= 5 and r["calls_per_sample"] >= 8
+        assert r["loop_ns_per_call"] >= 0
+        assert abs(r["calls_per_sec"] * ns["median"] - 1e9) < 1e9 * 1e-3
+        assert r["timer"] in ("CLOCK_MONOTONIC_RAW", "CLOCK_MONOTONIC")
+    # A syscall enters the kernel; an empty call does not: the ladder must be ordered.
+    assert res["ref.empty_call"]["ns_per_call"]["median"] < res["ref.getppid"]["ns_per_call"]["median"]
+    # A method reading MONOTONIC_RAW is never timed with itself.
+    assert res["libc.clock_gettime.monotonic_raw"]["timer"] == "CLOCK_MONOTONIC"
+
+
+def test_vdso_methods_match_what_the_kernel_gave(clockscope):
+    res = by_id(bench_json(clockscope, "--quick", "--only", "vdso.*"))
+    has_vdso = os.path.exists("/proc/self/maps") and "[vdso]" in open("/proc/self/maps").read()
+    assert res["vdso.clock_gettime.monotonic"]["available"] == has_vdso
+
+
+def test_cross_builds_report_no_vdso_under_qemu_user(cross_builds):
+    for arch, (build, qemu) in cross_builds.items():
+        doc = bench_json(build / "clockscope", "--quick", runner=qemu, timeout=300)
+        assert doc["machine"]["arch"] == arch
+        res = by_id(doc)
+        vdso = [r for r in doc["results"] if r["path"] == "vdso"]
+        assert vdso and all(not r["available"] for r in vdso), arch
+        assert "AT_SYSINFO_EHDR" in vdso[0]["why_unavailable"]
+        assert res["libc.clock_gettime.monotonic"]["available"]
+        assert any(r["path"] == "counter" and r["available"] for r in doc["results"])
+        proc = run([qemu, build / "clockscope", "vdso"])
+        assert proc.returncode == 1 and "no vDSO" in proc.stderr
+
+
+def test_threads_report_each_thread(clockscope):
+    ncpu = len(os.sched_getaffinity(0))
+    doc = bench_json(clockscope, "--quick", "--threads", str(ncpu), "--only",
+                     "libc.clock_gettime.monotonic")
+    r = doc["results"][0]
+    assert len(r["threads"]) == ncpu
+    assert sorted(t["cpu"] for t in r["threads"]) == sorted(os.sched_getaffinity(0))
+    assert r["calls_per_sec"] == pytest.approx(sum(t["calls_per_sec"] for t in r["threads"]))
+
+
+def test_list_and_filters(clockscope):
+    proc = run([clockscope, "bench", "--list", "--clock", "monotonic"])
+    assert proc.returncode == 0
+    ids = [line.split()[0] for line in proc.stdout.splitlines()]
+    assert "libc.clock_gettime.monotonic" in ids and "libc.clock_gettime.realtime" not in ids
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--threads", "0"], "--threads"),
+    (["--threads", "100000"], "--threads"),
+    (["--threads", "two"], "--threads"),
+    (["--cpus", "99999"], "does not exist"),
+    (["--cpus", "0-"], "bad CPU list"),
+    (["--clock", "sideways"], "unknown clock 'sideways'"),
+    (["--only", "nothing.*"], "no method matches"),
+    (["--samples", "1"], "--samples"),
+    (["--bogus"], "'--bogus'"),
+    (["extra"], "unexpected argument"),
+])
+def test_bad_usage_exits_2_with_a_message(clockscope, args, needle):
+    proc = run([clockscope, "bench", *args])
+    assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+    assert needle in proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+def test_unknown_command_and_help(clockscope):
+    proc = run([clockscope, "frobnicate"])
+    assert proc.returncode == 2 and "unknown command 'frobnicate'" in proc.stderr
+    proc = run([clockscope])
+    assert proc.returncode == 2
+    for cmd in (["--help"], ["bench", "--help"], ["vdso", "--help"]):
+        proc = run([clockscope, *cmd])
+        assert proc.returncode == 0 and "usage:" in proc.stdout

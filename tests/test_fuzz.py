@@ -1,0 +1,18 @@
+"""Coverage-guided fuzzing of the vDSO ELF parser with libFuzzer, seeded with the live
+image: a short, bounded run in the suite (longer runs: see tests/fuzz/)."""
+import pytest
+
+from conftest import ROOT, make, need_tool, run
+
+
+def test_fuzz_vdso_parser_briefly(clockscope, tmp_path):
+    need_tool("clang")
+    make("fuzz")
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    if run([clockscope, "vdso", "--dump", corpus / "live.so"]).returncode != 0:
+        (corpus / "seed").write_bytes(b"\x7fELF\x02\x01\x01" + bytes(57))
+    proc = run([ROOT / "build/fuzz/fuzz_vdso_elf", "-max_total_time=20", "-rss_limit_mb=2048",
+                corpus], timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Done" in proc.stderr

@@ -1,0 +1,88 @@
+/* Argument parsing, CPU lists, statistics and the JSON writer. */
+#include "check.h"
+#include "common/cli.h"
+#include "common/cpuset.h"
+#include "common/json.h"
+#include "common/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+TEST(parse_u64_accepts_range_and_rejects_garbage)
+{
+    char err[128];
+    uint64_t v;
+    CHECK(parse_u64("5", 1, 10, &v, err, sizeof err) && v == 5);
+    CHECK(!parse_u64("0", 1, 10, &v, err, sizeof err));
+    CHECK(!parse_u64("11", 1, 10, &v, err, sizeof err));
+    CHECK(!parse_u64("", 1, 10, &v, err, sizeof err));
+    CHECK(!parse_u64("-1", 0, 10, &v, err, sizeof err));
+    CHECK(!parse_u64("3x", 0, 10, &v, err, sizeof err));
+    CHECK(!parse_u64(" 3", 0, 10, &v, err, sizeof err));
+    CHECK(!parse_u64("99999999999999999999999", 0, UINT64_MAX, &v, err, sizeof err));
+    CHECK(strstr(err, "too large"));
+}
+
+TEST(parse_seconds_checks_form_and_range)
+{
+    char err[128];
+    double v;
+    CHECK(parse_seconds("0.5", 0.1, 10, &v, err, sizeof err) && v == 0.5);
+    CHECK(!parse_seconds("nan", 0.1, 10, &v, err, sizeof err));
+    CHECK(!parse_seconds("1e3", 0.1, 10000, &v, err, sizeof err));
+    CHECK(!parse_seconds("0", 0.1, 10, &v, err, sizeof err));
+    CHECK(!parse_seconds("1.2.3", 0.1, 10, &v, err, sizeof err));
+}
+
+TEST(cpu_list_parses_ranges_and_rejects_unknown_cpus)
+{
+    struct cpu_list allowed = {.count = 4, .cpu = {0, 1, 2, 3}}, out;
+    char err[160];
+    CHECK(parse_cpu_list("0,2-3", &allowed, &out, err, sizeof err));
+    CHECK(out.count == 3 && out.cpu[0] == 0 && out.cpu[1] == 2 && out.cpu[2] == 3);
+    CHECK(parse_cpu_list("1,1", &allowed, &out, err, sizeof err) && out.count == 1);
+    CHECK(!parse_cpu_list("3-1", &allowed, &out, err, sizeof err));
+    CHECK(!parse_cpu_list("0,", &allowed, &out, err, sizeof err));
+    CHECK(!parse_cpu_list("a", &allowed, &out, err, sizeof err));
+    CHECK(!parse_cpu_list("", &allowed, &out, err, sizeof err));
+    CHECK(!parse_cpu_list("-", &allowed, &out, err, sizeof err));
+    CHECK(!parse_cpu_list("99999", &allowed, &out, err, sizeof err));
+    CHECK(strstr(err, "does not exist"));
+}
+
+TEST(summary_quantiles)
+{
+    double v[] = {5, 1, 4, 2, 3};
+    struct summary s;
+    summarize(v, 5, &s);
+    CHECK(s.min == 1 && s.max == 5 && s.median == 3 && s.mean == 3);
+    CHECK(fabs(s.p10 - 1.4) < 1e-9 && fabs(s.p90 - 4.6) < 1e-9);
+    CHECK(fabs(s.spread - (4.6 - 1.4) / 3) < 1e-9);
+    summarize(v, 0, &s);
+    CHECK(isnan(s.median));
+}
+
+TEST(json_escapes_and_nests)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct json j;
+    json_init(&j, f, 0);
+    json_begin_object(&j);
+    json_kv_string(&j, "s", "a\"b\\c\n\x01\xff");
+    json_key(&j, "a");
+    json_begin_array(&j);
+    json_int(&j, -1);
+    json_double(&j, NAN);
+    json_string(&j, NULL);
+    json_end_array(&j);
+    json_key(&j, "e");
+    json_begin_object(&j);
+    json_end_object(&j);
+    json_end_object(&j);
+    fclose(f);
+    CHECK(strcmp(buf, "{\"s\":\"a\\\"b\\\\c\\n\\u0001\\u00ff\",\"a\":[-1,null,null],\"e\":{}}") == 0);
+    free(buf);
+}

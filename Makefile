@@ -4,6 +4,7 @@
 #   make SAN=1 O=build/san    AddressSanitizer + UBSan build
 #   make cross                static aarch64 and riscv64 builds (Debian cross compilers):
 #                             build/aarch64/clockscope, build/riscv64/clockscope
+#   make vm-binaries          static x86_64, aarch64, riscv64 builds for clockscope vm
 #   make test                 the whole test suite (see README)
 #   make install PREFIX=DIR   DIR/bin/clockscope
 CC      ?= cc
@@ -31,14 +32,14 @@ LDFLAGS    += -fsanitize=address,undefined
 endif
 
 # The directories whose sources make up the clockscope binary, and the one arch file.
-CLI_DIRS := common vdso measure bench
+CLI_DIRS := common vdso measure bench vm
 CLI_SRC  := src/main.c $(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c)) src/arch/$(ARCH).c
 CLI_OBJ  := $(CLI_SRC:%.c=$(O)/obj/%.o)
 LIB_OBJ  := $(filter-out $(O)/obj/src/main.o,$(CLI_OBJ))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(O)/obj/%.o)
 
-.PHONY: all test install cross fuzz clean
+.PHONY: all test install cross vm-binaries fuzz clean
 all: $(O)/clockscope
 
 $(O)/clockscope: $(CLI_OBJ)
@@ -61,6 +62,10 @@ install: $(O)/clockscope
 cross:
 	$(MAKE) O=build/aarch64 CC=aarch64-linux-gnu-gcc STATIC=1 all
 	$(MAKE) O=build/riscv64 CC=riscv64-linux-gnu-gcc STATIC=1 all
+
+# The static binaries `clockscope vm` puts into its guests: build/{x86_64,aarch64,riscv64}/clockscope
+vm-binaries: cross
+	$(MAKE) O=build/x86_64 CC=x86_64-linux-gnu-gcc STATIC=1 all
 
 # libFuzzer harness for the vDSO ELF parser (needs clang): build/fuzz/fuzz_vdso_elf CORPUS
 fuzz:

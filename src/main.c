@@ -1,9 +1,11 @@
 /* clockscope: what reading the time costs on this machine, why, and what to do about it. */
 #include "commands.h"
 #include "common/cli.h"
+#include "vm/guest_init.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef CLOCKSCOPE_VERSION
 #define CLOCKSCOPE_VERSION "0.1.0"
@@ -18,6 +20,7 @@ struct command {
 static const struct command commands[] = {
     {"bench", "what every way of reading the time costs here", cmd_bench},
     {"vdso", "the vDSO's symbols, from this process or an image file", cmd_vdso},
+    {"vm", "run a clockscope command inside a VM of any arch", cmd_vm},
 };
 
 static void usage(FILE *out)
@@ -31,6 +34,9 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    /* As a VM's /init (clockscope vm), this binary is PID 1. */
+    if (getpid() == 1)
+        guest_init_main();
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;

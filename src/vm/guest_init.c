@@ -1,0 +1,217 @@
+/* PID 1 inside the VM.  There is no shell and no distribution: this process mounts what
+ * the measurements read (/proc, /sys, /dev), runs the one command the host asked for as
+ * its child, and relays that child's output as frames on the console (vm/frame.h), since
+ * the console also carries whatever the kernel prints.  Then it powers the machine off:
+ * PID 1 must never exit, or the kernel panics. */
+#include "vm/guest_init.h"
+#include "vm/frame.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#define MAX_ARGV_BYTES 65536
+#define MAX_ARGS 256
+
+static int console_fd = -1;
+static uint64_t frame_seq;
+
+static void write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return; /* nowhere left to report to */
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void send_frame(char kind, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    do {
+        size_t chunk = len < FRAME_MAX_PAYLOAD ? len : FRAME_MAX_PAYLOAD;
+        char line[FRAME_MAX_LINE];
+        size_t n = frame_encode(kind, frame_seq++, p, chunk, line);
+        write_all(console_fd, line, n);
+        p += chunk;
+        len -= chunk;
+    } while (len > 0);
+}
+
+static void send_text(char kind, const char *text)
+{
+    send_frame(kind, text, strlen(text));
+}
+
+_Noreturn static void power_off(void)
+{
+    /* The frames are still in the UART's transmit buffer: wait for them to leave,
+     * or the host would see the machine stop without the exit status. */
+    tcdrain(console_fd);
+    sync();
+    reboot(RB_POWER_OFF);
+    for (;;)
+        pause();
+}
+
+_Noreturn static void fail(const char *what)
+{
+    char msg[256];
+    snprintf(msg, sizeof msg, "clockscope vm init: %s: %s", what, strerror(errno));
+    send_text('m', msg);
+    send_text('x', "125");
+    power_off();
+}
+
+static void mount_one(const char *source, const char *dir, const char *type)
+{
+    mkdir(dir, 0755);
+    if (mount(source, dir, type, 0, NULL) != 0 && errno != EBUSY) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "clockscope vm init: cannot mount %s on %s: %s", type, dir,
+                 strerror(errno));
+        send_text('m', msg);
+    }
+}
+
+/* Reads the NUL-separated arguments the host wrote into the initramfs. */
+static int read_argv(char **argv, char *buf)
+{
+    int fd = open(GUEST_ARGV_PATH, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        fail("cannot open " GUEST_ARGV_PATH);
+    size_t n = 0;
+    for (;;) {
+        ssize_t r = read(fd, buf + n, MAX_ARGV_BYTES - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            fail("cannot read " GUEST_ARGV_PATH);
+        if (r == 0 || (n += (size_t)r) == MAX_ARGV_BYTES)
+            break;
+    }
+    close(fd);
+    int argc = 0;
+    argv[argc++] = "clockscope";
+    for (size_t i = 0; i < n && argc < MAX_ARGS; argc++) {
+        argv[argc] = buf + i;
+        size_t len = strnlen(buf + i, n - i);
+        if (i + len == n) {
+            errno = EINVAL;
+            fail(GUEST_ARGV_PATH " does not end in a NUL byte");
+        }
+        i += len + 1;
+    }
+    argv[argc] = NULL;
+    return argc;
+}
+
+/* Relays the child's stdout and stderr until both are closed. */
+static void relay(int out_fd, int err_fd)
+{
+    struct pollfd p[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+    const char kinds[2] = {'o', 'e'};
+    int open_fds = 2;
+    while (open_fds > 0) {
+        if (poll(p, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            fail("poll");
+        }
+        for (int i = 0; i < 2; i++) {
+            if (p[i].fd < 0 || !p[i].revents)
+                continue;
+            char buf[FRAME_MAX_PAYLOAD];
+            ssize_t r = read(p[i].fd, buf, sizeof buf);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0) {
+                close(p[i].fd);
+                p[i].fd = -1;
+                open_fds--;
+                continue;
+            }
+            send_frame(kinds[i], buf, (size_t)r);
+        }
+    }
+}
+
+_Noreturn void guest_init_main(void)
+{
+    /* The kernel opened /dev/console (a node the host put in the initramfs) as fds
+     * 0-2; fall back to opening it when it did not. */
+    console_fd = fcntl(1, F_GETFD) >= 0 ? 1 : open("/dev/console", O_WRONLY | O_NOCTTY);
+    struct termios t;
+    if (tcgetattr(console_fd, &t) == 0) {
+        /* Raw output: no "\n" -> "\r\n" rewriting or tab expansion of frames. */
+        t.c_oflag &= ~(tcflag_t)OPOST;
+        tcsetattr(console_fd, TCSANOW, &t);
+    }
+    send_text('s', "clockscope vm init");
+    mount_one("proc", "/proc", "proc");
+    mount_one("sysfs", "/sys", "sysfs");
+    mount_one("devtmpfs", "/dev", "devtmpfs");
+
+    static char buf[MAX_ARGV_BYTES];
+    char *argv[MAX_ARGS + 1];
+    read_argv(argv, buf);
+
+    int out[2], err[2];
+    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
+        fail("pipe");
+    pid_t child = fork();
+    if (child < 0)
+        fail("fork");
+    if (child == 0) {
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0)
+            dup2(devnull, 0);
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+        execv(GUEST_INIT_PATH, argv);
+        dprintf(2, "clockscope vm init: cannot run %s: %s\n", GUEST_INIT_PATH, strerror(errno));
+        _exit(125);
+    }
+    close(out[1]);
+    close(err[1]);
+    relay(out[0], err[0]);
+
+    int status, code = 125;
+    for (;;) {
+        /* PID 1 also inherits every orphan: reap until our own child is among them. */
+        pid_t w = waitpid(-1, &status, 0);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            fail("waitpid");
+        if (w == child)
+            break;
+    }
+    if (WIFEXITED(status)) {
+        code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+        char msg[120];
+        snprintf(msg, sizeof msg, "clockscope vm init: the command was killed by signal %d (%s)",
+                 WTERMSIG(status), strsignal(WTERMSIG(status)));
+        send_text('m', msg);
+        code = 128 + WTERMSIG(status);
+    }
+    char text[16];
+    snprintf(text, sizeof text, "%d", code);
+    send_text('x', text);
+    power_off();
+}

@@ -1,0 +1,15 @@
+/* The guest side of `clockscope vm`: the static clockscope is the initramfs's /init. */
+#ifndef CLOCKSCOPE_VM_GUEST_INIT_H
+#define CLOCKSCOPE_VM_GUEST_INIT_H
+
+/* Where the host puts the command to run: its arguments, each ending in a NUL byte. */
+#define GUEST_ARGV_PATH "/clockscope-vm/argv"
+/* Where the binary itself lives in the initramfs. */
+#define GUEST_INIT_PATH "/init"
+
+/* Runs as PID 1: mounts /proc, /sys and /dev, runs `clockscope <argv file>` as a child,
+ * sends its stdout, stderr and exit status framed over the console, powers off.
+ * Never returns. */
+_Noreturn void guest_init_main(void);
+
+#endif

@@ -1,0 +1,278 @@
+/* qemu-system in its own process group (so that killing it kills all of it), with the
+ * guest's first serial port on qemu's stdout.  The console loop separates frames (the
+ * command's output) from everything else (the kernel's messages), keeps the tail of the
+ * latter for error reports, watches for a panic, and enforces the timeout. */
+#include "vm/qemu.h"
+#include "vm/frame.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LINE_MAX_BYTES (2 * FRAME_MAX_LINE)
+#define POWEROFF_GRACE_S 15.0
+
+volatile sig_atomic_t vm_stop_requested;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void append_tail(char *tail, size_t cap, const char *p, size_t n)
+{
+    size_t used = strlen(tail);
+    if (n >= cap - 1) {
+        p += n - (cap - 1);
+        n = cap - 1;
+    }
+    if (used + n > cap - 1) {
+        size_t drop = used + n - (cap - 1);
+        memmove(tail, tail + drop, used - drop + 1);
+        used -= drop;
+    }
+    memcpy(tail + used, p, n);
+    tail[used + n] = '\0';
+}
+
+static void write_all(int fd, const void *data, size_t n)
+{
+    const char *p = data;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static pid_t start_qemu(const struct vm_boot *b, int console_fd, int err_fd)
+{
+    char smp[16], mem[16], append[2048], accel[16];
+    snprintf(smp, sizeof smp, "%u", b->cpus);
+    snprintf(mem, sizeof mem, "%u", b->memory_mb);
+    snprintf(accel, sizeof accel, "%s", b->kvm ? "kvm" : "tcg");
+    /* quiet: only errors reach the console.  panic=-1 with -no-reboot: a panicking kernel
+     * makes qemu exit at once instead of hanging until the timeout. */
+    snprintf(append, sizeof append, "console=%s quiet panic=-1 rdinit=/init%s%s", b->arch->console,
+             b->append ? " " : "", b->append ? b->append : "");
+    char *argv[40];
+    int n = 0;
+    argv[n++] = (char *)b->arch->qemu;
+    argv[n++] = "-machine";
+    argv[n++] = (char *)b->arch->machine;
+    argv[n++] = "-accel";
+    argv[n++] = accel;
+    argv[n++] = "-cpu";
+    argv[n++] = (char *)(b->kvm ? b->arch->kvm_cpu : b->arch->tcg_cpu);
+    argv[n++] = "-smp";
+    argv[n++] = smp;
+    argv[n++] = "-m";
+    argv[n++] = mem;
+    argv[n++] = "-nodefaults";
+    argv[n++] = "-no-user-config";
+    argv[n++] = "-display";
+    argv[n++] = "none";
+    argv[n++] = "-serial";
+    argv[n++] = "stdio";
+    argv[n++] = "-no-reboot";
+    if (b->arch->bios) {
+        argv[n++] = "-bios";
+        argv[n++] = (char *)b->arch->bios;
+    }
+    argv[n++] = "-kernel";
+    argv[n++] = (char *)b->kernel;
+    argv[n++] = "-initrd";
+    argv[n++] = (char *)b->initrd;
+    argv[n++] = "-append";
+    argv[n++] = append;
+    argv[n] = NULL;
+
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    setsid();
+    /* Should we die without cleaning up (SIGKILL), qemu must not outlive us. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(125);
+    int devnull = open("/dev/null", O_RDONLY);
+    dup2(devnull, 0);
+    dup2(console_fd, 1);
+    dup2(err_fd, 2);
+    execvp(argv[0], argv);
+    dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+}
+
+struct console {
+    char line[LINE_MAX_BYTES];
+    size_t len;
+    uint64_t next_seq;
+    double t0;
+    bool got_exit;
+    double exit_at;
+};
+
+static void handle_line(struct console *c, struct vm_result *r)
+{
+    static struct frame f;
+    int d = frame_decode(c->line, c->len, &f);
+    if (d == 0) {
+        append_tail(r->console_tail, sizeof r->console_tail, c->line, c->len);
+        if (!r->panic_line[0]) {
+            const char *p = memmem(c->line, c->len, "Kernel panic", 12);
+            if (p) {
+                size_t n = c->len - (size_t)(p - c->line);
+                snprintf(r->panic_line, sizeof r->panic_line, "%.*s", (int)n, p);
+                r->panic_line[strcspn(r->panic_line, "\r\n")] = '\0';
+            }
+        }
+        return;
+    }
+    if (d < 0 || f.seq != c->next_seq) {
+        if (!r->framing_error[0])
+            snprintf(r->framing_error, sizeof r->framing_error,
+                     d < 0 ? "a corrupt frame after frame %llu"
+                           : "frame %llu missing (kernel messages mixed into the console?)",
+                     (unsigned long long)c->next_seq);
+        if (d < 0)
+            return;
+    }
+    c->next_seq = f.seq + 1;
+    switch (f.kind) {
+    case 's':
+        r->init_started = true;
+        r->init_s = now_s() - c->t0;
+        break;
+    case 'o': write_all(1, f.data, f.len); break;
+    case 'e': write_all(2, f.data, f.len); break;
+    case 'm': fprintf(stderr, "%s\n", (char *)f.data); break;
+    case 'x':
+        c->got_exit = true;
+        c->exit_at = now_s();
+        r->exit_code = atoi((char *)f.data);
+        r->run_s = c->exit_at - c->t0 - r->init_s;
+        break;
+    }
+}
+
+static void feed(struct console *c, struct vm_result *r, const char *p, size_t n)
+{
+    if (n)
+        r->console_output = true;
+    for (size_t i = 0; i < n; i++) {
+        if (c->len < sizeof c->line)
+            c->line[c->len++] = p[i];
+        if (p[i] == '\n' || c->len == sizeof c->line) {
+            handle_line(c, r);
+            c->len = 0;
+        }
+    }
+}
+
+void vm_boot_run(const struct vm_boot *b, struct vm_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->exit_code = 125;
+    int con[2], err[2];
+    if (pipe2(con, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
+        r->outcome = VM_QEMU_FAILED;
+        snprintf(r->qemu_stderr, sizeof r->qemu_stderr, "pipe: %s", strerror(errno));
+        return;
+    }
+    struct console *c = calloc(1, sizeof *c);
+    c->t0 = now_s();
+    pid_t pid = start_qemu(b, con[1], err[1]);
+    close(con[1]);
+    close(err[1]);
+    if (pid < 0) {
+        r->outcome = VM_QEMU_FAILED;
+        snprintf(r->qemu_stderr, sizeof r->qemu_stderr, "fork: %s", strerror(errno));
+        close(con[0]);
+        close(err[0]);
+        free(c);
+        return;
+    }
+    struct pollfd p[2] = {{con[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+    int open_fds = 2;
+    bool timed_out = false, init_late = false;
+    while (open_fds > 0) {
+        double now = now_s();
+        double deadline = c->t0 + b->timeout_s;
+        if (c->got_exit && c->exit_at + POWEROFF_GRACE_S < deadline)
+            deadline = c->exit_at + POWEROFF_GRACE_S;
+        if (b->init_deadline_s > 0 && !r->init_started && now >= c->t0 + b->init_deadline_s) {
+            init_late = true;
+            break;
+        }
+        if (vm_stop_requested || now >= deadline) {
+            timed_out = !vm_stop_requested;
+            break;
+        }
+        double wait = deadline - now;
+        int ms = wait > 0.2 ? 200 : (int)(wait * 1000) + 1;
+        if (poll(p, 2, ms) < 0 && errno != EINTR)
+            break;
+        for (int i = 0; i < 2; i++) {
+            if (p[i].fd < 0 || !p[i].revents)
+                continue;
+            char buf[8192];
+            ssize_t n = read(p[i].fd, buf, sizeof buf);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) {
+                close(p[i].fd);
+                p[i].fd = -1;
+                open_fds--;
+            } else if (i == 0) {
+                feed(c, r, buf, (size_t)n);
+            } else {
+                append_tail(r->qemu_stderr, sizeof r->qemu_stderr, buf, (size_t)n);
+            }
+        }
+    }
+    if (c->len)
+        handle_line(c, r); /* a last line without its newline */
+    /* Whatever state qemu is in, it ends here: the whole process group is killed (a no-op
+     * if it already exited) and reaped. */
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    for (int i = 0; i < 2; i++)
+        if (p[i].fd >= 0)
+            close(p[i].fd);
+
+    if (c->got_exit && !r->framing_error[0])
+        r->outcome = VM_DONE;
+    else if (c->got_exit)
+        r->outcome = VM_FRAMING;
+    else if (vm_stop_requested)
+        r->outcome = VM_INTERRUPTED;
+    else if (r->panic_line[0])
+        r->outcome = VM_PANIC;
+    else if (init_late)
+        r->outcome = VM_INIT_LATE;
+    else if (timed_out)
+        r->outcome = VM_TIMEOUT;
+    else if (!r->console_output)
+        r->outcome = VM_QEMU_FAILED;
+    else
+        r->outcome = VM_STOPPED;
+    free(c);
+}

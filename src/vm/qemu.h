@@ -1,0 +1,54 @@
+/* Booting one guest under qemu-system and reading its console until the command ends. */
+#ifndef CLOCKSCOPE_VM_QEMU_H
+#define CLOCKSCOPE_VM_QEMU_H
+
+#include "vm/vm_arch.h"
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct vm_boot {
+    const struct vm_arch *arch;
+    const char *kernel;
+    const char *initrd;
+    const char *append;  /* the user's kernel arguments, added after ours; may be NULL */
+    unsigned cpus;
+    unsigned memory_mb;
+    bool kvm;
+    double timeout_s;    /* from starting qemu to the command's exit status */
+    double init_deadline_s; /* when > 0: give up if /init has not started by then */
+};
+
+enum vm_outcome {
+    VM_DONE,        /* the command ran; exit_code is its status */
+    VM_QEMU_FAILED, /* qemu exited without booting the guest (qemu_stderr says why) */
+    VM_PANIC,       /* the kernel panicked (panic_line) */
+    VM_TIMEOUT,     /* killed at the timeout */
+    VM_STOPPED,     /* the guest stopped without reporting an exit status */
+    VM_FRAMING,     /* the console frames were corrupt: the output is not complete */
+    VM_INIT_LATE,   /* /init had not started by init_deadline_s */
+    VM_INTERRUPTED, /* a signal asked us to stop */
+};
+
+struct vm_result {
+    enum vm_outcome outcome;
+    int exit_code;
+    bool console_output;   /* the guest printed anything at all */
+    bool init_started;     /* our /init ran */
+    double init_s;         /* from starting qemu to /init running */
+    double run_s;          /* from /init running to the exit status */
+    char qemu_stderr[2048];
+    char console_tail[4096]; /* the last console lines that were not frames */
+    char panic_line[256];
+    char framing_error[160];
+};
+
+/* Set by the caller's signal handler: the console loop kills qemu and returns. */
+extern volatile sig_atomic_t vm_stop_requested;
+
+/* Boots the guest with the command's stdout/stderr relayed to ours as it arrives.  qemu
+ * runs in its own process group and is always killed and reaped before this returns. */
+void vm_boot_run(const struct vm_boot *b, struct vm_result *r);
+
+#endif

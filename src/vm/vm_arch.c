@@ -1,0 +1,28 @@
+/* The guest architectures.  Debian 12 has no riscv64 port, so riscv64's default kernel
+ * comes from Debian 13 (trixie).  aarch64 under TCG: "max" with the implementation-defined
+ * pointer-authentication algorithm, which QEMU emulates far faster than the architected
+ * QARMA one.  x86_64 under KVM: the host CPU without IA32_ARCH_CAPABILITIES, an MSR that
+ * nested KVM (as on cloud VMs) may refuse to set, which makes qemu abort at start.  riscv64: QEMU's bundled OpenSBI ("-bios default") is the M-mode firmware. */
+#include "vm/vm_arch.h"
+
+#include <stddef.h>
+#include <string.h>
+
+static const struct vm_arch arches[] = {
+    {"x86_64", "qemu-system-x86_64", "qemu-system-x86", "pc", "max", "host,-arch-capabilities", NULL, "ttyS0", "amd64",
+     "bookworm", 62},
+    {"aarch64", "qemu-system-aarch64", "qemu-system-arm", "virt", "max,pauth-impdef=on", "host", NULL,
+     "ttyAMA0", "arm64", "bookworm", 183},
+    {"riscv64", "qemu-system-riscv64", "qemu-system-misc", "virt", "rv64", "host", "default", "ttyS0",
+     "riscv64", "trixie", 243},
+};
+
+const struct vm_arch *vm_arch_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof arches / sizeof arches[0]; i++)
+        if (strcmp(arches[i].name, name) == 0)
+            return &arches[i];
+    return NULL;
+}
+
+const char *vm_arch_names(void) { return "x86_64, aarch64, riscv64"; }

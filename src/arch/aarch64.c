@@ -4,6 +4,7 @@
  * before it makes it wait for everything before.  FEAT_ECV adds CNTVCTSS_EL0, a
  * self-synchronized read that needs no isb. */
 #include "arch/arch.h"
+#include "vdso/vdso_names.h"
 #include "arch/counter_funcs.h"
 
 #include <stdio.h>
@@ -72,12 +73,7 @@ size_t arch_counters(const struct counter_method **out)
     return sizeof a64_counters / sizeof a64_counters[0];
 }
 
-static const struct vdso_symbol_names a64_vdso = {
-    "__kernel_clock_gettime", "__kernel_gettimeofday", NULL,
-    "__kernel_clock_getres", NULL, "LINUX_2.6.39",
-};
-
-const struct vdso_symbol_names *arch_vdso_symbols(void) { return &a64_vdso; }
+const struct vdso_symbol_names *arch_vdso_symbols(void) { return vdso_names_for(arch_name()); }
 
 long arch_syscall_time_nr(void) { return -1; }
 

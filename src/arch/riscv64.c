@@ -6,6 +6,7 @@
  * kernel delivers SIGILL.  Linux 6.6+ clears SCOUNTEREN.CY/IR unless
  * kernel.perf_user_access=2, so rdcycle and rdinstret usually die with SIGILL. */
 #include "arch/arch.h"
+#include "vdso/vdso_names.h"
 #include "arch/counter_funcs.h"
 #include "common/trap_guard.h"
 
@@ -91,12 +92,7 @@ size_t arch_counters(const struct counter_method **out)
     return sizeof rv_counters / sizeof rv_counters[0];
 }
 
-static const struct vdso_symbol_names rv_vdso = {
-    "__vdso_clock_gettime", "__vdso_gettimeofday", NULL,
-    "__vdso_clock_getres", "__vdso_getcpu", "LINUX_4.15",
-};
-
-const struct vdso_symbol_names *arch_vdso_symbols(void) { return &rv_vdso; }
+const struct vdso_symbol_names *arch_vdso_symbols(void) { return vdso_names_for(arch_name()); }
 
 long arch_syscall_time_nr(void) { return -1; }
 

@@ -3,6 +3,7 @@
 #include "common/cli.h"
 #include "common/json.h"
 #include "vdso/vdso.h"
+#include "vdso/vdso_names.h"
 
 #include "arch/arch.h"
 
@@ -17,12 +18,13 @@
 static const char help[] =
     "usage: clockscope vdso [--file IMAGE] [--dump OUT] [--json]\n"
     "\n"
-    "Lists the symbols the vDSO exports, with versions and offsets, and which of this\n"
-    "arch's time entry points are present.  Without --file it reads this process's own\n"
-    "vDSO (found through getauxval(AT_SYSINFO_EHDR)).\n"
+    "Lists the symbols the vDSO exports, with versions and offsets, and which of its\n"
+    "arch's time entry points are present (x86_64, aarch64 and riscv64 images, whatever\n"
+    "arch this binary is).  Without --file it reads this process's own vDSO (found\n"
+    "through getauxval(AT_SYSINFO_EHDR)).\n"
     "\n"
     "  --file IMAGE   parse a vDSO image saved from a machine (e.g. with --dump)\n"
-    "  --dump OUT     write this process's vDSO image to OUT\n"
+    "  --dump OUT     write this process's vDSO image to OUT (\"-\": stdout)\n"
     "  --json         machine-readable output\n"
     "\n"
     "Exit status: 0 parsed; 1 this process has no vDSO; 2 bad usage or an image that does\n"
@@ -52,14 +54,18 @@ static void *read_file(const char *path, size_t *size)
 
 static void print_image(const struct vdso_image *img, const char *origin, bool json)
 {
-    const struct vdso_symbol_names *want = arch_vdso_symbols();
+    char mbuf[32];
+    const char *machine = vdso_machine_name(img->machine, mbuf, sizeof mbuf);
+    /* The image's own arch names its entry points, whatever arch this binary is. */
+    const struct vdso_symbol_names *want = vdso_names_for(machine);
+    bool known_arch = want != NULL;
+    static const struct vdso_symbol_names none;
+    if (!want)
+        want = &none;
     const char *entries[][2] = {
         {"clock_gettime", want->clock_gettime}, {"gettimeofday", want->gettimeofday},
         {"time", want->time}, {"clock_getres", want->clock_getres}, {"getcpu", want->getcpu},
     };
-    char mbuf[32];
-    const char *machine = vdso_machine_name(img->machine, mbuf, sizeof mbuf);
-    bool same_arch = strcmp(machine, arch_name()) == 0;
     if (json) {
         struct json j;
         json_init(&j, stdout, 2);
@@ -83,7 +89,7 @@ static void print_image(const struct vdso_image *img, const char *origin, bool j
             json_end_object(&j);
         }
         json_end_array(&j);
-        if (same_arch) {
+        if (known_arch) {
             json_key(&j, "time_entry_points");
             json_begin_object(&j);
             for (size_t e = 0; e < sizeof entries / sizeof entries[0]; e++) {
@@ -108,9 +114,9 @@ static void print_image(const struct vdso_image *img, const char *origin, bool j
                    s.version ? s.version : "(unversioned)", (unsigned long long)s.offset,
                    (unsigned long long)s.size, s.is_function ? "" : "(object)");
     }
-    if (!same_arch)
+    if (!known_arch)
         return;
-    printf("time entry points of %s:\n", arch_name());
+    printf("time entry points of %s:\n", machine);
     for (size_t e = 0; e < sizeof entries / sizeof entries[0]; e++) {
         struct vdso_symbol s;
         const char *state = !entries[e][1] ? "none on this arch"
@@ -170,12 +176,16 @@ int cmd_vdso(int argc, char **argv)
         return 1;
     }
     if (dump) {
-        FILE *f = fopen(dump, "wb");
+        /* "-": the image alone on stdout (e.g. out of a VM: clockscope vm ... -- vdso
+         * --dump - > image.so), and the note on stderr. */
+        bool to_stdout = strcmp(dump, "-") == 0;
+        FILE *f = to_stdout ? stdout : fopen(dump, "wb");
         if (!f || fwrite(v->base, 1, v->size, f) != v->size || fclose(f) != 0) {
             fprintf(stderr, "clockscope vdso: cannot write '%s': %s\n", dump, strerror(errno));
             return 1;
         }
-        printf("wrote %zu bytes of vDSO image to %s\n", v->size, dump);
+        fprintf(to_stdout ? stderr : stdout, "wrote %zu bytes of vDSO image to %s\n", v->size,
+                to_stdout ? "stdout" : dump);
         return 0;
     }
     print_image(&v->image, "live", json);

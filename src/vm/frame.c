@@ -116,6 +116,10 @@ int frame_decode(const char *line, size_t n, struct frame *f)
                 return -1;
             uint32_t w = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 |
                          (uint32_t)(v[2] < 0 ? 0 : v[2]) << 6 | (uint32_t)(v[3] < 0 ? 0 : v[3]);
+            /* Canonical encoding only: the bits padding leaves unused must be zero, so
+             * that exactly one line encodes each payload. */
+            if ((take == 1 && (w & 0xffff)) || (take == 2 && (w & 0xff)))
+                return -1;
             f->data[o++] = (unsigned char)(w >> 16);
             if (take >= 2)
                 f->data[o++] = (unsigned char)(w >> 8);

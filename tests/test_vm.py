@@ -1,0 +1,388 @@
+"""clockscope vm: real kernels of all three arches under qemu-system, with clockscope as
+the guest's only program.  Bad input first (no guest boots), then the guests.
+
+The default kernels come from Debian's archive into ~/.cache/clockscope (fetched once; the
+first run downloads about 250 MB).  No test changes this machine: other clocksources exist
+only inside the guests.  After every guest, no qemu of ours may be left running."""
+import gzip
+import json
+import os
+import random
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, make, need_tool, run
+
+QEMU = {"x86_64": "qemu-system-x86_64", "aarch64": "qemu-system-aarch64",
+        "riscv64": "qemu-system-riscv64"}
+CROSS_CC = {"x86_64": "x86_64-linux-gnu-gcc", "aarch64": "aarch64-linux-gnu-gcc",
+            "riscv64": "riscv64-linux-gnu-gcc"}
+GUEST_TIMEOUT = 240  # seconds: a whole guest under TCG takes 10 to 20 s here
+
+
+@pytest.fixture(scope="session")
+def guest_binaries(clockscope):
+    """The static clockscope of every arch, where `clockscope vm` looks for them."""
+    need_tool(*QEMU.values(), *CROSS_CC.values())
+    for arch, cc in CROSS_CC.items():
+        make(f"O=build/{arch}", f"CC={cc}", "STATIC=1", f"build/{arch}/clockscope")
+    return clockscope
+
+
+def our_qemus(tmp):
+    """qemu processes started for this test: their command line names our TMPDIR."""
+    found = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if "qemu-system" in cmd and str(tmp) in cmd:
+            found.append((d.name, cmd))
+    return found
+
+
+@pytest.fixture
+def vm(guest_binaries, tmp_path):
+    """vm(arch, *command, append=..., extra=[...]) -> CompletedProcess; checks that no
+    qemu survives the run."""
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+
+    def boot(arch, *command, append=None, extra=(), timeout=GUEST_TIMEOUT, **kw):
+        args = [guest_binaries, "vm", "--arch", arch, *extra]
+        if append:
+            args += ["--append", append]
+        proc = run([*args, "--", *command], timeout=timeout, env=env, **kw)
+        assert our_qemus(tmp_path) == [], "qemu left running"
+        assert not list(tmp_path.glob("clockscope-vm-*")), "temporary files left behind"
+        return proc
+
+    boot.tmp = tmp_path
+    boot.env = env
+    return boot
+
+
+def bench_json(proc):
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    doc = json.loads(proc.stdout)
+    assert doc["schema"] == "clockscope.bench/1"
+    return doc, {r["id"]: r for r in doc["results"]}
+
+
+def median(results, method):
+    r = results[method]
+    assert r["available"] and "error" not in r, r
+    return r["ns_per_call"]["median"]
+
+
+def assert_complete(doc, results):
+    """Every available method measured, every unavailable one saying why."""
+    assert doc["machine"]["kernel"] and doc["machine"]["clocksource"]
+    for r in results.values():
+        if r["available"]:
+            assert "error" not in r and r["ns_per_call"]["median"] > 0, r
+        else:
+            assert r["why_unavailable"], r
+
+
+# ---- bad input: clear errors in seconds, nothing booted ------------------------------
+
+def test_usage_errors(clockscope, tmp_path):
+    cases = [
+        (["vm", "--arch", "mips", "--", "bench"], "unknown --arch 'mips'"),
+        (["vm", "--", "bench"], "--arch is required"),
+        (["vm", "--arch", "x86_64"], "no command to run inside"),
+        (["vm", "--arch", "x86_64", "--bogus", "--", "bench"], "unknown option"),
+        (["vm", "--arch", "x86_64", "--cpus", "0", "--", "bench"], "--cpus"),
+        (["vm", "--arch", "x86_64", "--memory", "lots", "--", "bench"], "--memory"),
+        (["vm", "--arch", "x86_64", "--timeout", "-1", "--", "bench"], "--timeout"),
+        (["vm", "--arch", "x86_64", "--append"], "missing value"),
+    ]
+    for args, message in cases:
+        t0 = time.monotonic()
+        proc = run([clockscope, *args], timeout=10)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert message in proc.stderr, (args, proc.stderr)
+        assert time.monotonic() - t0 < 5
+    assert run([clockscope, "vm", "--help"]).returncode == 0
+
+
+def fake_image(kind, size=4096):
+    rng = random.Random(kind)
+    data = bytearray(rng.randbytes(size))
+    if kind == "aarch64":
+        data[0:0x40] = bytes(0x40)   # code0 = 0: an undefined instruction, forever
+        data[0x38:0x3C] = b"ARM\x64"
+    return bytes(data)
+
+
+def test_bad_kernel_files(guest_binaries, tmp_path):
+    random_bytes = tmp_path / "random"
+    random_bytes.write_bytes(fake_image("random", 1 << 20))
+    arm64 = tmp_path / "arm64-Image"
+    arm64.write_bytes(fake_image("aarch64"))
+    gz_random = tmp_path / "random.gz"
+    gz_random.write_bytes(gzip.compress(fake_image("random", 65536)))
+    bad_gz = tmp_path / "bad.gz"
+    bad_gz.write_bytes(b"\x1f\x8b\x08\x00" + fake_image("x", 2000))
+    tiny = tmp_path / "tiny"
+    tiny.write_bytes(b"MZ")
+    cases = [
+        (tmp_path / "nope", "cannot open"),
+        (random_bytes, "is not a x86_64 kernel image (no bzImage 'HdrS' boot header)"),
+        (arm64, "is a aarch64 kernel image, not x86_64"),
+        (gz_random, "is not a x86_64 kernel image"),
+        (bad_gz, "does not decompress"),
+        (tiny, "only 2 bytes"),
+    ]
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    for kernel, message in cases:
+        t0 = time.monotonic()
+        proc = run([guest_binaries, "vm", "--arch", "x86_64", "--kernel", kernel, "--", "bench"],
+                   timeout=20, env=env)
+        assert proc.returncode == 2, (kernel, proc.stderr)
+        assert message in proc.stderr, (kernel, proc.stderr)
+        assert time.monotonic() - t0 < 5
+    assert not list(tmp_path.glob("clockscope-vm-*")), "temporary files left behind"
+
+
+def test_bad_guest_binaries(guest_binaries, tmp_path):
+    cases = [
+        (tmp_path / "nope", "cannot open"),
+        (ROOT / "build" / "aarch64" / "clockscope", "is not a 64-bit little-endian x86_64"),
+    ]
+    if b"ld-linux" in (ROOT / "build" / "clockscope").read_bytes()[:4096]:
+        cases.append((ROOT / "build" / "clockscope", "dynamically linked"))
+    for binary, message in cases:
+        proc = run([guest_binaries, "vm", "--arch", "x86_64", "--binary", binary, "--", "bench"],
+                   timeout=10)
+        assert proc.returncode == 2 and message in proc.stderr, (binary, proc.stderr)
+    # Without --binary: the message names the make command that builds it.
+    env = dict(os.environ, CLOCKSCOPE_VM_BINARY_DIR=str(tmp_path))
+    proc = run([guest_binaries, "vm", "--arch", "riscv64", "--", "bench"], timeout=10, env=env)
+    assert proc.returncode == 125 and "make vm-binaries" in proc.stderr, proc.stderr
+
+
+def test_missing_qemu_and_missing_apt(guest_binaries, tmp_path):
+    """No qemu: says which package installs it.  No kernel cached and no apt: says what
+    to install, or to pass --kernel.  Both at once, without booting or fetching."""
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    env = dict(os.environ, PATH=str(empty))
+    proc = run([guest_binaries, "vm", "--arch", "aarch64", "--", "bench"], timeout=10, env=env)
+    assert proc.returncode == 125, proc.stderr
+    assert "qemu-system-aarch64 is not installed" in proc.stderr
+    assert "apt-get install qemu-system-arm" in proc.stderr
+
+    only_qemu = tmp_path / "only-qemu"
+    only_qemu.mkdir()
+    qemu = subprocess.run(["sh", "-c", "command -v qemu-system-riscv64"], capture_output=True,
+                          text=True).stdout.strip()
+    (only_qemu / "qemu-system-riscv64").symlink_to(qemu)
+    env = dict(os.environ, PATH=str(only_qemu), CLOCKSCOPE_CACHE_DIR=str(tmp_path / "cache"))
+    proc = run([guest_binaries, "vm", "--arch", "riscv64", "--", "bench"], timeout=10, env=env)
+    assert proc.returncode == 125, proc.stderr
+    assert "'apt-get' is not installed" in proc.stderr and "--kernel IMAGE" in proc.stderr
+
+
+def test_guest_that_never_prints_is_killed_in_seconds(vm):
+    """An image with a valid arm64 header and nothing behind it: the CPU spins on an
+    undefined instruction and the console stays silent."""
+    kernel = vm.tmp / "silent-Image"
+    kernel.write_bytes(fake_image("aarch64"))
+    t0 = time.monotonic()
+    proc = vm("aarch64", "bench", extra=["--kernel", kernel, "--timeout", "4"], timeout=30)
+    assert proc.returncode == 125, proc.stderr
+    assert "printed nothing in 4 s and was killed" in proc.stderr
+    assert time.monotonic() - t0 < 15
+
+
+# ---- guests --------------------------------------------------------------------------
+
+def test_x86_64_hpet_makes_clock_gettime_a_syscall(vm):
+    doc, res = bench_json(vm("x86_64", "bench", "--quick", "--json",
+                             append="clocksource=hpet"))
+    assert doc["machine"]["clocksource"] == "hpet"
+    assert_complete(doc, res)
+    libc = median(res, "libc.clock_gettime.monotonic")
+    sys_ = median(res, "syscall.clock_gettime.monotonic")
+    # The vDSO cannot read the HPET and falls back to the syscall: libc costs what the
+    # syscall costs (a fast vDSO read is a tenth of it or less).
+    assert libc > 0.5 * sys_, (libc, sys_)
+
+
+def test_x86_64_acpi_pm_from_a_gzipped_kernel_of_our_own(vm):
+    """Also --kernel with a gzip-compressed image (decompressed on the host)."""
+    default = Path(os.environ.get("CLOCKSCOPE_CACHE_DIR") or
+                   Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") /
+                   "clockscope") / "kernels" / "x86_64" / "vmlinuz"
+    if not default.exists():   # fetch it through the command itself
+        assert vm("x86_64", "vdso", "--json").returncode == 0
+    gz = vm.tmp / "bzImage.gz"
+    gz.write_bytes(gzip.compress(default.read_bytes(), compresslevel=1))
+    doc, res = bench_json(vm("x86_64", "bench", "--quick", "--json",
+                             append="clocksource=acpi_pm", extra=["--kernel", gz]))
+    assert doc["machine"]["clocksource"] == "acpi_pm"
+    assert_complete(doc, res)
+    libc = median(res, "libc.clock_gettime.monotonic")
+    sys_ = median(res, "syscall.clock_gettime.monotonic")
+    assert libc > 0.5 * sys_, (libc, sys_)
+
+
+def test_x86_64_tsc_gives_the_vdso_fast_path(vm):
+    """The contrast: with the TSC (tsc=reliable, since under TCG the kernel's watchdog
+    otherwise distrusts the emulated TSC) the vDSO answers without the syscall."""
+    doc, res = bench_json(vm("x86_64", "bench", "--quick", "--json",
+                             append="clocksource=tsc tsc=reliable"))
+    assert doc["machine"]["clocksource"] == "tsc"
+    libc = median(res, "libc.clock_gettime.monotonic")
+    sys_ = median(res, "syscall.clock_gettime.monotonic")
+    assert libc < 0.5 * sys_, (libc, sys_)
+
+
+ARCH_FACTS = {
+    "aarch64": ("arch_sys_counter", "__kernel_clock_gettime"),
+    "riscv64": ("riscv_clocksource", "__vdso_clock_gettime"),
+}
+
+
+@pytest.mark.parametrize("arch", sorted(ARCH_FACTS))
+def test_bench_inside_other_arches(vm, arch):
+    clocksource, _ = ARCH_FACTS[arch]
+    proc = vm(arch, "bench", "--quick", "--json")
+    doc, res = bench_json(proc)
+    assert doc["machine"]["arch"] == arch
+    assert doc["machine"]["clocksource"] == clocksource
+    assert_complete(doc, res)
+    assert "TCG" in proc.stderr and "not hardware timings" in proc.stderr
+    # The real vDSO answers: far cheaper than the syscall.
+    assert median(res, "vdso.clock_gettime.monotonic") < 0.5 * median(
+        res, "syscall.clock_gettime.monotonic")
+    if arch == "riscv64":
+        # Debian's kernel denies user-mode rdcycle (perf_user_access=1): SIGILL.
+        rdcycle = res["counter.rdcycle"]
+        assert not rdcycle["available"] and "Illegal instruction" in rdcycle["why_unavailable"]
+        assert res["counter.rdtime"]["available"]
+
+
+@pytest.mark.parametrize("arch", sorted(ARCH_FACTS))
+def test_vdso_inside_other_arches(vm, arch):
+    _, entry = ARCH_FACTS[arch]
+    proc = vm(arch, "vdso", "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["origin"] == "live" and doc["machine"] == arch
+    assert doc["time_entry_points"]["clock_gettime"] == entry
+
+
+def test_unknown_command_inside_exits_2(vm):
+    proc = vm("aarch64", "no-such-command", "--x")
+    assert proc.returncode == 2, proc.stderr
+    assert "unknown command 'no-such-command'" in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_kernel_panic_is_reported(vm):
+    """No /init: the kernel panics at once (panic=-1 and -no-reboot end qemu)."""
+    t0 = time.monotonic()
+    proc = vm("aarch64", "bench", append="rdinit=/no-such-init")
+    assert proc.returncode == 125, proc.stderr
+    assert "the guest kernel panicked: Kernel panic - not syncing" in proc.stderr
+    assert "--- console (last lines) ---" in proc.stderr
+    assert time.monotonic() - t0 < 120
+
+
+def test_hanging_guest_is_killed_at_the_timeout(vm):
+    t0 = time.monotonic()
+    # About 40 methods x 1000 samples: minutes under TCG, far beyond the timeout.
+    proc = vm("aarch64", "bench", "--samples", "1000", extra=["--timeout", "20"])
+    assert proc.returncode == 125, proc.stderr
+    assert "and was killed" in proc.stderr
+    assert "console" in proc.stderr
+    assert time.monotonic() - t0 < 40
+
+
+def test_interrupted_and_killed_hosts_leave_no_qemu(vm):
+    """SIGTERM: we kill qemu and exit 130.  SIGKILL: qemu dies with us (PDEATHSIG)."""
+    cmd = [str(ROOT / "build" / "clockscope"), "vm", "--arch", "aarch64", "--", "bench"]
+    for sig, status in ((signal.SIGTERM, 130), (signal.SIGKILL, -signal.SIGKILL)):
+        p = subprocess.Popen(cmd, env=vm.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 20
+        while not our_qemus(vm.tmp) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert our_qemus(vm.tmp), "qemu never started"
+        p.send_signal(sig)
+        p.communicate(timeout=20)
+        assert p.returncode == status, (sig, p.returncode)
+        deadline = time.monotonic() + 5
+        while our_qemus(vm.tmp) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert our_qemus(vm.tmp) == [], f"qemu survived {sig!r}"
+
+
+# ---- doctor inside guests (issue 3): runs once `clockscope doctor` exists ------------
+
+@pytest.fixture(scope="session")
+def doctor_available(clockscope):
+    proc = run([clockscope, "doctor", "--help"])
+    if proc.returncode == 2:
+        pytest.skip("`clockscope doctor` is not in this build yet (issue 3): these tests "
+                    "start running once it is merged")
+    assert proc.returncode == 0, proc.stderr
+
+
+def doctor(vm, arch, append=None):
+    proc = vm(arch, "doctor", "--json", append=append)
+    assert proc.returncode in (0, 1), proc.stderr
+    doc = json.loads(proc.stdout)
+    for key in ("verdict", "fast_path", "findings"):
+        assert key in doc, key
+    return doc
+
+
+def numbers_named(obj, *words):
+    """Every number in the document under a key containing all the words."""
+    out = []
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and \
+                    all(w in k.lower() for w in words):
+                out.append(v)
+            out += numbers_named(v, *words)
+    elif isinstance(obj, list):
+        for v in obj:
+            out += numbers_named(v, *words)
+    return out
+
+
+@pytest.mark.parametrize("clocksource", ["hpet", "acpi_pm"])
+def test_doctor_says_slow_with_one_syscall_per_call(vm, doctor_available, clocksource):
+    doc = doctor(vm, "x86_64", append=f"clocksource={clocksource}")
+    assert doc["verdict"] == "slow" and not doc["fast_path"], doc
+    per_call = numbers_named(doc, "syscall", "per_call")
+    assert per_call and all(0.9 <= v <= 1.1 for v in per_call), per_call
+    assert clocksource in json.dumps(doc["findings"])
+
+
+def test_doctor_fast_path_with_the_tsc(vm, doctor_available):
+    doc = doctor(vm, "x86_64", append="clocksource=tsc tsc=reliable")
+    assert doc["verdict"] != "slow" and doc["fast_path"], doc
+
+
+@pytest.mark.parametrize("arch", sorted(ARCH_FACTS))
+def test_doctor_inside_other_arches(vm, doctor_available, arch):
+    clocksource, entry = ARCH_FACTS[arch]
+    doc = doctor(vm, arch)
+    text = json.dumps(doc)
+    assert clocksource in text and entry in text, text[:2000]
+    if arch == "riscv64":
+        assert "rdcycle" in text
+        rd = [f for f in doc["findings"] if "rdcycle" in json.dumps(f)]
+        assert rd and any(w in json.dumps(rd).lower() for w in ("denied", "not permitted",
+                                                                "sigill")), rd

@@ -67,11 +67,13 @@ cross:
 vm-binaries: cross
 	$(MAKE) O=build/x86_64 CC=x86_64-linux-gnu-gcc STATIC=1 all
 
-# libFuzzer harness for the vDSO ELF parser (needs clang): build/fuzz/fuzz_vdso_elf CORPUS
+# libFuzzer harnesses (need clang): build/fuzz/fuzz_vdso_elf CORPUS, build/fuzz/fuzz_vm_frame CORPUS
 fuzz:
 	@mkdir -p build/fuzz
 	clang -std=c11 -g -O1 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,undefined \
 	    -o build/fuzz/fuzz_vdso_elf tests/fuzz/fuzz_vdso_elf.c src/vdso/vdso_elf.c
+	clang -std=c11 -g -O1 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,undefined \
+	    -o build/fuzz/fuzz_vm_frame tests/fuzz/fuzz_vm_frame.c src/vm/frame.c
 
 # The whole suite: C unit tests (native, sanitized, cross under qemu-user), CLI tests,
 # corpus, fuzz smoke, VM tests.  tests/README.md says what each part needs.

@@ -16,3 +16,16 @@ def test_fuzz_vdso_parser_briefly(clockscope, tmp_path):
                 corpus], timeout=120)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "Done" in proc.stderr
+
+
+def test_fuzz_vm_frame_decoder_briefly(tmp_path):
+    """The console frame decoder of clockscope vm, seeded with a real frame."""
+    need_tool("clang")
+    make("fuzz")
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "frame").write_bytes(b"[ 1.0] x@CSVM1 o 0 5 4f9f2cab aGVsbG8=\r\n")
+    proc = run([ROOT / "build/fuzz/fuzz_vm_frame", "-max_total_time=10", "-rss_limit_mb=2048",
+                f"-artifact_prefix={tmp_path}/", corpus], timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Done" in proc.stderr

@@ -1,10 +1,11 @@
 """clockscope vdso: the live image, saved images, and malformed images (exit 2)."""
 import json
 import random
+import subprocess
 
 import pytest
 
-from conftest import run
+from conftest import ROOT, run
 
 
 @pytest.fixture(scope="module")
@@ -52,3 +53,46 @@ def test_missing_file_and_bad_options(clockscope, tmp_path):
     assert proc.returncode == 2 and "cannot open" in proc.stderr
     assert run([clockscope, "vdso", "--file"]).returncode == 2
     assert run([clockscope, "vdso", "--file", "a", "--dump", "b"]).returncode == 2
+
+
+# vDSO images saved from real kernels booted with `clockscope vm` (tests/data/vdso/, named
+# <arch>-<kernel release>.so; docs/vm.md says how to add one).  Every arch's image names
+# its own entry points, whatever arch this binary is built for.
+VECTORS = sorted((ROOT / "tests" / "data" / "vdso").glob("*.so"))
+ENTRY_POINTS = {
+    "x86_64": {"clock_gettime": "__vdso_clock_gettime", "gettimeofday": "__vdso_gettimeofday",
+               "time": "__vdso_time", "clock_getres": "__vdso_clock_getres",
+               "getcpu": "__vdso_getcpu"},
+    "aarch64": {"clock_gettime": "__kernel_clock_gettime",
+                "gettimeofday": "__kernel_gettimeofday", "time": None,
+                "clock_getres": "__kernel_clock_getres", "getcpu": None},
+    "riscv64": {"clock_gettime": "__vdso_clock_gettime", "gettimeofday": "__vdso_gettimeofday",
+                "time": None, "clock_getres": "__vdso_clock_getres",
+                "getcpu": "__vdso_getcpu"},
+}
+
+
+def test_vectors_cover_every_arch():
+    assert {p.name.split("-")[0] for p in VECTORS} == set(ENTRY_POINTS)
+
+
+@pytest.mark.parametrize("image", VECTORS, ids=lambda p: p.name)
+def test_saved_kernel_vdso_images(clockscope, san_build, image):
+    arch = image.name.split("-")[0]
+    for binary in (clockscope, san_build / "clockscope"):
+        proc = run([binary, "vdso", "--file", image, "--json"])
+        assert proc.returncode == 0, proc.stderr
+        doc = json.loads(proc.stdout)
+        assert doc["machine"] == arch and doc["size"] == image.stat().st_size
+        assert doc["time_entry_points"] == ENTRY_POINTS[arch]
+        names = {s["name"] for s in doc["symbols"]}
+        assert {n for n in ENTRY_POINTS[arch].values() if n} <= names
+    text = run([clockscope, "vdso", "--file", image]).stdout
+    assert f"time entry points of {arch}:" in text and "MISSING" not in text
+
+
+def test_dump_to_stdout_is_the_image_alone(clockscope, live_image):
+    proc = subprocess.run([str(clockscope), "vdso", "--dump", "-"], capture_output=True)
+    assert proc.returncode == 0
+    assert proc.stdout == live_image.read_bytes()
+    assert b"wrote" in proc.stderr

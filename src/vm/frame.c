@@ -64,7 +64,10 @@ static bool parse_field(const char **p, const char *end, int base, uint64_t max,
             return false;
         v = v * (uint64_t)base + (uint64_t)d;
     }
-    if (digits == 0 || digits > 20 || s >= end)
+    /* One spelling per number, as frame_encode writes it: decimal without leading zeros,
+     * hex as exactly 8 digits. */
+    if (digits == 0 || digits > 20 || s >= end ||
+        (base == 10 && digits > 1 && **p == '0') || (base == 16 && digits != 8))
         return false;
     *p = s + 1;
     *out = v;

@@ -5,6 +5,7 @@
  * PID 1 must never exit, or the kernel panics. */
 #include "vm/guest_init.h"
 #include "vm/frame.h"
+#include "vm/tools.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,19 +27,6 @@
 static int console_fd = -1;
 static uint64_t frame_seq;
 
-static void write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return; /* nowhere left to report to */
-        p += w;
-        n -= (size_t)w;
-    }
-}
-
 static void send_frame(char kind, const void *data, size_t len)
 {
     const unsigned char *p = data;
@@ -46,7 +34,7 @@ static void send_frame(char kind, const void *data, size_t len)
         size_t chunk = len < FRAME_MAX_PAYLOAD ? len : FRAME_MAX_PAYLOAD;
         char line[FRAME_MAX_LINE];
         size_t n = frame_encode(kind, frame_seq++, p, chunk, line);
-        write_all(console_fd, line, n);
+        write_fully(console_fd, line, n); /* on failure there is nowhere left to report to */
         p += chunk;
         len -= chunk;
     } while (len > 0);

@@ -4,6 +4,7 @@
  * latter for error reports, watches for a panic, and enforces the timeout. */
 #include "vm/qemu.h"
 #include "vm/frame.h"
+#include "vm/tools.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,36 +27,6 @@ static double now_s(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static void append_tail(char *tail, size_t cap, const char *p, size_t n)
-{
-    size_t used = strlen(tail);
-    if (n >= cap - 1) {
-        p += n - (cap - 1);
-        n = cap - 1;
-    }
-    if (used + n > cap - 1) {
-        size_t drop = used + n - (cap - 1);
-        memmove(tail, tail + drop, used - drop + 1);
-        used -= drop;
-    }
-    memcpy(tail + used, p, n);
-    tail[used + n] = '\0';
-}
-
-static void write_all(int fd, const void *data, size_t n)
-{
-    const char *p = data;
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return;
-        p += w;
-        n -= (size_t)w;
-    }
 }
 
 static pid_t start_qemu(const struct vm_boot *b, int console_fd, int err_fd)
@@ -132,7 +103,7 @@ static void handle_line(struct console *c, struct vm_result *r)
     static struct frame f;
     int d = frame_decode(c->line, c->len, &f);
     if (d == 0) {
-        append_tail(r->console_tail, sizeof r->console_tail, c->line, c->len);
+        text_tail_append(r->console_tail, sizeof r->console_tail, c->line, c->len);
         if (!r->panic_line[0]) {
             const char *p = memmem(c->line, c->len, "Kernel panic", 12);
             if (p) {
@@ -158,8 +129,8 @@ static void handle_line(struct console *c, struct vm_result *r)
         r->init_started = true;
         r->init_s = now_s() - c->t0;
         break;
-    case 'o': write_all(1, f.data, f.len); break;
-    case 'e': write_all(2, f.data, f.len); break;
+    case 'o': write_fully(1, f.data, f.len); break;
+    case 'e': write_fully(2, f.data, f.len); break;
     case 'm': fprintf(stderr, "%s\n", (char *)f.data); break;
     case 'x':
         c->got_exit = true;
@@ -241,7 +212,7 @@ void vm_boot_run(const struct vm_boot *b, struct vm_result *r)
             } else if (i == 0) {
                 feed(c, r, buf, (size_t)n);
             } else {
-                append_tail(r->qemu_stderr, sizeof r->qemu_stderr, buf, (size_t)n);
+                text_tail_append(r->qemu_stderr, sizeof r->qemu_stderr, buf, (size_t)n);
             }
         }
     }

@@ -28,25 +28,37 @@ bool tool_exists(const char *program)
     return false;
 }
 
-/* Appends into a tail buffer: keeps the last len-1 bytes. */
-static void keep_tail(char *buf, size_t len, size_t *used, const char *p, size_t n)
+bool write_fully(int fd, const void *data, size_t n)
 {
-    if (len == 0)
-        return;
-    size_t cap = len - 1;
-    if (n >= cap) {
-        memcpy(buf, p + n - cap, cap);
-        *used = cap;
-    } else {
-        if (*used + n > cap) {
-            size_t drop = *used + n - cap;
-            memmove(buf, buf + drop, *used - drop);
-            *used -= drop;
-        }
-        memcpy(buf + *used, p, n);
-        *used += n;
+    const char *p = data;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        p += w;
+        n -= (size_t)w;
     }
-    buf[*used] = '\0';
+    return true;
+}
+
+void text_tail_append(char *buf, size_t cap, const char *p, size_t n)
+{
+    if (cap == 0)
+        return;
+    size_t used = strnlen(buf, cap - 1);
+    if (n >= cap - 1) {
+        p += n - (cap - 1);
+        n = cap - 1;
+    }
+    if (used + n > cap - 1) {
+        size_t drop = used + n - (cap - 1);
+        memmove(buf, buf + drop, used - drop);
+        used -= drop;
+    }
+    memcpy(buf + used, p, n);
+    buf[used + n] = '\0';
 }
 
 static pid_t spawn(char *const argv[], const char *cwd, int in_fd, int out_fd, int err_fd)
@@ -69,7 +81,6 @@ static pid_t spawn(char *const argv[], const char *cwd, int in_fd, int out_fd, i
 
 static void drain(int fd, char *out, size_t outlen)
 {
-    size_t used = 0;
     if (outlen)
         out[0] = '\0';
     char buf[4096];
@@ -79,7 +90,7 @@ static void drain(int fd, char *out, size_t outlen)
             continue;
         if (r <= 0)
             break;
-        keep_tail(out, outlen, &used, buf, (size_t)r);
+        text_tail_append(out, outlen, buf, (size_t)r);
     }
     close(fd);
 }

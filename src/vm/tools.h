@@ -5,6 +5,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Writes all n bytes, retrying after EINTR and short writes; false on an error. */
+bool write_fully(int fd, const void *data, size_t n);
+
+/* Appends n bytes to the NUL-terminated text in buf (capacity cap), keeping the last
+ * cap-1 bytes: the tail of a stream, for error reports. */
+void text_tail_append(char *buf, size_t cap, const char *p, size_t n);
+
 /* Whether PROGRAM is an executable in $PATH (or, when it contains '/', that file). */
 bool tool_exists(const char *program);
 

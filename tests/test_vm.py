@@ -191,6 +191,35 @@ def test_missing_qemu_and_missing_apt(guest_binaries, tmp_path):
     assert "'apt-get' is not installed" in proc.stderr and "--kernel IMAGE" in proc.stderr
 
 
+def test_kernel_fetch_retries_then_says_what_failed(guest_binaries, tmp_path):
+    """An archive that cannot be reached: apt-get update is tried three times, then one
+    clear error naming the suite and the way out (--kernel); nothing is left half-made."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    for tool in ("qemu-system-riscv64", "apt-cache", "dpkg-deb", "tar"):
+        real = subprocess.run(["sh", "-c", f"command -v {tool}"], capture_output=True,
+                              text=True).stdout.strip()
+        (bindir / tool).symlink_to(real)
+    calls = tmp_path / "calls"
+    fake = bindir / "apt-get"
+    fake.write_text(f"#!/bin/sh\necho \"$*\" >> {calls}\n"
+                    "echo 'E: Failed to fetch: Temporary failure resolving deb.debian.org' >&2\n"
+                    "exit 100\n")
+    fake.chmod(0o755)
+    cache = tmp_path / "cache"
+    env = dict(os.environ, PATH=str(bindir), CLOCKSCOPE_CACHE_DIR=str(cache))
+    proc = run([guest_binaries, "vm", "--arch", "riscv64", "--", "bench"], timeout=60, env=env)
+    assert proc.returncode == 125, proc.stderr
+    assert "cannot fetch the package lists of Debian trixie (riscv64)" in proc.stderr
+    assert "Temporary failure resolving" in proc.stderr and "--kernel IMAGE" in proc.stderr
+    attempts = calls.read_text().splitlines()
+    assert len(attempts) == 3 and all(a.endswith("update") for a in attempts), attempts
+    # A private configuration, never the host's.
+    assert "Dir::Etc::SourceList=" + str(cache) in attempts[0]
+    assert "APT::Architecture=riscv64" in attempts[0]
+    assert not (cache / "kernels" / "riscv64" / "vmlinuz").exists()
+
+
 def test_guest_that_never_prints_is_killed_in_seconds(vm):
     """An image with a valid arm64 header and nothing behind it: the CPU spins on an
     undefined instruction and the console stays silent."""

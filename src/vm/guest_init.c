@@ -21,8 +21,8 @@
 #include <termios.h>
 #include <unistd.h>
 
-#define MAX_ARGV_BYTES 65536
-#define MAX_ARGS 256
+#define MAX_ARGV_BYTES GUEST_MAX_ARGV_BYTES
+#define MAX_ARGS (GUEST_MAX_ARGS + 1) /* and argv[0] */
 
 static int console_fd = -1;
 static uint64_t frame_seq;

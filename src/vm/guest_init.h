@@ -4,6 +4,9 @@
 
 /* Where the host puts the command to run: its arguments, each ending in a NUL byte. */
 #define GUEST_ARGV_PATH "/clockscope-vm/argv"
+/* Limits of that file, checked by the host before it boots anything. */
+#define GUEST_MAX_ARGS 255
+#define GUEST_MAX_ARGV_BYTES 65536
 /* Where the binary itself lives in the initramfs. */
 #define GUEST_INIT_PATH "/init"
 

@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "common/cli.h"
 #include "arch/arch.h"
+#include "vm/guest_init.h"
 #include "vm/initramfs.h"
 #include "vm/kernel_cache.h"
 #include "vm/kernel_image.h"
@@ -257,6 +258,12 @@ int cmd_vm(int argc, char **argv)
     if (optind >= argc)
         usage_error("vm", "no command to run inside: `clockscope vm --arch %s -- bench --quick`",
                     arch->name);
+    size_t arg_bytes = 0;
+    for (int i = optind; i < argc; i++)
+        arg_bytes += strlen(argv[i]) + 1;
+    if (argc - optind > GUEST_MAX_ARGS || arg_bytes > GUEST_MAX_ARGV_BYTES)
+        usage_error("vm", "the command inside has more than %d arguments or %d bytes of them",
+                    GUEST_MAX_ARGS, GUEST_MAX_ARGV_BYTES);
     if (memory < 128)
         usage_error("vm", "--memory %u: a Debian kernel needs at least 128 MiB", memory);
 

@@ -7,6 +7,7 @@ only inside the guests.  After every guest, no qemu of ours may be left running.
 import gzip
 import json
 import os
+import platform
 import random
 import signal
 import subprocess
@@ -288,7 +289,8 @@ def test_bench_inside_other_arches(vm, arch):
     assert doc["machine"]["arch"] == arch
     assert doc["machine"]["clocksource"] == clocksource
     assert_complete(doc, res)
-    assert "TCG" in proc.stderr and "not hardware timings" in proc.stderr
+    if arch != platform.machine():   # emulated: and vm says what that means
+        assert "TCG" in proc.stderr and "not hardware timings" in proc.stderr
     # The real vDSO answers: far cheaper than the syscall.
     assert median(res, "vdso.clock_gettime.monotonic") < 0.5 * median(
         res, "syscall.clock_gettime.monotonic")

@@ -134,6 +134,17 @@ def test_bad_kernel_files(guest_binaries, tmp_path):
     bad_gz.write_bytes(b"\x1f\x8b\x08\x00" + fake_image("x", 2000))
     tiny = tmp_path / "tiny"
     tiny.write_bytes(b"MZ")
+
+    def zboot(name, payload, method=b"gzip", offset=0x400, size=None):
+        """An EFI zboot image (drivers/firmware/efi/libstub/zboot-header.S)."""
+        head = bytearray(offset)
+        head[0:2], head[4:8] = b"MZ", b"zimg"
+        head[8:12] = offset.to_bytes(4, "little")
+        head[12:16] = (len(payload) if size is None else size).to_bytes(4, "little")
+        head[0x18:0x18 + len(method)] = method
+        path = tmp_path / name
+        path.write_bytes(bytes(head) + payload)
+        return path
     cases = [
         (tmp_path / "nope", "cannot open"),
         (random_bytes, "is not a x86_64 kernel image (no bzImage 'HdrS' boot header)"),
@@ -141,6 +152,11 @@ def test_bad_kernel_files(guest_binaries, tmp_path):
         (gz_random, "is not a x86_64 kernel image"),
         (bad_gz, "does not decompress"),
         (tiny, "only 2 bytes"),
+        (zboot("zboot-arm64", gzip.compress(fake_image("aarch64"))),
+         "is a aarch64 kernel image, not x86_64"),
+        (zboot("zboot-outside", b"x" * 100, size=1 << 20), "is not inside the file"),
+        (zboot("zboot-lz4", b"x" * 100, method=b"lz4"), "compressed with 'lz4'"),
+        (zboot("zboot-corrupt", b"\x1f\x8b" + b"x" * 100), "does not decompress"),
     ]
     env = dict(os.environ, TMPDIR=str(tmp_path))
     for kernel, message in cases:

@@ -1,7 +1,9 @@
 /* Kernel image formats, recognised by the magic numbers each boot protocol defines:
  * Documentation/arch/x86/boot.rst (the "HdrS" setup header at 0x202),
  * Documentation/arch/arm64/booting.rst and Documentation/arch/riscv/boot-image-header.rst
- * (the magic at offset 0x38).  Checking before booting turns a wrong or corrupt file into
+ * (the magic at offset 0x38), drivers/firmware/efi/libstub/zboot-header.S (EFI zboot: "zimg"
+ * at 4, then the compressed payload's offset and size, and the compression's name at
+ * 0x18; QEMU 7.2 cannot boot these itself, so the payload is extracted).  Checking before booting turns a wrong or corrupt file into
  * an error at once, instead of a guest that silently runs garbage until the timeout. */
 #include "vm/kernel_image.h"
 #include "vm/tools.h"
@@ -25,6 +27,8 @@ const char *kernel_image_kind(const unsigned char *h, size_t len)
 {
     if (len >= 2 && h[0] == 0x1f && h[1] == 0x8b)
         return "gzip";
+    if (len >= 0x38 && memcmp(h, "MZ", 2) == 0 && memcmp(h + 4, "zimg", 4) == 0)
+        return "zboot";
     if (len >= 20 && memcmp(h, "\x7f" "ELF", 4) == 0 && h[5] == 1 /* little-endian */) {
         switch (elf_machine_of(h)) {
         case 62: return "x86_64";
@@ -60,6 +64,98 @@ static bool read_head(const char *path, unsigned char *head, size_t *got, char *
     return true;
 }
 
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static int make_temp(char *path, size_t len, char *why, size_t wl)
+{
+    const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(path, len, "%s/clockscope-vm-kernel.XXXXXX", dir);
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        snprintf(why, wl, "cannot create a file in %s: %s", dir, strerror(errno));
+        path[0] = '\0';
+    }
+    return fd;
+}
+
+/* `program -dc -- src` into the temporary file out (created here). */
+static bool decompress(const char *program, const char *src, const char *what, char *out,
+                       size_t out_len, char *why, size_t wl)
+{
+    int fd = make_temp(out, out_len, why, wl);
+    if (fd < 0)
+        return false;
+    char *argv[] = {(char *)program, "-dc", "--", (char *)src, NULL};
+    char err[256];
+    int st = tool_run(argv, NULL, fd, err, sizeof err);
+    close(fd);
+    if (st != 0) {
+        snprintf(why, wl, "%s does not decompress (%s -dc: %s)", what, program,
+                 st < 0 && !*err ? "could not run" : err);
+        return false;
+    }
+    return true;
+}
+
+/* The compressed payload of an EFI zboot image, decompressed into out. */
+static bool unpack_zboot(const char *path, const unsigned char *h, char *out, size_t out_len,
+                         char *why, size_t wl)
+{
+    uint32_t off = le32(h + 8), size = le32(h + 12);
+    char method[9] = "";
+    memcpy(method, h + 0x18, 8);
+    const char *program = strcmp(method, "gzip") == 0   ? "gzip"
+                          : strcmp(method, "zstd") == 0 ? "zstd"
+                          : strcmp(method, "xzkern") == 0 || strcmp(method, "lzma") == 0 ? "xz"
+                                                                                        : NULL;
+    if (!program) {
+        snprintf(why, wl, "'%s' is an EFI zboot image compressed with '%.8s', which this "
+                          "command does not unpack (gzip, zstd, xz)", path, method);
+        return false;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(why, wl, "cannot open '%s': %s", path, strerror(errno));
+        return false;
+    }
+    char payload[4096];
+    bool ok = false;
+    int fd = -1;
+    if (fseek(f, 0, SEEK_END) != 0 || ftell(f) < 0 ||
+        (uint64_t)off + size > (uint64_t)ftell(f) || size == 0) {
+        snprintf(why, wl, "'%s' is an EFI zboot image whose payload (offset %u, %u bytes) is "
+                          "not inside the file", path, off, size);
+    } else if ((fd = make_temp(payload, sizeof payload, why, wl)) >= 0 &&
+               fseek(f, off, SEEK_SET) == 0) {
+        FILE *o = fdopen(fd, "wb");
+        char buf[65536];
+        uint32_t left = size;
+        while (o && left > 0) {
+            size_t n = fread(buf, 1, left < sizeof buf ? left : sizeof buf, f);
+            if (n == 0 || fwrite(buf, 1, n, o) != n)
+                break;
+            left -= (uint32_t)n;
+        }
+        ok = o && fclose(o) == 0 && left == 0;
+        if (!o)
+            close(fd);
+        if (!ok)
+            snprintf(why, wl, "cannot copy the payload of '%s'", path);
+    }
+    fclose(f);
+    if (ok) {
+        char what[4200];
+        snprintf(what, sizeof what, "the %s payload of the EFI zboot image '%s'", method, path);
+        ok = decompress(program, payload, what, out, out_len, why, wl);
+    }
+    if (fd >= 0)
+        unlink(payload);
+    return ok;
+}
+
 bool kernel_image_check(const struct vm_arch *arch, const char *path, char *boot_path,
                         size_t boot_len, char *tmp_path, size_t tmp_len, char *why,
                         size_t why_len)
@@ -71,24 +167,14 @@ bool kernel_image_check(const struct vm_arch *arch, const char *path, char *boot
         return false;
     const char *kind = kernel_image_kind(head, got);
     snprintf(boot_path, boot_len, "%s", path);
-    if (kind && strcmp(kind, "gzip") == 0) {
-        const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-        snprintf(tmp_path, tmp_len, "%s/clockscope-vm-kernel.XXXXXX", dir);
-        int fd = mkstemp(tmp_path);
-        if (fd < 0) {
-            snprintf(why, why_len, "cannot create a file in %s: %s", dir, strerror(errno));
-            tmp_path[0] = '\0';
+    if (kind && (strcmp(kind, "gzip") == 0 || strcmp(kind, "zboot") == 0)) {
+        char what[4200];
+        snprintf(what, sizeof what, "'%s' looks gzip-compressed but", path);
+        bool ok = strcmp(kind, "gzip") == 0
+                      ? decompress("gzip", path, what, tmp_path, tmp_len, why, why_len)
+                      : unpack_zboot(path, head, tmp_path, tmp_len, why, why_len);
+        if (!ok)
             return false;
-        }
-        char *argv[] = {"gzip", "-dc", "--", (char *)path, NULL};
-        char err[256];
-        int st = tool_run(argv, NULL, fd, err, sizeof err);
-        close(fd);
-        if (st != 0) {
-            snprintf(why, why_len, "'%s' looks gzip-compressed but does not decompress "
-                                   "(gzip -dc: %s)", path, st < 0 && !*err ? "could not run" : err);
-            return false;
-        }
         snprintf(boot_path, boot_len, "%s", tmp_path);
         if (!read_head(boot_path, head, &got, why, why_len))
             return false;
@@ -96,7 +182,7 @@ bool kernel_image_check(const struct vm_arch *arch, const char *path, char *boot
     }
     if (kind && strcmp(kind, arch->name) == 0)
         return true;
-    if (kind && strcmp(kind, "gzip") != 0)
+    if (kind && strcmp(kind, "gzip") != 0 && strcmp(kind, "zboot") != 0)
         snprintf(why, why_len, "'%s' is a %s kernel image, not %s", path, kind, arch->name);
     else if (got < HEAD_BYTES)
         snprintf(why, why_len, "'%s' is not a kernel image: only %zu bytes", path, got);

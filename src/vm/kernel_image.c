@@ -108,7 +108,7 @@ static bool unpack_zboot(const char *path, const unsigned char *h, char *out, si
     char method[9] = "";
     memcpy(method, h + 0x18, 8);
     const char *program = strcmp(method, "gzip") == 0   ? "gzip"
-                          : strcmp(method, "zstd") == 0 ? "zstd"
+                          : strncmp(method, "zstd", 4) == 0 ? "zstd" /* "zstd22" */
                           : strcmp(method, "xzkern") == 0 || strcmp(method, "lzma") == 0 ? "xz"
                                                                                         : NULL;
     if (!program) {

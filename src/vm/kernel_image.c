@@ -93,8 +93,15 @@ static bool decompress(const char *program, const char *src, const char *what, c
     int st = tool_run(argv, NULL, fd, err, sizeof err);
     close(fd);
     if (st != 0) {
+        /* The tool's message, on one line. */
+        char *msg = err + strspn(err, " \n");
+        for (char *c = msg; *c; c++)
+            if (*c == '\n')
+                *c = ' ';
+        for (size_t n = strlen(msg); n > 0 && msg[n - 1] == ' '; n--)
+            msg[n - 1] = '\0';
         snprintf(why, wl, "%s does not decompress (%s -dc: %s)", what, program,
-                 st < 0 && !*err ? "could not run" : err);
+                 st < 0 && !*msg ? "could not run" : msg);
         return false;
     }
     return true;

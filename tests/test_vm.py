@@ -22,7 +22,10 @@ QEMU = {"x86_64": "qemu-system-x86_64", "aarch64": "qemu-system-aarch64",
         "riscv64": "qemu-system-riscv64"}
 CROSS_CC = {"x86_64": "x86_64-linux-gnu-gcc", "aarch64": "aarch64-linux-gnu-gcc",
             "riscv64": "riscv64-linux-gnu-gcc"}
-GUEST_TIMEOUT = 240  # seconds: a whole guest under TCG takes 10 to 20 s here
+# Seconds: a whole guest under TCG takes 5 to 20 s here.  vm's own --timeout is shorter
+# than the test's, so that a stuck guest is reported by vm, with its console tail.
+VM_TIMEOUT = 150
+GUEST_TIMEOUT = VM_TIMEOUT + 60
 
 
 @pytest.fixture(scope="session")
@@ -56,6 +59,8 @@ def vm(guest_binaries, tmp_path):
     env = dict(os.environ, TMPDIR=str(tmp_path))
 
     def boot(arch, *command, append=None, extra=(), timeout=GUEST_TIMEOUT, **kw):
+        if "--timeout" not in extra:
+            extra = ["--timeout", str(VM_TIMEOUT), *extra]
         args = [guest_binaries, "vm", "--arch", arch, *extra]
         if append:
             args += ["--append", append]

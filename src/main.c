@@ -18,6 +18,8 @@ struct command {
 static const struct command commands[] = {
     {"bench", "what every way of reading the time costs here", cmd_bench},
     {"vdso", "the vDSO's symbols, from this process or an image file", cmd_vdso},
+    {"doctor", "why reading the time is slow here, the proof, and the fix", cmd_doctor},
+    {"facts", "the facts doctor reads; --save DIR writes them as a facts root", cmd_facts},
 };
 
 static void usage(FILE *out)

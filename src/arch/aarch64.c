@@ -6,7 +6,9 @@
 #include "arch/arch.h"
 #include "arch/counter_funcs.h"
 
+#include <linux/audit.h>
 #include <stdio.h>
+#include <ucontext.h>
 #include <sys/auxv.h>
 
 
@@ -94,4 +96,19 @@ uint64_t arch_counter_stated_hz(char *source, size_t len)
     __asm__ volatile("mrs %0, cntfrq_el0" : "=r"(hz));
     snprintf(source, len, "CNTFRQ_EL0");
     return hz;
+}
+
+/* The generic timer's counter is constant-rate by the architecture. */
+int arch_counter_invariant(void) { return 1; }
+
+uint32_t arch_audit_arch(void) { return AUDIT_ARCH_AARCH64; }
+
+long arch_ucontext_syscall_arg(const void *uc, int i)
+{
+    return (long)((const ucontext_t *)uc)->uc_mcontext.regs[i];
+}
+
+void arch_ucontext_set_return(void *uc, long value)
+{
+    ((ucontext_t *)uc)->uc_mcontext.regs[0] = (unsigned long)value;
 }

@@ -43,5 +43,15 @@ bool arch_cpu_hypervisor(char *vendor, size_t len);
 /* The counter frequency the platform states (CPUID 0x15, CNTFRQ_EL0, riscv timebase),
  * in Hz, with where it came from; 0 when not stated. */
 uint64_t arch_counter_stated_hz(char *source, size_t len);
+/* Whether the counter ticks at a constant rate through frequency and idle states:
+ * x86 CPUID 0x80000007 EDX[8] (invariant TSC); the arm64 generic timer and the riscv time
+ * CSR are constant-rate by specification.  1 yes, 0 no, -1 not known. */
+int arch_counter_invariant(void);
+/* AUDIT_ARCH_* of this arch: seccomp filters must check it before trusting syscall numbers. */
+uint32_t arch_audit_arch(void);
+/* Inside a SIGSYS handler (seccomp SECCOMP_RET_TRAP): syscall argument i (0..5) and the
+ * return-value register, in the interrupted context `uc` (a ucontext_t). */
+long arch_ucontext_syscall_arg(const void *uc, int i);
+void arch_ucontext_set_return(void *uc, long value);
 
 #endif

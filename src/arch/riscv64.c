@@ -10,7 +10,9 @@
 #include "common/trap_guard.h"
 
 #include <signal.h>
+#include <linux/audit.h>
 #include <stdio.h>
+#include <ucontext.h>
 #include <string.h>
 
 
@@ -128,4 +130,20 @@ uint64_t arch_counter_stated_hz(char *source, size_t len)
     }
     snprintf(source, len, "not stated (no device-tree timebase-frequency)");
     return 0;
+}
+
+/* The time CSR counts at the constant timebase frequency by specification. */
+int arch_counter_invariant(void) { return 1; }
+
+uint32_t arch_audit_arch(void) { return AUDIT_ARCH_RISCV64; }
+
+/* __gregs[10..17] are a0..a7. */
+long arch_ucontext_syscall_arg(const void *uc, int i)
+{
+    return (long)((const ucontext_t *)uc)->uc_mcontext.__gregs[10 + i];
+}
+
+void arch_ucontext_set_return(void *uc, long value)
+{
+    ((ucontext_t *)uc)->uc_mcontext.__gregs[10] = (unsigned long)value;
 }

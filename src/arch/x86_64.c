@@ -9,7 +9,9 @@
 #include "arch/counter_funcs.h"
 
 #include <cpuid.h>
+#include <linux/audit.h>
 #include <stdio.h>
+#include <ucontext.h>
 #include <string.h>
 #include <sys/syscall.h>
 
@@ -180,4 +182,26 @@ uint64_t arch_counter_stated_hz(char *source, size_t len)
     }
     snprintf(source, len, "not stated by CPUID");
     return 0;
+}
+
+int arch_counter_invariant(void)
+{
+    unsigned a, b, c, d;
+    if (__get_cpuid_max(0x80000000, NULL) < 0x80000007)
+        return -1;
+    __cpuid(0x80000007, a, b, c, d);
+    return (d >> 8) & 1;
+}
+
+uint32_t arch_audit_arch(void) { return AUDIT_ARCH_X86_64; }
+
+long arch_ucontext_syscall_arg(const void *uc, int i)
+{
+    static const int regs[6] = {REG_RDI, REG_RSI, REG_RDX, REG_R10, REG_R8, REG_R9};
+    return (long)((const ucontext_t *)uc)->uc_mcontext.gregs[regs[i]];
+}
+
+void arch_ucontext_set_return(void *uc, long value)
+{
+    ((ucontext_t *)uc)->uc_mcontext.gregs[REG_RAX] = value;
 }

@@ -1,0 +1,282 @@
+#include "doctor/logscan.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Case-insensitive substring search. */
+static const char *find(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0)
+            return hay;
+    return NULL;
+}
+
+/* Copies the clocksource-name-like word at s ([A-Za-z0-9_-]+, or a quoted 'name'). */
+static void word_at(const char *s, char *out, size_t len)
+{
+    while (*s == ' ' || *s == '\'' || *s == '"')
+        s++;
+    size_t n = 0;
+    while (s[n] && (isalnum((unsigned char)s[n]) || s[n] == '_' || s[n] == '-' || s[n] == '.') &&
+           n + 1 < len)
+        n++;
+    while (n > 0 && s[n - 1] == '.')
+        n--; /* a sentence's full stop */
+    memcpy(out, s, n);
+    out[n] = 0;
+}
+
+static struct log_event *add(struct log_events *list, const struct klog_line *l)
+{
+    struct log_event *e;
+    if (list->n < LOG_MAX_EVENTS) {
+        e = &list->e[list->n++];
+    } else {
+        /* keep the first events and the latest: overwrite the last slot */
+        e = &list->e[LOG_MAX_EVENTS - 1];
+    }
+    memset(e, 0, sizeof *e);
+    e->ts = l->ts;
+    e->lineno = l->lineno;
+    e->cpu = -1;
+    e->nlines = 1;
+    snprintf(e->lines[0], sizeof e->lines[0], "%s", l->raw);
+    return e;
+}
+
+static void add_line(struct log_event *e, const struct klog_line *l)
+{
+    if (e && e->nlines < LOG_EVENT_LINES)
+        snprintf(e->lines[e->nlines++], sizeof e->lines[0], "%s", l->raw);
+}
+
+static enum tsc_reason classify_reason(const char *r)
+{
+    if (find(r, "watchdog"))
+        return TSC_R_WATCHDOG;
+    if (find(r, "sync") || find(r, "warp"))
+        return TSC_R_SYNC;
+    if (find(r, "calculate") || find(r, "calibrat"))
+        return TSC_R_CALIBRATION;
+    if (find(r, "boot parameter") || find(r, "notsc") || find(r, "command line"))
+        return TSC_R_CMDLINE;
+    if (find(r, "hyper-v") || find(r, "hyperv"))
+        return TSC_R_HYPERV;
+    return TSC_R_OTHER;
+}
+
+/* Whether an arch_timer workaround description names an erratum whose workaround reads
+ * the counter out of line (and so turns the vDSO counter off), as opposed to
+ * ARM erratum 1418040, which only disables the 32-bit compat vDSO. */
+static bool erratum_is_compat_only(const char *desc) { return find(desc, "1418040") != NULL; }
+
+static void scan_line(struct logscan *s, const struct klog_line *l, struct log_event **pending)
+{
+    const char *m = l->msg;
+    const char *p;
+
+    /* The watchdog's second and third lines name the watchdog and the accused clock:
+     *   "'hpet' wd_now: ... " / "'acpi_pm' wd_nsec: ..." and "'tsc' cs_now: ...". */
+    if (*pending) {
+        const char *q = strchr(m, '\'');
+        if (q && (find(m, "wd_now") || find(m, "wd_nsec") || find(m, "wd_last"))) {
+            word_at(q + 1, (*pending)->watchdog, sizeof (*pending)->watchdog);
+            add_line(*pending, l);
+            return;
+        }
+        if (q && (find(m, "cs_now") || find(m, "cs_nsec") || find(m, "cs_last"))) {
+            add_line(*pending, l);
+            return;
+        }
+        *pending = NULL;
+    }
+
+    if (strncmp(m, "Linux version ", 14) == 0) {
+        /* A new boot: what the earlier one said no longer describes this machine. */
+        int boots = s->boots + 1;
+        memset(s, 0, sizeof *s);
+        s->read = true;
+        s->boots = boots;
+        snprintf(s->version, sizeof s->version, "%s", m);
+        return;
+    }
+    s->lines++;
+    if ((p = find(m, "Kernel command line:")) || (strncmp(m, "Command line:", 13) == 0 && (p = m))) {
+        p = strchr(p, ':') + 1;
+        while (*p == ' ')
+            p++;
+        snprintf(s->cmdline, sizeof s->cmdline, "%s", p);
+        return;
+    }
+
+    /* Clocksource switches: "clocksource: Switched to clocksource X" (3.x-6.x, with or
+     * without the pr_fmt prefix), "Switching to clocksource X" (2.6.3x),
+     * "Time: X clocksource has been installed." (2.6.1x-2.6.2x). */
+    if ((p = find(m, "witched to clocksource ")) || (p = find(m, "witching to clocksource "))) {
+        struct log_event *e = add(&s->switches, l);
+        word_at(strstr(p, "clocksource ") + 12, e->name, sizeof e->name);
+        return;
+    }
+    if ((p = find(m, "Time: ")) && find(m, "clocksource has been installed")) {
+        struct log_event *e = add(&s->switches, l);
+        word_at(p + 6, e->name, sizeof e->name);
+        return;
+    }
+    /* Registration: "clocksource: tsc: mask: 0x... max_cycles: ..." */
+    if (strncmp(m, "clocksource: ", 13) == 0 && find(m, ": mask: ")) {
+        struct log_event *e = add(&s->registered, l);
+        word_at(m + 13, e->name, sizeof e->name);
+        return;
+    }
+    /* The watchdog, modern: "clocksource: timekeeping watchdog on CPU2: Marking clocksource
+     * 'tsc' as unstable because the skew is too large:" (4.x-6.x; "on CPUn" since 4.18). */
+    if ((p = find(m, "Marking clocksource '"))) {
+        struct log_event *e = add(&s->demotions, l);
+        word_at(p + strlen("Marking clocksource '"), e->name, sizeof e->name);
+        const char *c = find(m, "on CPU");
+        if (c)
+            e->cpu = atoi(c + 6);
+        *pending = e;
+        return;
+    }
+    /* The watchdog, 2.6.x-3.x: "Clocksource tsc unstable (delta = -123 ns)" (RHEL 6 adds
+     * "Enable clocksource failover by adding clocksource_failover kernel parameter."). */
+    if ((p = strstr(m, "Clocksource ")) && strstr(m, " unstable") && !find(m, "Override")) {
+        struct log_event *e = add(&s->demotions, l);
+        word_at(p + 12, e->name, sizeof e->name);
+        e->failover_disabled = find(m, "clocksource_failover") != NULL;
+        return;
+    }
+    /* The watchdog's read-back check, 5.14+: "... excessive read-back delay ..., marking
+     * tsc unstable" demotes; "... clock-skew test skipped!" changes nothing. */
+    if (find(m, "clock-skew test skipped") || (find(m, "watchdog") && find(m, "retried")) ||
+        find(m, "Long readout interval") || find(m, "skipping watchdog check")) {
+        add(&s->benign, l);
+        return;
+    }
+    if (find(m, "read-back delay") && (p = find(m, "marking "))) {
+        struct log_event *e = add(&s->demotions, l);
+        word_at(p + 8, e->name, sizeof e->name);
+        return;
+    }
+    /* arch/x86/kernel/tsc.c mark_tsc_unstable(): "tsc: Marking TSC unstable due to R"
+     * (RHEL 6 and older kernels print it without the "tsc: " prefix). */
+    if ((p = find(m, "Marking TSC unstable due to "))) {
+        struct log_event *e = add(&s->tsc_unstable, l);
+        const char *r = p + strlen("Marking TSC unstable due to ");
+        snprintf(e->name, sizeof e->name, "%s", r);
+        e->reason = classify_reason(r);
+        if (e->reason == TSC_R_CALIBRATION)
+            add(&s->calibration, l);
+        return;
+    }
+    if (find(m, "TSC found unstable after boot")) {
+        add(&s->tsc_found_unstable, l);
+        return;
+    }
+    /* arch/x86/kernel/tsc_sync.c: "TSC synchronization [CPU#0 -> CPU#1]:" then
+     * "Measured N cycles TSC warp between CPUs, turning off TSC clock." */
+    if (find(m, "TSC warp between CPUs") || find(m, "TSC synchronization [") ||
+        find(m, "TSCs unsynchronized")) {
+        struct log_event *e = NULL;
+        if (s->warps.n && !find(m, "synchronization [")) {
+            struct log_event *last = &s->warps.e[s->warps.n - 1];
+            if (last->nlines == 1 && find(last->lines[0], "synchronization ["))
+                e = last;
+        }
+        if (e)
+            add_line(e, l);
+        else
+            add(&s->warps, l);
+        return;
+    }
+    /* Calibration (tsc.c): "HPET/PMTIMER calibration failed", "Fast TSC calibration
+     * failed" (alone harmless: slower methods follow), "Unable to calibrate against PIT". */
+    if (find(m, "calibration failed") || find(m, "Unable to calibrate") ||
+        find(m, "could not calculate TSC")) {
+        add(&s->calibration, l);
+        return;
+    }
+    if (find(m, "Refined TSC clocksource calibration"))
+        s->tsc_refined = true;
+    if (find(m, "tsc: Detected ") || find(m, "MHz processor"))
+        s->tsc_detected = true;
+    /* TSC_DEADLINE erratum: the local APIC timer mode, not the clocksource. */
+    if (find(m, "TSC_DEADLINE disabled") || find(m, "TSC ADJUST") || find(m, "Skipped synchronization checks")) {
+        add(&s->benign, l);
+        return;
+    }
+    /* drivers/clocksource/arm_arch_timer.c: "arch_timer: Enabling global workaround for
+     * Allwinner erratum UNKNOWN1", "Enabling local workaround for ARM erratum 858921",
+     * "arch_timer: CPU0: Trapping CNTVCT access", and in old kernels "... disabling vDSO". */
+    if (find(m, "arch_timer") || find(m, "arch-timer"))
+        s->arch_timer = true;
+    if ((p = find(m, "workaround for ")) && (find(m, "arch_timer") || find(m, "erratum"))) {
+        const char *d = p + strlen("workaround for ");
+        bool compat = erratum_is_compat_only(d);
+        if (!find(m, "CPU features") || compat) {
+            struct log_event *e = add(compat ? &s->arm_compat : &s->arm_errata, l);
+            snprintf(e->name, sizeof e->name, "%s", d);
+        }
+        return;
+    }
+    if (find(m, "Trapping CNTVCT") || find(m, "Trapping CNTPCT") ||
+        ((find(m, "arch_timer") || find(m, "arch timer")) && find(m, "vdso") &&
+         (find(m, "disabl") || find(m, "not using")))) {
+        struct log_event *e = add(&s->arm_errata, l);
+        snprintf(e->name, sizeof e->name, "%s", find(m, "CNTPCT") ? "CNTPCT trapped" : "CNTVCT trapped");
+        return;
+    }
+    if ((p = find(m, "Override clocksource ")) && (find(m, "not HRT compatible") || find(m, "unstable"))) {
+        struct log_event *e = add(&s->override_refused, l);
+        word_at(p + strlen("Override clocksource "), e->name, sizeof e->name);
+        return;
+    }
+    if (find(m, "vcpu_time_info placement not supported")) {
+        add(&s->xen_no_vdso, l);
+        return;
+    }
+    if (find(m, "riscv-timer") || find(m, "riscv_timer") || find(m, "riscv_clocksource"))
+        s->riscv_timer = true;
+    /* Virtualization, as the kernel saw it at boot. */
+    if ((p = find(m, "Hypervisor detected: "))) {
+        snprintf(s->virt, sizeof s->virt, "%s", p + strlen("Hypervisor detected: "));
+    } else if ((p = find(m, "Booting paravirtualized kernel on "))) {
+        const char *on = p + strlen("Booting paravirtualized kernel on ");
+        if (find(on, "bare hardware"))
+            s->bare_metal = true;
+        else
+            snprintf(s->virt, sizeof s->virt, "%s", on);
+    } else if (find(m, "Hyper-V")) {
+        s->hyperv = true;
+        if (!s->virt[0])
+            snprintf(s->virt, sizeof s->virt, "Microsoft Hyper-V");
+    } else if (!s->virt[0] && (find(m, "QEMU Virtual CPU") || find(m, "DMI: QEMU"))) {
+        snprintf(s->virt, sizeof s->virt, "QEMU");
+    }
+}
+
+void logscan_run(const char *text, size_t len, struct logscan *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!text)
+        return;
+    out->read = true;
+    struct klog_iter it;
+    struct klog_line line;
+    struct log_event *pending = NULL;
+    klog_iter_init(&it, text, len);
+    while (klog_next(&it, &line))
+        scan_line(out, &line, &pending);
+    if (find(out->virt, "Hyper-V") || find(out->virt, "Microsoft"))
+        out->hyperv = true;
+}
+
+const char *logscan_last_switch(const struct logscan *s)
+{
+    return s->switches.n ? s->switches.e[s->switches.n - 1].name : NULL;
+}

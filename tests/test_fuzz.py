@@ -16,3 +16,21 @@ def test_fuzz_vdso_parser_briefly(clockscope, tmp_path):
                 corpus], timeout=120)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "Done" in proc.stderr
+
+
+def test_fuzz_facts_text_parsers_briefly(tmp_path):
+    """Kernel-log, cpuinfo, command-line and version parsers, seeded with the corpus."""
+    need_tool("clang")
+    make("fuzz")
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    cases = ROOT.parent / "shared" / "corpus" / "cases"
+    seeds = list(cases.glob("*/dmesg")) if cases.is_dir() else []
+    for i, seed in enumerate(seeds):
+        (corpus / f"seed{i}").write_bytes(seed.read_bytes())
+    (corpus / "cpuinfo").write_bytes(b"processor\t: 0\nflags\t\t: tsc constant_tsc\n")
+    (corpus / "cmdline").write_bytes(b"ro clocksource=hpet tsc=reliable notsc\n")
+    proc = run([ROOT / "build/fuzz/fuzz_facts_text", "-max_total_time=20", "-rss_limit_mb=2048",
+                corpus], timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Done" in proc.stderr

@@ -57,7 +57,8 @@ static void derive_family(const struct facts *fs, struct context *c)
         fam = "x86", src = "clocksource name";
     else if (!strcmp(c->current_cs, "riscv_clocksource") || c->log.riscv_timer)
         fam = "riscv", src = "clocksource name";
-    else if (c->log.tsc_detected || c->log.tsc_unstable.n || c->log.warps.n || c->log.calibration.n)
+    else if (c->log.tsc_detected || c->log.tsc_unstable.n || c->log.warps.n || c->log.calibration.n ||
+             (c->log.x86_hint && !c->log.arch_timer && !c->log.riscv_timer))
         fam = "x86", src = "kernel log (TSC messages)";
     else if (!strcmp(c->current_cs, "arch_sys_counter") || c->log.arch_timer)
         fam = "arm64", src = "clocksource name (arm64 assumed)";

@@ -74,10 +74,27 @@ static enum tsc_reason classify_reason(const char *r)
  * ARM erratum 1418040, which only disables the 32-bit compat vDSO. */
 static bool erratum_is_compat_only(const char *desc) { return find(desc, "1418040") != NULL; }
 
+static void reset(struct logscan *s)
+{
+    struct log_events *lists[] = {&s->switches, &s->registered, &s->demotions, &s->tsc_unstable,
+                                  &s->warps, &s->calibration, &s->benign, &s->arm_errata,
+                                  &s->arm_compat, &s->override_refused, &s->xen_no_vdso,
+                                  &s->tsc_found_unstable};
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+        lists[i]->n = 0;
+    s->read = true;
+    s->lines = 0;
+    s->cmdline[0] = s->version[0] = s->virt[0] = 0;
+    s->bare_metal = s->hyperv = s->tsc_refined = s->tsc_detected = false;
+    s->riscv_timer = s->arch_timer = s->x86_hint = false;
+}
+
 static void scan_line(struct logscan *s, const struct klog_line *l, struct log_event **pending)
 {
     const char *m = l->msg;
     const char *p;
+    if (!s->x86_hint && (find(m, "tsc") || find(m, "hpet") || find(m, "acpi_pm") || find(m, "x86/")))
+        s->x86_hint = true;
 
     /* The watchdog's second and third lines name the watchdog and the accused clock:
      *   "'hpet' wd_now: ... " / "'acpi_pm' wd_nsec: ..." and "'tsc' cs_now: ...". */
@@ -98,8 +115,7 @@ static void scan_line(struct logscan *s, const struct klog_line *l, struct log_e
     if (strncmp(m, "Linux version ", 14) == 0) {
         /* A new boot: what the earlier one said no longer describes this machine. */
         int boots = s->boots + 1;
-        memset(s, 0, sizeof *s);
-        s->read = true;
+        reset(s); /* not memset: a log of many boots must not cost a 300 KB clear per line */
         s->boots = boots;
         snprintf(s->version, sizeof s->version, "%s", m);
         return;
@@ -221,6 +237,15 @@ static void scan_line(struct logscan *s, const struct klog_line *l, struct log_e
         if (!find(m, "CPU features") || compat) {
             struct log_event *e = add(compat ? &s->arm_compat : &s->arm_errata, l);
             snprintf(e->name, sizeof e->name, "%s", d);
+        }
+        return;
+    }
+    /* cpucaps (arch/arm64/kernel/cpu_errata.c): 858921 is a timer erratum whose workaround
+     * reads the counter out of line; 1418040 only affects the compat vDSO. */
+    if (find(m, "CPU features: detected:") && (p = find(m, "erratum "))) {
+        if (find(p, "1418040") || find(p, "858921")) {
+            struct log_event *e = add(find(p, "1418040") ? &s->arm_compat : &s->arm_errata, l);
+            snprintf(e->name, sizeof e->name, "%s", p);
         }
         return;
     }

@@ -63,6 +63,7 @@ struct logscan {
     bool tsc_refined;          /* "Refined TSC clocksource calibration" */
     bool tsc_detected;         /* "tsc: Detected N MHz" */
     bool riscv_timer;
+    bool x86_hint;             /* names only x86 has: tsc, hpet, acpi_pm, x86/ */
     bool arch_timer;
 };
 

@@ -95,26 +95,38 @@ const char *klog_strip_prefix(const char *line, double *ts)
             return semi + 1;
         }
     }
-    /* "kern  :info  : " (dmesg -x): two short words each followed by spaces and a colon. */
+    /* "kern  :info  : " (dmesg -x): a syslog facility and a level, each padded before ':'. */
     {
+        static const char *const facilities[] = {"kern", "user", "mail", "daemon", "auth",
+                                                 "syslog", "lpr", "news", "uucp", "cron",
+                                                 "authpriv", "ftp", "local0", "local1", "local2",
+                                                 "local3", "local4", "local5", "local6", "local7"};
+        static const char *const levels[] = {"emerg", "alert", "crit", "err", "warn",
+                                             "notice", "info", "debug"};
         const char *p = s;
-        int fields = 0;
-        while (fields < 2) {
-            const char *w = p;
-            while (*p >= 'a' && *p <= 'z')
-                p++;
-            if (p == w || p - w > 8)
+        bool ok = false;
+        for (int field = 0; field < 2; field++) {
+            size_t w = strcspn(p, " :");
+            const char *const *names = field ? levels : facilities;
+            size_t count = field ? sizeof levels / sizeof levels[0]
+                                 : sizeof facilities / sizeof facilities[0];
+            ok = false;
+            for (size_t i = 0; i < count && !ok; i++)
+                ok = strlen(names[i]) == w && strncmp(p, names[i], w) == 0;
+            if (!ok)
                 break;
+            p += w;
             while (*p == ' ')
                 p++;
-            if (*p != ':')
+            if (*p != ':') {
+                ok = false;
                 break;
+            }
             p++;
             while (*p == ' ')
                 p++;
-            fields++;
         }
-        if (fields == 2)
+        if (ok)
             s = p;
     }
     const char *after = strip_bracket(s, ts);

@@ -207,7 +207,10 @@ static void rule_tsc_demotions(struct diagnosis *d, struct judgement *jd, const 
         }
         struct finding *f;
         if (relevant) {
-            f = finding_add(d, "tsc-demoted-by-watchdog", SEV_WARNING,
+            /* With a paravirtual clock current, the demotion may be why it is current, but
+             * whether reads are slow is that clock's question. */
+            enum severity sev = jd->cs_known && jd->cs.cls == CS_DEPENDS ? SEV_NOTICE : SEV_WARNING;
+            f = finding_add(d, "tsc-demoted-by-watchdog", sev,
                             "The watchdog%s%s%s marked '%s' unstable %s", e->watchdog[0] ? " ('" : "",
                             e->watchdog, e->watchdog[0] ? "')" : "", e->name, when);
         } else {
@@ -728,9 +731,14 @@ static void rule_proof(struct diagnosis *d, const struct proof *p)
                 finding_evidence(f, "raw counter read %s: not permitted (%s)", p->timing[i].id + 8,
                                  p->timing[i].why);
         }
-    if (mono && sys && sys->ns_per_call > 0)
-        finding_gain(f, "the vDSO path costs %.1f ns, the syscall %.1f ns: %.1fx", mono->ns_per_call,
-                     sys->ns_per_call, sys->ns_per_call / (mono->ns_per_call > 0.1 ? mono->ns_per_call : 0.1));
+    if (mono && sys && sys->ns_per_call > 0 && p->counted && p->syscalls[PC_MONOTONIC] == 0)
+        finding_gain(f, "the vDSO path costs %.1f ns, the syscall it avoids %.1f ns: %.1fx cheaper",
+                     mono->ns_per_call, sys->ns_per_call,
+                     sys->ns_per_call / (mono->ns_per_call > 0.1 ? mono->ns_per_call : 0.1));
+    else if (mono && sys && coarse)
+        finding_gain(f, "measured here: clock_gettime %.1f ns, raw syscall %.1f ns, COARSE %.1f ns; "
+                     "a healthy vDSO path costs tens of ns", mono->ns_per_call, sys->ns_per_call,
+                     coarse->ns_per_call);
     if (!p->vdso_present) {
         struct finding *v = finding_add(d, "no-vdso", SEV_WARNING,
                                         "This process has no vDSO clock_gettime");
@@ -763,6 +771,85 @@ static void rule_proof(struct diagnosis *d, const struct proof *p)
                     "that does not trap it");
         coarse_fix(c, p);
     }
+}
+
+/* ---- the counter, as the CPU states it ------------------------------------------------ */
+
+static void rule_counter_facts(struct diagnosis *d, const struct facts *fs)
+{
+    if (fs->f[F_CPU].status != FACT_OK)
+        return;
+    char hz[64], src[128], inv[8];
+    facts_cpu_value(fs, "counter_hz", hz, sizeof hz);
+    facts_cpu_value(fs, "counter_hz_source", src, sizeof src);
+    facts_cpu_value(fs, "counter_invariant", inv, sizeof inv);
+    struct finding *f = finding_add(d, "counter-facts", SEV_INFO,
+                                    "The hardware counter, as the CPU states it");
+    if (hz[0])
+        finding_evidence(f, "counter frequency %s Hz (%s)", hz, src);
+    else
+        finding_evidence(f, "counter frequency not stated by the CPU");
+    if (inv[0])
+        finding_evidence(f, "constant-rate (invariant) counter: %s", inv[0] == '1' ? "yes" : "no");
+    /* counter.<name>=permitted|why, one line each */
+    const char *t = fs->f[F_CPU].text;
+    for (const char *line = t; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t n = nl ? (size_t)(nl - line) : strlen(line);
+        if (n > 8 && !strncmp(line, "counter.", 8))
+            finding_evidence(f, "user-space read %.*s", (int)(n - 8 < 300 ? n - 8 : 300), line + 8);
+        line = nl ? nl + 1 : NULL;
+    }
+    char pua[64];
+    fact_line(&fs->f[F_PERF_USER], pua, sizeof pua);
+    if (pua[0])
+        finding_evidence(f, "kernel.perf_user_access = %s (riscv/arm64: whether user space may read "
+                         "the cycle counter; 2 permits it on riscv)", pua);
+    char vd[64];
+    if (fs->f[F_VDSO].status == FACT_OK) {
+        const char *v = fs->f[F_VDSO].text;
+        bool cg = strstr(v, "clock_gettime") != NULL;
+        snprintf(vd, sizeof vd, "%s", !strncmp(v, "absent", 6) ? "absent" : cg ? "has clock_gettime"
+                                                                                : "no clock_gettime");
+        finding_evidence(f, "vDSO: %s", vd);
+    }
+}
+
+/* ---- emulation ------------------------------------------------------------------------ */
+
+/* The architecture a clocksource name belongs to, or NULL for names several share. */
+static const char *cs_home(const char *n)
+{
+    static const char *const x86[] = {"tsc", "tsc-early", "hpet", "acpi_pm", "pit", "kvm-clock",
+                                      "xen", "hyperv_clocksource_msr"};
+    for (size_t i = 0; i < sizeof x86 / sizeof x86[0]; i++)
+        if (is(n, x86[i]))
+            return "x86";
+    if (is(n, "arch_sys_counter") || is(n, "arch_mem_counter"))
+        return "arm";
+    if (is(n, "riscv_clocksource"))
+        return "riscv";
+    return NULL;
+}
+
+/* A live run whose kernel clocksource belongs to another architecture than this binary:
+ * user-mode emulation (qemu-user), where every fact is the host's and no timing is real. */
+static bool rule_foreign_kernel(struct diagnosis *d)
+{
+    const struct context *c = &d->ctx;
+    const char *home = c->current_cs[0] ? cs_home(c->current_cs) : NULL;
+    if (!home || !c->family[0] || !strncmp(c->family, home, strlen(home)))
+        return false;
+    struct finding *f = finding_add(d, "emulated-foreign-kernel", SEV_NOTICE,
+                                    "The kernel's clocksource '%s' belongs to %s, this program is %s: "
+                                    "user-mode emulation", c->current_cs, home, c->machine[0] ? c->machine : c->family);
+    finding_evidence(f, "current clocksource: %s (from %s)", c->current_cs, c->current_cs_source);
+    finding_evidence(f, "machine: %s (from %s)", c->machine, c->family_source);
+    finding_meaning(f, "Under qemu-user the program sees the host's kernel and no vDSO, and every "
+                    "instruction is translated: neither the facts nor the timings describe a %s "
+                    "machine.", c->family);
+    finding_fix(f, "run the doctor on the real machine or in a full-system VM (qemu-system-*)");
+    return true;
 }
 
 /* ---- the verdict --------------------------------------------------------------------- */
@@ -939,22 +1026,32 @@ void diagnose(const struct facts *fs, const struct proof *p, struct diagnosis *d
     context_derive(fs, &d->ctx);
     struct judgement jd;
     memset(&jd, 0, sizeof jd);
-    rule_clocksource(d, &jd, p);
-    rule_cmdline(d, &jd);
-    if (!strcmp(d->ctx.family, "x86") || !d->ctx.family[0]) {
-        rule_tsc_demotions(d, &jd, p);
-        rule_tsc_unstable_reasons(d, &jd, p);
-        rule_tsc_warp(d, &jd, p);
-        rule_tsc_calibration(d, &jd, p);
-        rule_tsc_missing(d, &jd);
+    /* Under user-mode emulation the kernel facts are the host's: judging them as this
+     * architecture's would be confidently wrong. */
+    bool emulated = fs->live && rule_foreign_kernel(d);
+    if (!emulated) {
+        rule_clocksource(d, &jd, p);
+        rule_cmdline(d, &jd);
+        if (!strcmp(d->ctx.family, "x86") || !d->ctx.family[0]) {
+            rule_tsc_demotions(d, &jd, p);
+            rule_tsc_unstable_reasons(d, &jd, p);
+            rule_tsc_warp(d, &jd, p);
+            rule_tsc_calibration(d, &jd, p);
+            rule_tsc_missing(d, &jd);
+        }
+        rule_arm_errata(d, p);
+        rule_override_refused(d);
+        rule_benign(d);
+        rule_cpu_flags(d);
     }
-    rule_arm_errata(d, p);
-    rule_override_refused(d);
-    rule_benign(d);
-    rule_cpu_flags(d);
+    rule_counter_facts(d, fs);
     rule_proof(d, p);
     rule_cpu_time_and_coarse(d, p);
     verdict_from_facts(d, &jd);
     if (p && p->ran)
         verdict_from_proof(d, p);
+    if (emulated && !d->decided_by_proof)
+        set_verdict(d, V_UNKNOWN, -1, "user-mode emulation: the kernel facts are another "
+                    "machine's and this process has %s", p && p->ran && !p->vdso_present
+                    ? "no vDSO" : "emulated timings");
 }

@@ -217,6 +217,13 @@ RULE_CASES = [
         "Linux version 5.4.0 (a)\n" + WD_MODERN.format(cpu=1, wd="hpet") + "clocksource: Switched to clocksource hpet\n"
         "Linux version 5.4.0 (a)\nclocksource: Switched to clocksource tsc\n", "syslog")},
      ["ok"], set(), {"tsc-demoted-by-watchdog"}),
+    ("x86-2.6-wording-due-to-colon", {"virt": "none", "dmesg": prefixed(
+        "checking TSC synchronization [CPU#0 -> CPU#1]: passed.\n"
+        "Marking TSC unstable due to: TSC appears to be running slowly.\n"
+        "Time: acpi_pm clocksource has been installed.\n", "none")}, ["slow"], {"tsc-marked-unstable"}, {"tsc-warp-at-boot"}),
+    ("x86-2.6-sync-passed-only", {"virt": "none", "dmesg": prefixed(
+        "checking TSC synchronization [CPU#0 -> CPU#1]: passed.\nTime: tsc clocksource has been installed.\n", "none")},
+     ["ok"], set(), {"tsc-warp-at-boot"}),
     # --- boot-time sync and calibration
     ("x86-warp", {"virt": "none", "dmesg": prefixed(
         "TSC synchronization [CPU#0 -> CPU#3]:\nMeasured 12345 cycles TSC warp between CPUs, turning off TSC clock.\n"
@@ -418,6 +425,8 @@ def test_live_doctor_proves_the_path(clockscope):
     if count["counted"]:
         # The control loop of raw syscalls must be seen in full, or nothing is trusted.
         assert count["syscalls"]["control_raw_syscall"] == count["calls"] == 1000
+        # ... and so must the library's own fallback syscalls (CPU-time clocks never use the vDSO).
+        assert count["syscalls"]["control_cputime_clock"] == 1000
         mono = count["syscalls"]["clock_gettime_monotonic"]
         assert doc["fast_path"] is (mono == 0)
         assert doc["decided_by"] == "proof"

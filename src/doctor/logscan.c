@@ -181,9 +181,12 @@ static void scan_line(struct logscan *s, const struct klog_line *l, struct log_e
     }
     /* arch/x86/kernel/tsc.c mark_tsc_unstable(): "tsc: Marking TSC unstable due to R"
      * (RHEL 6 and older kernels print it without the "tsc: " prefix). */
-    if ((p = find(m, "Marking TSC unstable due to "))) {
+    if ((p = find(m, "Marking TSC unstable due to")) || (p = find(m, "TSC appears to be running slowly"))) {
         struct log_event *e = add(&s->tsc_unstable, l);
-        const char *r = p + strlen("Marking TSC unstable due to ");
+        /* "due to R", and in 2.6.x kernels "due to: R." */
+        const char *r = find(m, "due to") ? find(m, "due to") + strlen("due to") : "TSC appears to be running slowly";
+        while (*r == ':' || *r == ' ')
+            r++;
         snprintf(e->name, sizeof e->name, "%s", r);
         e->reason = classify_reason(r);
         if (e->reason == TSC_R_CALIBRATION)
@@ -196,6 +199,10 @@ static void scan_line(struct logscan *s, const struct klog_line *l, struct log_e
     }
     /* arch/x86/kernel/tsc_sync.c: "TSC synchronization [CPU#0 -> CPU#1]:" then
      * "Measured N cycles TSC warp between CPUs, turning off TSC clock." */
+    if ((find(m, "TSC synchronization [") || find(m, "TSC sync")) && find(m, "passed")) {
+        add(&s->benign, l); /* 2.6.x: "checking TSC synchronization [CPU#0 -> CPU#1]: passed." */
+        return;
+    }
     if (find(m, "TSC warp between CPUs") || find(m, "TSC synchronization [") ||
         find(m, "TSCs unsynchronized")) {
         struct log_event *e = NULL;

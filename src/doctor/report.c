@@ -184,7 +184,8 @@ static void json_proof(struct json *j, const struct proof *p)
     kv_str_or_null(j, "why_not", p->counted ? NULL : p->count_why);
     json_kv_int(j, "calls", p->calls);
     static const char *const keys[PC_COUNT] = {"clock_gettime_monotonic", "clock_gettime_realtime",
-                                               "gettimeofday", "control_raw_syscall"};
+                                               "gettimeofday", "control_raw_syscall",
+                                               "control_cputime_clock"};
     json_key(j, "syscalls");
     json_begin_object(j);
     for (int c = 0; c < PC_COUNT; c++)

@@ -632,7 +632,8 @@ static void rule_benign(struct diagnosis *d)
             finding_meaning(f, "Old microcode makes the kernel drive the local APIC timer in "
                             "one-shot mode instead of TSC-deadline mode; reading the time is "
                             "unaffected. A microcode update removes the message.");
-        } else if (strcasestr(l, "TSC ADJUST") || strcasestr(l, "Skipped synchronization")) {
+        } else if (strcasestr(l, "TSC ADJUST") || strcasestr(l, "Skipped synchronization") ||
+                   strcasestr(l, "passed")) {
             f = finding_add(d, "tsc-adjust-benign", SEV_INFO,
                             "TSC synchronization was handled by the kernel");
             finding_meaning(f, "The kernel corrected or trusted the TSC offsets (TSC_ADJUST, "

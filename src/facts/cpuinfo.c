@@ -69,7 +69,7 @@ void cpuinfo_parse(const char *text, size_t len, struct cpuinfo *out)
             dst = out->hardware, cap = sizeof out->hardware, family = "riscv";
         } else if (key_is(line, kl, "Hardware")) {
             dst = out->hardware, cap = sizeof out->hardware;
-        } else if (key_is(line, kl, "mmu") && strstr(line, "sv")) {
+        } else if (key_is(line, kl, "mmu") && memmem(v, vl, "sv", 2)) {
             family = "riscv";
         }
         if (family && !out->family[0])

@@ -7,6 +7,7 @@
 #include "facts/kernel_text.h"
 #include "facts/klog.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -248,9 +249,13 @@ TEST(parsers_survive_mutations)
         int edits = 1 + (int)(rand_r(&seed) % 12);
         for (int e = 0; e < edits; e++) {
             size_t at = n ? rand_r(&seed) % n : 0;
-            switch (rand_r(&seed) % 4) {
+            switch (rand_r(&seed) % 5) {
             case 0:
                 buf[at] = (char)rand_r(&seed);
+                break;
+            case 4: /* the matchers are case-insensitive: flip case */
+                buf[at] = (char)(islower((unsigned char)buf[at]) ? toupper((unsigned char)buf[at])
+                                                                  : tolower((unsigned char)buf[at]));
                 break;
             case 1:
                 buf[at] = "\n\r '[]:;,<>0.\"="[rand_r(&seed) % 16];

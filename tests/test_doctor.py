@@ -481,3 +481,12 @@ def test_cross_builds_degrade_under_qemu_user(cross_builds, tmp_path):
         for case in corpus_cases()[:3]:
             proc = run([qemu, build / "clockscope", "doctor", "--root", case, "--json"], timeout=120)
             assert proc.returncode in EXIT.values(), (arch, case.name, proc.stderr[-2000:])
+
+
+def test_help_and_exit_statuses_are_documented(clockscope):
+    for cmd in ("doctor", "facts"):
+        proc = run([clockscope, cmd, "--help"])
+        assert proc.returncode == 0 and "Exit status" in proc.stdout
+    text = run([clockscope, "doctor", "--help"]).stdout
+    assert "0 ok, 3 slow, 4 broken, 5 unknown" in text
+    assert "doctor" in run([clockscope, "--help"]).stdout

@@ -55,8 +55,17 @@ static void print_finding(FILE *out, const struct finding *f, bool full)
         wrap(out, "evidence: ", f->evidence[i], 2, 100);
     if (!full && f->nevidence > nev)
         fprintf(out, "  (%d more lines of evidence: --verbose)\n", f->nevidence - nev);
-    if (f->meaning[0] && full)
+    if (f->meaning[0] && full) {
         wrap(out, "meaning: ", f->meaning, 2, 100);
+    } else if (f->meaning[0] && f->severity >= SEV_WARNING) {
+        /* the first sentence only: the screen is for the answer */
+        char first[sizeof f->meaning];
+        snprintf(first, sizeof first, "%s", f->meaning);
+        char *end = strstr(first, ". ");
+        if (end)
+            end[1] = 0;
+        wrap(out, "meaning: ", first, 2, 100);
+    }
     int nfix = full ? f->nfix : (f->nfix < 2 ? f->nfix : 2);
     for (int i = 0; i < nfix; i++)
         wrap(out, "fix: ", f->fix[i], 2, 100);
@@ -86,7 +95,7 @@ void report_text(FILE *out, const struct facts *fs, const struct proof *p,
     for (int sev = SEV_CRITICAL; sev >= SEV_NOTICE; sev--)
         for (int i = 0; i < d->nfindings; i++)
             if ((int)d->findings[i].severity == sev)
-                print_finding(out, &d->findings[i], verbose || sev >= SEV_WARNING);
+                print_finding(out, &d->findings[i], verbose);
     if (verbose) {
         for (int i = 0; i < d->nfindings; i++)
             if (d->findings[i].severity == SEV_INFO)

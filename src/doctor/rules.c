@@ -40,6 +40,12 @@ struct judgement {
 
 static void coarse_fix(struct finding *f, const struct proof *p)
 {
+    const struct proof_timing *mono = p ? proof_timing_find(p, "libc.clock_gettime.monotonic") : NULL;
+    const struct proof_timing *coarse = p ? proof_timing_find(p, "libc.clock_gettime.monotonic_coarse") : NULL;
+    if (mono && coarse && !f->gain[0] && coarse->ns_per_call > 0)
+        finding_gain(f, "measured here: clock_gettime(CLOCK_MONOTONIC) %.1f ns per call, "
+                     "CLOCK_MONOTONIC_COARSE %.1f ns (%.0fx cheaper)", mono->ns_per_call,
+                     coarse->ns_per_call, mono->ns_per_call / coarse->ns_per_call);
     if (p && p->ran && p->res_ns_monotonic_coarse > 0)
         finding_fix(f, "application side: read CLOCK_MONOTONIC_COARSE / CLOCK_REALTIME_COARSE "
                     "where %.1f ms resolution is enough (clock_getres here): they read the "
@@ -237,24 +243,24 @@ static void rule_tsc_demotions(struct diagnosis *d, struct judgement *jd, const 
                                 "says what matters.", e->name);
             continue;
         }
+        if (e->watchdog[0]) {
+            bool emulated = context_is_vm(c) &&
+                            (is(e->watchdog, "hpet") || is(e->watchdog, "acpi_pm") || is(e->watchdog, "pit"));
+            if (emulated)
+                finding_meaning(f, "The accuser is '%s' in a %s guest, an emulated timer whose reads "
+                                "the host can delay: often the watchdog is the broken timer, not the "
+                                "TSC.", e->watchdog, c->virt);
+            else
+                finding_meaning(f, "The accuser was '%s'; on bare metal the usual causes are long "
+                                "SMIs or firmware stalls, a broken HPET, or (before Linux 5.14, "
+                                "\"clocksource: Retry clock read if long delays detected\") a "
+                                "watchdog read delayed by load.", e->watchdog);
+        }
         finding_meaning(f, "kernel/time/clocksource.c compares every clocksource flagged "
                         "MUST_VERIFY (the TSC) against a watchdog clocksource each 0.5 s; when "
                         "they disagree by more than the threshold, it marks the TSC unstable, "
                         "drops its rating and switches to the next clocksource, for the rest of "
                         "the boot.");
-        if (e->watchdog[0]) {
-            bool emulated = context_is_vm(c) &&
-                            (is(e->watchdog, "hpet") || is(e->watchdog, "acpi_pm") || is(e->watchdog, "pit"));
-            if (emulated)
-                finding_meaning(f, "Here the accuser is '%s' in a %s guest: an emulated timer whose "
-                                "reads the host can delay. Often the watchdog is the broken timer, "
-                                "not the TSC.", e->watchdog, c->virt);
-            else
-                finding_meaning(f, "The accuser was '%s'. On bare metal the usual causes are long "
-                                "SMIs or firmware stalls, a broken HPET, or (before Linux 5.14, "
-                                "\"clocksource: Retry clock read if long delays detected\") a "
-                                "watchdog read delayed by load.", e->watchdog);
-        }
         if (s->tsc_found_unstable.n)
             finding_log_evidence(f, &s->tsc_found_unstable.e[0]);
         tsc_reboot_and_params_fixes(f, c);
@@ -882,10 +888,12 @@ static void verdict_from_facts(struct diagnosis *d, const struct judgement *jd)
                             "vDSO counter off, although the clocksource is arch_sys_counter");
             else
                 set_verdict(d, V_SLOW, !strcmp(c->current_cs, "hpet") && !c->kernel.known ? -1 : 0,
-                            "clocksource '%s' has no vDSO path: every clock_gettime is a syscall%s",
+                            "clocksource '%s' has no vDSO path: every clock_gettime is a syscall%s%s%s",
                             c->current_cs, !strcmp(c->current_cs, "hpet") && !c->kernel.known
                             ? " (kernels before 5.6 read the HPET in the vDSO instead: an uncached "
-                              "device read, as slow)" : "");
+                              "device read, as slow)" : "",
+                            jd->tsc_unusable_why ? "; the TSC is out because " : "",
+                            jd->tsc_unusable_why ? jd->tsc_unusable_why : "");
             return;
         case CS_DEVICE_READ:
             set_verdict(d, V_SLOW, -1, "clocksource '%s': every read is an uncached device "

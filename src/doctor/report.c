@@ -115,12 +115,14 @@ void report_text(FILE *out, const struct facts *fs, const struct proof *p,
             const struct proof_timing *m = proof_timing_find(p, "libc.clock_gettime.monotonic");
             const struct proof_timing *r = proof_timing_find(p, "libc.clock_gettime.realtime");
             const struct proof_timing *s = proof_timing_find(p, "syscall.clock_gettime.monotonic");
-            fprintf(out, "proof: %ld calls each of clock_gettime(MONOTONIC) and (REALTIME) made %ld "
-                    "and %ld syscalls", p->calls, p->syscalls[PC_MONOTONIC], p->syscalls[PC_REALTIME]);
-            if (m && r && s)
-                fprintf(out, "; %.1f / %.1f ns per call, raw syscall %.1f ns", m->ns_per_call,
-                        r->ns_per_call, s->ns_per_call);
-            fprintf(out, "\n");
+            char line[400];
+            int n = snprintf(line, sizeof line, "%ld calls each of clock_gettime(MONOTONIC) and "
+                             "(REALTIME) made %ld and %ld syscalls", p->calls,
+                             p->syscalls[PC_MONOTONIC], p->syscalls[PC_REALTIME]);
+            if (m && r && s && n > 0 && (size_t)n < sizeof line)
+                snprintf(line + n, sizeof line - (size_t)n, "; %.1f / %.1f ns per call, raw "
+                         "syscall %.1f ns", m->ns_per_call, r->ns_per_call, s->ns_per_call);
+            wrap(out, "proof: ", line, 0, 100);
         }
     }
     fprintf(out, "\n--verbose shows every finding in full, --json everything. Exit status %d (%s).\n",

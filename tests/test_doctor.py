@@ -232,6 +232,11 @@ RULE_CASES = [
         "tsc: Fast TSC calibration failed\ntsc: Unable to calibrate against PIT\ntsc: HPET/PMTIMER calibration failed\n"
         "tsc: Marking TSC unstable due to could not calculate TSC khz\n", "dmesg-x")},
      ["slow"], {"tsc-calibration-failed"}, set()),
+    ("x86-pit-calibration-failed-hpet-reference-ok", {"dmesg": prefixed(
+        "Kernel command line: console=ttyS0\ntsc: Unable to calibrate against PIT\ntsc: using HPET reference calibration\n"
+        "tsc: Detected 1992.889 MHz processor\nclocksource: Switched to clocksource tsc-early\n"
+        "tsc: Refined TSC clocksource calibration: 1996.250 MHz\nclocksource: Switched to clocksource tsc\n", "dmesg")},
+     ["ok"], {"tsc-fast-calibration-failed-benign"}, {"tsc-calibration-failed"}),
     ("x86-fast-calibration-failed-only", {CS + "current_clocksource": "tsc", "dmesg": prefixed("tsc: Fast TSC calibration failed\n", "dmesg")},
      ["ok"], {"tsc-fast-calibration-failed-benign"}, {"tsc-calibration-failed"}),
     # --- the command line

@@ -393,17 +393,19 @@ static void rule_tsc_calibration(struct diagnosis *d, struct judgement *jd, cons
     bool fatal = false;
     for (int i = 0; i < s->calibration.n; i++) {
         const char *l = s->calibration.e[i].lines[0];
-        if (strcasestr(l, "HPET/PMTIMER calibration failed") || strcasestr(l, "could not calculate") ||
-            strcasestr(l, "Unable to calibrate"))
+        /* "Fast TSC calibration failed" and "Unable to calibrate against PIT" are first
+         * attempts: the HPET/PM-timer reference calibration follows ("using HPET reference
+         * calibration").  Only its failure leaves the TSC without a frequency. */
+        if (strcasestr(l, "HPET/PMTIMER calibration failed") || strcasestr(l, "could not calculate"))
             fatal = true;
     }
     if (!s->calibration.n)
         return;
     if (!fatal) {
         struct finding *f = finding_add(d, "tsc-fast-calibration-failed-benign", SEV_INFO,
-                                        "\"Fast TSC calibration failed\" alone is harmless");
+                                        "A first TSC calibration attempt failed; that alone is harmless");
         finding_log_evidence(f, &s->calibration.e[0]);
-        finding_meaning(f, "The quick PIT-based calibration is only the first attempt; the "
+        finding_meaning(f, "The quick PIT-based calibrations are only the first attempts; the "
                         "kernel then calibrates against the HPET or PM timer "
                         "(arch/x86/kernel/tsc.c). Only \"HPET/PMTIMER calibration failed\" or "
                         "\"could not calculate TSC khz\" leave the TSC unused.");

@@ -4,6 +4,7 @@
 #include "doctor/context.h"
 #include "doctor/findings.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -121,7 +122,10 @@ static void rule_clocksource(struct diagnosis *d, struct judgement *jd, const st
         finding_evidence(f, "available_clocksource: %s", c->available_cs);
     if (c->kernel.known)
         finding_evidence(f, "kernel %s (from %s)", c->kernel.release, c->kernel_source);
-    finding_meaning(f, "%s.", j->why);
+    char why[sizeof j->why];
+    snprintf(why, sizeof why, "%s", j->why);
+    why[0] = (char)toupper((unsigned char)why[0]);
+    finding_meaning(f, "%s.", why);
     if (j->cls == CS_SYSCALL || j->cls == CS_DEVICE_READ) {
         const char *better = NULL;
         static const char *const prefs[] = {"tsc", "arch_sys_counter", "hyperv_clocksource_tsc_page",
@@ -451,7 +455,7 @@ static void rule_tsc_missing(struct diagnosis *d, struct judgement *jd)
                          "TSC clocksource calibration\"");
     finding_meaning(f, "The TSC exists on every x86-64 CPU, but the kernel registers it as a "
                     "clocksource only if calibration and the synchronization checks pass; "
-                    "an old kernel may not know a new CPU's TSC (source 004: Ubuntu 14.04 on a "
+                    "an old kernel may not know a new CPU's TSC (e.g. Ubuntu 14.04's kernel on a "
                     "Core i9), or it was marked unstable earlier (notsc, tsc=unstable, a failed "
                     "check).");
     if (!slow)
@@ -515,9 +519,12 @@ static void rule_cmdline(struct diagnosis *d, struct judgement *jd)
         struct finding *f = finding_add(d, "cmdline-clocksource", slow ? SEV_WARNING : SEV_NOTICE,
                                         "The command line selects clocksource '%s'", v);
         finding_evidence(f, "command line (%s): %s", c->cmdline_source, c->cmdline);
+        char why[sizeof j.why];
+        snprintf(why, sizeof why, "%s", j.why);
+        why[0] = (char)toupper((unsigned char)why[0]);
         finding_meaning(f, "clocksource= overrides the kernel's choice whenever that clocksource "
                         "registers (kernel/time/clocksource.c, boot_override_clocksource). %s.",
-                        j.why);
+                        why);
         if (c->current_cs[0] && !is(c->current_cs, v))
             finding_meaning(f, "It did not take effect here: the current clocksource is '%s'.",
                             c->current_cs);

@@ -103,6 +103,9 @@ def prefixed(text, style):
             out.append(f"kern  :warn  : [{ts:12.6f}] {line}")
         elif style == "iso":
             out.append(f"2024-03-03T10:11:12,{i:06d}+00:00 {line}")
+        elif style == "color":
+            out.append(f"\x1b[32m[{ts:12.6f}] \x1b[0m\x1b[33mclocksource: \x1b[0m{line.removeprefix('clocksource: ')}"
+                       if line.startswith("clocksource: ") else f"\x1b[32m[{ts:12.6f}] \x1b[0m{line}")
         elif style == "crlf":
             out.append(f"[{ts:12.6f}] {line}\r")
         else:
@@ -110,7 +113,7 @@ def prefixed(text, style):
     return "\n".join(out) + "\n"
 
 
-STYLES = ["dmesg", "journal", "syslog", "kmsg", "raw", "dmesg-x", "iso", "crlf", "none"]
+STYLES = ["dmesg", "journal", "syslog", "kmsg", "raw", "dmesg-x", "iso", "crlf", "color", "none"]
 
 # (name, files, accepted verdicts, finding ids required, finding ids forbidden)
 RULE_CASES = [
@@ -279,6 +282,8 @@ RULE_CASES = [
         "arch_timer: cp15 timer(s) running at 24.00MHz (virt).\nclocksource: Switched to clocksource arch_sys_counter\n", "dmesg")},
      ["ok"], set(), set()),
     ("arm64-nothing-else", {"uname": "aarch64"}, ["unknown"], set(), set()),
+    ("arm64-board-nothing-else", {"uname": "aarch64", "virt": "none"}, ["unknown"], set(), set()),
+    ("arm64-cloud-guest-nothing-else", {"uname": "aarch64", "virt": "kvm"}, ["ok"], set(), set()),
     ("arm64-other-clocksource", {"uname": "aarch64", CS + "current_clocksource": "hyperv_clocksource_tsc_page"}, ["slow"], set(), set()),
     ("arm32-board-timer", {"uname": "armv7l", CS + "current_clocksource": "mxc_timer1"}, ["slow"], set(), set()),
     ("arm32-bcm2835-timer", {"uname": "armv6l", CS + "current_clocksource": "timer"}, ["slow"], set(), set()),

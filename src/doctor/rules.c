@@ -979,6 +979,14 @@ static void verdict_from_facts(struct diagnosis *d, const struct judgement *jd)
                         "the kernel log: the vDSO reads CNTVCT_EL0 (inferred)");
             return;
         }
+        if (context_is_vm(c)) {
+            /* Guests see the architected timer, and the erratum-affected parts (Allwinner A64,
+             * NXP LS10xx/LS20xx, HiSilicon Hip05-07, Cortex-A73) are boards and old servers. */
+            set_verdict(d, V_OK, 1, "arm64 %s guest with no sign of a timer erratum: the vDSO reads "
+                        "CNTVCT_EL0 from arch_sys_counter (inferred; neither the clocksource nor the "
+                        "kernel log was given)", c->virt);
+            return;
+        }
         set_verdict(d, V_UNKNOWN, -1, "arm64 without the clocksource or a kernel log: a timer "
                     "erratum cannot be ruled out");
         return;

@@ -177,6 +177,16 @@ bool klog_next(struct klog_iter *it, struct klog_line *out)
             unsigned char c = (unsigned char)start[i];
             if (c == '\r' && i + 1 == n)
                 break; /* CRLF */
+            if (c == 0x1b && i + 1 < keep && start[i + 1] == '[') {
+                /* an ANSI colour sequence (dmesg --color=always): ESC [ params letter */
+                size_t j = i + 2;
+                while (j < keep && ((start[j] >= '0' && start[j] <= '9') || start[j] == ';'))
+                    j++;
+                if (j < keep && ((start[j] >= 'A' && start[j] <= 'Z') || (start[j] >= 'a' && start[j] <= 'z'))) {
+                    i = j;
+                    continue;
+                }
+            }
             out->raw[w++] = c == '\t' ? ' ' : (c < 0x20 || c >= 0x7f) ? '?' : (char)c;
         }
         while (w > 0 && out->raw[w - 1] == ' ')

@@ -164,6 +164,9 @@ RULE_CASES = [
      ["slow"], {"tsc-demoted-by-watchdog"}, set()),
     ("x86-watchdog-no-switch-bare-metal", {"virt": "none", "dmesg": prefixed(WD_MODERN.format(cpu=1, wd="hpet"), "journal")},
      ["slow"], {"tsc-demoted-by-watchdog"}, set()),
+    ("x86-switched-to-tsc-then-demoted-log-cut", {"virt": "none", "dmesg": prefixed(
+        "clocksource: Switched to clocksource tsc\n" + WD_MODERN.format(cpu=4, wd="hpet"), "dmesg")},
+     ["slow"], {"tsc-demoted-by-watchdog"}, {"clocksource-vdso"}),
     ("x86-watchdog-tsc-early-at-boot", {"virt": "none", "dmesg": prefixed(
         "clocksource: timekeeping watchdog on CPU0: Marking clocksource 'tsc-early' as unstable because the skew is too large:\n"
         "clocksource:                       'hpet' wd_now: 1 wd_last: 2 mask: ffffffff\n"

@@ -162,12 +162,34 @@ static void derive_virt(const struct facts *fs, struct context *c)
         set_virt(c, "none", "kernel log (bare hardware)");
 }
 
+/* Whether the TSC was demoted after the last switch to it. */
+static bool tsc_lost_after(const struct logscan *s)
+{
+    size_t at = s->switches.e[s->switches.n - 1].lineno;
+    for (int i = 0; i < s->demotions.n; i++)
+        if (s->demotions.e[i].lineno > at && !s->demotions.e[i].failover_disabled &&
+            (!strcmp(s->demotions.e[i].name, "tsc") || !strcmp(s->demotions.e[i].name, "tsc-early")))
+            return true;
+    for (int i = 0; i < s->tsc_unstable.n; i++)
+        if (s->tsc_unstable.e[i].lineno > at && s->tsc_unstable.e[i].reason != TSC_R_HYPERV)
+            return true;
+    for (int i = 0; i < s->warps.n; i++)
+        if (s->warps.e[i].lineno > at)
+            return true;
+    return false;
+}
+
 static void derive_clocksource(const struct facts *fs, struct context *c)
 {
     if (first_word(&fs->f[F_CURRENT_CS], c->current_cs, sizeof c->current_cs)) {
         snprintf(c->current_cs_source, sizeof c->current_cs_source, "current_clocksource");
     } else {
         const char *last = logscan_last_switch(&c->log);
+        if (last && (!strcmp(last, "tsc") || !strcmp(last, "tsc-early")) && tsc_lost_after(&c->log)) {
+            /* The log switched to the TSC, then took the TSC away without showing where it
+             * switched: the clocksource is not the TSC, and which it is is not known. */
+            last = NULL;
+        }
         if (last && last[0]) {
             snprintf(c->current_cs, sizeof c->current_cs, "%s", last);
             snprintf(c->current_cs_source, sizeof c->current_cs_source,

@@ -112,3 +112,6 @@ void arch_ucontext_set_return(void *uc, long value)
 {
     ((ucontext_t *)uc)->uc_mcontext.regs[0] = (unsigned long)value;
 }
+
+/* kvm-clock is x86 only. */
+int arch_kvm_clock_stable_bit(void) { return -1; }

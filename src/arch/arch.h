@@ -47,6 +47,10 @@ uint64_t arch_counter_stated_hz(char *source, size_t len);
  * x86 CPUID 0x80000007 EDX[8] (invariant TSC); the arm64 generic timer and the riscv time
  * CSR are constant-rate by specification.  1 yes, 0 no, -1 not known. */
 int arch_counter_invariant(void);
+/* Whether the hypervisor offers the kvm-clock stable bit (x86 KVM: CPUID 0x40000001 EAX
+ * bit 24, KVM_FEATURE_CLOCKSOURCE_STABLE_BIT): without it the guest never marks kvm-clock
+ * usable by the vDSO.  1 yes, 0 no, -1 not a KVM guest or not applicable. */
+int arch_kvm_clock_stable_bit(void);
 /* AUDIT_ARCH_* of this arch: seccomp filters must check it before trusting syscall numbers. */
 uint32_t arch_audit_arch(void);
 /* Inside a SIGSYS handler (seccomp SECCOMP_RET_TRAP): syscall argument i (0..5) and the

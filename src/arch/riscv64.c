@@ -147,3 +147,6 @@ void arch_ucontext_set_return(void *uc, long value)
 {
     ((ucontext_t *)uc)->uc_mcontext.__gregs[10] = (unsigned long)value;
 }
+
+/* kvm-clock is x86 only. */
+int arch_kvm_clock_stable_bit(void) { return -1; }

@@ -205,3 +205,16 @@ void arch_ucontext_set_return(void *uc, long value)
 {
     ((ucontext_t *)uc)->uc_mcontext.gregs[REG_RAX] = value;
 }
+
+int arch_kvm_clock_stable_bit(void)
+{
+    char vendor[16];
+    unsigned a, b, c, d;
+    if (!arch_cpu_hypervisor(vendor, sizeof vendor) || strncmp(vendor, "KVMKVMKVM", 9) != 0)
+        return -1;
+    __cpuid(0x40000000, a, b, c, d);
+    if (a < 0x40000001)
+        return -1;
+    __cpuid(0x40000001, a, b, c, d);
+    return (a >> 24) & 1;
+}

@@ -77,6 +77,14 @@ static void judge_x86(const struct context *c, const char *n, struct cs_judgemen
                          "kvm-clock out of the vDSO");
                 return;
             }
+            if (c->kvm_stable_bit == 0) {
+                j->cls = CS_SYSCALL;
+                snprintf(j->why, sizeof j->why, "the hypervisor does not offer "
+                         "KVM_FEATURE_CLOCKSOURCE_STABLE_BIT (CPUID 0x40000001 EAX bit 24), so the "
+                         "guest never sets PVCLOCK_TSC_STABLE_BIT and the vDSO cannot read kvm-clock: "
+                         "every call is a syscall");
+                return;
+            }
             j->cls = CS_DEPENDS;
             snprintf(j->why, sizeof j->why, "the vDSO reads kvm-clock (pvclock) only when the host "
                      "sets PVCLOCK_TSC_STABLE_BIT (a host on a stable TSC with its master clock); "

@@ -231,6 +231,9 @@ void context_derive(const struct facts *fs, struct context *c)
         logscan_run(log->text, log->len, &c->log);
     if (fs->f[F_CPUINFO].status == FACT_OK)
         cpuinfo_parse(fs->f[F_CPUINFO].text, fs->f[F_CPUINFO].len, &c->cpu);
+    char bit[8];
+    facts_cpu_value(fs, "kvm_clock_stable_bit", bit, sizeof bit);
+    c->kvm_stable_bit = bit[0] == '1' ? 1 : bit[0] == '0' ? 0 : -1;
     derive_clocksource(fs, c);
     derive_family(fs, c);
     derive_kernel(fs, c);

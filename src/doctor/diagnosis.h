@@ -51,6 +51,7 @@ struct context {
     char virt_source[96];
     char cmdline[2048];        /* /proc/cmdline, else the log's "Kernel command line:" */
     char cmdline_source[64];
+    int kvm_stable_bit;        /* clockscope/cpu kvm_clock_stable_bit: 1, 0, -1 not known */
     struct cpuinfo cpu;
     struct logscan log;
 };

@@ -807,6 +807,9 @@ static void rule_counter_facts(struct diagnosis *d, const struct facts *fs)
         finding_evidence(f, "counter frequency not stated by the CPU");
     if (inv[0])
         finding_evidence(f, "constant-rate (invariant) counter: %s", inv[0] == '1' ? "yes" : "no");
+    if (d->ctx.kvm_stable_bit >= 0)
+        finding_evidence(f, "KVM offers the kvm-clock stable bit (CPUID 0x40000001 EAX[24]): %s",
+                         d->ctx.kvm_stable_bit ? "yes" : "no");
     /* counter.<name>=permitted|why, one line each */
     const char *t = fs->f[F_CPU].text;
     for (const char *line = t; line && *line;) {

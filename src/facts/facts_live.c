@@ -197,6 +197,9 @@ static void read_cpu(struct facts *fs)
                 *p = '?';
         text_printf(&t, "hypervisor_vendor=%s\n", vendor);
     }
+    int stable = arch_kvm_clock_stable_bit();
+    if (stable >= 0)
+        text_printf(&t, "kvm_clock_stable_bit=%d\n", stable);
     int inv = arch_counter_invariant();
     if (inv >= 0)
         text_printf(&t, "counter_invariant=%d\n", inv);

@@ -211,6 +211,16 @@ static void count_syscalls(struct proof *p)
         p->call_errors[c] = rep.errors[c];
     }
     p->backwards = rep.backwards;
+    if (rep.errors[PC_CONTROL] || rep.errors[PC_CPUTIME]) {
+        /* The handler's emulation itself failed (a register layout this arch's
+         * arch_ucontext_* got wrong): no call's result can be trusted, so neither can a
+         * "broken" verdict drawn from them. */
+        snprintf(p->count_why, sizeof p->count_why,
+                 "the emulated control calls failed (%ld raw, %ld CPU-time of %d): the SIGSYS "
+                 "emulation does not work here, so the counts are not trusted",
+                 rep.errors[PC_CONTROL], rep.errors[PC_CPUTIME], PROOF_CALLS);
+        return;
+    }
     if (rep.syscalls[PC_CONTROL] != PROOF_CALLS) {
         snprintf(p->count_why, sizeof p->count_why,
                  "the control loop of %d raw syscalls counted %ld: the filter does not see "

@@ -307,6 +307,10 @@ RULE_CASES = [
     ("riscv-old-kernel-no-cs", {"uname": "riscv64", "proc/version": "Linux version 5.4.0"}, ["slow"], set(), set()),
     ("riscv-nothing-else", {"uname": "riscv64"}, ["unknown"], set(), set()),
     # --- other layouts
+    ("var-log-kern-log-two-boots", {"var/log/kern.log": prefixed(
+        "Linux version 5.15.0-91-generic (buildd@lcy02) #101-Ubuntu SMP\n" + WD_MODERN.format(cpu=2, wd="hpet") +
+        "clocksource: Switched to clocksource hpet\nLinux version 5.15.0-91-generic (buildd@lcy02) #101-Ubuntu SMP\n"
+        "clocksource: Switched to clocksource tsc\n", "syslog")}, ["ok"], set(), {"tsc-demoted-by-watchdog"}),
     ("sosreport-layout", {"sos_commands/kernel/dmesg": prefixed(WD_MODERN.format(cpu=2, wd="hpet") + "clocksource: Switched to clocksource hpet\n", "dmesg"),
                           "sos_commands/kernel/uname_-a": "Linux db1 3.10.0-1160.el7.x86_64 #1 SMP x86_64 x86_64 x86_64 GNU/Linux\n"},
      ["slow"], {"tsc-demoted-by-watchdog"}, set()),

@@ -25,11 +25,13 @@ static const char *const paths[F_COUNT] = {
     [F_VDSO] = "clockscope/vdso",
 };
 
-/* Where an unpacked sosreport keeps what the corpus layout keeps elsewhere. */
-static const char *const sos_paths[F_COUNT] = {
-    [F_DMESG] = "sos_commands/kernel/dmesg",
-    [F_UNAME] = "sos_commands/kernel/uname_-a",
-    [F_VIRT] = "sos_commands/systemd/systemd-detect-virt",
+/* Where an unpacked sosreport (or a copied /var/log) keeps what the corpus layout keeps
+ * elsewhere, tried in order when the main path is missing.  kern.log holds many boots:
+ * the scanner keeps the last. */
+static const char *const alt_paths[F_COUNT][4] = {
+    [F_DMESG] = {"sos_commands/kernel/dmesg", "var/log/dmesg", "var/log/kern.log", NULL},
+    [F_UNAME] = {"sos_commands/kernel/uname_-a", NULL},
+    [F_VIRT] = {"sos_commands/systemd/systemd-detect-virt", NULL},
 };
 
 const char *fact_path(enum fact_id id) { return paths[id]; }
@@ -72,8 +74,8 @@ bool facts_load_root(const char *root, struct facts *out, char *why, size_t whyl
     for (int i = 0; i < F_COUNT; i++) {
         bool log = i == F_DMESG;
         fact_read(&r, paths[i], log ? FACTS_LOG_CAP : FACTS_FILE_CAP, log, &out->f[i]);
-        if (out->f[i].status == FACT_MISSING && sos_paths[i])
-            fact_read(&r, sos_paths[i], log ? FACTS_LOG_CAP : FACTS_FILE_CAP, log, &out->f[i]);
+        for (int a = 0; out->f[i].status == FACT_MISSING && alt_paths[i][a]; a++)
+            fact_read(&r, alt_paths[i][a], log ? FACTS_LOG_CAP : FACTS_FILE_CAP, log, &out->f[i]);
     }
     const struct fact *d = &out->f[F_DMESG];
     if (d->status == FACT_OK && d->truncated)

@@ -4,5 +4,6 @@
 
 int cmd_bench(int argc, char **argv);
 int cmd_vdso(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 #endif

@@ -18,6 +18,7 @@ struct command {
 static const struct command commands[] = {
     {"bench", "what every way of reading the time costs here", cmd_bench},
     {"vdso", "the vDSO's symbols, from this process or an image file", cmd_vdso},
+    {"run", "run a program with cheaper (or counted) clock reads", cmd_run},
 };
 
 static void usage(FILE *out)

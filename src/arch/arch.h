@@ -44,4 +44,18 @@ bool arch_cpu_hypervisor(char *vendor, size_t len);
  * in Hz, with where it came from; 0 when not stated. */
 uint64_t arch_counter_stated_hz(char *source, size_t len);
 
+/* For libfastclock (src/fastclock): the one counter it uses, read two ways. */
+/* Ordered after every earlier load on this CPU (lfence;rdtsc / isb;mrs cntvct_el0 / rdtime). */
+uint64_t arch_fast_counter_ordered(void);
+/* Unordered, the cheapest read of the same counter. */
+uint64_t arch_fast_counter_raw(void);
+/* The kernel's name for that counter as a clocksource ("tsc", "arch_sys_counter",
+ * "riscv_clocksource"), and the instruction's name ("rdtsc", "cntvct_el0", "rdtime"). */
+const char *arch_fast_counter_clocksource(void);
+const char *arch_fast_counter_name(void);
+/* Whether the CPU itself promises a constant-rate counter readable from user mode (x86:
+ * invariant TSC, CPUID 0x80000007 EDX bit 8; riscv: rdtime does not raise SIGILL, probed
+ * under a guard, so not thread-safe; aarch64: architecturally constant).  On false, fills why. */
+bool arch_fast_counter_constant(char *why, size_t len);
+
 #endif

@@ -129,3 +129,15 @@ uint64_t arch_counter_stated_hz(char *source, size_t len)
     snprintf(source, len, "not stated (no device-tree timebase-frequency)");
     return 0;
 }
+
+uint64_t arch_fast_counter_ordered(void) { return csr_time(); }
+uint64_t arch_fast_counter_raw(void) { return csr_time(); }
+const char *arch_fast_counter_clocksource(void) { return "riscv_clocksource"; }
+const char *arch_fast_counter_name(void) { return "rdtime"; }
+
+bool arch_fast_counter_constant(char *why, size_t len)
+{
+    /* The time CSR is a constant-rate timebase by the spec; what can go wrong is access
+     * (SIGILL) or a firmware trap (cost: caught by libfastclock's cost check). */
+    return probe(read_rdtime, false, why, len);
+}

@@ -40,6 +40,7 @@ void methods_collect(struct method_list *list)
     methods_add_vdso(list);
     methods_add_syscall(list);
     methods_add_counter(list);
+    methods_add_fastclock(list);
 }
 
 const struct method *methods_find(const struct method_list *list, const char *id)

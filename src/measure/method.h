@@ -63,5 +63,6 @@ void methods_add_libc(struct method_list *list);
 void methods_add_vdso(struct method_list *list);
 void methods_add_syscall(struct method_list *list);
 void methods_add_counter(struct method_list *list);
+void methods_add_fastclock(struct method_list *list);
 
 #endif

@@ -45,7 +45,8 @@ bool arch_cpu_hypervisor(char *vendor, size_t len);
 uint64_t arch_counter_stated_hz(char *source, size_t len);
 
 /* For libfastclock (src/fastclock): the one counter it uses, read two ways. */
-/* Ordered after every earlier load on this CPU (lfence;rdtsc / isb;mrs cntvct_el0 / rdtime). */
+/* Ordered after every earlier load on this CPU (rdtscp, or lfence;rdtsc without RDTSCP /
+ * isb;mrs cntvct_el0 / rdtime).  Later loads are not ordered after it. */
 uint64_t arch_fast_counter_ordered(void);
 /* Unordered, the cheapest read of the same counter. */
 uint64_t arch_fast_counter_raw(void);

@@ -2,7 +2,7 @@
  *
  * Memory ordering, in one place (docs/fastclock.md has the proof in prose):
  *  - Readers (any number, lock-free): s1 = load-acquire(seq); load the line; t = ordered
- *    counter read (lfence;rdtsc / isb;mrs / rdtime: after s1 and the line loads);
+ *    counter read (rdtscp or lfence;rdtsc / isb;mrs / rdtime: after s1);
  *    acquire fence; s2 = load(seq); retry if s1 != s2 or s1 is odd.  The acquire fence
  *    keeps the line loads before the s2 load, so an even, unchanged seq means the line
  *    was not torn.
@@ -75,6 +75,7 @@ static struct {
 
 static _Atomic int g_source;                                  /* ST_* */
 static _Atomic uint64_t g_recent __attribute__((aligned(64))); /* own cache line */
+static _Atomic uint64_t g_recent_due_ticks; /* same line: counter value of the next update */
 static _Atomic uint64_t g_kernel_floor; /* after leaving the counter: never below this */
 
 static fc_clock_fn kernel_clock = clock_gettime;
@@ -420,35 +421,75 @@ static inline uint64_t counter_read(int which, int64_t *offset)
         }
         *offset = off;
         /* d < limit_ticks (at most ~102 ms): d * m < 2^64 for any counter. */
-        return an + ((d * m) >> FC_SHIFT);
+        uint64_t v = an + ((d * m) >> FC_SHIFT);
+        /* `recent` is updated by calls every RECENT_GRANULE_NS; the test is on the counter
+         * value, so it runs in parallel with the multiply instead of after it. */
+        if (__builtin_expect(t >= atomic_load_explicit(&g_recent_due_ticks, memory_order_relaxed), 0)) {
+            atomic_store_explicit(&g_recent_due_ticks, t + ns_to_ticks(RECENT_GRANULE_NS, m),
+                                  memory_order_relaxed);
+            atomic_max_recent(v);
+        }
+        return v;
     }
 }
 
-static inline void note_recent(uint64_t v)
+static __attribute__((noinline)) uint64_t read_clock_slow(int which, clockid_t id)
 {
-    if (v - atomic_load_explicit(&g_recent, memory_order_relaxed) >= RECENT_GRANULE_NS &&
-        (int64_t)(v - atomic_load_explicit(&g_recent, memory_order_relaxed)) > 0)
-        atomic_max_recent(v);
-}
-
-static uint64_t read_clock(int which, clockid_t id)
-{
-    if (__builtin_expect(source() == ST_COUNTER, 1)) {
+    if (source() == ST_COUNTER) {
         int64_t off;
         uint64_t v = counter_read(which, &off);
-        if (__builtin_expect(v != UINT64_MAX, 1)) {
-            note_recent(v);
+        if (v != UINT64_MAX)
             return v + (uint64_t)off;
-        }
     }
     if (which == 0)
         return kernel_monotonic();
     return kernel_ns(id);
 }
 
-uint64_t fastclock_monotonic_ns(void) { return read_clock(0, CLOCK_MONOTONIC); }
-uint64_t fastclock_realtime_ns(void) { return read_clock(1, CLOCK_REALTIME); }
-uint64_t fastclock_boottime_ns(void) { return read_clock(2, CLOCK_BOOTTIME); }
+/* The common case, kept small: no refresh due, no writer active, recent not due.  Only s1
+ * lives across the counter read (one saved register); the line is loaded after the read,
+ * which the seqlock allows (every load between s1 and s2 is checked) and the ordering
+ * argument above does not change (it rests on s1 -> t and t -> s2). */
+static inline __attribute__((always_inline)) bool read_fast(int which, uint64_t *out)
+{
+    if (__builtin_expect(atomic_load_explicit(&g_source, memory_order_acquire) != ST_COUNTER, 0))
+        return false;
+    uint64_t s1 = atomic_load_explicit(&line.seq, memory_order_acquire);
+    uint64_t t = arch_fast_counter_ordered();
+    uint64_t at = atomic_load_explicit(&line.anchor_ticks, memory_order_relaxed);
+    uint64_t an = atomic_load_explicit(&line.anchor_ns, memory_order_relaxed);
+    uint64_t m = atomic_load_explicit(&line.mult, memory_order_relaxed);
+    uint64_t rt = atomic_load_explicit(&line.refresh_ticks, memory_order_relaxed);
+    int64_t off = which == 1 ? atomic_load_explicit(&line.real_offset, memory_order_relaxed)
+                : which == 2 ? atomic_load_explicit(&line.boot_offset, memory_order_relaxed)
+                             : 0;
+    uint64_t due = atomic_load_explicit(&g_recent_due_ticks, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    uint64_t s2 = atomic_load_explicit(&line.seq, memory_order_relaxed);
+    uint64_t d = t - at;
+    if (__builtin_expect((s1 != s2) | (s1 & 1) | (d >= rt) | (t >= due), 0))
+        return false;
+    *out = an + ((d * m) >> FC_SHIFT) + (uint64_t)off;
+    return true;
+}
+
+uint64_t fastclock_monotonic_ns(void)
+{
+    uint64_t v;
+    return read_fast(0, &v) ? v : read_clock_slow(0, CLOCK_MONOTONIC);
+}
+
+uint64_t fastclock_realtime_ns(void)
+{
+    uint64_t v;
+    return read_fast(1, &v) ? v : read_clock_slow(1, CLOCK_REALTIME);
+}
+
+uint64_t fastclock_boottime_ns(void)
+{
+    uint64_t v;
+    return read_fast(2, &v) ? v : read_clock_slow(2, CLOCK_BOOTTIME);
+}
 
 uint64_t fastclock_ticks(void)
 {

@@ -71,8 +71,12 @@ $(O)/libfastclock.a: $(FC_PIC)
 	@echo "  AR  $@"
 	@rm -f $@ && $(AR) rcs $@ $^
 
+# pkg-config file for a prefix: $(call fastclock_pc,PREFIX) > FILE
+fastclock_pc = printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: fastclock\nDescription: the cheapest correct timestamp (calibrated CPU counter, CLOCK_MONOTONIC domain)\nVersion: 1.0.0\nLibs: -L$${libdir} -lfastclock\nLibs.private: -lpthread\nCflags: -I$${includedir}\n' '$(1)'
+
+# The build tree's own .pc (for using the library straight from the build directory).
 $(O)/fastclock.pc: Makefile
-	@printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: fastclock\nDescription: the cheapest correct timestamp (calibrated CPU counter, CLOCK_MONOTONIC domain)\nVersion: 1.0.0\nLibs: -L$${libdir} -lfastclock\nLibs.private: -lpthread\nCflags: -I$${includedir}\n' '$(PREFIX)' > $@
+	@$(call fastclock_pc,$(abspath $(O))) > $@
 
 $(O)/libclockscope-shim.so: $(SHIM_PIC) $(FC_PIC) src/shim/shim.map
 	@echo "  LD  $@"
@@ -99,7 +103,7 @@ install: $(O)/clockscope $(FC_OUTPUTS)
 	ln -sf $(FC_SONAME) $(DESTDIR)$(PREFIX)/lib/libfastclock.so
 	install -m 644 $(O)/libfastclock.a $(DESTDIR)$(PREFIX)/lib/libfastclock.a
 	install -m 644 src/fastclock/fastclock.h $(DESTDIR)$(PREFIX)/include/fastclock.h
-	install -m 644 $(O)/fastclock.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/fastclock.pc
+	$(call fastclock_pc,$(PREFIX)) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/fastclock.pc
 	install -m 755 $(O)/libclockscope-shim.so $(DESTDIR)$(PREFIX)/lib/clockscope/libclockscope-shim.so
 
 cross:

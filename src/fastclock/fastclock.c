@@ -95,6 +95,7 @@ static struct {
     char stated_source[48];
     char clocksource[32];
     char why[200];
+    bool cross_cpu_pending; /* the cross-CPU check runs at the first refresh */
     bool atfork_registered;
     bool ticker_running;
     pthread_t ticker;
@@ -203,6 +204,21 @@ static void refresh_locked(void)
     int64_t real = clock_offset(CLOCK_REALTIME);
     int64_t boot = clock_offset(CLOCK_BOOTTIME);
 
+    if (W.cross_cpu_pending) {
+        /* Deferred from the first call to keep it short: moving between CPUs costs tens of
+         * microseconds each, milliseconds on a busy machine.  Until now the kernel's own
+         * verdict (it keeps the counter as clocksource only if its boot-time sync check
+         * passed) was the guarantee. */
+        char why[200];
+        W.cross_cpu_pending = false;
+        uint64_t mult = atomic_load_explicit(&line.mult, memory_order_relaxed);
+        if (!fc_check_cross_cpu(arch_fast_counter_ordered, kernel_clock, mult, why, sizeof why)) {
+            leave_counter(why);
+            return;
+        }
+        snprintf(W.why, sizeof W.why, "counter safe: clocksource %s, constant rate, reads cost "
+                 "< 1 us, CPUs agree", W.clocksource);
+    }
     if (k_s - W.last_check_ns >= W.recheck_ns) {
         char why[200];
         W.last_check_ns = k_s;
@@ -300,13 +316,14 @@ static bool counter_safe(uint64_t *mult, char *why, size_t len)
     *mult = fc_mult_from_hz(W.stated_hz);
     W.rate_uncertainty = STATED_UNCERTAINTY;
     if (!*mult) {
-        /* Not stated: measure over ~200 us (refined at the first refreshes). */
+        /* Not stated: measure over ~100 us (refined at the first refreshes: the first comes
+         * 2 ms later and takes the rate from a 2 ms baseline). */
         uint64_t t1, k1, w1, t2, k2, w2;
         fc_sample_pair(arch_fast_counter_ordered, kernel_clock, CLOCK_MONOTONIC, 3, &t1, &k1, &w1);
         do
             fc_sample_pair(arch_fast_counter_ordered, kernel_clock, CLOCK_MONOTONIC, 3, &t2, &k2,
                            &w2);
-        while (k2 - k1 < 200000);
+        while (k2 - k1 < 100000);
         if (t2 <= t1) {
             snprintf(why, len, "the counter did not advance");
             return false;
@@ -314,8 +331,6 @@ static bool counter_safe(uint64_t *mult, char *why, size_t len)
         *mult = fc_mult_from_ratio(k2 - k1, t2 - t1);
         W.rate_uncertainty = 1.0;
     }
-    if (!fc_check_cross_cpu(arch_fast_counter_ordered, kernel_clock, *mult, why, len))
-        return false;
     return true;
 }
 
@@ -343,6 +358,7 @@ static void init_locked(void)
     W.period_ns = FIRST_PERIOD_NS;
     W.last_check_ns = k0;
     W.recheck_ns = RECHECK_NS;
+    W.cross_cpu_pending = true;
     const char *hook = getenv("FASTCLOCK_RECHECK_MS");
     if (hook && atoi(hook) > 0)
         W.recheck_ns = (uint64_t)atoi(hook) * 1000000ull;
@@ -350,7 +366,7 @@ static void init_locked(void)
     publish(&first, W.period_ns, clock_offset(CLOCK_REALTIME), clock_offset(CLOCK_BOOTTIME));
     atomic_store_explicit(&g_recent, k0, memory_order_relaxed);
     snprintf(W.why, sizeof W.why, "counter safe: clocksource %s, constant rate, reads cost "
-             "< 1 us, CPUs agree", W.clocksource);
+             "< 1 us (CPUs compared at the first refresh)", W.clocksource);
     W.init_ns = kernel_ns(CLOCK_MONOTONIC) - start;
     /* Release: a reader that sees ST_COUNTER (acquire) sees the first line. */
     atomic_store_explicit(&g_source, ST_COUNTER, memory_order_release);

@@ -75,7 +75,9 @@ static struct {
 } line __attribute__((aligned(64)));
 
 static _Atomic int g_source;                                  /* ST_* */
-static _Atomic uint64_t g_recent __attribute__((aligned(64))); /* own cache line */
+/* `recent`: exported for fastclock_recent_ns_inline(); accessed only through __atomic
+ * builtins (relaxed: it is a value, not a flag guarding other data). */
+uint64_t fastclock_recent_cache __attribute__((aligned(64)));
 static _Atomic uint64_t g_recent_due_ticks; /* same line: counter value of the next update */
 static _Atomic uint64_t g_kernel_floor; /* after leaving the counter: never below this */
 
@@ -135,9 +137,9 @@ static int64_t clock_offset(clockid_t id)
 
 static void atomic_max_recent(uint64_t v)
 {
-    uint64_t r = atomic_load_explicit(&g_recent, memory_order_relaxed);
-    while (v > r && !atomic_compare_exchange_weak_explicit(&g_recent, &r, v, memory_order_relaxed,
-                                                           memory_order_relaxed))
+    uint64_t r = __atomic_load_n(&fastclock_recent_cache, __ATOMIC_RELAXED);
+    while (v > r && !__atomic_compare_exchange_n(&fastclock_recent_cache, &r, v, true,
+                                                 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         ;
 }
 
@@ -364,7 +366,7 @@ static void init_locked(void)
         W.recheck_ns = (uint64_t)atoi(hook) * 1000000ull;
     struct fc_line first = {t0, k0, mult};
     publish(&first, W.period_ns, clock_offset(CLOCK_REALTIME), clock_offset(CLOCK_BOOTTIME));
-    atomic_store_explicit(&g_recent, k0, memory_order_relaxed);
+    __atomic_store_n(&fastclock_recent_cache, k0, __ATOMIC_RELAXED);
     snprintf(W.why, sizeof W.why, "counter safe: clocksource %s, constant rate, reads cost "
              "< 1 us (CPUs compared at the first refresh)", W.clocksource);
     W.init_ns = kernel_ns(CLOCK_MONOTONIC) - start;
@@ -534,7 +536,7 @@ uint64_t fastclock_ticks_to_ns(uint64_t ticks)
 
 uint64_t fastclock_recent_ns(void)
 {
-    uint64_t r = atomic_load_explicit(&g_recent, memory_order_relaxed);
+    uint64_t r = __atomic_load_n(&fastclock_recent_cache, __ATOMIC_RELAXED);
     return __builtin_expect(r != 0, 1) ? r : fastclock_monotonic_ns();
 }
 

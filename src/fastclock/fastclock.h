@@ -46,6 +46,14 @@ FASTCLOCK_API uint64_t fastclock_ticks_to_ns(uint64_t ticks);
  * one load.  Staleness: at most the ticker period while the ticker runs; without it,
  * however long since any thread last called fastclock_monotonic_ns()/realtime. */
 FASTCLOCK_API uint64_t fastclock_recent_ns(void);
+/* The value behind it, for fastclock_recent_ns_inline(): 0 until the first call. */
+extern FASTCLOCK_API uint64_t fastclock_recent_cache;
+/* fastclock_recent_ns() without the call: one load (GCC/Clang atomic builtin). */
+static inline uint64_t fastclock_recent_ns_inline(void)
+{
+    uint64_t r = __atomic_load_n(&fastclock_recent_cache, __ATOMIC_RELAXED);
+    return r ? r : fastclock_recent_ns();
+}
 /* Starts (or re-periods) a thread that refreshes the recent value every period_ns
  * (>= 100000).  Restarted in a forked child.  Returns 0, or an errno value. */
 FASTCLOCK_API int fastclock_ticker_start(uint64_t period_ns);

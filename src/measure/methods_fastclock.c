@@ -7,12 +7,14 @@
 CALL_BATCH(monotonic_batch, , uint64_t v = fastclock_monotonic_ns(); KEEP(v))
 CALL_BATCH(realtime_batch, , uint64_t v = fastclock_realtime_ns(); KEEP(v))
 CALL_BATCH(ticks_batch, , uint64_t v = fastclock_ticks(); KEEP(v))
-CALL_BATCH(recent_batch, , uint64_t v = fastclock_recent_ns(); KEEP(v))
+CALL_BATCH(recent_call_batch, , uint64_t v = fastclock_recent_ns(); KEEP(v))
+CALL_BATCH(recent_batch, , uint64_t v = fastclock_recent_ns_inline(); KEEP(v))
 
 static uint64_t monotonic_read(const void *ctx) { (void)ctx; return fastclock_monotonic_ns(); }
 static uint64_t realtime_read(const void *ctx) { (void)ctx; return fastclock_realtime_ns(); }
 static uint64_t ticks_read(const void *ctx) { (void)ctx; return fastclock_ticks(); }
-static uint64_t recent_read(const void *ctx) { (void)ctx; return fastclock_recent_ns(); }
+static uint64_t recent_call_read(const void *ctx) { (void)ctx; return fastclock_recent_ns(); }
+static uint64_t recent_read(const void *ctx) { (void)ctx; return fastclock_recent_ns_inline(); }
 
 static const struct {
     const char *api;
@@ -28,8 +30,10 @@ static const struct {
      realtime_batch, realtime_read, UNIT_NS, true},
     {"ticks", "fastclock_ticks(): the bare unordered counter (ns if the counter is unsafe)",
      ticks_batch, ticks_read, UNIT_TICKS, false},
-    {"recent", "fastclock_recent_ns(): the last value any call produced (one load)",
+    {"recent", "fastclock_recent_ns_inline(): the last value any call produced (one load)",
      recent_batch, recent_read, UNIT_NS, false},
+    {"recent_call", "fastclock_recent_ns(): the same through a function call",
+     recent_call_batch, recent_call_read, UNIT_NS, false},
 };
 
 void methods_add_fastclock(struct method_list *list)

@@ -1,11 +1,11 @@
 /* libfastclock: state, the seqlock, refresh and the public calls.
  *
  * Memory ordering, in one place (docs/fastclock.md has the proof in prose):
- *  - Readers (any number, lock-free): s1 = load-acquire(seq); load the line; t = ordered
- *    counter read (rdtscp or lfence;rdtsc / isb;mrs / rdtime: after s1);
- *    acquire fence; s2 = load(seq); retry if s1 != s2 or s1 is odd.  The acquire fence
- *    keeps the line loads before the s2 load, so an even, unchanged seq means the line
- *    was not torn.
+ *  - Readers (any number, lock-free): s1 = load-acquire(seq); t = ordered counter read
+ *    (rdtscp or lfence;rdtsc / isb;mrs / rdtime: after s1); load the line (the acquire on
+ *    s1 keeps these loads after it); acquire fence; s2 = load(seq); retry if s1 != s2 or
+ *    s1 is odd.  The acquire fence keeps the line loads before the s2 load, so an even,
+ *    unchanged seq means the line was not torn.
  *  - The one writer (holds g_lock): seq = odd; seq_cst fence (the odd value is visible to
  *    all CPUs before the writer goes on); wait WRITER_WAIT_NS; t_anchor = ordered read;
  *    compute the new line from t_anchor (so its stores depend on it); store the line;
@@ -19,7 +19,8 @@
  *    after the even store, which came after t_anchor was read, and its counter read is
  *    ordered after s1: t >= t_anchor.  The new line never starts below the old one
  *    (fc_next_line), and lines increase in t, so values never decrease across readers,
- *    provided the counters of all CPUs agree (the cross-CPU check at init).
+ *    provided the counters of all CPUs agree (the kernel's boot-time sync check, which
+ *    keeps the counter as clocksource only if it passed, and ours at the first refresh).
  *  - Staleness: a reader never extrapolates a line more than limit_ticks past its anchor
  *    (it refreshes first), which bounds what any reader can have returned from a line.
  *    That is what allows a refresh after an idle period or a suspend to jump to the

@@ -415,19 +415,34 @@ static bool refresh_from_reader(bool must)
     return true;
 }
 
+/* The line as a reader loads it, between s1 and s2 (relaxed: the seq loads and fences
+ * order these, see the top of the file).  which: 0 monotonic, 1 realtime, 2 boottime. */
+struct snapshot {
+    uint64_t at, an, m, rt;
+    int64_t off;
+};
+
+static inline __attribute__((always_inline)) void load_line(int which, struct snapshot *p)
+{
+    p->at = atomic_load_explicit(&line.anchor_ticks, memory_order_relaxed);
+    p->an = atomic_load_explicit(&line.anchor_ns, memory_order_relaxed);
+    p->m = atomic_load_explicit(&line.mult, memory_order_relaxed);
+    p->rt = atomic_load_explicit(&line.refresh_ticks, memory_order_relaxed);
+    p->off = which == 1 ? atomic_load_explicit(&line.real_offset, memory_order_relaxed)
+           : which == 2 ? atomic_load_explicit(&line.boot_offset, memory_order_relaxed)
+                        : 0;
+}
+
 /* Monotonic ns from the counter; *offset receives the selected offset (0, real, boot). */
 static inline uint64_t counter_read(int which, int64_t *offset)
 {
     for (;;) {
         uint64_t s1 = atomic_load_explicit(&line.seq, memory_order_acquire);
-        uint64_t at = atomic_load_explicit(&line.anchor_ticks, memory_order_relaxed);
-        uint64_t an = atomic_load_explicit(&line.anchor_ns, memory_order_relaxed);
-        uint64_t m = atomic_load_explicit(&line.mult, memory_order_relaxed);
-        uint64_t rt = atomic_load_explicit(&line.refresh_ticks, memory_order_relaxed);
-        int64_t off = which == 1 ? atomic_load_explicit(&line.real_offset, memory_order_relaxed)
-                    : which == 2 ? atomic_load_explicit(&line.boot_offset, memory_order_relaxed)
-                                 : 0;
         uint64_t t = arch_fast_counter_ordered();
+        struct snapshot p;
+        load_line(which, &p);
+        uint64_t at = p.at, an = p.an, m = p.m, rt = p.rt;
+        int64_t off = p.off;
         atomic_thread_fence(memory_order_acquire);
         uint64_t s2 = atomic_load_explicit(&line.seq, memory_order_relaxed);
         if (s1 != s2 || (s1 & 1))
@@ -486,20 +501,15 @@ static inline __attribute__((always_inline)) bool read_fast(int which, uint64_t 
         return false;
     uint64_t s1 = atomic_load_explicit(&line.seq, memory_order_acquire);
     uint64_t t = arch_fast_counter_ordered();
-    uint64_t at = atomic_load_explicit(&line.anchor_ticks, memory_order_relaxed);
-    uint64_t an = atomic_load_explicit(&line.anchor_ns, memory_order_relaxed);
-    uint64_t m = atomic_load_explicit(&line.mult, memory_order_relaxed);
-    uint64_t rt = atomic_load_explicit(&line.refresh_ticks, memory_order_relaxed);
-    int64_t off = which == 1 ? atomic_load_explicit(&line.real_offset, memory_order_relaxed)
-                : which == 2 ? atomic_load_explicit(&line.boot_offset, memory_order_relaxed)
-                             : 0;
+    struct snapshot p;
+    load_line(which, &p);
     uint64_t due = atomic_load_explicit(&g_recent_due_ticks, memory_order_relaxed);
     atomic_thread_fence(memory_order_acquire);
     uint64_t s2 = atomic_load_explicit(&line.seq, memory_order_relaxed);
-    uint64_t d = t - at;
-    if (__builtin_expect((s1 != s2) | (s1 & 1) | (d >= rt) | (t >= due), 0))
+    uint64_t d = t - p.at;
+    if (__builtin_expect((s1 != s2) | (s1 & 1) | (d >= p.rt) | (t >= due), 0))
         return false;
-    *out = an + ((d * m) >> FC_SHIFT) + (uint64_t)off;
+    *out = p.an + ((d * p.m) >> FC_SHIFT) + (uint64_t)p.off;
     return true;
 }
 

@@ -189,6 +189,11 @@ static void leave_counter(const char *why)
     uint64_t lim = atomic_load_explicit(&line.limit_ticks, memory_order_relaxed);
     uint64_t until = t - cur.anchor_ticks < lim ? t : cur.anchor_ticks + lim;
     atomic_store_explicit(&g_kernel_floor, fc_line_eval(&cur, until), memory_order_relaxed);
+    /* Readers that retry see refresh 0: every read goes to the slow path, which sees the
+     * kernel source.  Readers that did not retry read their counter before t (see the
+     * top), so their values are at most the floor. */
+    atomic_store_explicit(&line.refresh_ticks, 0, memory_order_relaxed);
+    atomic_store_explicit(&line.limit_ticks, 0, memory_order_relaxed);
     snprintf(W.why, sizeof W.why, "%s", why);
     atomic_store_explicit(&g_source, ST_KERNEL, memory_order_release);
     write_end(seq);
@@ -449,15 +454,19 @@ static inline uint64_t counter_read(int which, int64_t *offset)
             continue;
         uint64_t d = t - at; /* t < at (other CPU, just refreshed) wraps: slow path */
         if (__builtin_expect(d >= rt, 0)) {
+            /* Left the counter (leave_counter publishes rt = lim = 0 so that every reader
+             * of the old line ends up here): the caller falls back. */
+            if (atomic_load_explicit(&g_source, memory_order_acquire) != ST_COUNTER) {
+                *offset = 0;
+                return UINT64_MAX;
+            }
+            /* lim is read outside the snapshot; it only steers the decision, and every
+             * line's lim is below 2^32 ns, which is all the multiply below needs. */
             uint64_t lim = atomic_load_explicit(&line.limit_ticks, memory_order_relaxed);
-            if ((int64_t)d < 0) {
-                d = 0; /* t read just before a refresh on another CPU: the anchor */
+            if ((int64_t)d < 0 && (uint64_t)-(int64_t)d < lim) {
+                d = 0; /* t a hair before the anchor (CPUs a few ticks apart): the anchor */
             } else if (refresh_from_reader(d >= lim)) {
-                if (atomic_load_explicit(&g_source, memory_order_acquire) != ST_COUNTER) {
-                    *offset = 0;
-                    return UINT64_MAX; /* caller falls back */
-                }
-                continue;
+                continue; /* a counter far behind the anchor (reset) counts as stale too */
             } else if (d >= lim) {
                 *offset = 0;
                 return UINT64_MAX;

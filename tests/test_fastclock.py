@@ -118,3 +118,19 @@ def test_demotion_while_running_keeps_monotonic(installed, tmp_path):
         pytest.skip(f"counter not usable on this machine: {f['source']}")
     source, back, why = f["demoted"].split(" ", 2)
     assert source == "2" and back == "0" and "hpet" in why, f
+
+
+def test_bench_shows_fastclock_methods(clockscope):
+    import json
+    listing = run([clockscope, "bench", "--list"]).stdout
+    for api in ("monotonic", "realtime", "ticks", "recent", "recent_call"):
+        assert f"fastclock.{api}" in listing, listing
+    proc = run([clockscope, "bench", "--quick", "--json", "--only", "fastclock.*"])
+    assert proc.returncode == 0, proc.stderr
+    results = {r["id"]: r for r in json.loads(proc.stdout)["results"]}
+    assert set(results) == {f"fastclock.{a}" for a in
+                            ("monotonic", "realtime", "ticks", "recent", "recent_call")}
+    for r in results.values():
+        assert r["path"] == "fastclock" and r["ns_per_call"]["median"] > 0
+    assert results["fastclock.ticks"]["value_unit"] == "ticks"
+    assert results["fastclock.monotonic"]["value_unit"] == "ns"

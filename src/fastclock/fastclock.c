@@ -93,6 +93,7 @@ static struct {
     uint64_t last_check_ns;
     uint64_t recheck_ns;
     uint64_t refreshes;
+    uint64_t suspends; /* BOOTTIME - MONOTONIC jumps seen */
     uint64_t init_ns;
     uint64_t stated_hz;
     char stated_source[48];
@@ -242,8 +243,14 @@ static void refresh_locked(void)
     uint64_t limit = atomic_load_explicit(&line.limit_ticks, memory_order_relaxed);
     int64_t old_boot = atomic_load_explicit(&line.boot_offset, memory_order_relaxed);
     int64_t old_real = atomic_load_explicit(&line.real_offset, memory_order_relaxed);
+    /* Suspended since the last refresh: BOOTTIME - MONOTONIC moved.  The rate baseline
+     * spans the suspend (the counter may have run or stopped while MONOTONIC did not), so
+     * it restarts.  The line: if stale, the stale rule re-anchors on the kernel; if not
+     * (a suspend shorter than the limit), readers may have returned values up to the
+     * line's present value, so the ordinary continuous path corrects the offset (forward
+     * step when behind, up to 5% slew when ahead). */
     bool suspended = boot - old_boot > SUSPEND_JUMP_NS || old_boot - boot > SUSPEND_JUMP_NS;
-    bool stale = suspended || t_s - anchor >= limit;
+    bool stale = t_s - anchor >= limit;
     if (real - old_real < REALTIME_HYSTERESIS_NS && old_real - real < REALTIME_HYSTERESIS_NS)
         real = old_real;
 
@@ -251,6 +258,7 @@ static void refresh_locked(void)
     uint64_t rate = cur.mult;
     if (suspended) {
         W.base_ticks = t_s, W.base_ns = k_s, W.base_width = w_s;
+        W.suspends++;
     } else if (t_s > W.base_ticks && k_s > W.base_ns) {
         double span = (double)(k_s - W.base_ns);
         double uncertainty = (double)fc_ticks_to_ns(W.base_width + w_s, cur.mult) / span;
@@ -618,6 +626,7 @@ int fastclock_info(struct fastclock_info *info)
     snprintf(info->stated_source, sizeof info->stated_source, "%s", W.stated_source);
     info->hz = s == ST_COUNTER ? fc_mult_hz(atomic_load(&line.mult)) : 1e9;
     info->refreshes = W.refreshes;
+    info->suspends = W.suspends;
     info->init_ns = W.init_ns;
     pthread_mutex_unlock(&g_lock);
     return 0;

@@ -73,6 +73,7 @@ struct fastclock_info {
     char stated_source[48];
     double hz;                  /* the calibrated rate in use */
     uint64_t refreshes;         /* calibration refreshes so far */
+    uint64_t suspends;          /* suspends seen (CLOCK_BOOTTIME - CLOCK_MONOTONIC jumped) */
     uint64_t init_ns;           /* what initialisation cost, ns */
 };
 

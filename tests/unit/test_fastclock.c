@@ -4,6 +4,7 @@
 #include "check.h"
 #include "arch/arch.h"
 #include "fastclock/fastclock.h"
+#include "fastclock/fc_internal.h"
 #include "fastclock/fc_math.h"
 #include "fastclock/fc_safety.h"
 
@@ -278,4 +279,46 @@ TEST(fastclock_ticker_keeps_recent_fresh)
     CHECK(now - r < 20000000); /* 1 ms period: generous for a loaded machine */
     fastclock_ticker_stop();
     fastclock_ticker_stop(); /* twice is harmless */
+}
+
+/* A suspend, as the kernel shows it: CLOCK_BOOTTIME moves ahead of CLOCK_MONOTONIC.  The
+ * kernel clock is replaced by one that adds 5 s to BOOTTIME; fastclock must notice at a
+ * refresh (it counts the suspend and restarts its rate baseline), serve BOOTTIME with the
+ * new offset, and keep MONOTONIC continuous and close to the kernel's. */
+static _Atomic int64_t boot_shift_ns;
+static int shifted_clock(clockid_t id, struct timespec *ts)
+{
+    int r = clock_gettime(id, ts);
+    if (id == CLOCK_BOOTTIME) {
+        int64_t ns = (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec + atomic_load(&boot_shift_ns);
+        ts->tv_sec = (time_t)(ns / 1000000000);
+        ts->tv_nsec = (long)(ns % 1000000000);
+    }
+    return r;
+}
+
+TEST(fastclock_notices_a_suspend)
+{
+    struct fastclock_info before, after;
+    fastclock_info(&before);
+    if (before.source != FASTCLOCK_SOURCE_COUNTER)
+        return; /* nothing to re-anchor: the kernel answers */
+    fc_set_kernel_clock(shifted_clock);
+    atomic_store(&boot_shift_ns, 5000000000ll);
+    uint64_t prev = 0;
+    bool seen = false;
+    for (int i = 0; i < 3000000 && !seen; i++) {
+        uint64_t v = fastclock_monotonic_ns();
+        CHECK(v >= prev);
+        prev = v;
+        int64_t boot_diff = (int64_t)fastclock_boottime_ns() - (int64_t)(ts_ns(CLOCK_BOOTTIME) + 5000000000ull);
+        seen = boot_diff < 1000000 && boot_diff > -1000000;
+    }
+    fc_set_kernel_clock(clock_gettime);
+    atomic_store(&boot_shift_ns, 0);
+    CHECK(seen);
+    fastclock_info(&after);
+    CHECK(after.suspends == before.suspends + 1);
+    uint64_t a = ts_ns(CLOCK_MONOTONIC), v = fastclock_monotonic_ns(), b = ts_ns(CLOCK_MONOTONIC);
+    CHECK(v + 50000 >= a && v <= b + 50000);
 }

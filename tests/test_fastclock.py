@@ -134,3 +134,29 @@ def test_bench_shows_fastclock_methods(clockscope):
         assert r["path"] == "fastclock" and r["ns_per_call"]["median"] > 0
     assert results["fastclock.ticks"]["value_unit"] == "ticks"
     assert results["fastclock.monotonic"]["value_unit"] == "ns"
+
+
+def test_counter_paths_of_the_other_arches_under_qemu(cross_builds, tmp_path):
+    """qemu-user shows the host's sysfs (clocksource tsc), so on aarch64/riscv64 fastclock
+    would fall back; a fake sysfs naming their clocksource makes it use cntvct_el0 / rdtime,
+    emulated by qemu: the arch read paths and calibration run for real, the speed means
+    nothing."""
+    names = {"aarch64": "arch_sys_counter", "riscv64": "riscv_clocksource"}
+    for arch, (build, qemu) in cross_builds.items():
+        make(f"O=build/{arch}", f"CC={arch}-linux-gnu-gcc", "STATIC=1", f"build/{arch}/libfastclock.a")
+        root = tmp_path / arch
+        d = root / "sys/devices/system/clocksource/clocksource0"
+        d.mkdir(parents=True)
+        (d / "current_clocksource").write_text(names[arch] + "\n")
+        (d / "available_clocksource").write_text(names[arch] + "\n")
+        exe = tmp_path / f"fc_demo_{arch}"
+        proc = run([f"{arch}-linux-gnu-gcc", "-O2", "-static", "-Isrc/fastclock", "-o", exe,
+                    ROOT / "tests/progs/fc_demo.c", build / "libfastclock.a", "-lpthread"], cwd=ROOT)
+        assert proc.returncode == 0, proc.stderr
+        env = dict(os.environ, FASTCLOCK_SYSFS_ROOT=str(root))
+        f = facts(run([qemu, exe], env=env, timeout=300).stdout)
+        assert f["source"].startswith("1 ") and names[arch] in f["source"], (arch, f)
+        below, above = map(int, f["bound"].split())
+        assert below <= BOUND_NS and above <= BOUND_NS and f["fork"] == "1", (arch, f)
+        proc = run([qemu, build / "unit_tests", "fastclock"], env=env, timeout=300)
+        assert proc.returncode == 0 and " 0 failed" in proc.stdout, proc.stdout + proc.stderr

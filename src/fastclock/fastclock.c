@@ -200,6 +200,18 @@ static void leave_counter(const char *why)
     write_end(seq);
 }
 
+static void describe_safe(const char *cpus)
+{
+    const char *cs = arch_fast_counter_clocksource();
+    if (strcmp(W.clocksource, cs) == 0)
+        snprintf(W.why, sizeof W.why, "counter safe: clocksource %s, constant rate, reads cost "
+                 "< 1 us, %s", cs, cpus);
+    else
+        snprintf(W.why, sizeof W.why, "counter safe: %s listed in available_clocksource "
+                 "(current: %s, which the vDSO may not read), constant rate, reads cost < 1 us, %s",
+                 cs, W.clocksource, cpus);
+}
+
 /* Called with g_lock held, source COUNTER. */
 static void refresh_locked(void)
 {
@@ -225,8 +237,7 @@ static void refresh_locked(void)
             leave_counter(why);
             return;
         }
-        snprintf(W.why, sizeof W.why, "counter safe: clocksource %s, constant rate, reads cost "
-                 "< 1 us, CPUs agree", W.clocksource);
+        describe_safe("CPUs agree");
     }
     if (k_s - W.last_check_ns >= W.recheck_ns) {
         char why[200];
@@ -381,8 +392,7 @@ static void init_locked(void)
     struct fc_line first = {t0, k0, mult};
     publish(&first, W.period_ns, clock_offset(CLOCK_REALTIME), clock_offset(CLOCK_BOOTTIME));
     __atomic_store_n(&fastclock_recent_cache, k0, __ATOMIC_RELAXED);
-    snprintf(W.why, sizeof W.why, "counter safe: clocksource %s, constant rate, reads cost "
-             "< 1 us (CPUs compared at the first refresh)", W.clocksource);
+    describe_safe("CPUs compared at the first refresh");
     W.init_ns = kernel_ns(CLOCK_MONOTONIC) - start;
     /* Release: a reader that sees ST_COUNTER (acquire) sees the first line. */
     atomic_store_explicit(&g_source, ST_COUNTER, memory_order_release);

@@ -14,9 +14,12 @@ typedef int (*fc_clock_fn)(clockid_t, struct timespec *);
 /* "" (the real root) or $FASTCLOCK_SYSFS_ROOT. */
 const char *fc_sysfs_root(void);
 
-/* The kernel still uses the counter: current_clocksource under root is `expected` (the
- * kernel switches away from a TSC its watchdog marked unstable, and drops it from
- * available_clocksource).  Fills current with what was read ("" if unreadable). */
+/* The kernel still lists the counter as usable: it is current_clocksource (and, if
+ * available_clocksource is readable, listed there), or another clocksource is current
+ * and the counter is listed in available_clocksource.  The kernel hides a clocksource its
+ * watchdog marked unstable from that list (and switches away if it was current); one that
+ * never registered (source 004: TSC not calibrated) is not there either.  Fills current
+ * with current_clocksource ("" if unreadable). */
 bool fc_check_clocksource(const char *root, const char *expected, char *current, size_t clen,
                           char *why, size_t len);
 

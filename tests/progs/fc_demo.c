@@ -2,9 +2,10 @@
  *   source N why...        fastclock_info() after the first call
  *   init_ns N
  *   bound below above      sandwiches kernel / fastclock / kernel, max excursions in ns
- *   demoted N why...       with FC_DEMO_FLIP=FILE: after writing "hpet" into FILE (a fake
- *                          current_clocksource), source after the re-check, and backward
- *                          steps across the switch
+ *   demoted N B why...     with FC_DEMO_FLIP=DIR (a fake clocksource0 directory): after the
+ *                          watchdog's demotion is written there (current hpet, the counter
+ *                          gone from available), the source after the re-check and the
+ *                          backward steps B across the switch
  *   fork N                 the child's reads were in bounds and its ticker advanced recent */
 #include <fastclock.h>
 
@@ -42,9 +43,17 @@ int main(void)
     bound();
     const char *flip = getenv("FC_DEMO_FLIP");
     if (flip) {
-        FILE *f = fopen(flip, "w");
+        char path[512];
+        snprintf(path, sizeof path, "%s/current_clocksource", flip);
+        FILE *f = fopen(path, "w");
         if (f) {
             fputs("hpet\n", f);
+            fclose(f);
+        }
+        snprintf(path, sizeof path, "%s/available_clocksource", flip);
+        f = fopen(path, "w");
+        if (f) {
+            fputs("hpet acpi_pm\n", f);
             fclose(f);
         }
         uint64_t prev = 0;

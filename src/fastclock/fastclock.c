@@ -267,10 +267,11 @@ static void refresh_locked(void)
 
     /* The rate: the long baseline when it is better known than what we have. */
     uint64_t rate = cur.mult;
-    if (suspended) {
+    W.suspends += suspended;
+    if (suspended || t_s <= W.base_ticks || k_s <= W.base_ns) {
+        /* Suspend, or a counter reset behind the baseline: start a new one. */
         W.base_ticks = t_s, W.base_ns = k_s, W.base_width = w_s;
-        W.suspends++;
-    } else if (t_s > W.base_ticks && k_s > W.base_ns) {
+    } else {
         double span = (double)(k_s - W.base_ns);
         double uncertainty = (double)fc_ticks_to_ns(W.base_width + w_s, cur.mult) / span;
         if (uncertainty < W.rate_uncertainty) {

@@ -46,5 +46,8 @@ uint64_t arch_counter_stated_hz(char *source, size_t len);
 /* A spin-wait hint for busy loops (x86 pause, arm64 yield, riscv pause hint): lets an SMT
  * sibling run and stops the loop from flooding the memory system.  Orders nothing. */
 void arch_spin_pause(void);
+/* Whether the kernel's "tsc: Detected/Refined ... MHz" log lines describe this arch's
+ * counter (x86 only), so that they can be compared with the measured rate. */
+bool arch_kernel_logs_counter_calibration(void);
 
 #endif

@@ -246,7 +246,8 @@ static void run_all(struct warp_run *r, struct method_list *ml)
     /* The main thread stays on the first CPU: rate brackets must read one CPU's counter. */
     pin_to_cpu(o->cpus.cpu[0]);
     r->stated_hz = arch_counter_stated_hz(r->stated_source, sizeof r->stated_source);
-    kernel_log_tsc_claim(&r->kernel);
+    if (arch_kernel_logs_counter_calibration())
+        kernel_log_tsc_claim(&r->kernel);
     struct clock_sample drift_start, drift_end;
     clock_sample_take(&drift_start);
     for (size_t i = 0; i < r->nrates; i++)
@@ -409,7 +410,7 @@ static void print_text(const struct warp_run *r, const struct method_list *ml)
     if (r->stated_hz)
         printf("%.6f MHz (%s)\n", (double)r->stated_hz / 1e6, r->stated_source);
     else
-        printf("none (%s)\n", r->stated_source);
+        printf("none: %s\n", r->stated_source);
     if (r->kernel.hz)
         printf("  kernel: %.3f MHz (\"%s\")\n", (double)r->kernel.hz / 1e6, r->kernel.line);
     for (size_t i = 0; i < r->nrates; i++) {

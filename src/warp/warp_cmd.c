@@ -547,6 +547,8 @@ static void method_json(struct json *j, const struct warp_run *r, const struct m
             json_kv_null(j, "min_step_units");
         kv_ns(j, "getres_ns", mr->getres_ns);
         json_end_object(j);
+    } else {
+        json_kv_null(j, "resolution");
     }
     json_end_object(j);
 }

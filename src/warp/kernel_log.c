@@ -15,8 +15,8 @@ static const char *find(const char *hay, size_t len, const char *needle)
     return NULL;
 }
 
-/* "<digits>[.<up to 6 digits>] MHz" at p (within end) -> Hz. */
-static bool parse_mhz(const char *p, const char *end, uint64_t *hz)
+/* "<digits>[.<up to 6 digits>] MHz" at p (within end) -> Hz, and the last digit's value. */
+static bool parse_mhz(const char *p, const char *end, uint64_t *hz, uint64_t *step)
 {
     uint64_t whole = 0, frac = 0, scale = 1000000;
     int digits = 0;
@@ -42,10 +42,11 @@ static bool parse_mhz(const char *p, const char *end, uint64_t *hz)
     if (end - p < 4 || memcmp(p, " MHz", 4) != 0)
         return false;
     *hz = whole * 1000000 + frac;
+    *step = scale;
     return *hz > 0;
 }
 
-bool kernel_log_tsc_line(const char *msg, size_t len, uint64_t *hz, bool *refined)
+static bool parse_line(const char *msg, size_t len, uint64_t *hz, bool *refined, uint64_t *step)
 {
     static const char refined_text[] = "tsc: Refined TSC clocksource calibration: ";
     static const char detected_text[] = "tsc: Detected ";
@@ -53,14 +54,27 @@ bool kernel_log_tsc_line(const char *msg, size_t len, uint64_t *hz, bool *refine
     const char *p = find(msg, len, refined_text);
     if (p) {
         *refined = true;
-        return parse_mhz(p + strlen(refined_text), end, hz);
+        return parse_mhz(p + strlen(refined_text), end, hz, step);
     }
     p = find(msg, len, detected_text);
     if (p) {
         *refined = false;
-        return parse_mhz(p + strlen(detected_text), end, hz);
+        return parse_mhz(p + strlen(detected_text), end, hz, step);
     }
     return false;
+}
+
+bool kernel_log_tsc_line(const char *msg, size_t len, uint64_t *hz, bool *refined)
+{
+    uint64_t step;
+    return parse_line(msg, len, hz, refined, &step);
+}
+
+uint64_t kernel_log_tsc_step_hz(const char *msg, size_t len)
+{
+    uint64_t hz, step;
+    bool refined;
+    return parse_line(msg, len, &hz, &refined, &step) ? step : 0;
 }
 
 bool kernel_log_tsc_claim(struct kernel_tsc_claim *claim)
@@ -83,6 +97,7 @@ bool kernel_log_tsc_claim(struct kernel_tsc_claim *claim)
         if (kernel_log_tsc_line(rec, (size_t)n, &hz, &refined) && (refined || !claim->refined)) {
             claim->hz = hz;
             claim->refined = refined;
+            claim->step_hz = kernel_log_tsc_step_hz(rec, (size_t)n);
             const char *msg = memchr(rec, ';', (size_t)n);
             msg = msg ? msg + 1 : rec;
             size_t mlen = (size_t)(rec + n - msg);

@@ -11,6 +11,7 @@
 struct kernel_tsc_claim {
     uint64_t hz;        /* 0 when none found */
     bool refined;       /* from the refined calibration (better than "Detected") */
+    uint64_t step_hz;   /* the figure's last printed digit (1 kHz for "2445.406 MHz") */
     char line[160];     /* the message it came from */
 };
 
@@ -18,6 +19,8 @@ struct kernel_tsc_claim {
  * "prio,seq,usec,flags;message" is accepted too).  On a TSC calibration line fills *hz and
  * *refined and returns true; anything else, however malformed, returns false. */
 bool kernel_log_tsc_line(const char *msg, size_t len, uint64_t *hz, bool *refined);
+/* The value of the last digit of a line kernel_log_tsc_line() accepted, in Hz. */
+uint64_t kernel_log_tsc_step_hz(const char *msg, size_t len);
 
 /* Scans /dev/kmsg without blocking; a refined calibration wins over "Detected".  Returns
  * false (claim->hz == 0) when the log is unreadable or says nothing. */

@@ -379,8 +379,8 @@ static void print_text(const struct warp_run *r, const struct method_list *ml)
         printf("only one CPU: nothing to compare across CPUs; each read is compared with the "
                "previous one on the same CPU\n");
 
-    printf("\ncross-CPU monotonicity: one thread per CPU, reads published under a lock and "
-           "compared in order\n");
+    printf("\ncross-CPU monotonicity: one thread per CPU; each read is compared with the one "
+           "published just before it\n");
     printf("%-36s %8s %8s %9s %11s  %s\n", "id", "reads", "cross", "backward", "worst",
            "class");
     for (size_t i = 0; i < r->nresults; i++) {
@@ -405,14 +405,20 @@ static void print_text(const struct warp_run *r, const struct method_list *ml)
         if (selected(o, &ml->m[i]) && !ml->m[i].available)
             printf("%-36s not available: %s\n", ml->m[i].id, ml->m[i].why);
 
-    printf("\ncounter rate against CLOCK_MONOTONIC_RAW over the run\n");
+    printf("\ncounter rate against CLOCK_MONOTONIC_RAW over the run (clocksource %s)\n",
+           si->clocksource[0] ? si->clocksource : "unknown");
+    printf("  when the clocksource is this counter, MONOTONIC_RAW is the counter scaled by the\n"
+           "  kernel's calibration: the error checks that calibration, not the crystal; the NTP\n"
+           "  slew below is the error against the time source, where NTP disciplines the clock\n");
     printf("  stated: ");
     if (r->stated_hz)
         printf("%.6f MHz (%s)\n", (double)r->stated_hz / 1e6, r->stated_source);
     else
         printf("none: %s\n", r->stated_source);
     if (r->kernel.hz)
-        printf("  kernel: %.3f MHz (\"%s\")\n", (double)r->kernel.hz / 1e6, r->kernel.line);
+        printf("  kernel: %.3f MHz (\"%s\"; its last digit is %.2f ppm)\n",
+               (double)r->kernel.hz / 1e6, r->kernel.line,
+               (double)r->kernel.step_hz / (double)r->kernel.hz * 1e6);
     for (size_t i = 0; i < r->nrates; i++) {
         const struct rate_entry *e = &r->rates[i];
         if (!e->rate_ok) {
@@ -596,6 +602,8 @@ static void print_json(const struct warp_run *r, const struct method_list *ml)
         json_kv_uint(&j, "kernel_tsc_hz", r->kernel.hz);
         json_kv_bool(&j, "kernel_tsc_refined", r->kernel.refined);
         json_kv_string(&j, "kernel_tsc_line", r->kernel.line);
+        json_kv_double(&j, "kernel_tsc_digit_ppm",
+                       (double)r->kernel.step_hz / (double)r->kernel.hz * 1e6);
     } else {
         json_kv_null(&j, "kernel_tsc_hz");
     }

@@ -291,6 +291,10 @@ TEST(kernel_log_tsc_lines)
     CHECK(hz == 1996250000u && !refined);
     CHECK(parse_line("tsc: Detected 3000 MHz processor", &hz, &refined) && hz == 3000000000u);
     CHECK(parse_line("tsc: Detected 2.000001 MHz processor", &hz, &refined) && hz == 2000001);
+    const char *line = "tsc: Detected 1996.250 MHz processor";
+    CHECK(kernel_log_tsc_step_hz(line, strlen(line)) == 1000);
+    CHECK(kernel_log_tsc_step_hz("tsc: Detected 3000 MHz", 22) == 1000000);
+    CHECK(kernel_log_tsc_step_hz("tsc: nothing", 12) == 0);
     const char *bad[] = {
         "", "tsc:", "tsc: Detected ", "tsc: Detected MHz processor",
         "tsc: Detected 1996.250", "tsc: Detected 1996.250 MH", "tsc: Detected 1996. MHz",

@@ -14,7 +14,6 @@
 #include "warp/warp_collect.h"
 #include "warp/warp_rate.h"
 
-#include <fnmatch.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -86,20 +85,13 @@ static void parse_args(int argc, char **argv, struct warp_options *o)
             break;
         case 'c': cpus_arg = optarg; break;
         case 'o':
-            for (char *tok = strtok(optarg, ","); tok; tok = strtok(NULL, ",")) {
-                if (o->npatterns >= MAX_PATTERNS)
-                    usage_error("warp", "too many --only patterns (at most %d)", MAX_PATTERNS);
-                o->patterns[o->npatterns++] = tok;
-            }
-            if (!o->npatterns)
-                usage_error("warp", "empty --only list");
+            cli_split_list("warp", optarg, o->patterns, &o->npatterns, MAX_PATTERNS,
+                           "--only patterns");
             break;
         case 'j': o->json = true; break;
         case 'h': fputs(help, stdout); exit(0);
         default:
-            if (optopt)
-                usage_error("warp", "option '%s' needs a value or is unknown", argv[optind - 1]);
-            usage_error("warp", "unknown option '%s'", argv[optind - 1]);
+            cli_bad_option("warp", argv);
         }
     }
     if (optind < argc)
@@ -139,12 +131,8 @@ static bool selected(const struct warp_options *o, const struct method *m)
 {
     if (!has_timestamp(m))
         return false;
-    if (o->npatterns) {
-        for (int i = 0; i < o->npatterns; i++)
-            if (fnmatch(o->patterns[i], m->id, 0) == 0)
-                return true;
-        return false;
-    }
+    if (o->npatterns)
+        return cli_matches_any(o->patterns, o->npatterns, m->id);
     /* The default keeps within a 5 s budget: the vDSO and syscall paths read the same
      * clocksource as libc's, so one clock of each is enough to see their path. */
     if (strcmp(m->path, "vdso") == 0 || strcmp(m->path, "syscall") == 0)
@@ -367,10 +355,7 @@ static void print_text(const struct warp_run *r, const struct method_list *ml)
 {
     const struct warp_options *o = r->o;
     const struct sysinfo *si = &r->si;
-    printf("clockscope warp: %s, %s, Linux %s, clocksource %s, virtualization %s\n", si->arch,
-           si->cpu_model[0] ? si->cpu_model : "unknown CPU", si->kernel,
-           si->clocksource[0] ? si->clocksource : "unknown",
-           si->virtualization[0] ? si->virtualization : "unknown");
+    sysinfo_print_header(stdout, "warp", si);
     printf("CPUs");
     for (int i = 0; i < o->cpus.count; i++)
         printf("%s%d", i ? "," : " ", o->cpus.cpu[i]);
@@ -467,11 +452,6 @@ static void kv_ns(struct json *j, const char *k, double ns)
         json_kv_null(j, k);
 }
 
-static const char *unit_name(enum method_unit u)
-{
-    return u == UNIT_NS ? "ns" : u == UNIT_TICKS ? "ticks" : NULL;
-}
-
 static void pairs_json(struct json *j, const struct warp_run *r, const struct method_result *mr)
 {
     const struct warp_matrix *mx = &mr->c.matrix;
@@ -505,7 +485,7 @@ static void method_json(struct json *j, const struct warp_run *r, const struct m
     json_kv_string(j, "path", m->path);
     json_kv_string(j, "api", m->api);
     json_kv_string(j, "clock", m->clock);
-    json_kv_string(j, "value_unit", unit_name(m->unit));
+    json_kv_string(j, "value_unit", method_unit_name(m->unit));
     json_kv_bool(j, "available", m->available);
     json_kv_string(j, "why_unavailable", m->available ? NULL : m->why);
     json_kv_bool(j, "ordered", m->ordered);

@@ -27,6 +27,8 @@
 #define WARP_MAX_CPUS 256
 /* Share of the run spent on the resolution reads (the rest goes to the cross-CPU test). */
 #define RESOLUTION_SHARE 0.1
+/* Floor of a method's cross-CPU test when the budget is overrun (a slow machine). */
+#define MIN_WARP_SECONDS 0.002
 
 struct warp_options {
     double seconds;
@@ -229,7 +231,6 @@ static void run_all(struct warp_run *r, struct method_list *ml)
         if (ml->m[i].unit == UNIT_TICKS && ml->m[i].read && ml->m[i].available)
             r->rates[r->nrates++].m = &ml->m[i];
     double res_each = r->nresults ? o->seconds * RESOLUTION_SHARE / (double)r->nresults : 0;
-    double warp_each = nwarp ? o->seconds * (1 - RESOLUTION_SHARE) / (double)nwarp : 0;
 
     /* The main thread stays on the first CPU: rate brackets must read one CPU's counter. */
     pin_to_cpu(o->cpus.cpu[0]);
@@ -242,8 +243,9 @@ static void run_all(struct warp_run *r, struct method_list *ml)
         r->rates[i].have_start = bracket_read(r->rates[i].m, &r->rates[i].start);
     struct timespec w0, w1;
     clock_gettime(CLOCK_MONOTONIC_RAW, &w0);
+    double deadline = (double)w0.tv_sec + (double)w0.tv_nsec / 1e9 + o->seconds;
 
-    size_t step = 0, nsteps = r->nresults + nwarp;
+    size_t step = 0, nsteps = r->nresults + nwarp, warp_left = nwarp;
     for (size_t i = 0; i < r->nresults; i++) {
         struct method_result *mr = &r->results[i];
         progress(show, ++step, nsteps, "resolution", mr->m->id);
@@ -261,6 +263,14 @@ static void run_all(struct warp_run *r, struct method_list *ml)
         }
         progress(show, ++step, nsteps, "warp", mr->m->id);
         mr->ran = true;
+        /* Each method gets an equal share of what is left, so that thread start-up and the
+         * resolution phase's overshoot do not push the run past --seconds. */
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC_RAW, &now);
+        double left = deadline - ((double)now.tv_sec + (double)now.tv_nsec / 1e9);
+        double warp_each = left / (double)warp_left--;
+        if (warp_each < MIN_WARP_SECONDS)
+            warp_each = MIN_WARP_SECONDS;
         mr->cross_ok = warp_collect(mr->m, o->cpus.cpu, o->cpus.count, warp_each, &mr->c,
                                     mr->error, sizeof mr->error);
         if (mr->cross_ok)

@@ -167,3 +167,7 @@ def test_cross_builds_under_qemu_user(cross_builds):
         assert doc["machine"]["arch"] == arch
         check_document(proc, doc, CPUS)
         assert any(m["id"].startswith("counter.") and m["reads"] for m in doc["methods"])
+        # A budget shorter than emulated thread start-up still reads every method.
+        proc, doc = warp_json(build / "clockscope", "--seconds", "0.05", "--cpus", str(CPUS[0]),
+                              runner=qemu, timeout=300)
+        check_document(proc, doc, [CPUS[0]])

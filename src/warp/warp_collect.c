@@ -59,6 +59,7 @@
  * before taking it again itself (a few microseconds): keeps the run going when the other
  * threads are preempted or finished. */
 #define HANDOFF_SPINS 200
+#define MIN_READS_PER_THREAD 64
 
 struct warp_shared {
     _Alignas(64) atomic_uint_fast64_t seq; /* even: record stable; odd: being written */
@@ -123,7 +124,10 @@ static void *warp_thread_main(void *arg)
     bool alone = t->ncpus == 1;
     method_read_fn read = t->m->read;
     const void *ctx = t->m->ctx;
-    while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
+    /* At least a few reads each, even when the share of a short run is over before this
+     * thread got going (slow starts under emulation). */
+    while (t->reads < MIN_READS_PER_THREAD ||
+           !atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
         uint64_t prev;
         int prev_cpu;
         uint64_t now = publish_one_read(sh, t->idx, alone, read, ctx, &prev, &prev_cpu);

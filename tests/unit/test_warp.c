@@ -391,6 +391,13 @@ TEST(warp_collect_perfect_clock_never_goes_back)
     CHECK(s.backward_steps == 0 && s.equal == 0);
     CHECK(strcmp(s.classification, "monotonic") == 0);
     CHECK(c.elapsed_s > 0.04);
+    for (int i = 0; i < n; i++)
+        CHECK(c.reads_per_cpu[i] >= 64); /* every thread reads, however short the run */
+    warp_collected_free(&c);
+    /* A run far shorter than thread start-up still reads on every CPU. */
+    CHECK(warp_collect(&m, cpus.cpu, n, 1e-6, &c, err, sizeof err));
+    for (int i = 0; i < n; i++)
+        CHECK(c.reads_per_cpu[i] >= 64);
     warp_collected_free(&c);
 }
 

@@ -9,6 +9,7 @@
 #include "warp/warp_analysis.h"
 #include "warp/warp_collect.h"
 #include "warp/warp_rate.h"
+#include "warp/warp_run.h"
 
 #include <math.h>
 #include <sched.h>
@@ -436,4 +437,70 @@ TEST(warp_collect_reports_a_cpu_it_cannot_pin)
     CHECK(!warp_collect(&m, cpus, 2, 0.05, &c, err, sizeof err));
     CHECK(strstr(err, "cannot pin"));
     CHECK(c.reads_per_cpu == NULL && c.matrix.pair == NULL);
+}
+
+/* ---- policy: which methods a run takes, and which must be monotonic ---- */
+
+static uint64_t zero_read(const void *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
+static struct method *policy_method(struct method_list *l, const char *path, const char *api,
+                                    const char *clock, clockid_t id, enum method_unit unit)
+{
+    struct method *m = method_add(l, path, api, clock);
+    if (m) {
+        m->clock_id = id;
+        m->unit = unit;
+        m->read = unit == UNIT_NONE ? NULL : zero_read;
+    }
+    return m;
+}
+
+TEST(warp_policy_defaults_and_judgement)
+{
+    static struct method_list l;
+    l.count = 0;
+    struct method *mono = policy_method(&l, "libc", "clock_gettime", "monotonic", CLOCK_MONOTONIC, UNIT_NS);
+    struct method *real = policy_method(&l, "libc", "clock_gettime", "realtime", CLOCK_REALTIME, UNIT_NS);
+    struct method *gtod = policy_method(&l, "libc", "gettimeofday", NULL, 0, UNIT_NS);
+    struct method *proc = policy_method(&l, "libc", "clock_gettime", "process_cputime_id",
+                                        CLOCK_PROCESS_CPUTIME_ID, UNIT_NS);
+    struct method *thr = policy_method(&l, "libc", "clock_gettime", "thread_cputime_id",
+                                       CLOCK_THREAD_CPUTIME_ID, UNIT_NS);
+    struct method *secs = policy_method(&l, "libc", "time", NULL, 0, UNIT_SECONDS);
+    struct method *res = policy_method(&l, "libc", "clock_getres", "monotonic", CLOCK_MONOTONIC, UNIT_NONE);
+    struct method *vmono = policy_method(&l, "vdso", "clock_gettime", "monotonic", CLOCK_MONOTONIC, UNIT_NS);
+    struct method *vreal = policy_method(&l, "vdso", "clock_gettime", "realtime", CLOCK_REALTIME, UNIT_NS);
+    struct method *sraw = policy_method(&l, "syscall", "clock_gettime", "monotonic_raw",
+                                        CLOCK_MONOTONIC_RAW, UNIT_NS);
+    struct method *tsc = policy_method(&l, "counter", "rdtsc", NULL, 0, UNIT_TICKS);
+    struct method *ltsc = policy_method(&l, "counter", "lfence_rdtsc", NULL, 0, UNIT_TICKS);
+    struct method *fast = policy_method(&l, "fastclock", "now", NULL, 0, UNIT_NS);
+    CHECK(fast);
+    ltsc->ordered = true;
+
+    struct warp_options o = {0};
+    CHECK(warp_selected(&o, mono) && warp_selected(&o, real) && warp_selected(&o, gtod));
+    CHECK(!warp_selected(&o, proc) && !warp_selected(&o, thr));   /* CPU time: --only */
+    CHECK(!warp_selected(&o, secs) && !warp_selected(&o, res));   /* no ns/ticks value */
+    CHECK(warp_selected(&o, vmono) && !warp_selected(&o, vreal) && !warp_selected(&o, sraw));
+    CHECK(warp_selected(&o, tsc) && warp_selected(&o, ltsc));
+    CHECK(warp_selected(&o, fast)); /* a provider added later is tested without changes */
+
+    o.patterns[0] = "libc.clock_gettime.*_cputime_id";
+    o.npatterns = 1;
+    CHECK(warp_selected(&o, proc) && warp_selected(&o, thr) && !warp_selected(&o, mono));
+    o.patterns[0] = "libc.*";
+    CHECK(!warp_selected(&o, secs)); /* --only never takes a method without a timestamp */
+
+    CHECK(warp_per_thread_clock(thr) && !warp_per_thread_clock(proc));
+    CHECK(warp_must_be_monotonic(mono, false) && warp_must_be_monotonic(mono, true));
+    CHECK(warp_must_be_monotonic(real, false) && !warp_must_be_monotonic(real, true));
+    CHECK(!warp_must_be_monotonic(gtod, true));
+    CHECK(!warp_must_be_monotonic(proc, false));
+    CHECK(!warp_must_be_monotonic(tsc, false) && warp_must_be_monotonic(ltsc, false));
+    CHECK(warp_must_be_monotonic(fast, false));
 }

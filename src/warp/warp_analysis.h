@@ -2,7 +2,7 @@
  * to findings.  Nothing here reads a clock or starts a thread, so the unit tests feed it
  * synthetic traces with known warps, offsets and stalls (tests/unit/test_warp.c).
  *
- * A trace is what the live collector's lock produces (docs/warp.md): reads, each tagged
+ * A trace is what the live collector's shared sequence produces (docs/warp.md): reads, each tagged
  * with the CPU it ran on, in the order they were published.  Every read is compared with
  * the one published just before it; a smaller value is a backward step from the previous
  * read's CPU to this read's CPU.  Values are in the method's unit (ns or ticks); callers

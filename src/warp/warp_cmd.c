@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* One lock shared by every CPU: beyond this many the test measures lock contention. */
+/* One shared record for every CPU: beyond this many the test measures its contention. */
 #define WARP_MAX_CPUS 256
 /* Share of the run spent on the resolution reads (the rest goes to the cross-CPU test). */
 #define RESOLUTION_SHARE 0.1

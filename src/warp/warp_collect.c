@@ -55,8 +55,8 @@
 #include <string.h>
 #include <time.h>
 
-/* How long a thread that made the last read waits for another CPU to take the lock
- * before taking it again itself (a few microseconds): keeps the run going when the other
+/* How long a thread that made the last read waits for another CPU to publish
+ * before publishing again itself (a few microseconds): keeps the run going when the other
  * threads are preempted or finished. */
 #define HANDOFF_SPINS 200
 #define MIN_READS_PER_THREAD 64

@@ -1,5 +1,5 @@
 /* The live half of `clockscope warp`: threads pinned to CPUs read a method's clock under
- * a shared lock and compare each read with the one published before it (docs/warp.md has
+ * a shared sequence and compare each read with the one published before it (docs/warp.md has
  * the protocol and why it is ordered).  Results go into the pure analysis (warp_analysis.h). */
 #ifndef CLOCKSCOPE_WARP_COLLECT_H
 #define CLOCKSCOPE_WARP_COLLECT_H

@@ -197,6 +197,7 @@ static void result_json(struct json *j, const struct method *m, const struct mea
         json_kv_double(j, "loop_ns_per_call", r->loop_ns_per_call);
         json_kv_uint(j, "calls_per_sample", r->calls_per_sample);
         json_kv_uint(j, "samples", r->samples);
+        json_kv_uint(j, "preempted_samples", r->preempted_samples);
         json_kv_string(j, "timer", timer_clock_name(r->timer));
         json_kv_double(j, "elapsed_s", r->elapsed_ns / 1e9);
         json_key(j, "threads");
@@ -224,6 +225,11 @@ static void print_header(const struct sysinfo *si, const struct bench_options *o
         printf("%s%d", i ? "," : " ", o->cpus.cpu[i]);
     printf("; up to %d samples of >= %.1f ms; empty-loop cost subtracted (column 'loop')\n\n",
            cfg->samples, cfg->sample_target_ns / 1e6);
+    if (si->loadavg_1m > 0.5 * (si->cpus_online > 0 ? si->cpus_online : 1))
+        printf("note: load average %.2f on %d CPUs: other work shares these cores, so figures "
+               "may be inflated (samples the\n      thread was preempted in are retaken; "
+               "contention below the OS, e.g. a busy SMT sibling, cannot be)\n\n",
+               si->loadavg_1m, si->cpus_online);
     printf("%-40s %10s %11s %7s %6s  %s\n", "id", "ns/call", "calls/s", "spread", "loop",
            "path");
 }

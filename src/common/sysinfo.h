@@ -17,6 +17,7 @@ struct sysinfo {
     char virtualization[96];       /* "none", a hypervisor name, or "" when unknown */
     char virtualization_source[64];
     int cpus_online;
+    double loadavg_1m;             /* -1 when unknown */
 };
 
 void sysinfo_read(struct sysinfo *s);

@@ -95,3 +95,7 @@ uint64_t arch_counter_stated_hz(char *source, size_t len)
     snprintf(source, len, "CNTFRQ_EL0");
     return hz;
 }
+
+void arch_spin_pause(void) { __asm__ volatile("yield"); }
+
+bool arch_kernel_logs_counter_calibration(void) { return false; }

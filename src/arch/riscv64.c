@@ -129,3 +129,8 @@ uint64_t arch_counter_stated_hz(char *source, size_t len)
     snprintf(source, len, "not stated (no device-tree timebase-frequency)");
     return 0;
 }
+
+/* Zihintpause's pause is a fence encoding that older cores execute as a no-op fence. */
+void arch_spin_pause(void) { __asm__ volatile(".4byte 0x0100000f"); }
+
+bool arch_kernel_logs_counter_calibration(void) { return false; }

@@ -181,3 +181,7 @@ uint64_t arch_counter_stated_hz(char *source, size_t len)
     snprintf(source, len, "not stated by CPUID");
     return 0;
 }
+
+void arch_spin_pause(void) { __asm__ volatile("pause"); }
+
+bool arch_kernel_logs_counter_calibration(void) { return true; }

@@ -127,3 +127,11 @@ void sysinfo_json(struct json *j, const struct sysinfo *s)
         json_kv_null(j, "loadavg_1m");
     json_end_object(j);
 }
+
+void sysinfo_print_header(FILE *out, const char *cmd, const struct sysinfo *s)
+{
+    fprintf(out, "clockscope %s: %s, %s, Linux %s, clocksource %s, virtualization %s\n", cmd,
+            s->arch, s->cpu_model[0] ? s->cpu_model : "unknown CPU", s->kernel,
+            s->clocksource[0] ? s->clocksource : "unknown",
+            s->virtualization[0] ? s->virtualization : "unknown");
+}

@@ -32,7 +32,7 @@ LDFLAGS    += -fsanitize=address,undefined
 endif
 
 # The directories whose sources make up the clockscope binary, and the one arch file.
-CLI_DIRS := common vdso measure bench fastclock run
+CLI_DIRS := common vdso measure bench warp fastclock run
 CLI_SRC  := src/main.c $(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c)) src/arch/$(ARCH).c
 CLI_OBJ  := $(CLI_SRC:%.c=$(O)/obj/%.o)
 LIB_OBJ  := $(filter-out $(O)/obj/src/main.o,$(CLI_OBJ))
@@ -110,11 +110,13 @@ cross:
 	$(MAKE) O=build/aarch64 CC=aarch64-linux-gnu-gcc STATIC=1 all
 	$(MAKE) O=build/riscv64 CC=riscv64-linux-gnu-gcc STATIC=1 all
 
-# libFuzzer harness for the vDSO ELF parser (needs clang): build/fuzz/fuzz_vdso_elf CORPUS
+# libFuzzer harnesses (need clang): build/fuzz/fuzz_vdso_elf CORPUS, build/fuzz/fuzz_kernel_log CORPUS
 fuzz:
 	@mkdir -p build/fuzz
 	clang -std=c11 -g -O1 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,undefined \
 	    -o build/fuzz/fuzz_vdso_elf tests/fuzz/fuzz_vdso_elf.c src/vdso/vdso_elf.c
+	clang -std=c11 -g -O1 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,undefined \
+	    -o build/fuzz/fuzz_kernel_log tests/fuzz/fuzz_kernel_log.c src/warp/kernel_log.c
 
 # The whole suite: C unit tests (native, sanitized, cross under qemu-user), CLI tests,
 # corpus, fuzz smoke, VM tests.  tests/README.md says what each part needs.

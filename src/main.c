@@ -17,6 +17,7 @@ struct command {
 
 static const struct command commands[] = {
     {"bench", "what every way of reading the time costs here", cmd_bench},
+    {"warp", "does time go backwards between CPUs; counter rate, drift, resolution", cmd_warp},
     {"vdso", "the vDSO's symbols, from this process or an image file", cmd_vdso},
     {"run", "run a program with cheaper (or counted) clock reads", cmd_run},
 };

@@ -43,6 +43,12 @@ bool arch_cpu_hypervisor(char *vendor, size_t len);
 /* The counter frequency the platform states (CPUID 0x15, CNTFRQ_EL0, riscv timebase),
  * in Hz, with where it came from; 0 when not stated. */
 uint64_t arch_counter_stated_hz(char *source, size_t len);
+/* A spin-wait hint for busy loops (x86 pause, arm64 yield, riscv pause hint): lets an SMT
+ * sibling run and stops the loop from flooding the memory system.  Orders nothing. */
+void arch_spin_pause(void);
+/* Whether the kernel's "tsc: Detected/Refined ... MHz" log lines describe this arch's
+ * counter (x86 only), so that they can be compared with the measured rate. */
+bool arch_kernel_logs_counter_calibration(void);
 
 /* For libfastclock (src/fastclock): the one counter it uses, read two ways. */
 /* Ordered after every earlier load on this CPU (rdtscp, or lfence;rdtsc without RDTSCP /

@@ -141,3 +141,8 @@ bool arch_fast_counter_constant(char *why, size_t len)
      * (SIGILL) or a firmware trap (cost: caught by libfastclock's cost check). */
     return probe(read_rdtime, false, why, len);
 }
+
+/* Zihintpause's pause is a fence encoding that older cores execute as a no-op fence. */
+void arch_spin_pause(void) { __asm__ volatile(".4byte 0x0100000f"); }
+
+bool arch_kernel_logs_counter_calibration(void) { return false; }

@@ -222,3 +222,7 @@ bool arch_fast_counter_constant(char *why, size_t len)
     }
     return true;
 }
+
+void arch_spin_pause(void) { __asm__ volatile("pause"); }
+
+bool arch_kernel_logs_counter_calibration(void) { return true; }

@@ -50,3 +50,13 @@ const struct method *methods_find(const struct method_list *list, const char *id
             return &list->m[i];
     return NULL;
 }
+
+const char *method_unit_name(enum method_unit u)
+{
+    switch (u) {
+    case UNIT_NS: return "ns";
+    case UNIT_TICKS: return "ticks";
+    case UNIT_SECONDS: return "s";
+    default: return NULL;
+    }
+}

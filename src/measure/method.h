@@ -24,6 +24,9 @@ enum method_unit {
     UNIT_NONE,    /* not a timestamp (clock_getres, getppid, empty call) */
 };
 
+/* "ns", "ticks", "s", or NULL for UNIT_NONE. */
+const char *method_unit_name(enum method_unit u);
+
 struct method {
     char id[METHOD_ID_MAX];
     const char *path;         /* libc, vdso, syscall, ref, counter, fastclock */

@@ -279,12 +279,16 @@ TEST(fastclock_ticker_keeps_recent_fresh)
 {
     CHECK(fastclock_ticker_start(10) != 0); /* below the minimum period */
     CHECK(fastclock_ticker_start(1000000) == 0);
-    uint64_t r0 = fastclock_recent_ns();
-    struct timespec nap = {0, 30000000};
-    nanosleep(&nap, NULL); /* nobody but the ticker reads the clock meanwhile */
-    uint64_t r = fastclock_recent_ns(), now = fastclock_monotonic_ns();
+    uint64_t r0 = fastclock_recent_ns(), r = r0;
+    /* Nobody but the ticker reads the clock meanwhile.  Polled for up to 5 s: on a loaded
+     * machine (or under qemu-user) the ticker thread may wait long to be scheduled. */
+    for (int i = 0; i < 500 && r == r0; i++) {
+        struct timespec nap = {0, 10000000};
+        nanosleep(&nap, NULL);
+        r = fastclock_recent_ns();
+    }
     CHECK(r > r0);
-    CHECK(now - r < 200000000); /* 1 ms period; the bound only guards against a stuck ticker */
+    CHECK(r <= fastclock_monotonic_ns());
     fastclock_ticker_stop();
     fastclock_ticker_stop(); /* twice is harmless */
 }

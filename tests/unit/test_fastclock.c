@@ -334,3 +334,51 @@ TEST(fastclock_notices_a_suspend)
     uint64_t a = ts_ns(CLOCK_MONOTONIC), v = fastclock_monotonic_ns(), b = ts_ns(CLOCK_MONOTONIC);
     CHECK(v + 50000 >= a && v <= b + 50000);
 }
+
+/* Malformed sysfs contents (a fake root can hold anything): never a crash, never a false
+ * "usable" unless the counter's exact name is there as a whole word. */
+TEST(fastclock_clocksource_check_survives_malformed_files)
+{
+    char root[] = "/tmp/fc_sysfs_bad_XXXXXX";
+    CHECK(mkdtemp(root));
+    char dir[200], cur[300], avail[300], got[32], why[200], cmd[300];
+    snprintf(dir, sizeof dir, "%s/sys/devices/system/clocksource/clocksource0", root);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
+    CHECK(system(cmd) == 0);
+    snprintf(cur, sizeof cur, "%s/current_clocksource", dir);
+    snprintf(avail, sizeof avail, "%s/available_clocksource", dir);
+    const char *mine = arch_fast_counter_clocksource();
+    char long_line[600];
+    memset(long_line, 'x', sizeof long_line - 1);
+    long_line[sizeof long_line - 1] = 0;
+    char prefixed[64], suffixed[64], glued[64];
+    snprintf(prefixed, sizeof prefixed, "hpet x%s", mine);
+    snprintf(suffixed, sizeof suffixed, "hpet %sx", mine);
+    snprintf(glued, sizeof glued, "hpet,%s", mine);
+    const char *bad_avail[] = {"", "\n", "hpet", prefixed, suffixed, glued, long_line};
+    write_file(cur, "hpet\n");
+    for (size_t i = 0; i < sizeof bad_avail / sizeof bad_avail[0]; i++) {
+        write_file(avail, bad_avail[i]);
+        CHECK(!fc_check_clocksource(root, mine, got, sizeof got, why, sizeof why));
+        CHECK(why[0]);
+    }
+    /* Current: empty, a long line (truncated into `got`), binary. */
+    write_file(avail, "hpet\n");
+    write_file(cur, "");
+    CHECK(!fc_check_clocksource(root, mine, got, sizeof got, why, sizeof why));
+    write_file(cur, long_line);
+    CHECK(!fc_check_clocksource(root, mine, got, sizeof got, why, sizeof why));
+    CHECK(strlen(got) < sizeof got);
+    FILE *f = fopen(cur, "wb");
+    if (f) {
+        fwrite("\0tsc\0\xff", 1, 6, f);
+        fclose(f);
+    }
+    CHECK(!fc_check_clocksource(root, mine, got, sizeof got, why, sizeof why));
+    /* The name without a trailing newline is still the name. */
+    write_file(cur, mine);
+    write_file(avail, mine);
+    CHECK(fc_check_clocksource(root, mine, got, sizeof got, why, sizeof why));
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    CHECK(system(cmd) == 0);
+}

@@ -117,6 +117,22 @@ def test_count_output_file(cs, pairs, tmp_path):
     assert "clockscope run --mode count" not in proc.stderr
 
 
+def test_count_survives_a_program_that_closes_stderr_at_exit(cs, tmp_path):
+    # coreutils' close_stdout() closes stderr in an atexit handler, before the shim's
+    # destructor writes the table: the shim keeps its own copy of stderr.
+    src = tmp_path / "closer.c"
+    src.write_text("#include <stdio.h>\n#include <stdlib.h>\n#include <time.h>\n"
+                   "static void shut(void) { fclose(stderr); }\n"
+                   "int main(void) { struct timespec ts; atexit(shut);\n"
+                   "  for (int i = 0; i < 5; i++) clock_gettime(CLOCK_BOOTTIME, &ts);\n"
+                   "  return 0; }\n")
+    exe = tmp_path / "closer"
+    assert run(["cc", "-o", exe, src]).returncode == 0
+    proc = run([cs, "run", "--mode", "count", "--", exe])
+    assert proc.returncode == 0
+    assert re.search(r"^\s+5\s+\d+\s+clock_gettime\(CLOCK_BOOTTIME\)", proc.stderr, re.M), proc.stderr
+
+
 def test_count_in_forked_children(cs, tmp_path):
     py = os.path.realpath(sys.executable)
     code = ("import os, time\nfor _ in range(3):\n    pid = os.fork()\n    if pid == 0:\n"

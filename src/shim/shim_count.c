@@ -61,8 +61,13 @@ static void count_caller(const void *caller)
     atomic_fetch_add_explicit(&callers_overflow, 1, memory_order_relaxed);
 }
 
+/* A private copy of stderr taken at start: many programs close stderr in an atexit
+ * handler (coreutils' close_stdout), which runs before this library's destructor. */
+static int report_fd = -1;
+
 void shim_count_start(void)
 {
+    report_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 10);
     now_fn = (real_clock_gettime_fn)dlsym(RTLD_NEXT, "clock_gettime");
     if (now_fn)
         now_fn(CLOCK_MONOTONIC, &started);
@@ -135,7 +140,9 @@ void shim_count_report(void)
         now_fn(CLOCK_MONOTONIC, &end);
     double secs = (double)(end.tv_sec - started.tv_sec) + (end.tv_nsec - started.tv_nsec) * 1e-9;
     const char *path = getenv("CLOCKSCOPE_RUN_OUTPUT");
-    FILE *f = stderr;
+    FILE *f = report_fd >= 0 ? fdopen(report_fd, "w") : NULL;
+    if (!f)
+        f = stderr;
     if (path && *path) {
         int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
         f = fd >= 0 ? fdopen(fd, "a") : NULL;

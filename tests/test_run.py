@@ -133,6 +133,16 @@ def test_count_survives_a_program_that_closes_stderr_at_exit(cs, tmp_path):
     assert re.search(r"^\s+5\s+\d+\s+clock_gettime\(CLOCK_BOOTTIME\)", proc.stderr, re.M), proc.stderr
 
 
+def test_script_targets_get_a_note_about_inherit(cs, tmp_path):
+    script = tmp_path / "wrapper"
+    script.write_text("#!/bin/sh\nexec true\n")
+    script.chmod(0o755)
+    proc = run([cs, "run", "--", script])
+    assert proc.returncode == 0 and "is a script" in proc.stderr and "--inherit" in proc.stderr
+    proc = run([cs, "run", "--inherit", "--", script])
+    assert proc.returncode == 0 and "is a script" not in proc.stderr
+
+
 def test_count_in_forked_children(cs, tmp_path):
     py = os.path.realpath(sys.executable)
     code = ("import os, time\nfor _ in range(3):\n    pid = os.fork()\n    if pid == 0:\n"

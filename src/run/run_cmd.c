@@ -105,6 +105,18 @@ static int resolve(const char *cmd, char *out, size_t len)
     return result;
 }
 
+/* A "#!" script: its interpreter gets the shim, what the script executes does not. */
+static bool is_script(const char *path)
+{
+    char magic[2] = {0};
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    size_t n = fread(magic, 1, 2, f);
+    fclose(f);
+    return n == 2 && magic[0] == '#' && magic[1] == '!';
+}
+
 /* An ELF executable without PT_INTERP is static: the shim cannot reach it. */
 static bool elf_is_static(const char *path)
 {
@@ -193,6 +205,10 @@ int cmd_run(int argc, char **argv)
     if (elf_is_static(target))
         fprintf(stderr, "clockscope run: warning: %s is statically linked: the shim cannot "
                 "reach it, it runs unchanged\n", target);
+    else if (is_script(target) && !inherit)
+        fprintf(stderr, "clockscope run: note: %s is a script: the shim serves its interpreter "
+                "but not programs it executes (wrappers such as pyenv shims exec the real one); "
+                "add --inherit to follow them\n", target);
 
     const char *old = getenv("LD_PRELOAD");
     size_t len = strlen(shim) + (old ? strlen(old) + 1 : 0) + 1;

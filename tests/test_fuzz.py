@@ -18,8 +18,21 @@ def test_fuzz_vdso_parser_briefly(clockscope, tmp_path):
     assert "Done" in proc.stderr
 
 
+def test_fuzz_kernel_log_parser_briefly(tmp_path):
+    need_tool("clang")
+    make("fuzz")
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "refined").write_bytes(b"tsc: Refined TSC clocksource calibration: 2445.406 MHz")
+    (corpus / "kmsg").write_bytes(b"6,17,28,-;tsc: Detected 1996.250 MHz processor\n")
+    proc = run([ROOT / "build/fuzz/fuzz_kernel_log", "-max_total_time=10", "-rss_limit_mb=2048",
+                corpus], timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Done" in proc.stderr
+
+
 def test_fuzz_facts_text_parsers_briefly(tmp_path):
-    """Kernel-log, cpuinfo, command-line and version parsers, seeded with the corpus."""
+    """Kernel-log, cpuinfo, command-line and version parsers of the doctor, seeded with the corpus."""
     need_tool("clang")
     make("fuzz")
     corpus = tmp_path / "corpus"

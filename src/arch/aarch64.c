@@ -115,3 +115,21 @@ void arch_ucontext_set_return(void *uc, long value)
 
 /* kvm-clock is x86 only. */
 int arch_kvm_clock_stable_bit(void) { return -1; }
+uint64_t arch_fast_counter_ordered(void) { return cntvct_isb(); }
+uint64_t arch_fast_counter_raw(void) { return cntvct_plain(); }
+const char *arch_fast_counter_clocksource(void) { return "arch_sys_counter"; }
+const char *arch_fast_counter_name(void) { return "cntvct_el0"; }
+
+bool arch_fast_counter_constant(char *why, size_t len)
+{
+    /* The generic timer runs at a fixed rate by the architecture.  A trapping erratum
+     * workaround (the kernel clears CNTKCTL_EL1.EL0VCTEN) shows as a read that costs
+     * microseconds, which libfastclock's cost check catches. */
+    (void)why;
+    (void)len;
+    return true;
+}
+
+void arch_spin_pause(void) { __asm__ volatile("yield"); }
+
+bool arch_kernel_logs_counter_calibration(void) { return false; }

@@ -57,5 +57,26 @@ uint32_t arch_audit_arch(void);
  * return-value register, in the interrupted context `uc` (a ucontext_t). */
 long arch_ucontext_syscall_arg(const void *uc, int i);
 void arch_ucontext_set_return(void *uc, long value);
+/* A spin-wait hint for busy loops (x86 pause, arm64 yield, riscv pause hint): lets an SMT
+ * sibling run and stops the loop from flooding the memory system.  Orders nothing. */
+void arch_spin_pause(void);
+/* Whether the kernel's "tsc: Detected/Refined ... MHz" log lines describe this arch's
+ * counter (x86 only), so that they can be compared with the measured rate. */
+bool arch_kernel_logs_counter_calibration(void);
+
+/* For libfastclock (src/fastclock): the one counter it uses, read two ways. */
+/* Ordered after every earlier load on this CPU (rdtscp, or lfence;rdtsc without RDTSCP /
+ * isb;mrs cntvct_el0 / rdtime).  Later loads are not ordered after it. */
+uint64_t arch_fast_counter_ordered(void);
+/* Unordered, the cheapest read of the same counter. */
+uint64_t arch_fast_counter_raw(void);
+/* The kernel's name for that counter as a clocksource ("tsc", "arch_sys_counter",
+ * "riscv_clocksource"), and the instruction's name ("rdtsc", "cntvct_el0", "rdtime"). */
+const char *arch_fast_counter_clocksource(void);
+const char *arch_fast_counter_name(void);
+/* Whether the CPU itself promises a constant-rate counter readable from user mode (x86:
+ * invariant TSC, CPUID 0x80000007 EDX bit 8; riscv: rdtime does not raise SIGILL, probed
+ * under a guard, so not thread-safe; aarch64: architecturally constant).  On false, fills why. */
+bool arch_fast_counter_constant(char *why, size_t len);
 
 #endif

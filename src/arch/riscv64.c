@@ -150,3 +150,19 @@ void arch_ucontext_set_return(void *uc, long value)
 
 /* kvm-clock is x86 only. */
 int arch_kvm_clock_stable_bit(void) { return -1; }
+uint64_t arch_fast_counter_ordered(void) { return csr_time(); }
+uint64_t arch_fast_counter_raw(void) { return csr_time(); }
+const char *arch_fast_counter_clocksource(void) { return "riscv_clocksource"; }
+const char *arch_fast_counter_name(void) { return "rdtime"; }
+
+bool arch_fast_counter_constant(char *why, size_t len)
+{
+    /* The time CSR is a constant-rate timebase by the spec; what can go wrong is access
+     * (SIGILL) or a firmware trap (cost: caught by libfastclock's cost check). */
+    return probe(read_rdtime, false, why, len);
+}
+
+/* Zihintpause's pause is a fence encoding that older cores execute as a no-op fence. */
+void arch_spin_pause(void) { __asm__ volatile(".4byte 0x0100000f"); }
+
+bool arch_kernel_logs_counter_calibration(void) { return false; }

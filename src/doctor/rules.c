@@ -58,6 +58,10 @@ static void coarse_fix(struct finding *f, const struct proof *p)
                     "where one-tick resolution (1/CONFIG_HZ: 1-10 ms; clock_getres says) is "
                     "enough: the vDSO serves them from its data page on every clocksource. "
                     "Risk: none for timeouts and rate limits; wrong for fine intervals");
+    finding_fix(f, "unmodified programs: clockscope run --mode coarse -- CMD answers their "
+                "CLOCK_REALTIME/MONOTONIC reads from the COARSE clocks (tick resolution); "
+                "clockscope run -- CMD serves them from the CPU counter through libfastclock "
+                "only where the counter is still safe, else passes them through (docs/run.md)");
 }
 
 static void switch_fix(struct finding *f, const struct context *c, const char *to)

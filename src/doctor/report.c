@@ -50,11 +50,9 @@ static void wrap(FILE *out, const char *label, const char *text, int indent, int
 static void print_finding(FILE *out, const struct finding *f, bool full)
 {
     fprintf(out, "\n[%s] %s\n", severity_name(f->severity), f->title);
-    int nev = full ? f->nevidence : (f->nevidence < 3 ? f->nevidence : 3);
+    int nev = full ? f->nevidence : (f->nevidence < 2 ? f->nevidence : 2);
     for (int i = 0; i < nev; i++)
         wrap(out, "evidence: ", f->evidence[i], 2, 100);
-    if (!full && f->nevidence > nev)
-        fprintf(out, "  (%d more lines of evidence: --verbose)\n", f->nevidence - nev);
     if (f->meaning[0] && full) {
         wrap(out, "meaning: ", f->meaning, 2, 100);
     } else if (f->meaning[0] && f->severity >= SEV_WARNING) {
@@ -69,10 +67,11 @@ static void print_finding(FILE *out, const struct finding *f, bool full)
     int nfix = full ? f->nfix : (f->nfix < 2 ? f->nfix : 2);
     for (int i = 0; i < nfix; i++)
         wrap(out, "fix: ", f->fix[i], 2, 100);
-    if (!full && f->nfix > nfix)
-        fprintf(out, "  (%d more fixes: --verbose)\n", f->nfix - nfix);
     if (f->gain[0])
         wrap(out, "gain: ", f->gain, 2, 100);
+    int more_ev = f->nevidence - nev, more_fix = f->nfix - nfix;
+    if (!full && (more_ev > 0 || more_fix > 0))
+        fprintf(out, "  (--verbose: %d more evidence, %d more fixes)\n", more_ev, more_fix);
 }
 
 void report_text(FILE *out, const struct facts *fs, const struct proof *p,

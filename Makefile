@@ -6,7 +6,8 @@
 #                             build/aarch64/clockscope, build/riscv64/clockscope
 #   make vm-binaries          static x86_64, aarch64, riscv64 builds for clockscope vm
 #   make test                 the whole test suite (see README)
-#   make install PREFIX=DIR   DIR/bin/clockscope
+#   make install PREFIX=DIR   DIR/bin/clockscope, DIR/lib/libfastclock.{so,a}, DIR/include/fastclock.h,
+#                             DIR/lib/pkgconfig/fastclock.pc, DIR/lib/clockscope/libclockscope-shim.so
 CC      ?= cc
 O       ?= build
 PREFIX  ?= /usr/local
@@ -32,7 +33,7 @@ LDFLAGS    += -fsanitize=address,undefined
 endif
 
 # The directories whose sources make up the clockscope binary, and the one arch file.
-CLI_DIRS := common vdso measure bench vm
+CLI_DIRS := common vdso measure bench warp fastclock run facts doctor vm
 CLI_SRC  := src/main.c $(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c)) src/arch/$(ARCH).c
 CLI_OBJ  := $(CLI_SRC:%.c=$(O)/obj/%.o)
 LIB_OBJ  := $(filter-out $(O)/obj/src/main.o,$(CLI_OBJ))
@@ -40,7 +41,47 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(O)/obj/%.o)
 
 .PHONY: all test install cross vm-binaries fuzz clean
-all: $(O)/clockscope
+all: $(O)/clockscope fastclock-libs
+
+# libfastclock and the `clockscope run` shim: position-independent objects in $(O)/pic,
+# only libfastclock's API exported (-fvisibility=hidden; the shim exports only the calls
+# it interposes, src/shim/shim.map).  Not built in SAN builds (an ASan shim cannot be
+# preloaded into arbitrary programs); the library's logic is unit-tested there instead.
+FC_SRC     := $(wildcard src/fastclock/*.c) src/arch/$(ARCH).c src/common/trap_guard.c
+FC_PIC     := $(FC_SRC:%.c=$(O)/pic/%.o)
+SHIM_PIC   := $(patsubst %.c,$(O)/pic/%.o,$(wildcard src/shim/*.c))
+FC_OUTPUTS := $(O)/libfastclock.so $(O)/libfastclock.a $(O)/fastclock.pc $(O)/libclockscope-shim.so
+FC_SONAME  := libfastclock.so.1
+
+.PHONY: fastclock-libs
+fastclock-libs: $(if $(SAN),,$(FC_OUTPUTS))
+
+$(O)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC  $< (PIC)"
+	@$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+$(O)/$(FC_SONAME): $(FC_PIC)
+	@echo "  LD  $@"
+	@$(CC) -shared -Wl,-soname,$(FC_SONAME) -o $@ $^ -lpthread
+
+$(O)/libfastclock.so: $(O)/$(FC_SONAME)
+	@ln -sf $(FC_SONAME) $@
+
+$(O)/libfastclock.a: $(FC_PIC)
+	@echo "  AR  $@"
+	@rm -f $@ && $(AR) rcs $@ $^
+
+# pkg-config file for a prefix: $(call fastclock_pc,PREFIX) > FILE
+fastclock_pc = printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: fastclock\nDescription: the cheapest correct timestamp (calibrated CPU counter, CLOCK_MONOTONIC domain)\nVersion: 1.0.0\nLibs: -L$${libdir} -lfastclock\nLibs.private: -lpthread\nCflags: -I$${includedir}\n' '$(1)'
+
+# The build tree's own .pc (for using the library straight from the build directory).
+$(O)/fastclock.pc: Makefile
+	@$(call fastclock_pc,$(abspath $(O))) > $@
+
+$(O)/libclockscope-shim.so: $(SHIM_PIC) $(FC_PIC) src/shim/shim.map
+	@echo "  LD  $@"
+	@$(CC) -shared -Wl,--version-script=src/shim/shim.map -o $@ $(SHIM_PIC) $(FC_PIC) -ldl -lpthread
 
 $(O)/clockscope: $(CLI_OBJ)
 	@echo "  LD  $@"
@@ -55,9 +96,16 @@ $(O)/obj/%.o: %.c
 	@echo "  CC  $<"
 	@$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-install: $(O)/clockscope
-	install -d $(DESTDIR)$(PREFIX)/bin
+install: $(O)/clockscope $(FC_OUTPUTS)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	    $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/clockscope
 	install -m 755 $(O)/clockscope $(DESTDIR)$(PREFIX)/bin/clockscope
+	install -m 755 $(O)/$(FC_SONAME) $(DESTDIR)$(PREFIX)/lib/$(FC_SONAME)
+	ln -sf $(FC_SONAME) $(DESTDIR)$(PREFIX)/lib/libfastclock.so
+	install -m 644 $(O)/libfastclock.a $(DESTDIR)$(PREFIX)/lib/libfastclock.a
+	install -m 644 src/fastclock/fastclock.h $(DESTDIR)$(PREFIX)/include/fastclock.h
+	$(call fastclock_pc,$(PREFIX)) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/fastclock.pc
+	install -m 755 $(O)/libclockscope-shim.so $(DESTDIR)$(PREFIX)/lib/clockscope/libclockscope-shim.so
 
 cross:
 	$(MAKE) O=build/aarch64 CC=aarch64-linux-gnu-gcc STATIC=1 all
@@ -67,13 +115,16 @@ cross:
 vm-binaries: cross
 	$(MAKE) O=build/x86_64 CC=x86_64-linux-gnu-gcc STATIC=1 all
 
-# libFuzzer harnesses (need clang): build/fuzz/fuzz_vdso_elf CORPUS, build/fuzz/fuzz_vm_frame CORPUS
+# libFuzzer harnesses (need clang): build/fuzz/fuzz_vdso_elf CORPUS,
+# build/fuzz/fuzz_kernel_log CORPUS, build/fuzz/fuzz_facts_text CORPUS, build/fuzz/fuzz_vm_frame CORPUS
+FUZZ_CC := clang -std=c11 -g -O1 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,undefined
 fuzz:
 	@mkdir -p build/fuzz
-	clang -std=c11 -g -O1 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,undefined \
-	    -o build/fuzz/fuzz_vdso_elf tests/fuzz/fuzz_vdso_elf.c src/vdso/vdso_elf.c
-	clang -std=c11 -g -O1 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,undefined \
-	    -o build/fuzz/fuzz_vm_frame tests/fuzz/fuzz_vm_frame.c src/vm/frame.c
+	$(FUZZ_CC) -o build/fuzz/fuzz_vdso_elf tests/fuzz/fuzz_vdso_elf.c src/vdso/vdso_elf.c
+	$(FUZZ_CC) -o build/fuzz/fuzz_kernel_log tests/fuzz/fuzz_kernel_log.c src/warp/kernel_log.c
+	$(FUZZ_CC) -o build/fuzz/fuzz_facts_text tests/fuzz/fuzz_facts_text.c src/facts/klog.c \
+	    src/facts/cpuinfo.c src/facts/kernel_text.c src/doctor/logscan.c
+	$(FUZZ_CC) -o build/fuzz/fuzz_vm_frame tests/fuzz/fuzz_vm_frame.c src/vm/frame.c
 
 # The whole suite: C unit tests (native, sanitized, cross under qemu-user), CLI tests,
 # corpus, fuzz smoke, VM tests.  tests/README.md says what each part needs.
@@ -84,4 +135,4 @@ test:
 clean:
 	rm -rf build
 
--include $(CLI_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
+-include $(CLI_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(FC_PIC:.o=.d) $(SHIM_PIC:.o=.d)

@@ -11,7 +11,8 @@ gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
 qemu-user-static clang
 qemu-system-x86 qemu-system-arm qemu-system-misc opensbi
-cpio zstd xz-utils gnupg debian-archive-keyring"
+cpio zstd xz-utils gnupg debian-archive-keyring file
+pkg-config binutils"
 
 missing=""
 for p in $PACKAGES; do

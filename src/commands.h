@@ -4,6 +4,10 @@
 
 int cmd_bench(int argc, char **argv);
 int cmd_vdso(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+int cmd_facts(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_warp(int argc, char **argv);
 int cmd_vm(int argc, char **argv);
 
 #endif

@@ -19,7 +19,11 @@ struct command {
 
 static const struct command commands[] = {
     {"bench", "what every way of reading the time costs here", cmd_bench},
+    {"warp", "does time go backwards between CPUs; counter rate, drift, resolution", cmd_warp},
     {"vdso", "the vDSO's symbols, from this process or an image file", cmd_vdso},
+    {"doctor", "why reading the time is slow here, the proof, and the fix", cmd_doctor},
+    {"facts", "the facts doctor reads; --save DIR writes them as a facts root", cmd_facts},
+    {"run", "run a program with cheaper (or counted) clock reads", cmd_run},
     {"vm", "run a clockscope command inside a VM of any arch", cmd_vm},
 };
 

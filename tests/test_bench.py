@@ -25,7 +25,7 @@ def by_id(doc):
 def test_quick_suite_is_complete_and_consistent(clockscope):
     doc = bench_json(clockscope, "--quick")
     assert doc["schema"] == "clockscope.bench/1"
-    for key in ("arch", "cpu_model", "kernel", "clocksource", "virtualization"):
+    for key in ("arch", "cpu_model", "kernel", "clocksource", "virtualization", "loadavg_1m"):
         assert key in doc["machine"]
     res = by_id(doc)
     for path in ("libc", "syscall"):
@@ -41,6 +41,7 @@ def test_quick_suite_is_complete_and_consistent(clockscope):
         ns = r["ns_per_call"]
         assert ns["min"] <= ns["p10"] <= ns["median"] <= ns["p90"] <= ns["p99"] <= ns["max"]
         assert r["samples"] >= 5 and r["calls_per_sample"] >= 8
+        assert r["preempted_samples"] >= 0
         assert r["loop_ns_per_call"] >= 0
         assert abs(r["calls_per_sec"] * ns["median"] - 1e9) < 1e9 * 1e-3
         assert r["timer"] in ("CLOCK_MONOTONIC_RAW", "CLOCK_MONOTONIC")

@@ -43,5 +43,40 @@ bool arch_cpu_hypervisor(char *vendor, size_t len);
 /* The counter frequency the platform states (CPUID 0x15, CNTFRQ_EL0, riscv timebase),
  * in Hz, with where it came from; 0 when not stated. */
 uint64_t arch_counter_stated_hz(char *source, size_t len);
+/* Whether the counter ticks at a constant rate through frequency and idle states:
+ * x86 CPUID 0x80000007 EDX[8] (invariant TSC); the arm64 generic timer and the riscv time
+ * CSR are constant-rate by specification.  1 yes, 0 no, -1 not known. */
+int arch_counter_invariant(void);
+/* Whether the hypervisor offers the kvm-clock stable bit (x86 KVM: CPUID 0x40000001 EAX
+ * bit 24, KVM_FEATURE_CLOCKSOURCE_STABLE_BIT): without it the guest never marks kvm-clock
+ * usable by the vDSO.  1 yes, 0 no, -1 not a KVM guest or not applicable. */
+int arch_kvm_clock_stable_bit(void);
+/* AUDIT_ARCH_* of this arch: seccomp filters must check it before trusting syscall numbers. */
+uint32_t arch_audit_arch(void);
+/* Inside a SIGSYS handler (seccomp SECCOMP_RET_TRAP): syscall argument i (0..5) and the
+ * return-value register, in the interrupted context `uc` (a ucontext_t). */
+long arch_ucontext_syscall_arg(const void *uc, int i);
+void arch_ucontext_set_return(void *uc, long value);
+/* A spin-wait hint for busy loops (x86 pause, arm64 yield, riscv pause hint): lets an SMT
+ * sibling run and stops the loop from flooding the memory system.  Orders nothing. */
+void arch_spin_pause(void);
+/* Whether the kernel's "tsc: Detected/Refined ... MHz" log lines describe this arch's
+ * counter (x86 only), so that they can be compared with the measured rate. */
+bool arch_kernel_logs_counter_calibration(void);
+
+/* For libfastclock (src/fastclock): the one counter it uses, read two ways. */
+/* Ordered after every earlier load on this CPU (rdtscp, or lfence;rdtsc without RDTSCP /
+ * isb;mrs cntvct_el0 / rdtime).  Later loads are not ordered after it. */
+uint64_t arch_fast_counter_ordered(void);
+/* Unordered, the cheapest read of the same counter. */
+uint64_t arch_fast_counter_raw(void);
+/* The kernel's name for that counter as a clocksource ("tsc", "arch_sys_counter",
+ * "riscv_clocksource"), and the instruction's name ("rdtsc", "cntvct_el0", "rdtime"). */
+const char *arch_fast_counter_clocksource(void);
+const char *arch_fast_counter_name(void);
+/* Whether the CPU itself promises a constant-rate counter readable from user mode (x86:
+ * invariant TSC, CPUID 0x80000007 EDX bit 8; riscv: rdtime does not raise SIGILL, probed
+ * under a guard, so not thread-safe; aarch64: architecturally constant).  On false, fills why. */
+bool arch_fast_counter_constant(char *why, size_t len);
 
 #endif

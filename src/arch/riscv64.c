@@ -11,7 +11,9 @@
 #include "common/trap_guard.h"
 
 #include <signal.h>
+#include <linux/audit.h>
 #include <stdio.h>
+#include <ucontext.h>
 #include <string.h>
 
 
@@ -125,3 +127,38 @@ uint64_t arch_counter_stated_hz(char *source, size_t len)
     snprintf(source, len, "not stated (no device-tree timebase-frequency)");
     return 0;
 }
+
+/* The time CSR counts at the constant timebase frequency by specification. */
+int arch_counter_invariant(void) { return 1; }
+
+uint32_t arch_audit_arch(void) { return AUDIT_ARCH_RISCV64; }
+
+/* __gregs[10..17] are a0..a7. */
+long arch_ucontext_syscall_arg(const void *uc, int i)
+{
+    return (long)((const ucontext_t *)uc)->uc_mcontext.__gregs[10 + i];
+}
+
+void arch_ucontext_set_return(void *uc, long value)
+{
+    ((ucontext_t *)uc)->uc_mcontext.__gregs[10] = (unsigned long)value;
+}
+
+/* kvm-clock is x86 only. */
+int arch_kvm_clock_stable_bit(void) { return -1; }
+uint64_t arch_fast_counter_ordered(void) { return csr_time(); }
+uint64_t arch_fast_counter_raw(void) { return csr_time(); }
+const char *arch_fast_counter_clocksource(void) { return "riscv_clocksource"; }
+const char *arch_fast_counter_name(void) { return "rdtime"; }
+
+bool arch_fast_counter_constant(char *why, size_t len)
+{
+    /* The time CSR is a constant-rate timebase by the spec; what can go wrong is access
+     * (SIGILL) or a firmware trap (cost: caught by libfastclock's cost check). */
+    return probe(read_rdtime, false, why, len);
+}
+
+/* Zihintpause's pause is a fence encoding that older cores execute as a no-op fence. */
+void arch_spin_pause(void) { __asm__ volatile(".4byte 0x0100000f"); }
+
+bool arch_kernel_logs_counter_calibration(void) { return false; }

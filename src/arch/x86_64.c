@@ -10,7 +10,9 @@
 #include "arch/counter_funcs.h"
 
 #include <cpuid.h>
+#include <linux/audit.h>
 #include <stdio.h>
+#include <ucontext.h>
 #include <string.h>
 #include <sys/syscall.h>
 
@@ -177,3 +179,82 @@ uint64_t arch_counter_stated_hz(char *source, size_t len)
     snprintf(source, len, "not stated by CPUID");
     return 0;
 }
+
+int arch_counter_invariant(void)
+{
+    unsigned a, b, c, d;
+    if (__get_cpuid_max(0x80000000, NULL) < 0x80000007)
+        return -1;
+    __cpuid(0x80000007, a, b, c, d);
+    return (d >> 8) & 1;
+}
+
+uint32_t arch_audit_arch(void) { return AUDIT_ARCH_X86_64; }
+
+long arch_ucontext_syscall_arg(const void *uc, int i)
+{
+    static const int regs[6] = {REG_RDI, REG_RSI, REG_RDX, REG_R10, REG_R8, REG_R9};
+    return (long)((const ucontext_t *)uc)->uc_mcontext.gregs[regs[i]];
+}
+
+void arch_ucontext_set_return(void *uc, long value)
+{
+    ((ucontext_t *)uc)->uc_mcontext.gregs[REG_RAX] = value;
+}
+
+int arch_kvm_clock_stable_bit(void)
+{
+    char vendor[16];
+    unsigned a, b, c, d;
+    if (!arch_cpu_hypervisor(vendor, sizeof vendor) || strncmp(vendor, "KVMKVMKVM", 9) != 0)
+        return -1;
+    __cpuid(0x40000000, a, b, c, d);
+    if (a < 0x40000001)
+        return -1;
+    __cpuid(0x40000001, a, b, c, d);
+    return (a >> 24) & 1;
+}
+/* rdtscp where the CPU has it (as the kernel's rdtsc_ordered() prefers): it waits for
+ * every earlier instruction and load, like lfence;rdtsc, and was the cheaper of the two
+ * here.  Decided once; racing first calls all compute the same answer. */
+static int fast_use_rdtscp = -1;
+
+static __attribute__((noinline)) uint64_t fast_counter_ordered_first(void)
+{
+    char why[8];
+    __atomic_store_n(&fast_use_rdtscp, cpu_has_rdtscp(why, sizeof why) ? 1 : 0, __ATOMIC_RELAXED);
+    return tsc_lfence();
+}
+
+uint64_t arch_fast_counter_ordered(void)
+{
+    int use = __atomic_load_n(&fast_use_rdtscp, __ATOMIC_RELAXED);
+    if (__builtin_expect(use > 0, 1))
+        return tsc_rdtscp();
+    return use == 0 ? tsc_lfence() : fast_counter_ordered_first();
+}
+uint64_t arch_fast_counter_raw(void) { return tsc_plain(); }
+const char *arch_fast_counter_clocksource(void) { return "tsc"; }
+const char *arch_fast_counter_name(void) { return "rdtsc"; }
+
+bool arch_fast_counter_constant(char *why, size_t len)
+{
+    unsigned a, b, c, d;
+    if (!cpu_has_tsc(why, len))
+        return false;
+    if (__get_cpuid_max(0x80000000, NULL) < 0x80000007) {
+        snprintf(why, len, "CPUID has no leaf 0x80000007: cannot tell whether the TSC is invariant");
+        return false;
+    }
+    __cpuid(0x80000007, a, b, c, d);
+    if (!(d & (1u << 8))) {
+        snprintf(why, len, "TSC not invariant (CPUID 0x80000007 EDX bit 8 clear): its rate may "
+                 "change with P-states or stop in deep C-states");
+        return false;
+    }
+    return true;
+}
+
+void arch_spin_pause(void) { __asm__ volatile("pause"); }
+
+bool arch_kernel_logs_counter_calibration(void) { return true; }

@@ -8,7 +8,6 @@
 #include "measure/engine.h"
 #include "measure/method.h"
 
-#include <fnmatch.h>
 #include <getopt.h>
 #include <math.h>
 #include <sched.h>
@@ -57,17 +56,6 @@ static const char help[] =
     "and a result with spread above 10% is marked noisy.  Timer: CLOCK_MONOTONIC_RAW\n"
     "(CLOCK_MONOTONIC for methods that read MONOTONIC_RAW).  docs/METHODOLOGY.md has the detail.\n";
 
-static void split_into(char *s, const char **out, int *count, int max, const char *what)
-{
-    for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ",")) {
-        if (*count >= max)
-            usage_error("bench", "too many %s (at most %d)", what, max);
-        out[(*count)++] = tok;
-    }
-    if (*count == 0)
-        usage_error("bench", "empty %s list", what);
-}
-
 static void parse_args(int argc, char **argv, struct bench_options *o)
 {
     static const struct option longopts[] = {
@@ -100,11 +88,11 @@ static void parse_args(int argc, char **argv, struct bench_options *o)
             o->threads = (int)v;
             break;
         case 'c': cpus_arg = optarg; break;
-        case 'o': split_into(optarg, o->patterns, &o->npatterns, MAX_PATTERNS, "--only patterns"); break;
+        case 'o': cli_split_list("bench", optarg, o->patterns, &o->npatterns, MAX_PATTERNS, "--only patterns"); break;
         case 'k': {
             const char *names[16];
             int n = 0;
-            split_into(optarg, names, &n, 16, "--clock names");
+            cli_split_list("bench", optarg, names, &n, 16, "--clock names");
             for (int i = 0; i < n; i++) {
                 const struct clock_info *ci = clock_by_name(names[i]);
                 if (!ci) {
@@ -128,9 +116,7 @@ static void parse_args(int argc, char **argv, struct bench_options *o)
         case 'h': fputs(help, stdout); exit(0);
         case '?':
         default:
-            if (optopt)
-                usage_error("bench", "option '%s' needs a value or is unknown", argv[optind - 1]);
-            usage_error("bench", "unknown option '%s'", argv[optind - 1]);
+            cli_bad_option("bench", argv);
         }
     }
     if (optind < argc)
@@ -160,12 +146,7 @@ static bool selected(const struct bench_options *o, const struct method *m)
         if (!found)
             return false;
     }
-    if (!o->npatterns)
-        return true;
-    for (int i = 0; i < o->npatterns; i++)
-        if (fnmatch(o->patterns[i], m->id, 0) == 0)
-            return true;
-    return false;
+    return !o->npatterns || cli_matches_any(o->patterns, o->npatterns, m->id);
 }
 
 static void format_rate(double per_sec, char *buf, size_t len)
@@ -196,16 +177,6 @@ static void summary_json(struct json *j, const char *key, const struct summary *
     json_end_object(j);
 }
 
-static const char *unit_name(enum method_unit u)
-{
-    switch (u) {
-    case UNIT_NS: return "ns";
-    case UNIT_TICKS: return "ticks";
-    case UNIT_SECONDS: return "s";
-    default: return NULL;
-    }
-}
-
 static void result_json(struct json *j, const struct method *m, const struct measurement *r,
                         bool measured)
 {
@@ -215,7 +186,7 @@ static void result_json(struct json *j, const struct method *m, const struct mea
     json_kv_string(j, "api", m->api);
     json_kv_string(j, "clock", m->clock);
     json_kv_string(j, "description", m->description);
-    json_kv_string(j, "value_unit", unit_name(m->unit));
+    json_kv_string(j, "value_unit", method_unit_name(m->unit));
     json_kv_bool(j, "available", m->available);
     json_kv_string(j, "why_unavailable", m->available ? NULL : m->why);
     if (measured && r->ok) {
@@ -226,6 +197,7 @@ static void result_json(struct json *j, const struct method *m, const struct mea
         json_kv_double(j, "loop_ns_per_call", r->loop_ns_per_call);
         json_kv_uint(j, "calls_per_sample", r->calls_per_sample);
         json_kv_uint(j, "samples", r->samples);
+        json_kv_uint(j, "preempted_samples", r->preempted_samples);
         json_kv_string(j, "timer", timer_clock_name(r->timer));
         json_kv_double(j, "elapsed_s", r->elapsed_ns / 1e9);
         json_key(j, "threads");
@@ -247,15 +219,17 @@ static void result_json(struct json *j, const struct method *m, const struct mea
 static void print_header(const struct sysinfo *si, const struct bench_options *o,
                          const struct measure_config *cfg)
 {
-    printf("clockscope bench: %s, %s, Linux %s, clocksource %s, virtualization %s\n", si->arch,
-           si->cpu_model[0] ? si->cpu_model : "unknown CPU", si->kernel,
-           si->clocksource[0] ? si->clocksource : "unknown",
-           si->virtualization[0] ? si->virtualization : "unknown");
+    sysinfo_print_header(stdout, "bench", si);
     printf("%d thread%s pinned to CPU", o->threads, o->threads == 1 ? "" : "s");
     for (int i = 0; i < o->threads; i++)
         printf("%s%d", i ? "," : " ", o->cpus.cpu[i]);
     printf("; up to %d samples of >= %.1f ms; empty-loop cost subtracted (column 'loop')\n\n",
            cfg->samples, cfg->sample_target_ns / 1e6);
+    if (si->loadavg_1m > 0.5 * (si->cpus_online > 0 ? si->cpus_online : 1))
+        printf("note: load average %.2f on %d CPUs: other work shares these cores, so figures "
+               "may be inflated (samples the\n      thread was preempted in are retaken; "
+               "contention below the OS, e.g. a busy SMT sibling, cannot be)\n\n",
+               si->loadavg_1m, si->cpus_online);
     printf("%-40s %10s %11s %7s %6s  %s\n", "id", "ns/call", "calls/s", "spread", "loop",
            "path");
 }

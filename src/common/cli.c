@@ -1,6 +1,8 @@
 #include "common/cli.h"
 
 #include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -70,4 +72,31 @@ bool parse_seconds(const char *s, double min, double max, double *out, char *err
     }
     *out = v;
     return true;
+}
+
+void cli_split_list(const char *cmd, char *s, const char **out, int *count, int max,
+                    const char *what)
+{
+    for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ",")) {
+        if (*count >= max)
+            usage_error(cmd, "too many %s (at most %d)", what, max);
+        out[(*count)++] = tok;
+    }
+    if (*count == 0)
+        usage_error(cmd, "empty %s list", what);
+}
+
+bool cli_matches_any(const char *const *globs, int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (fnmatch(globs[i], s, 0) == 0)
+            return true;
+    return false;
+}
+
+void cli_bad_option(const char *cmd, char **argv)
+{
+    if (optopt)
+        usage_error(cmd, "option '%s' needs a value or is unknown", argv[optind - 1]);
+    usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
 }

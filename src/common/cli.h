@@ -19,6 +19,17 @@ bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *e
 /* Parses a positive decimal number of seconds ("5", "0.5"), within [min, max]. */
 bool parse_seconds(const char *s, double min, double max, double *out, char *err, size_t errlen);
 
+/* The usage error for getopt_long's '?' (unknown option, or a missing value): call it
+ * from the default case. */
+_Noreturn void cli_bad_option(const char *cmd, char **argv);
+
+/* Splits a comma-separated option value in place into out[*count...]; an empty list or
+ * more than max items is a usage error of `cmd` naming `what`. */
+void cli_split_list(const char *cmd, char *s, const char **out, int *count, int max,
+                    const char *what);
+/* Whether s matches any of the n fnmatch(3) globs. */
+bool cli_matches_any(const char *const *globs, int n, const char *s);
+
 /* The argv convention of all commands: argv[0] is the command name. */
 struct cli_args {
     int argc;

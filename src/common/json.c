@@ -110,7 +110,7 @@ void json_double(struct json *j, double v)
     if (isnan(v) || isinf(v))
         fputs("null", j->out);
     else
-        fprintf(j->out, "%.6g", v);
+        fprintf(j->out, "%.10g", v);
 }
 
 void json_kv_string(struct json *j, const char *k, const char *v) { json_key(j, k); json_string(j, v); }

@@ -96,6 +96,10 @@ void sysinfo_read(struct sysinfo *s)
     detect_virtualization(s);
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     s->cpus_online = n > 0 ? (int)n : 0;
+    char load[64];
+    s->loadavg_1m = -1;
+    if (read_small_file("/proc/loadavg", load, sizeof load) && sscanf(load, "%lf", &s->loadavg_1m) != 1)
+        s->loadavg_1m = -1;
 }
 
 static void kv_or_null(struct json *j, const char *k, const char *v)
@@ -117,5 +121,17 @@ void sysinfo_json(struct json *j, const struct sysinfo *s)
     kv_or_null(j, "virtualization", s->virtualization);
     kv_or_null(j, "virtualization_source", s->virtualization_source);
     json_kv_int(j, "cpus_online", s->cpus_online);
+    if (s->loadavg_1m >= 0)
+        json_kv_double(j, "loadavg_1m", s->loadavg_1m);
+    else
+        json_kv_null(j, "loadavg_1m");
     json_end_object(j);
+}
+
+void sysinfo_print_header(FILE *out, const char *cmd, const struct sysinfo *s)
+{
+    fprintf(out, "clockscope %s: %s, %s, Linux %s, clocksource %s, virtualization %s\n", cmd,
+            s->arch, s->cpu_model[0] ? s->cpu_model : "unknown CPU", s->kernel,
+            s->clocksource[0] ? s->clocksource : "unknown",
+            s->virtualization[0] ? s->virtualization : "unknown");
 }

@@ -6,6 +6,8 @@
 
 #include "common/json.h"
 
+#include <stdio.h>
+
 struct sysinfo {
     char arch[32];
     char cpu_model[128];
@@ -15,10 +17,14 @@ struct sysinfo {
     char virtualization[96];       /* "none", a hypervisor name, or "" when unknown */
     char virtualization_source[64];
     int cpus_online;
+    double loadavg_1m;             /* -1 when unknown */
 };
 
 void sysinfo_read(struct sysinfo *s);
 void sysinfo_json(struct json *j, const struct sysinfo *s);
+/* The first line of a command's text report: "clockscope CMD: arch, CPU, Linux kernel,
+ * clocksource X, virtualization Y". */
+void sysinfo_print_header(FILE *out, const char *cmd, const struct sysinfo *s);
 /* Reads a whole small file into buf, trimming the trailing newline; false if unreadable. */
 bool read_small_file(const char *path, char *buf, size_t len);
 

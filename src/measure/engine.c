@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #define MAX_SAMPLES 1024
 #define MAX_CALLS_PER_SAMPLE (1ull << 32)
@@ -76,23 +77,44 @@ struct run {
     bool pin;
     pthread_barrier_t *start;
     size_t samples;
+    size_t preempted;                /* samples discarded: the thread was preempted */
     double method_ns[MAX_SAMPLES];
     double empty_ns[MAX_SAMPLES];
     bool pin_failed;
 };
 
+/* Involuntary context switches of this thread so far: a sample during which it changed
+ * measured another process too. */
+static long preemptions(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nivcsw : 0;
+}
+
 static void take_samples(struct run *r)
 {
     const struct measure_config *c = r->c;
-    int wanted = c->samples < MAX_SAMPLES ? c->samples : MAX_SAMPLES;
+    size_t wanted = c->samples < MAX_SAMPLES ? (size_t)c->samples : MAX_SAMPLES;
     uint64_t start = now_ns(r->timer);
     r->samples = 0;
-    for (int s = 0; s < wanted; s++) {
+    r->preempted = 0;
+    while (r->samples < wanted) {
+        size_t s = r->samples;
+        long before = preemptions();
         r->empty_ns[s] = (double)time_batch(empty_batch, r->n, NULL, r->timer);
         r->method_ns[s] = (double)time_batch(r->m->batch, r->n, r->m->ctx, r->timer);
-        r->samples++;
-        if (s + 1 >= c->min_samples && (double)(now_ns(r->timer) - start) > c->budget_ns)
+        bool over_budget = (double)(now_ns(r->timer) - start) > c->budget_ns;
+        bool preempted = preemptions() != before;
+        r->preempted += preempted;
+        /* A preempted sample is retaken, unless the budget is spent with too few clean
+         * samples: then it is kept, and the result says how many were preempted. */
+        bool have_enough = r->samples >= (size_t)c->min_samples;
+        if (!preempted || (over_budget && !have_enough))
+            r->samples++;
+        if (over_budget && r->samples >= (size_t)c->min_samples)
             break;
+        if ((double)(now_ns(r->timer) - start) > 4 * c->budget_ns && r->samples > 0)
+            break; /* a machine this busy will not give clean samples: stop trying */
     }
 }
 
@@ -212,6 +234,7 @@ bool measure_method(const struct method *m, const struct measure_config *c, cons
         summarize_run(&runs[t], es.median, (double)n, pooled, &pooled_n, &out->threads[t]);
         out->calls_per_sec += out->threads[t].calls_per_sec;
         out->samples += runs[t].samples;
+        out->preempted_samples += runs[t].preempted;
     }
     if (ok && pooled && empty) {
         summarize(pooled, pooled_n, &out->ns_per_call);
@@ -220,6 +243,8 @@ bool measure_method(const struct method *m, const struct measure_config *c, cons
         out->nthreads = nthreads;
         out->noisy = !(out->ns_per_call.spread <= c->noisy_spread) ||
                      runs[0].samples < (size_t)c->min_samples;
+        for (int t = 0; t < nthreads; t++)
+            out->noisy |= runs[t].samples < (size_t)c->min_samples;
         out->ok = true;
     } else if (ok) {
         snprintf(out->error, sizeof out->error, "out of memory");

@@ -8,6 +8,8 @@
  *    cost) is subtracted, and shown;
  *  - the timer is CLOCK_MONOTONIC_RAW read through libc (CLOCK_MONOTONIC when the method
  *    itself reads MONOTONIC_RAW), never the method being measured;
+ *  - a sample during which the thread was preempted (its involuntary context switch count
+ *    changed) measured another process too: it is discarded and retaken, and counted;
  *  - report median, p10, p90, p99, min, and spread = (p90 - p10) / median; a result whose
  *    spread exceeds `noisy_spread`, or with too few samples, is marked noisy. */
 #ifndef CLOCKSCOPE_ENGINE_H
@@ -42,6 +44,7 @@ struct measurement {
     char error[METHOD_WHY_MAX + 64];
     uint64_t calls_per_sample;
     size_t samples;
+    size_t preempted_samples;     /* discarded and retaken: the thread was preempted */
     struct summary ns_per_call;   /* net of the loop's cost; all threads' samples pooled */
     double loop_ns_per_call;      /* what was subtracted */
     double calls_per_sec;         /* summed over threads, each at its median */

@@ -40,6 +40,7 @@ void methods_collect(struct method_list *list)
     methods_add_vdso(list);
     methods_add_syscall(list);
     methods_add_counter(list);
+    methods_add_fastclock(list);
 }
 
 const struct method *methods_find(const struct method_list *list, const char *id)
@@ -48,4 +49,14 @@ const struct method *methods_find(const struct method_list *list, const char *id
         if (strcmp(list->m[i].id, id) == 0)
             return &list->m[i];
     return NULL;
+}
+
+const char *method_unit_name(enum method_unit u)
+{
+    switch (u) {
+    case UNIT_NS: return "ns";
+    case UNIT_TICKS: return "ticks";
+    case UNIT_SECONDS: return "s";
+    default: return NULL;
+    }
 }

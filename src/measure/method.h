@@ -24,6 +24,9 @@ enum method_unit {
     UNIT_NONE,    /* not a timestamp (clock_getres, getppid, empty call) */
 };
 
+/* "ns", "ticks", "s", or NULL for UNIT_NONE. */
+const char *method_unit_name(enum method_unit u);
+
 struct method {
     char id[METHOD_ID_MAX];
     const char *path;         /* libc, vdso, syscall, ref, counter, fastclock */
@@ -63,5 +66,6 @@ void methods_add_libc(struct method_list *list);
 void methods_add_vdso(struct method_list *list);
 void methods_add_syscall(struct method_list *list);
 void methods_add_counter(struct method_list *list);
+void methods_add_fastclock(struct method_list *list);
 
 #endif

@@ -1,0 +1,254 @@
+/* From raw facts to the context the rules judge: which architecture, kernel, clocksource,
+ * hypervisor and command line, each with where it came from. */
+#include "doctor/context.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+static bool has(const char *hay, const char *needle) { return strcasestr(hay, needle) != NULL; }
+
+/* First whitespace-separated word of a one-line fact. */
+static bool first_word(const struct fact *f, char *out, size_t len)
+{
+    char line[512];
+    fact_line(f, line, sizeof line);
+    size_t n = strcspn(line, " \t\r\n");
+    if (n == 0 || n >= len)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)line[i] < 0x21 || (unsigned char)line[i] >= 0x7f)
+            return false;
+    memcpy(out, line, n);
+    out[n] = 0;
+    return true;
+}
+
+static void derive_family(const struct facts *fs, struct context *c)
+{
+    char buf[512];
+    if (fs->f[F_UNAME].status == FACT_OK) {
+        machine_name_parse(fact_line(&fs->f[F_UNAME], buf, sizeof buf), c->machine,
+                           sizeof c->machine);
+        if (c->machine[0]) {
+            snprintf(c->family, sizeof c->family, "%s", machine_family(c->machine));
+            snprintf(c->family_source, sizeof c->family_source, "uname");
+            return;
+        }
+    }
+    facts_cpu_value(fs, "arch", buf, sizeof buf);
+    if (buf[0]) {
+        snprintf(c->machine, sizeof c->machine, "%.*s", (int)sizeof c->machine - 1, buf);
+        snprintf(c->family, sizeof c->family, "%s", machine_family(buf));
+        snprintf(c->family_source, sizeof c->family_source, "clockscope/cpu");
+        return;
+    }
+    const char *fam = NULL, *src = NULL;
+    if (!strcmp(c->cpu.family, "x86"))
+        fam = "x86", src = "proc/cpuinfo";
+    else if (!strcmp(c->cpu.family, "riscv"))
+        fam = "riscv", src = "proc/cpuinfo";
+    else if (!strcmp(c->cpu.family, "arm"))
+        fam = cpuinfo_has_flag(&c->cpu, "asimd") || cpuinfo_has_flag(&c->cpu, "cpuid") ? "arm64" : "arm32",
+        src = "proc/cpuinfo";
+    else if (!strcmp(c->current_cs, "tsc") || !strcmp(c->current_cs, "hpet") ||
+             !strcmp(c->current_cs, "acpi_pm") || !strcmp(c->current_cs, "kvm-clock") ||
+             !strcmp(c->current_cs, "xen") || !strncmp(c->current_cs, "hyperv", 6))
+        fam = "x86", src = "clocksource name";
+    else if (!strcmp(c->current_cs, "riscv_clocksource") || c->log.riscv_timer)
+        fam = "riscv", src = "clocksource name";
+    else if (c->log.tsc_detected || c->log.tsc_unstable.n || c->log.warps.n || c->log.calibration.n ||
+             (c->log.x86_hint && !c->log.arch_timer && !c->log.riscv_timer))
+        fam = "x86", src = "kernel log (TSC messages)";
+    else if (!strcmp(c->current_cs, "arch_sys_counter") || c->log.arch_timer)
+        fam = "arm64", src = "clocksource name (arm64 assumed)";
+    if (fam) {
+        snprintf(c->family, sizeof c->family, "%s", fam);
+        snprintf(c->family_source, sizeof c->family_source, "%s", src);
+    }
+}
+
+static void derive_kernel(const struct facts *fs, struct context *c)
+{
+    char buf[1024];
+    if (fs->f[F_VERSION].status == FACT_OK) {
+        kernel_version_parse(fact_line(&fs->f[F_VERSION], buf, sizeof buf), &c->kernel);
+        if (c->kernel.known) {
+            snprintf(c->kernel_source, sizeof c->kernel_source, "proc/version");
+            return;
+        }
+    }
+    if (fs->f[F_UNAME].status == FACT_OK) {
+        kernel_version_parse(fact_line(&fs->f[F_UNAME], buf, sizeof buf), &c->kernel);
+        if (c->kernel.known) {
+            snprintf(c->kernel_source, sizeof c->kernel_source, "uname");
+            return;
+        }
+    }
+    if (c->log.version[0]) {
+        kernel_version_parse(c->log.version, &c->kernel);
+        if (c->kernel.known)
+            snprintf(c->kernel_source, sizeof c->kernel_source, "kernel log");
+    }
+}
+
+static const struct {
+    const char *needle, *name;
+} virt_names[] = {
+    {"KVMKVMKVM", "kvm"}, {"Linux KVM Hv", "kvm"}, {"Microsoft Hv", "microsoft"},
+    {"VMwareVMware", "vmware"}, {"XenVMMXenVMM", "xen"}, {"TCGTCGTCGTCG", "qemu"},
+    {"bhyve bhyve", "bhyve"}, {"VBoxVBoxVBox", "oracle"}, {"ACRNACRNACRN", "acrn"},
+};
+
+static void set_virt(struct context *c, const char *v, const char *src)
+{
+    snprintf(c->virt, sizeof c->virt, "%.*s", (int)sizeof c->virt - 1, v);
+    snprintf(c->virt_source, sizeof c->virt_source, "%s", src);
+}
+
+/* Virtualization, from the most direct witness to the least. */
+static void derive_virt(const struct facts *fs, struct context *c)
+{
+    char buf[256];
+    if (first_word(&fs->f[F_VIRT], buf, sizeof buf)) {
+        set_virt(c, buf, "systemd-detect-virt");
+        return;
+    }
+    facts_cpu_value(fs, "hypervisor_vendor", buf, sizeof buf);
+    if (buf[0]) {
+        for (size_t i = 0; i < sizeof virt_names / sizeof virt_names[0]; i++)
+            if (strstr(buf, virt_names[i].needle)) {
+                set_virt(c, virt_names[i].name, "CPUID hypervisor leaf");
+                return;
+            }
+        set_virt(c, buf, "CPUID hypervisor leaf");
+        return;
+    }
+    if (first_word(&fs->f[F_HYPERVISOR], buf, sizeof buf)) {
+        set_virt(c, buf, "sys/hypervisor/type");
+        return;
+    }
+    char vendor[256] = "", product[256] = "";
+    fact_line(&fs->f[F_DMI_VENDOR], vendor, sizeof vendor);
+    fact_line(&fs->f[F_DMI_PRODUCT], product, sizeof product);
+    if (vendor[0] || product[0]) {
+        static const struct { const char *needle, *name; } dmi[] = {
+            {"QEMU", "qemu"}, {"KVM", "kvm"}, {"VMware", "vmware"}, {"Xen", "xen"},
+            {"VirtualBox", "oracle"}, {"innotek", "oracle"}, {"BHYVE", "bhyve"},
+            {"Amazon EC2", "amazon"}, {"Google Compute Engine", "google"},
+            {"Virtual Machine", "microsoft"}, {"Parallels", "parallels"},
+        };
+        for (size_t i = 0; i < sizeof dmi / sizeof dmi[0]; i++)
+            if (has(vendor, dmi[i].needle) || has(product, dmi[i].needle)) {
+                set_virt(c, dmi[i].name, "DMI (sys/class/dmi/id)");
+                return;
+            }
+    }
+    if (!strcmp(c->family, "x86") && c->cpu.parsed && c->cpu.flags[0]) {
+        if (cpuinfo_has_flag(&c->cpu, "hypervisor")) {
+            set_virt(c, c->log.virt[0] ? c->log.virt : "yes (unnamed)",
+                     "cpuinfo flag 'hypervisor'");
+            return;
+        }
+        /* Every x86 hypervisor sets CPUID.1:ECX[31]; its absence means bare metal. */
+        set_virt(c, "none", "cpuinfo: no 'hypervisor' flag");
+        return;
+    }
+    if (c->log.virt[0]) {
+        set_virt(c, c->log.virt, "kernel log");
+        return;
+    }
+    if (c->log.bare_metal)
+        set_virt(c, "none", "kernel log (bare hardware)");
+}
+
+/* Whether the TSC was demoted after the last switch to it. */
+static bool tsc_lost_after(const struct logscan *s)
+{
+    size_t at = s->switches.e[s->switches.n - 1].lineno;
+    for (int i = 0; i < s->demotions.n; i++)
+        if (s->demotions.e[i].lineno > at && !s->demotions.e[i].failover_disabled &&
+            (!strcmp(s->demotions.e[i].name, "tsc") || !strcmp(s->demotions.e[i].name, "tsc-early")))
+            return true;
+    for (int i = 0; i < s->tsc_unstable.n; i++)
+        if (s->tsc_unstable.e[i].lineno > at && s->tsc_unstable.e[i].reason != TSC_R_HYPERV)
+            return true;
+    for (int i = 0; i < s->warps.n; i++)
+        if (s->warps.e[i].lineno > at)
+            return true;
+    return false;
+}
+
+static void derive_clocksource(const struct facts *fs, struct context *c)
+{
+    if (first_word(&fs->f[F_CURRENT_CS], c->current_cs, sizeof c->current_cs)) {
+        snprintf(c->current_cs_source, sizeof c->current_cs_source, "current_clocksource");
+    } else {
+        const char *last = logscan_last_switch(&c->log);
+        if (last && (!strcmp(last, "tsc") || !strcmp(last, "tsc-early")) && tsc_lost_after(&c->log)) {
+            /* The log switched to the TSC, then took the TSC away without showing where it
+             * switched: the clocksource is not the TSC, and which it is is not known. */
+            last = NULL;
+        }
+        if (last && last[0]) {
+            snprintf(c->current_cs, sizeof c->current_cs, "%s", last);
+            snprintf(c->current_cs_source, sizeof c->current_cs_source,
+                     "kernel log (last \"Switched to clocksource\")");
+        }
+    }
+    char line[256];
+    fact_line(&fs->f[F_AVAILABLE_CS], line, sizeof line);
+    if (line[0]) {
+        c->available_known = true;
+        for (char *p = line; *p; p++)
+            if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+                *p = '?';
+        snprintf(c->available_cs, sizeof c->available_cs, "%s", line);
+    }
+}
+
+static void derive_cmdline(const struct facts *fs, struct context *c)
+{
+    char buf[2048];
+    fact_line(&fs->f[F_CMDLINE], buf, sizeof buf);
+    if (buf[0]) {
+        snprintf(c->cmdline, sizeof c->cmdline, "%s", buf);
+        snprintf(c->cmdline_source, sizeof c->cmdline_source, "proc/cmdline");
+    } else if (c->log.cmdline[0]) {
+        snprintf(c->cmdline, sizeof c->cmdline, "%s", c->log.cmdline);
+        snprintf(c->cmdline_source, sizeof c->cmdline_source, "kernel log");
+    }
+    for (char *p = c->cmdline; *p; p++)
+        if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+            *p = '?';
+}
+
+void context_derive(const struct facts *fs, struct context *c)
+{
+    memset(c, 0, sizeof *c);
+    const struct fact *log = &fs->f[F_DMESG];
+    if (log->status == FACT_OK)
+        logscan_run(log->text, log->len, &c->log);
+    if (fs->f[F_CPUINFO].status == FACT_OK)
+        cpuinfo_parse(fs->f[F_CPUINFO].text, fs->f[F_CPUINFO].len, &c->cpu);
+    char bit[8];
+    facts_cpu_value(fs, "kvm_clock_stable_bit", bit, sizeof bit);
+    c->kvm_stable_bit = bit[0] == '1' ? 1 : bit[0] == '0' ? 0 : -1;
+    derive_clocksource(fs, c);
+    derive_family(fs, c);
+    derive_kernel(fs, c);
+    derive_virt(fs, c);
+    derive_cmdline(fs, c);
+}
+
+bool context_is_vm(const struct context *c) { return c->virt[0] && strcmp(c->virt, "none") != 0; }
+bool context_is_bare_metal(const struct context *c) { return strcmp(c->virt, "none") == 0; }
+
+bool context_cs_available(const struct context *c, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = c->available_cs; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == c->available_cs || p[-1] == ' ') && (p[n] == 0 || p[n] == ' '))
+            return true;
+    return false;
+}

@@ -1,0 +1,74 @@
+/* What the kernel log of the last boot says about clocks, as events with their lines.
+ * Matching is on the kernel's message text (prefixes already stripped by facts/klog),
+ * case-insensitive, on the stable parts of each message across kernel generations;
+ * docs/doctor.md lists the messages and the kernel files that print them. */
+#ifndef CLOCKSCOPE_LOGSCAN_H
+#define CLOCKSCOPE_LOGSCAN_H
+
+#include "facts/klog.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define LOG_MAX_EVENTS 16
+#define LOG_EVENT_LINES 3
+
+enum tsc_reason {
+    TSC_R_WATCHDOG,     /* "clocksource watchdog" */
+    TSC_R_SYNC,         /* "check_tsc_sync_source failed", "TSCs unsynchronized", warp */
+    TSC_R_CALIBRATION,  /* "could not calculate TSC khz" */
+    TSC_R_CMDLINE,      /* "boot parameter" (tsc=unstable, notsc) */
+    TSC_R_HYPERV,       /* "running on Hyper-V": benign with the Hyper-V TSC page */
+    TSC_R_OTHER,        /* "cpufreq changes", "TSC halts in idle", ... */
+};
+
+struct log_event {
+    double ts;                               /* seconds since boot, -1 unknown */
+    size_t lineno;
+    char name[64];                           /* clocksource / reason / erratum */
+    char watchdog[64];                       /* for demotions: the accusing watchdog */
+    int cpu;                                 /* watchdog CPU, -1 unknown */
+    enum tsc_reason reason;
+    bool failover_disabled;                  /* RHEL 6: "Enable clocksource failover by ..." */
+    int nlines;
+    char lines[LOG_EVENT_LINES][KLOG_LINE_MAX];
+};
+
+struct log_events {
+    int n;
+    struct log_event e[LOG_MAX_EVENTS];
+};
+
+struct logscan {
+    bool read;                 /* a log was available */
+    size_t lines;              /* lines in the last boot */
+    int boots;                 /* boots seen (a "Linux version" line starts one) */
+    struct log_events switches;      /* "Switched to clocksource X" and older forms */
+    struct log_events registered;    /* "clocksource: X: mask: ..." */
+    struct log_events demotions;     /* the watchdog marking X unstable (every generation) */
+    struct log_events tsc_unstable;  /* "Marking TSC unstable due to R" */
+    struct log_events warps;         /* boot-time TSC sync failure */
+    struct log_events calibration;   /* TSC calibration failures */
+    struct log_events benign;        /* look-alikes that change nothing */
+    struct log_events arm_errata;    /* arch_timer workarounds that trap CNTVCT / disable the vDSO */
+    struct log_events arm_compat;    /* workarounds that only disable the 32-bit compat vDSO */
+    struct log_events override_refused; /* "Override clocksource X is not HRT compatible" */
+    struct log_events xen_no_vdso;   /* Xen without a vcpu time page for user space */
+    struct log_events tsc_found_unstable; /* "TSC found unstable after boot" */
+    char cmdline[1024];        /* "Kernel command line:" of the last boot */
+    char version[256];         /* "Linux version ..." of the last boot */
+    char virt[64];             /* what the log says about the hypervisor, "" if nothing */
+    bool bare_metal;           /* "Booting paravirtualized kernel on bare hardware" */
+    bool hyperv;               /* Hyper-V mentioned */
+    bool tsc_refined;          /* "Refined TSC clocksource calibration" */
+    bool tsc_detected;         /* "tsc: Detected N MHz" */
+    bool riscv_timer;
+    bool x86_hint;             /* names only x86 has: tsc, hpet, acpi_pm, x86/ */
+    bool arch_timer;
+};
+
+void logscan_run(const char *text, size_t len, struct logscan *out);
+/* The last switch event's clocksource, or NULL. */
+const char *logscan_last_switch(const struct logscan *s);
+
+#endif

@@ -1,0 +1,337 @@
+#include "doctor/proof.h"
+
+#include "arch/arch.h"
+#include "common/cpuset.h"
+#include "measure/engine.h"
+#include "measure/method.h"
+#include "vdso/vdso.h"
+
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The third argument that marks the handler's own calls: clock_gettime, gettimeofday and
+ * time take at most two, so the kernel ignores it, and the filter can tell them apart. */
+#define PROOF_MAGIC 0x5ecc0de7ea5e1100ull
+
+const char *proof_call_name(enum proof_call c)
+{
+    static const char *const names[PC_COUNT] = {
+        "clock_gettime(CLOCK_MONOTONIC)", "clock_gettime(CLOCK_REALTIME)", "gettimeofday",
+        "syscall(SYS_clock_gettime) (control)",
+        "clock_gettime(CLOCK_PROCESS_CPUTIME_ID) (control: never in the vDSO)"};
+    return names[c];
+}
+
+static volatile long trapped;
+
+static void on_sigsys(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig;
+    int saved = errno;
+    trapped++;
+    long r = syscall(si->si_syscall, arch_ucontext_syscall_arg(uc, 0),
+                     arch_ucontext_syscall_arg(uc, 1), (long)PROOF_MAGIC);
+    arch_ucontext_set_return(uc, r == -1 ? -errno : r);
+    errno = saved;
+}
+
+static int install_filter(void)
+{
+    long nrs[4];
+    int k = 0;
+    nrs[k++] = SYS_clock_gettime;
+    nrs[k++] = SYS_gettimeofday;
+#ifdef SYS_clock_gettime64 /* 32-bit ABIs only: a feature test, not an arch test */
+    nrs[k++] = SYS_clock_gettime64;
+#endif
+    if (arch_syscall_time_nr() >= 0)
+        nrs[k++] = arch_syscall_time_nr();
+    struct sock_filter f[24];
+    int n = 0;
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+    f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch_audit_arch(), 1, 0);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+    for (int i = 0; i < k; i++)
+        f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nrs[i],
+                                              (uint8_t)(k - i), 0);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    /* A time syscall: let it through only with the magic third argument (little-endian
+     * on all three arches: low word first). */
+    size_t arg2 = offsetof(struct seccomp_data, args[2]);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arg2);
+    f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)PROOF_MAGIC, 0, 2);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arg2 + 4);
+    f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(PROOF_MAGIC >> 32), 1, 0);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    struct sock_fprog prog = {(unsigned short)n, f};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return errno;
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0)
+        return errno;
+    return 0;
+}
+
+struct child_report {
+    int setup_errno;
+    long syscalls[PC_COUNT];
+    long errors[PC_COUNT];
+    long backwards;
+};
+
+static uint64_t ts_ns(const struct timespec *ts)
+{
+    return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+}
+
+static void child_count(long calls, struct child_report *rep)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigsys;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGSYS, &sa, NULL) != 0 || (rep->setup_errno = install_filter()) != 0) {
+        if (!rep->setup_errno)
+            rep->setup_errno = errno;
+        return;
+    }
+    struct timespec ts;
+    struct timeval tv;
+    uint64_t last = 0;
+    for (int c = 0; c < PC_COUNT; c++) {
+        trapped = 0;
+        for (long i = 0; i < calls; i++) {
+            int r = 0;
+            switch (c) {
+            case PC_MONOTONIC:
+                r = clock_gettime(CLOCK_MONOTONIC, &ts);
+                if (r == 0 && ts_ns(&ts) < last)
+                    rep->backwards++;
+                last = ts_ns(&ts);
+                break;
+            case PC_REALTIME:
+                r = clock_gettime(CLOCK_REALTIME, &ts);
+                break;
+            case PC_GETTIMEOFDAY:
+                r = gettimeofday(&tv, NULL);
+                break;
+            case PC_CPUTIME:
+                r = clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+                break;
+            default:
+                r = (int)syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+                break;
+            }
+            if (r != 0)
+                rep->errors[c]++;
+        }
+        rep->syscalls[c] = trapped;
+    }
+}
+
+static void count_syscalls(struct proof *p)
+{
+    p->calls = PROOF_CALLS;
+    int fds[2];
+    if (pipe(fds) != 0) {
+        snprintf(p->count_why, sizeof p->count_why, "pipe: %s", strerror(errno));
+        return;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(p->count_why, sizeof p->count_why, "fork: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        struct child_report rep;
+        memset(&rep, 0, sizeof rep);
+        child_count(PROOF_CALLS, &rep);
+        ssize_t w = write(fds[1], &rep, sizeof rep);
+        _exit(w == (ssize_t)sizeof rep ? 0 : 1);
+    }
+    close(fds[1]);
+    struct child_report rep;
+    size_t got = 0;
+    struct pollfd pf = {fds[0], POLLIN, 0};
+    int waited_ms = 0;
+    while (got < sizeof rep && waited_ms < 2000) {
+        int r = poll(&pf, 1, 100);
+        waited_ms += 100;
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            continue;
+        ssize_t n = read(fds[0], (char *)&rep + got, sizeof rep - got);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fds[0]);
+    if (got < sizeof rep)
+        kill(pid, SIGKILL);
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (got < sizeof rep) {
+        if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL)
+            snprintf(p->count_why, sizeof p->count_why,
+                     "the counting child died of %s", strsignal(WTERMSIG(status)));
+        else
+            snprintf(p->count_why, sizeof p->count_why, "the counting child did not report in 2 s");
+        return;
+    }
+    if (rep.setup_errno) {
+        snprintf(p->count_why, sizeof p->count_why,
+                 "seccomp filters are not available here (%s)%s", strerror(rep.setup_errno),
+                 rep.setup_errno == EINVAL ? ": qemu-user and kernels without "
+                                             "CONFIG_SECCOMP_FILTER refuse them" : "");
+        return;
+    }
+    for (int c = 0; c < PC_COUNT; c++) {
+        p->syscalls[c] = rep.syscalls[c];
+        p->call_errors[c] = rep.errors[c];
+    }
+    p->backwards = rep.backwards;
+    if (rep.errors[PC_CONTROL] || rep.errors[PC_CPUTIME]) {
+        /* The handler's emulation itself failed (a register layout this arch's
+         * arch_ucontext_* got wrong): no call's result can be trusted, so neither can a
+         * "broken" verdict drawn from them. */
+        snprintf(p->count_why, sizeof p->count_why,
+                 "the emulated control calls failed (%ld raw, %ld CPU-time of %d): the SIGSYS "
+                 "emulation does not work here, so the counts are not trusted",
+                 rep.errors[PC_CONTROL], rep.errors[PC_CPUTIME], PROOF_CALLS);
+        return;
+    }
+    if (rep.syscalls[PC_CONTROL] != PROOF_CALLS) {
+        snprintf(p->count_why, sizeof p->count_why,
+                 "the control loop of %d raw syscalls counted %ld: the filter does not see "
+                 "syscalls here, so the counts are not trusted", PROOF_CALLS,
+                 rep.syscalls[PC_CONTROL]);
+        return;
+    }
+    if (rep.syscalls[PC_CPUTIME] < PROOF_CALLS) {
+        snprintf(p->count_why, sizeof p->count_why,
+                 "%d calls of clock_gettime(CLOCK_PROCESS_CPUTIME_ID), which always enter the "
+                 "kernel, counted %ld syscalls: the count misses library syscalls here",
+                 PROOF_CALLS, rep.syscalls[PC_CPUTIME]);
+        return;
+    }
+    p->counted = true;
+}
+
+static void time_methods(struct proof *p)
+{
+    static struct method_list list; /* large: keep it off the stack */
+    methods_collect(&list);
+    const char *ids[PROOF_MAX_TIMINGS];
+    int n = 0;
+    ids[n++] = "libc.clock_gettime.monotonic";
+    ids[n++] = "libc.clock_gettime.realtime";
+    ids[n++] = "syscall.clock_gettime.monotonic";
+    ids[n++] = "libc.clock_gettime.monotonic_coarse";
+    const struct counter_method *counters;
+    size_t nc = arch_counters(&counters);
+    char first_counter[64] = "", cycle_counter[64] = "";
+    if (nc > 0)
+        snprintf(first_counter, sizeof first_counter, "counter.%s", counters[0].name);
+    for (size_t i = 1; i < nc; i++)
+        if (strcmp(counters[i].name, "rdcycle") == 0)
+            snprintf(cycle_counter, sizeof cycle_counter, "counter.%s", counters[i].name);
+    if (first_counter[0])
+        ids[n++] = first_counter;
+    if (cycle_counter[0])
+        ids[n++] = cycle_counter;
+
+    struct measure_config cfg;
+    measure_config_quick(&cfg);
+    cfg.sample_target_ns = 0.2e6;
+    cfg.samples = 11;
+    cfg.min_samples = 5;
+    cfg.warmup_ns = 0.5e6;
+    cfg.budget_ns = 15e6;
+    struct cpu_list allowed;
+    int cpu = -1;
+    if (cpus_allowed(&allowed) && allowed.count > 0) {
+        cpu = allowed.cpu[allowed.count - 1];
+        pin_to_cpu(cpu);
+    }
+    static struct measurement m;
+    for (int i = 0; i < n && p->ntimings < PROOF_MAX_TIMINGS; i++) {
+        struct proof_timing *t = &p->timing[p->ntimings++];
+        snprintf(t->id, sizeof t->id, "%s", ids[i]);
+        const struct method *meth = methods_find(&list, ids[i]);
+        if (!meth) {
+            snprintf(t->why, sizeof t->why, "no such method here");
+            continue;
+        }
+        if (!meth->available) {
+            snprintf(t->why, sizeof t->why, "%s", meth->why);
+            continue;
+        }
+        int cpus[1] = {cpu < 0 ? 0 : cpu};
+        if (!measure_method(meth, &cfg, cpus, 1, &m) || !m.ok) {
+            snprintf(t->why, sizeof t->why, "%s", m.error[0] ? m.error : "measurement failed");
+            continue;
+        }
+        t->ok = true;
+        t->ns_per_call = m.ns_per_call.median;
+        t->spread = m.ns_per_call.median > 0
+                        ? (m.ns_per_call.p90 - m.ns_per_call.p10) / m.ns_per_call.median : 0;
+        t->noisy = m.noisy;
+    }
+}
+
+static long resolution_ns(clockid_t id)
+{
+    struct timespec ts;
+    if (clock_getres(id, &ts) != 0)
+        return -1;
+    return (long)ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+const struct proof_timing *proof_timing_find(const struct proof *p, const char *id)
+{
+    for (int i = 0; i < p->ntimings; i++)
+        if (strcmp(p->timing[i].id, id) == 0)
+            return p->timing[i].ok ? &p->timing[i] : NULL;
+    return NULL;
+}
+
+void proof_run(struct proof *p)
+{
+    memset(p, 0, sizeof *p);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    p->ran = true;
+    const struct vdso_live *v = vdso_live();
+    p->vdso_present = v->present && v->parsed && v->clock_gettime;
+    if (!p->vdso_present)
+        snprintf(p->vdso_why, sizeof p->vdso_why, "%s",
+                 v->why[0] ? v->why : "the vDSO has no clock_gettime");
+    count_syscalls(p);
+    time_methods(p);
+    p->res_ns_monotonic = resolution_ns(CLOCK_MONOTONIC);
+    p->res_ns_monotonic_coarse = resolution_ns(CLOCK_MONOTONIC_COARSE);
+    p->res_ns_realtime_coarse = resolution_ns(CLOCK_REALTIME_COARSE);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    p->elapsed_s = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+}

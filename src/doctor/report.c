@@ -1,0 +1,285 @@
+#include "doctor/report.h"
+
+#include "common/json.h"
+
+#include <string.h>
+
+int verdict_exit_status(enum verdict v)
+{
+    static const int status[] = {0, 3, 4, 5};
+    return status[v];
+}
+
+static const char *headline(enum verdict v)
+{
+    switch (v) {
+    case V_OK:
+        return "OK: reading the time does not enter the kernel";
+    case V_SLOW:
+        return "SLOW: reading the time enters the kernel or traps";
+    case V_BROKEN:
+        return "BROKEN: time reads fail or go wrong";
+    default:
+        return "UNKNOWN: the facts do not decide it";
+    }
+}
+
+/* Prints text wrapped at width, each line after the first indented by indent. */
+static void wrap(FILE *out, const char *label, const char *text, int indent, int width)
+{
+    int col = fprintf(out, "%*s%s", indent, "", label);
+    const char *p = text;
+    while (*p) {
+        size_t w = strcspn(p, " ");
+        if (col + 1 + (int)w > width && col > indent + (int)strlen(label)) {
+            fprintf(out, "\n%*s", indent + 4, "");
+            col = indent + 4;
+        } else if (p != text) {
+            fputc(' ', out);
+            col++;
+        }
+        fwrite(p, 1, w, out);
+        col += (int)w;
+        p += w;
+        while (*p == ' ')
+            p++;
+    }
+    fputc('\n', out);
+}
+
+static void print_finding(FILE *out, const struct finding *f, bool full)
+{
+    fprintf(out, "\n[%s] %s\n", severity_name(f->severity), f->title);
+    int nev = full ? f->nevidence : (f->nevidence < 2 ? f->nevidence : 2);
+    for (int i = 0; i < nev; i++)
+        wrap(out, "evidence: ", f->evidence[i], 2, 100);
+    if (f->meaning[0] && full) {
+        wrap(out, "meaning: ", f->meaning, 2, 100);
+    } else if (f->meaning[0] && f->severity >= SEV_WARNING) {
+        /* the first sentence only: the screen is for the answer */
+        char first[sizeof f->meaning];
+        snprintf(first, sizeof first, "%s", f->meaning);
+        char *end = strstr(first, ". ");
+        if (end)
+            end[1] = 0;
+        wrap(out, "meaning: ", first, 2, 100);
+    }
+    int nfix = full ? f->nfix : (f->nfix < 2 ? f->nfix : 2);
+    for (int i = 0; i < nfix; i++)
+        wrap(out, "fix: ", f->fix[i], 2, 100);
+    if (f->gain[0])
+        wrap(out, "gain: ", f->gain, 2, 100);
+    int more_ev = f->nevidence - nev, more_fix = f->nfix - nfix;
+    if (!full && (more_ev > 0 || more_fix > 0))
+        fprintf(out, "  (--verbose: %d more evidence, %d more fixes)\n", more_ev, more_fix);
+}
+
+void report_text(FILE *out, const struct facts *fs, const struct proof *p,
+                 const struct diagnosis *d, bool verbose)
+{
+    const struct context *c = &d->ctx;
+    fprintf(out, "clockscope doctor: %s\n", headline(d->verdict));
+    wrap(out, "why: ", d->summary, 2, 100);
+    fprintf(out, "  fast path for clock_gettime(CLOCK_MONOTONIC): %s   (%s)\n",
+            d->fast_path == 1 ? "yes" : d->fast_path == 0 ? "no" : "not known",
+            d->decided_by_proof ? "proven live" : fs->live ? "from live facts" : "from the facts root");
+    fprintf(out, "  machine: %s%s, kernel %s, virtualization %s, clocksource %s\n",
+            c->machine[0] ? c->machine : c->family[0] ? c->family : "arch unknown", "",
+            c->kernel.known ? c->kernel.release : "unknown", c->virt[0] ? c->virt : "unknown",
+            c->current_cs[0] ? c->current_cs : "unknown");
+    if (!fs->live)
+        fprintf(out, "  facts root: %s\n", fs->origin);
+    for (int i = 0; i < fs->nnotes; i++)
+        fprintf(out, "  note: %s\n", fs->notes[i]);
+    for (int sev = SEV_CRITICAL; sev >= SEV_NOTICE; sev--)
+        for (int i = 0; i < d->nfindings; i++)
+            if ((int)d->findings[i].severity == sev)
+                print_finding(out, &d->findings[i], verbose);
+    if (verbose) {
+        for (int i = 0; i < d->nfindings; i++)
+            if (d->findings[i].severity == SEV_INFO)
+                print_finding(out, &d->findings[i], true);
+    } else {
+        int ninfo = 0;
+        for (int i = 0; i < d->nfindings; i++)
+            if (d->findings[i].severity == SEV_INFO) {
+                if (!ninfo++)
+                    fprintf(out, "\ninfo:");
+                fprintf(out, " %s", d->findings[i].id);
+            }
+        if (ninfo)
+            fprintf(out, "\n");
+        /* The proof, in one line, when it is not already shown in full. */
+        if (p && p->ran && p->counted && d->verdict == V_OK) {
+            const struct proof_timing *m = proof_timing_find(p, "libc.clock_gettime.monotonic");
+            const struct proof_timing *r = proof_timing_find(p, "libc.clock_gettime.realtime");
+            const struct proof_timing *s = proof_timing_find(p, "syscall.clock_gettime.monotonic");
+            char line[400];
+            int n = snprintf(line, sizeof line, "%ld calls each of clock_gettime(MONOTONIC) and "
+                             "(REALTIME) made %ld and %ld syscalls", p->calls,
+                             p->syscalls[PC_MONOTONIC], p->syscalls[PC_REALTIME]);
+            if (m && r && s && n > 0 && (size_t)n < sizeof line)
+                snprintf(line + n, sizeof line - (size_t)n, "; %.1f / %.1f ns per call, raw "
+                         "syscall %.1f ns", m->ns_per_call, r->ns_per_call, s->ns_per_call);
+            wrap(out, "proof: ", line, 0, 100);
+        }
+    }
+    fprintf(out, "\n--verbose shows every finding in full, --json everything. Exit status %d (%s).\n",
+            verdict_exit_status(d->verdict), verdict_name(d->verdict));
+}
+
+static void kv_str_or_null(struct json *j, const char *k, const char *v)
+{
+    if (v && v[0])
+        json_kv_string(j, k, v);
+    else
+        json_kv_null(j, k);
+}
+
+static void json_facts(struct json *j, const struct facts *fs, const struct diagnosis *d)
+{
+    const struct context *c = &d->ctx;
+    json_key(j, "facts");
+    json_begin_object(j);
+    json_kv_string(j, "origin", fs->live ? "live" : fs->origin);
+    kv_str_or_null(j, "arch_family", c->family);
+    kv_str_or_null(j, "machine", c->machine);
+    kv_str_or_null(j, "kernel", c->kernel.known ? c->kernel.release : NULL);
+    kv_str_or_null(j, "clocksource", c->current_cs);
+    kv_str_or_null(j, "clocksource_source", c->current_cs_source);
+    kv_str_or_null(j, "available_clocksource", c->available_known ? c->available_cs : NULL);
+    kv_str_or_null(j, "virtualization", c->virt);
+    kv_str_or_null(j, "virtualization_source", c->virt_source);
+    kv_str_or_null(j, "cmdline", c->cmdline);
+    kv_str_or_null(j, "cpu_model", c->cpu.model);
+    kv_str_or_null(j, "cpu_flags", c->cpu.flags);
+    json_key(j, "kernel_log");
+    json_begin_object(j);
+    const struct fact *log = &fs->f[F_DMESG];
+    kv_str_or_null(j, "source", log->status == FACT_OK ? log->source : NULL);
+    json_kv_uint(j, "bytes", log->status == FACT_OK ? log->len : 0);
+    json_kv_bool(j, "truncated", log->truncated);
+    json_kv_uint(j, "lines_last_boot", c->log.lines);
+    json_kv_int(j, "boots_seen", c->log.boots);
+    json_end_object(j);
+    json_key(j, "files");
+    json_begin_object(j);
+    for (int i = 0; i < F_COUNT; i++) {
+        const struct fact *f = &fs->f[i];
+        char v[240];
+        if (f->status == FACT_OK)
+            snprintf(v, sizeof v, "ok%s", f->truncated ? " (truncated)" : "");
+        else if (f->status == FACT_MISSING)
+            snprintf(v, sizeof v, "missing");
+        else
+            snprintf(v, sizeof v, "unreadable: %s", f->why);
+        json_kv_string(j, fact_path(i), v);
+    }
+    json_end_object(j);
+    json_end_object(j);
+}
+
+static void json_proof(struct json *j, const struct proof *p)
+{
+    json_key(j, "proof");
+    if (!p || !p->ran) {
+        json_null(j);
+        return;
+    }
+    json_begin_object(j);
+    json_kv_bool(j, "vdso_present", p->vdso_present);
+    json_key(j, "syscall_count");
+    json_begin_object(j);
+    json_kv_bool(j, "counted", p->counted);
+    kv_str_or_null(j, "why_not", p->counted ? NULL : p->count_why);
+    json_kv_int(j, "calls", p->calls);
+    static const char *const keys[PC_COUNT] = {"clock_gettime_monotonic", "clock_gettime_realtime",
+                                               "gettimeofday", "control_raw_syscall",
+                                               "control_cputime_clock"};
+    json_key(j, "syscalls");
+    json_begin_object(j);
+    for (int c = 0; c < PC_COUNT; c++)
+        if (p->counted || p->syscalls[c])
+            json_kv_int(j, keys[c], p->syscalls[c]);
+        else
+            json_kv_null(j, keys[c]);
+    json_end_object(j);
+    json_kv_int(j, "monotonic_backwards", p->backwards);
+    json_end_object(j);
+    json_key(j, "timings");
+    json_begin_array(j);
+    for (int i = 0; i < p->ntimings; i++) {
+        const struct proof_timing *t = &p->timing[i];
+        json_begin_object(j);
+        json_kv_string(j, "id", t->id);
+        if (t->ok) {
+            json_kv_double(j, "ns_per_call", t->ns_per_call);
+            json_kv_double(j, "spread", t->spread);
+            json_kv_bool(j, "noisy", t->noisy);
+        } else {
+            json_kv_null(j, "ns_per_call");
+            json_kv_string(j, "why", t->why);
+        }
+        json_end_object(j);
+    }
+    json_end_array(j);
+    json_key(j, "resolution_ns");
+    json_begin_object(j);
+    json_kv_int(j, "monotonic", p->res_ns_monotonic);
+    json_kv_int(j, "monotonic_coarse", p->res_ns_monotonic_coarse);
+    json_kv_int(j, "realtime_coarse", p->res_ns_realtime_coarse);
+    json_end_object(j);
+    json_kv_double(j, "elapsed_s", p->elapsed_s);
+    json_end_object(j);
+}
+
+void report_json(FILE *out, const struct facts *fs, const struct proof *p,
+                 const struct diagnosis *d, double elapsed_s)
+{
+    struct json j;
+    json_init(&j, out, 2);
+    json_begin_object(&j);
+    json_kv_string(&j, "schema", "clockscope.doctor/1");
+    json_kv_string(&j, "verdict", verdict_name(d->verdict));
+    json_key(&j, "fast_path");
+    if (d->fast_path < 0)
+        json_null(&j);
+    else
+        json_bool(&j, d->fast_path == 1);
+    json_kv_string(&j, "summary", d->summary);
+    json_kv_string(&j, "decided_by", d->decided_by_proof ? "proof" : "facts");
+    json_kv_int(&j, "exit_status", verdict_exit_status(d->verdict));
+    json_key(&j, "findings");
+    json_begin_array(&j);
+    for (int i = 0; i < d->nfindings; i++) {
+        const struct finding *f = &d->findings[i];
+        json_begin_object(&j);
+        json_kv_string(&j, "id", f->id);
+        json_kv_string(&j, "severity", severity_name(f->severity));
+        json_kv_string(&j, "title", f->title);
+        json_key(&j, "evidence");
+        json_begin_array(&j);
+        for (int e = 0; e < f->nevidence; e++)
+            json_string(&j, f->evidence[e]);
+        json_end_array(&j);
+        kv_str_or_null(&j, "meaning", f->meaning);
+        json_key(&j, "fix");
+        json_begin_array(&j);
+        for (int x = 0; x < f->nfix; x++)
+            json_string(&j, f->fix[x]);
+        json_end_array(&j);
+        kv_str_or_null(&j, "gain", f->gain);
+        json_end_object(&j);
+    }
+    json_end_array(&j);
+    json_facts(&j, fs, d);
+    json_proof(&j, p);
+    json_key(&j, "notes");
+    json_begin_array(&j);
+    for (int i = 0; i < fs->nnotes; i++)
+        json_string(&j, fs->notes[i]);
+    json_end_array(&j);
+    json_kv_double(&j, "elapsed_s", elapsed_s);
+    json_end_object(&j);
+    json_finish(&j);
+}

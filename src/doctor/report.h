@@ -1,0 +1,17 @@
+/* The doctor's output: a terminal screen that leads with the verdict, or JSON
+ * (docs/json.md, clockscope.doctor/1). */
+#ifndef CLOCKSCOPE_REPORT_H
+#define CLOCKSCOPE_REPORT_H
+
+#include "doctor/diagnosis.h"
+
+#include <stdio.h>
+
+void report_text(FILE *out, const struct facts *fs, const struct proof *p,
+                 const struct diagnosis *d, bool verbose);
+void report_json(FILE *out, const struct facts *fs, const struct proof *p,
+                 const struct diagnosis *d, double elapsed_s);
+/* Exit status for a verdict: 0 ok, 3 slow, 4 broken, 5 unknown. */
+int verdict_exit_status(enum verdict v);
+
+#endif

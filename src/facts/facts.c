@@ -1,0 +1,177 @@
+#include "facts/facts.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *const paths[F_COUNT] = {
+    [F_CURRENT_CS] = "sys/devices/system/clocksource/clocksource0/current_clocksource",
+    [F_AVAILABLE_CS] = "sys/devices/system/clocksource/clocksource0/available_clocksource",
+    [F_CPUINFO] = "proc/cpuinfo",
+    [F_CMDLINE] = "proc/cmdline",
+    [F_VERSION] = "proc/version",
+    [F_HYPERVISOR] = "sys/hypervisor/type",
+    [F_DMESG] = "dmesg",
+    [F_UNAME] = "uname",
+    [F_VIRT] = "virt",
+    [F_DMI_VENDOR] = "sys/class/dmi/id/sys_vendor",
+    [F_DMI_PRODUCT] = "sys/class/dmi/id/product_name",
+    [F_PERF_USER] = "proc/sys/kernel/perf_user_access",
+    [F_CPU] = "clockscope/cpu",
+    [F_VDSO] = "clockscope/vdso",
+};
+
+/* Where an unpacked sosreport (or a copied /var/log) keeps what the corpus layout keeps
+ * elsewhere, tried in order when the main path is missing.  kern.log holds many boots:
+ * the scanner keeps the last. */
+static const char *const alt_paths[F_COUNT][4] = {
+    [F_DMESG] = {"sos_commands/kernel/dmesg", "var/log/dmesg", "var/log/kern.log", NULL},
+    [F_UNAME] = {"sos_commands/kernel/uname_-a", NULL},
+    [F_VIRT] = {"sos_commands/systemd/systemd-detect-virt", NULL},
+};
+
+const char *fact_path(enum fact_id id) { return paths[id]; }
+
+void facts_note(struct facts *fs, const char *fmt, ...)
+{
+    if (fs->nnotes >= (int)(sizeof fs->notes / sizeof fs->notes[0]))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(fs->notes[fs->nnotes++], sizeof fs->notes[0], fmt, ap);
+    va_end(ap);
+}
+
+void facts_free(struct facts *fs)
+{
+    for (int i = 0; i < F_COUNT; i++)
+        fact_free(&fs->f[i]);
+}
+
+bool facts_load_root(const char *root, struct facts *out, char *why, size_t whylen)
+{
+    memset(out, 0, sizeof *out);
+    struct stat st;
+    if (stat(root, &st) != 0) {
+        snprintf(why, whylen, "facts root '%s': %s", root, strerror(errno));
+        return false;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(why, whylen, "facts root '%s' is not a directory", root);
+        return false;
+    }
+    struct fact_reader r;
+    if (strlen(root) >= sizeof r.root) {
+        snprintf(why, whylen, "facts root path too long");
+        return false;
+    }
+    snprintf(r.root, sizeof r.root, "%s", root);
+    snprintf(out->origin, sizeof out->origin, "%s", root);
+    for (int i = 0; i < F_COUNT; i++) {
+        bool log = i == F_DMESG;
+        fact_read(&r, paths[i], log ? FACTS_LOG_CAP : FACTS_FILE_CAP, log, &out->f[i]);
+        for (int a = 0; out->f[i].status == FACT_MISSING && alt_paths[i][a]; a++)
+            fact_read(&r, alt_paths[i][a], log ? FACTS_LOG_CAP : FACTS_FILE_CAP, log, &out->f[i]);
+    }
+    const struct fact *d = &out->f[F_DMESG];
+    if (d->status == FACT_OK && d->truncated)
+        facts_note(out, "kernel log is %zu bytes: read its first and last %u MiB only",
+                   d->full_size, FACTS_LOG_CAP >> 21);
+    return true;
+}
+
+const char *facts_cpu_value(const struct facts *fs, const char *key, char *buf, size_t len)
+{
+    buf[0] = 0;
+    const struct fact *f = &fs->f[F_CPU];
+    if (f->status != FACT_OK)
+        return buf;
+    size_t kl = strlen(key);
+    for (const char *p = f->text; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        if (n > kl && strncmp(p, key, kl) == 0 && p[kl] == '=') {
+            size_t vl = n - kl - 1;
+            if (vl >= len)
+                vl = len - 1;
+            memcpy(buf, p + kl + 1, vl);
+            buf[vl] = 0;
+            break;
+        }
+        p = nl ? nl + 1 : NULL;
+    }
+    return buf;
+}
+
+/* mkdir -p for the parent directories of root/rel. */
+static bool make_parents(const char *root, const char *rel, char *why, size_t whylen)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')) != NULL; p++) {
+        *p = 0;
+        if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+            snprintf(why, whylen, "cannot create '%s': %s", path, strerror(errno));
+            return false;
+        }
+        *p = '/';
+    }
+    return true;
+}
+
+static bool dir_is_empty(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    bool empty = true;
+    for (struct dirent *e; empty && (e = readdir(d)) != NULL;)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            empty = false;
+    closedir(d);
+    return empty;
+}
+
+bool facts_save(const struct facts *fs, const char *dir, bool force, char *why, size_t whylen)
+{
+    struct stat st;
+    if (stat(dir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) {
+            snprintf(why, whylen, "'%s' exists and is not a directory", dir);
+            return false;
+        }
+        if (!force && !dir_is_empty(dir)) {
+            snprintf(why, whylen, "'%s' is not empty (use --force to write into it)", dir);
+            return false;
+        }
+    } else if (mkdir(dir, 0755) != 0) {
+        snprintf(why, whylen, "cannot create '%s': %s", dir, strerror(errno));
+        return false;
+    }
+    for (int i = 0; i < F_COUNT; i++) {
+        const struct fact *f = &fs->f[i];
+        if (f->status != FACT_OK)
+            continue;
+        if (!make_parents(dir, paths[i], why, whylen))
+            return false;
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s", dir, paths[i]);
+        FILE *out = fopen(path, "w");
+        if (!out) {
+            snprintf(why, whylen, "cannot write '%s': %s", path, strerror(errno));
+            return false;
+        }
+        size_t n = fwrite(f->text, 1, f->len, out);
+        if (f->len && f->text[f->len - 1] != '\n')
+            fputc('\n', out);
+        if (fclose(out) != 0 || n != f->len) {
+            snprintf(why, whylen, "cannot write '%s'", path);
+            return false;
+        }
+    }
+    return true;
+}

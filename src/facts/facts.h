@@ -1,0 +1,58 @@
+/* Everything the doctor reasons from, read either from the live machine or from a facts
+ * root (a directory laid out like ../shared/corpus/README.md describes; docs/doctor.md).
+ * The same rules run on both: a fact is text plus a status, and a missing fact means
+ * "not known", never "absent". */
+#ifndef CLOCKSCOPE_FACTS_H
+#define CLOCKSCOPE_FACTS_H
+
+#include "facts/reader.h"
+
+#include <stdbool.h>
+
+/* The facts, by their path in a facts root. */
+enum fact_id {
+    F_CURRENT_CS,      /* sys/devices/system/clocksource/clocksource0/current_clocksource */
+    F_AVAILABLE_CS,    /* .../available_clocksource */
+    F_CPUINFO,         /* proc/cpuinfo */
+    F_CMDLINE,         /* proc/cmdline */
+    F_VERSION,         /* proc/version */
+    F_HYPERVISOR,      /* sys/hypervisor/type */
+    F_DMESG,           /* dmesg (or sos_commands/kernel/dmesg) */
+    F_UNAME,           /* uname (or sos_commands/kernel/uname_-a) */
+    F_VIRT,            /* virt: systemd-detect-virt's answer */
+    F_DMI_VENDOR,      /* sys/class/dmi/id/sys_vendor */
+    F_DMI_PRODUCT,     /* sys/class/dmi/id/product_name */
+    F_PERF_USER,       /* proc/sys/kernel/perf_user_access (riscv, arm64) */
+    F_CPU,             /* clockscope/cpu: key=value lines from the CPU itself (CPUID, CNTFRQ) */
+    F_VDSO,            /* clockscope/vdso: the vDSO's exported symbols, one a line */
+    F_COUNT
+};
+
+struct facts {
+    bool live;
+    char origin[4096];            /* "live" or the root directory */
+    struct fact f[F_COUNT];
+    char notes[8][200];           /* how facts were gathered (kernel log source, caps...) */
+    int nnotes;
+};
+
+/* Caps: a kernel log beyond this keeps its head and tail; other files are small. */
+#define FACTS_LOG_CAP (16u << 20)
+#define FACTS_FILE_CAP (256u << 10)
+
+const char *fact_path(enum fact_id id);
+/* Reads a facts root.  Returns false with why filled when root is not a readable directory. */
+bool facts_load_root(const char *root, struct facts *out, char *why, size_t whylen);
+/* Reads the live machine, within a time budget for the slow sources (journalctl,
+ * systemd-detect-virt), never blocking on any of them. */
+void facts_load_live(struct facts *out);
+void facts_free(struct facts *fs);
+void facts_note(struct facts *fs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The value of "key=" in the F_CPU fact, or "" */
+const char *facts_cpu_value(const struct facts *fs, const char *key, char *buf, size_t len);
+
+/* Writes fs into dir in the facts-root layout.  dir must be absent or empty unless force.
+ * Returns false with why filled. */
+bool facts_save(const struct facts *fs, const char *dir, bool force, char *why, size_t whylen);
+
+#endif

@@ -1,0 +1,170 @@
+#include "facts/reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void fact_free(struct fact *f)
+{
+    free(f->text);
+    memset(f, 0, sizeof *f);
+}
+
+void fact_set_unreadable(struct fact *f, const char *source, const char *why)
+{
+    fact_free(f);
+    f->status = FACT_UNREADABLE;
+    snprintf(f->source, sizeof f->source, "%s", source);
+    snprintf(f->why, sizeof f->why, "%s", why);
+}
+
+/* NUL bytes would end every string operation early: the rest of a log must still count. */
+static void replace_nuls(char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (s[i] == 0)
+            s[i] = ' ';
+}
+
+void fact_set_text(struct fact *f, const char *source, const char *text, size_t len)
+{
+    fact_free(f);
+    f->text = malloc(len + 1);
+    if (!f->text) {
+        fact_set_unreadable(f, source, "out of memory");
+        return;
+    }
+    memcpy(f->text, text, len);
+    f->text[len] = 0;
+    replace_nuls(f->text, len);
+    f->len = len;
+    f->full_size = len;
+    f->status = FACT_OK;
+    snprintf(f->source, sizeof f->source, "%s", source);
+}
+
+/* Reads up to want bytes at the current offset; returns bytes read or -1. */
+static ssize_t read_up_to(int fd, char *buf, size_t want)
+{
+    size_t got = 0;
+    while (got < want) {
+        ssize_t n = read(fd, buf + got, want - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return got ? (ssize_t)got : -1;
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    return (ssize_t)got;
+}
+
+void fact_read(const struct fact_reader *r, const char *relpath, size_t cap, bool keep_tail,
+               struct fact *f)
+{
+    char path[4400];
+    const char *sep = r->root[0] && r->root[strlen(r->root) - 1] == '/' ? "" : "/";
+    snprintf(path, sizeof path, "%s%s%s", r->root, sep, relpath);
+    fact_free(f);
+    snprintf(f->source, sizeof f->source, "%s", path);
+    /* O_NONBLOCK: a FIFO planted where a file should be must not hang us (we then refuse
+     * it below anyway); O_NOCTTY: a terminal device must not become ours. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            f->status = FACT_MISSING;
+        else
+            fact_set_unreadable(f, path, strerror(errno));
+        return;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        const char *what = S_ISDIR(st.st_mode) ? "a directory, not a file"
+                           : S_ISFIFO(st.st_mode) ? "a FIFO, not a file"
+                           : "not a regular file";
+        close(fd);
+        fact_set_unreadable(f, path, what);
+        return;
+    }
+    /* sysfs and procfs files report size 0 or 4096 whatever they hold: read until EOF. */
+    char *buf = malloc(cap + 1);
+    if (!buf) {
+        close(fd);
+        fact_set_unreadable(f, path, "out of memory");
+        return;
+    }
+    size_t len = 0;
+    bool truncated = false;
+    if (keep_tail && (uint64_t)st.st_size > cap) {
+        size_t half = cap / 2;
+        ssize_t n = read_up_to(fd, buf, half);
+        if (n >= 0) {
+            len = (size_t)n;
+            static const char marker[] = "\n[clockscope: middle of the file skipped]\n";
+            memcpy(buf + len, marker, sizeof marker - 1);
+            len += sizeof marker - 1;
+            size_t tail = cap - len;
+            if (lseek(fd, st.st_size - (off_t)tail, SEEK_SET) >= 0) {
+                ssize_t t = read_up_to(fd, buf + len, tail);
+                if (t > 0)
+                    len += (size_t)t;
+            }
+            truncated = true;
+        } else {
+            len = 0;
+        }
+        if (n < 0) {
+            int e = errno;
+            free(buf);
+            close(fd);
+            fact_set_unreadable(f, path, strerror(e));
+            return;
+        }
+    } else {
+        ssize_t n = read_up_to(fd, buf, cap);
+        if (n < 0) {
+            int e = errno;
+            free(buf);
+            close(fd);
+            fact_set_unreadable(f, path, e == EAGAIN ? "no data (would block)" : strerror(e));
+            return;
+        }
+        len = (size_t)n;
+        char probe;
+        if (len == cap && read(fd, &probe, 1) == 1)
+            truncated = true;
+    }
+    close(fd);
+    buf[len] = 0;
+    replace_nuls(buf, len);
+    f->text = buf;
+    f->len = len;
+    f->status = FACT_OK;
+    f->truncated = truncated;
+    f->full_size = st.st_size > 0 && (uint64_t)st.st_size > len ? (size_t)st.st_size : len;
+}
+
+const char *fact_line(const struct fact *f, char *buf, size_t len)
+{
+    if (len == 0)
+        return "";
+    buf[0] = 0;
+    if (f->status != FACT_OK)
+        return buf;
+    size_t n = f->len < len - 1 ? f->len : len - 1;
+    memcpy(buf, f->text, n);
+    buf[n] = 0;
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ' ||
+                     buf[n - 1] == '\t'))
+        buf[--n] = 0;
+    size_t start = strspn(buf, " \t\r\n");
+    if (start)
+        memmove(buf, buf + start, n - start + 1);
+    return buf;
+}

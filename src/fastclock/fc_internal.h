@@ -1,0 +1,15 @@
+/* libfastclock's hooks for the clockscope run shim: never exported from libfastclock.so. */
+#ifndef FASTCLOCK_INTERNAL_H
+#define FASTCLOCK_INTERNAL_H
+
+#include "fastclock/fc_safety.h"
+
+#include <stdbool.h>
+
+/* The function fastclock uses for the kernel's clocks.  The shim, which interposes
+ * clock_gettime itself, passes the real one (dlsym RTLD_NEXT) before the first call. */
+void fc_set_kernel_clock(fc_clock_fn fn);
+/* Initialises if needed; true when the counter is in use. */
+bool fc_counter_in_use(void);
+
+#endif

@@ -1,0 +1,81 @@
+/* libfastclock's arithmetic, kept free of I/O so that unit tests can drive it with
+ * synthetic counters and kernel clocks.
+ *
+ * The model (docs/fastclock.md): between two refreshes, fastclock is a straight line
+ *     ns(t) = anchor_ns + ((t - anchor_ticks) * mult) >> FC_SHIFT
+ * where t is the counter and mult is nanoseconds per tick in 32.32 fixed point.  One unit
+ * of mult is 2^-32 ns/tick: at 1 GHz a relative step of 2.3e-10 (0.0002 ppm), so rounding
+ * is far below the 0.1 ppm rate target.  A refresh replaces the line by one that starts
+ * where the old one is at that moment (continuity: never a step backwards) and whose slope
+ * is the measured rate, bent by a bounded amount so that the remaining offset from the
+ * kernel's clock shrinks over the next period (a slew, as adjtime does). */
+#ifndef FASTCLOCK_MATH_H
+#define FASTCLOCK_MATH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define FC_SHIFT 32
+#define FC_NS_PER_S 1000000000ull
+
+struct fc_line {
+    uint64_t anchor_ticks;
+    uint64_t anchor_ns;
+    uint64_t mult; /* ns per tick << FC_SHIFT */
+};
+
+/* The line's value at t; t before the anchor counts as the anchor (a reader that read the
+ * counter just before a refresh must not extrapolate backwards).  128-bit product, so any
+ * delta is exact. */
+static inline uint64_t fc_line_eval(const struct fc_line *l, uint64_t t)
+{
+    uint64_t d = t > l->anchor_ticks ? t - l->anchor_ticks : 0;
+    return l->anchor_ns + (uint64_t)(((unsigned __int128)d * l->mult) >> FC_SHIFT);
+}
+
+/* Ticks -> ns for an interval, 128-bit. */
+static inline uint64_t fc_ticks_to_ns(uint64_t ticks, uint64_t mult)
+{
+    return (uint64_t)(((unsigned __int128)ticks * mult) >> FC_SHIFT);
+}
+
+/* mult for a counter of hz ticks per second (rounded to nearest); 0 if hz is 0. */
+uint64_t fc_mult_from_hz(uint64_t hz);
+/* mult for `ns` nanoseconds elapsed over `ticks` ticks (rounded); 0 if ticks is 0. */
+uint64_t fc_mult_from_ratio(uint64_t ns, uint64_t ticks);
+/* The frequency a mult stands for, in Hz. */
+double fc_mult_hz(uint64_t mult);
+
+struct fc_slew_policy {
+    uint32_t max_slew_ppm;      /* bound on the rate bend for ordinary offsets */
+    uint32_t max_big_slew_ppm;  /* bound when |offset| >= big_offset_ns (after a suspend) */
+    uint64_t big_offset_ns;
+    uint64_t step_forward_ns;   /* behind the kernel by more than this: step forward */
+};
+
+/* The next line, continuous with the current one.
+ *   cur        the line readers use now
+ *   t_anchor   counter value where the new line starts (read after readers were fenced out)
+ *   offset_ns  fastclock minus kernel clock, measured just before, signed
+ *   rate_mult  the measured rate (ns per tick, 32.32); 0 keeps cur's
+ *   horizon_ns over how long the offset should be corrected
+ * Guarantees, whatever the inputs: result(t_anchor) >= cur(t_anchor) (never backwards),
+ * mult >= 1, and the slope differs from rate_mult by at most the policy's bound, except
+ * when fastclock is behind by more than step_forward_ns: then it steps forward. */
+struct fc_line fc_next_line(const struct fc_line *cur, uint64_t t_anchor, int64_t offset_ns,
+                            uint64_t rate_mult, uint64_t horizon_ns,
+                            const struct fc_slew_policy *policy);
+
+/* The line after a stale period: no reader has returned a value from `cur` for a counter
+ * past cur.anchor_ticks + limit_ticks (readers refuse to extrapolate further, fastclock.c),
+ * so the new line may start at the kernel's value, as long as it is not below
+ * cur(cur.anchor_ticks + limit_ticks).  Used after idle periods and suspend. */
+struct fc_line fc_stale_line(const struct fc_line *cur, uint64_t t_anchor, uint64_t kernel_ns,
+                             uint64_t limit_ticks, uint64_t rate_mult);
+
+/* The mult after bending rate_mult to remove offset_ns over horizon_ns, bounded by
+ * max_ppm (positive offset = fastclock ahead = slow down). */
+uint64_t fc_slewed_mult(uint64_t rate_mult, int64_t offset_ns, uint64_t horizon_ns,
+                        uint32_t max_ppm);
+
+#endif

@@ -1,0 +1,179 @@
+#include "fastclock/fc_safety.h"
+
+#include "fastclock/fc_math.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CLOCKSOURCE_DIR "/sys/devices/system/clocksource/clocksource0/"
+
+const char *fc_sysfs_root(void)
+{
+    const char *r = getenv("FASTCLOCK_SYSFS_ROOT");
+    return r ? r : "";
+}
+
+/* open/read/close only: this runs at init and at the periodic re-check. */
+static bool read_line(const char *path, char *buf, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, buf, len - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = 0;
+    buf[strcspn(buf, "\n")] = 0;
+    return true;
+}
+
+static bool has_word(const char *list, const char *word)
+{
+    size_t wl = strlen(word);
+    for (const char *p = list; (p = strstr(p, word)); p += wl)
+        if ((p == list || p[-1] == ' ') && (p[wl] == 0 || p[wl] == ' '))
+            return true;
+    return false;
+}
+
+bool fc_check_clocksource(const char *root, const char *expected, char *current, size_t clen,
+                          char *why, size_t len)
+{
+    char path[512], avail[256];
+    current[0] = 0;
+    snprintf(path, sizeof path, "%s" CLOCKSOURCE_DIR "current_clocksource", root);
+    if (!read_line(path, current, clen)) {
+        snprintf(why, len, "cannot read %s: %s", path, strerror(errno));
+        return false;
+    }
+    snprintf(path, sizeof path, "%s" CLOCKSOURCE_DIR "available_clocksource", root);
+    bool have_avail = read_line(path, avail, sizeof avail);
+    if (strcmp(current, expected) == 0) {
+        if (have_avail && !has_word(avail, expected)) {
+            snprintf(why, len, "'%s' is no longer in available_clocksource (%s)", expected, avail);
+            return false;
+        }
+        return true;
+    }
+    /* Another clocksource is current (booted with clocksource=hpet, or kvm-clock, xen):
+     * the vDSO cannot read the counter then, which is where fastclock helps most.  The
+     * counter is still usable if the kernel lists it: it is registered, passed the boot-
+     * time sync check, and the watchdog has not marked it unstable (that hides it). */
+    if (!have_avail) {
+        snprintf(why, len, "the kernel's clocksource is '%s', and available_clocksource is "
+                 "unreadable", current);
+        return false;
+    }
+    if (!has_word(avail, expected)) {
+        snprintf(why, len, "the kernel's clocksource is '%s' and '%s' is not in "
+                 "available_clocksource (%s): not registered, or marked unstable",
+                 current, expected, avail);
+        return false;
+    }
+    return true;
+}
+
+bool fc_check_read_cost(uint64_t (*read)(void), fc_clock_fn clock, char *why, size_t len)
+{
+    enum { READS = 32 };
+    uint64_t best = UINT64_MAX;
+    for (int round = 0; round < 3; round++) {
+        struct timespec a, b;
+        clock(CLOCK_MONOTONIC, &a);
+        for (int i = 0; i < READS; i++) {
+            uint64_t v = read();
+            __asm__ volatile("" : : "r"(v));
+        }
+        clock(CLOCK_MONOTONIC, &b);
+        uint64_t per = (fc_ts_ns(&b) - fc_ts_ns(&a)) / READS;
+        if (per < best)
+            best = per;
+    }
+    if (best >= 1000) {
+        snprintf(why, len, "a counter read costs %llu ns: it traps to the kernel or firmware",
+                 (unsigned long long)best);
+        return false;
+    }
+    return true;
+}
+
+void fc_sample_pair(uint64_t (*read)(void), fc_clock_fn clock, clockid_t id, int tries,
+                    uint64_t *ticks, uint64_t *ns, uint64_t *width)
+{
+    *width = UINT64_MAX;
+    for (int i = 0; i < tries; i++) {
+        struct timespec ts;
+        uint64_t t1 = read();
+        clock(id, &ts);
+        uint64_t t2 = read();
+        if (t2 >= t1 && t2 - t1 < *width) {
+            *width = t2 - t1;
+            *ticks = t1 + (t2 - t1) / 2;
+            *ns = fc_ts_ns(&ts);
+        }
+    }
+    if (*width == UINT64_MAX) { /* the counter went backwards on this CPU every time */
+        *ticks = read();
+        struct timespec ts;
+        clock(id, &ts);
+        *ns = fc_ts_ns(&ts);
+    }
+}
+
+bool fc_check_cross_cpu(uint64_t (*read)(void), fc_clock_fn clock, uint64_t mult, char *why,
+                        size_t len)
+{
+    cpu_set_t saved, one;
+    if (sched_getaffinity(0, sizeof saved, &saved) != 0)
+        return true; /* cannot move: nothing to compare (documented) */
+    int cpus[8], n = 0, total = CPU_COUNT(&saved);
+    /* Up to 8 CPUs spread over the mask: first, last and evenly between. */
+    for (int c = 0, seen = 0; c < CPU_SETSIZE && n < 8; c++) {
+        if (!CPU_ISSET(c, &saved))
+            continue;
+        if (total <= 8 || seen % ((total + 7) / 8) == 0 || seen == total - 1)
+            cpus[n++] = c;
+        seen++;
+    }
+    if (n < 2)
+        return true;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    uint64_t worst_width = 0, t_ref = 0;
+    bool ok = true;
+    for (int i = 0; i < n; i++) {
+        CPU_ZERO(&one);
+        CPU_SET(cpus[i], &one);
+        if (sched_setaffinity(0, sizeof one, &one) != 0)
+            continue;
+        uint64_t t, k, w;
+        fc_sample_pair(read, clock, CLOCK_MONOTONIC, 3, &t, &k, &w);
+        if (w == UINT64_MAX) {
+            snprintf(why, len, "the counter went backwards within one CPU (%d)", cpus[i]);
+            ok = false;
+            break;
+        }
+        if (!t_ref)
+            t_ref = t;
+        /* kernel ns minus the counter's ns since t_ref: constant if the CPUs agree. */
+        int64_t d = (int64_t)k - (int64_t)fc_ticks_to_ns(t - t_ref, mult);
+        if (t < t_ref)
+            d = (int64_t)k + (int64_t)fc_ticks_to_ns(t_ref - t, mult);
+        lo = d < lo ? d : lo;
+        hi = d > hi ? d : hi;
+        uint64_t wns = fc_ticks_to_ns(w, mult);
+        worst_width = wns > worst_width ? wns : worst_width;
+    }
+    sched_setaffinity(0, sizeof saved, &saved);
+    if (ok && hi > lo && (uint64_t)(hi - lo) > worst_width + 1000) {
+        snprintf(why, len, "counters disagree across CPUs by %lld ns (pairs within %llu ns)",
+                 (long long)(hi - lo), (unsigned long long)worst_width);
+        ok = false;
+    }
+    return ok;
+}

@@ -1,0 +1,73 @@
+#include "run/run_mode.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+static bool parse_clock(const char *s, size_t n, unsigned *mask, char *err, size_t errlen)
+{
+    if (n > 6 && strncasecmp(s, "clock_", 6) == 0)
+        s += 6, n -= 6;
+    static const struct {
+        const char *name;
+        int id;
+        bool has_twin;
+    } known[] = {
+        {"realtime", CLOCK_REALTIME, true},   {"monotonic", CLOCK_MONOTONIC, true},
+        {"boottime", CLOCK_BOOTTIME, false},  {"monotonic_raw", CLOCK_MONOTONIC_RAW, false},
+        {"tai", CLOCK_TAI, false},            {"process_cputime_id", CLOCK_PROCESS_CPUTIME_ID, false},
+        {"thread_cputime_id", CLOCK_THREAD_CPUTIME_ID, false},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        if (strlen(known[i].name) != n || strncasecmp(s, known[i].name, n) != 0)
+            continue;
+        if (!known[i].has_twin) {
+            snprintf(err, errlen, "clock '%.*s' has no _COARSE twin (coarse takes realtime, "
+                     "monotonic)", (int)n, s);
+            return false;
+        }
+        *mask |= 1u << known[i].id;
+        return true;
+    }
+    snprintf(err, errlen, "unknown clock '%.*s' (coarse takes realtime, monotonic)",
+             (int)(n > 40 ? 40 : n), s);
+    return false;
+}
+
+bool run_parse_mode(const char *arg, struct run_mode *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    static const char *plain[] = {"auto", "fast", "count"};
+    for (size_t i = 0; i < 3; i++)
+        if (strcmp(arg, plain[i]) == 0) {
+            snprintf(out->name, sizeof out->name, "%s", plain[i]);
+            return true;
+        }
+    if (strncmp(arg, "coarse", 6) != 0 || (arg[6] != 0 && arg[6] != '=')) {
+        snprintf(err, errlen, "unknown mode '%.40s' (auto, fast, coarse[=CLOCKS], count)", arg);
+        return false;
+    }
+    snprintf(out->name, sizeof out->name, "coarse");
+    if (arg[6] == 0) {
+        out->coarse_mask = 1u << CLOCK_REALTIME | 1u << CLOCK_MONOTONIC;
+        return true;
+    }
+    const char *p = arg + 7;
+    if (*p == 0) {
+        snprintf(err, errlen, "coarse= needs a list of clocks (realtime, monotonic)");
+        return false;
+    }
+    for (;;) {
+        size_t n = strcspn(p, ",");
+        if (n == 0) {
+            snprintf(err, errlen, "empty clock name in '%.40s'", arg);
+            return false;
+        }
+        if (!parse_clock(p, n, &out->coarse_mask, err, errlen))
+            return false;
+        if (p[n] == 0)
+            return true;
+        p += n + 1;
+    }
+}

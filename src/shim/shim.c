@@ -1,0 +1,238 @@
+/* The interposed calls and the per-clock decisions.  Nothing here changes a call whose
+ * clock is not served: the real function (dlsym RTLD_NEXT) gets the same arguments.
+ *
+ * Bad pointers: where the kernel path would write through the pointer, so does the real
+ * call, and the result (EFAULT from a syscall, SIGSEGV from the vDSO) must stay exactly
+ * libc's.  So the first served call with a pointer in a given page goes to the real call
+ * first (errors returned unchanged); only a page that the real call wrote successfully is
+ * remembered (per thread) and written directly afterwards. */
+#include "shim/shim.h"
+
+#include "fastclock/fastclock.h"
+#include "fastclock/fc_internal.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+enum serve { PASS = 0, FAST, COARSE };
+enum mode { MODE_UNSET = 0, MODE_AUTO, MODE_FAST, MODE_COARSE, MODE_COUNT };
+
+static _Atomic(real_clock_gettime_fn) real_cgt;
+static _Atomic(int (*)(struct timeval *, void *)) real_gtod;
+static _Atomic(time_t (*)(time_t *)) real_time;
+static _Atomic int mode;                      /* MODE_UNSET until the constructor ran */
+static _Atomic unsigned char serve[SHIM_MAX_CLOCK];
+static _Thread_local uintptr_t good_page __attribute__((tls_model("initial-exec")));
+
+/* The page of a pointer, plus one (0 = none remembered).  Laundered through an asm so
+ * that the compiler cannot use libc's nonnull declarations to drop the NULL case. */
+static inline uintptr_t page_tag(const void *p)
+{
+    uintptr_t v = (uintptr_t)p;
+    __asm__("" : "+r"(v));
+    return (v >> 12) + 1;
+}
+
+static real_clock_gettime_fn get_real_cgt(void)
+{
+    real_clock_gettime_fn f = atomic_load_explicit(&real_cgt, memory_order_relaxed);
+    if (!f) {
+        f = (real_clock_gettime_fn)dlsym(RTLD_NEXT, "clock_gettime");
+        atomic_store(&real_cgt, f);
+    }
+    return f;
+}
+
+static int (*get_real_gtod(void))(struct timeval *, void *)
+{
+    int (*f)(struct timeval *, void *) = atomic_load_explicit(&real_gtod, memory_order_relaxed);
+    if (!f) {
+        f = (int (*)(struct timeval *, void *))dlsym(RTLD_NEXT, "gettimeofday");
+        atomic_store(&real_gtod, f);
+    }
+    return f;
+}
+
+static time_t (*get_real_time(void))(time_t *)
+{
+    time_t (*f)(time_t *) = atomic_load_explicit(&real_time, memory_order_relaxed);
+    if (!f) {
+        f = (time_t (*)(time_t *))dlsym(RTLD_NEXT, "time");
+        atomic_store(&real_time, f);
+    }
+    return f;
+}
+
+static uint64_t fast_value(clockid_t id)
+{
+    return id == CLOCK_MONOTONIC  ? fastclock_monotonic_ns()
+           : id == CLOCK_REALTIME ? fastclock_realtime_ns()
+                                  : fastclock_boottime_ns();
+}
+
+static clockid_t coarse_twin(clockid_t id)
+{
+    return id == CLOCK_MONOTONIC ? CLOCK_MONOTONIC_COARSE : CLOCK_REALTIME_COARSE;
+}
+
+__attribute__((visibility("default"))) int clock_gettime(clockid_t id, struct timespec *ts)
+{
+    real_clock_gettime_fn real = get_real_cgt();
+    int m = atomic_load_explicit(&mode, memory_order_relaxed);
+    if (m == MODE_COUNT)
+        shim_count_clock(id, __builtin_return_address(0));
+    if (id < 0 || id >= SHIM_MAX_CLOCK)
+        return real(id, ts);
+    enum serve s = atomic_load_explicit(&serve[id], memory_order_relaxed);
+    if (s == PASS)
+        return real(id, ts);
+    if (s == COARSE)
+        return real(coarse_twin(id), ts);
+    if (page_tag(ts) != good_page) {
+        int r = real(id, ts); /* libc's own answer to this pointer */
+        if (r != 0)
+            return r;
+        good_page = page_tag(ts);
+    }
+    uint64_t v = fast_value(id);
+    ts->tv_sec = (time_t)(v / 1000000000u);
+    ts->tv_nsec = (long)(v % 1000000000u);
+    return 0;
+}
+
+__attribute__((visibility("default"))) int gettimeofday(struct timeval *restrict tv, void *restrict tz)
+{
+    int (*real)(struct timeval *, void *) = get_real_gtod();
+    int m = atomic_load_explicit(&mode, memory_order_relaxed);
+    if (m == MODE_COUNT)
+        shim_count_call(0, __builtin_return_address(0));
+    enum serve s = atomic_load_explicit(&serve[CLOCK_REALTIME], memory_order_relaxed);
+    if (s == PASS || tz)
+        return real(tv, tz);
+    if (page_tag(tv) != good_page) {
+        int r = real(tv, tz); /* also NULL: libc's answer */
+        if (r != 0 || page_tag(tv) == 1)
+            return r;
+        good_page = page_tag(tv);
+    }
+    uint64_t v;
+    if (s == COARSE) {
+        struct timespec ts;
+        get_real_cgt()(CLOCK_REALTIME_COARSE, &ts);
+        v = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    } else {
+        v = fastclock_realtime_ns();
+    }
+    tv->tv_sec = (time_t)(v / 1000000000u);
+    tv->tv_usec = (suseconds_t)(v % 1000000000u / 1000u);
+    return 0;
+}
+
+/* time() is passed through in every mode: libc answers it from the coarse clock (the
+ * vDSO's time() or CLOCK_REALTIME_COARSE), which never needs the counter. */
+__attribute__((visibility("default"))) time_t time(time_t *t)
+{
+    if (atomic_load_explicit(&mode, memory_order_relaxed) == MODE_COUNT)
+        shim_count_call(1, __builtin_return_address(0));
+    return get_real_time()(t);
+}
+
+/* ---- start-up ---- */
+
+static bool env_is(const char *name, const char *value)
+{
+    const char *v = getenv(name);
+    return v && strcmp(v, value) == 0;
+}
+
+static void decide_fast(bool only_where_slow, bool verbose)
+{
+    static const clockid_t served[] = {CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME};
+    static const char *names[] = {"realtime", "monotonic", "boottime"};
+    struct fastclock_info info;
+    fastclock_info(&info);
+    if (info.source != FASTCLOCK_SOURCE_COUNTER) {
+        if (verbose)
+            fprintf(stderr, "clockscope-shim: serving nothing: counter not safe: %s\n", info.why);
+        return;
+    }
+    const char *forced = getenv("CLOCKSCOPE_RUN_SLOW");
+    for (size_t i = 0; i < 3; i++) {
+        bool slow = true;
+        uint64_t libc_ticks = 0, sys_ticks = 0;
+        if (only_where_slow) {
+            if (forced && *forced)
+                slow = strcmp(forced, "0") != 0;
+            else
+                slow = shim_kernel_path_slow(get_real_cgt(), served[i], &libc_ticks, &sys_ticks);
+        }
+        if (slow)
+            atomic_store(&serve[served[i]], FAST);
+        if (verbose) {
+            if (!only_where_slow)
+                fprintf(stderr, "clockscope-shim: %s: fastclock (mode fast)\n", names[i]);
+            else if (forced && *forced)
+                fprintf(stderr, "clockscope-shim: %s: %s (CLOCKSCOPE_RUN_SLOW=%s)\n", names[i],
+                        slow ? "fastclock" : "passed through", forced);
+            else
+                fprintf(stderr, "clockscope-shim: %s: %s (libc %llu ticks, syscall %llu ticks)\n",
+                        names[i], slow ? "fastclock: the kernel path is slow" : "passed through",
+                        (unsigned long long)libc_ticks, (unsigned long long)sys_ticks);
+        }
+    }
+}
+
+static void after_fork_child(void)
+{
+    if (atomic_load(&mode) == MODE_COUNT)
+        shim_count_after_fork();
+}
+
+__attribute__((constructor)) static void shim_init(void)
+{
+    Dl_info self;
+    if (!env_is("CLOCKSCOPE_RUN_INHERIT", "1") && dladdr((void *)shim_init, &self) &&
+        self.dli_fname)
+        shim_strip_preload(self.dli_fname);
+    fc_set_kernel_clock(get_real_cgt());
+    get_real_gtod();
+    get_real_time();
+    bool verbose = env_is("CLOCKSCOPE_RUN_VERBOSE", "1");
+    const char *m = getenv("CLOCKSCOPE_RUN_MODE");
+    int chosen = MODE_AUTO;
+    if (m && strcmp(m, "fast") == 0)
+        chosen = MODE_FAST;
+    else if (m && strcmp(m, "coarse") == 0)
+        chosen = MODE_COARSE;
+    else if (m && strcmp(m, "count") == 0)
+        chosen = MODE_COUNT;
+    if (chosen == MODE_COUNT) {
+        shim_count_start();
+        pthread_atfork(NULL, NULL, after_fork_child);
+    } else if (chosen == MODE_COARSE) {
+        const char *mask = getenv("CLOCKSCOPE_RUN_COARSE");
+        unsigned long bits = mask ? strtoul(mask, NULL, 0) : 3;
+        for (clockid_t id = 0; id < SHIM_MAX_CLOCK; id++)
+            if ((bits >> id & 1) && (id == CLOCK_REALTIME || id == CLOCK_MONOTONIC)) {
+                atomic_store(&serve[id], COARSE);
+                if (verbose)
+                    fprintf(stderr, "clockscope-shim: %s: from its _COARSE twin\n",
+                            id == CLOCK_REALTIME ? "realtime" : "monotonic");
+            }
+    } else {
+        decide_fast(chosen == MODE_AUTO, verbose);
+    }
+    atomic_store(&mode, chosen);
+}
+
+__attribute__((destructor)) static void shim_fini(void)
+{
+    if (atomic_load(&mode) == MODE_COUNT)
+        shim_count_report();
+}

@@ -1,0 +1,111 @@
+#include "warp/kernel_log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *find(const char *hay, size_t len, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (size_t i = 0; n <= len && i <= len - n; i++)
+        if (memcmp(hay + i, needle, n) == 0)
+            return hay + i;
+    return NULL;
+}
+
+/* "<digits>[.<up to 6 digits>] MHz" at p (within end) -> Hz, and the last digit's value. */
+static bool parse_mhz(const char *p, const char *end, uint64_t *hz, uint64_t *step)
+{
+    uint64_t whole = 0, frac = 0, scale = 1000000;
+    int digits = 0;
+    while (p < end && *p >= '0' && *p <= '9') {
+        if (++digits > 7) /* more than 9,999,999 MHz: not a clock */
+            return false;
+        whole = whole * 10 + (uint64_t)(*p++ - '0');
+    }
+    if (!digits)
+        return false;
+    if (p < end && *p == '.') {
+        p++;
+        int fd = 0;
+        while (p < end && *p >= '0' && *p <= '9') {
+            if (++fd > 6)
+                return false;
+            scale /= 10;
+            frac += (uint64_t)(*p++ - '0') * scale;
+        }
+        if (!fd)
+            return false;
+    }
+    if (end - p < 4 || memcmp(p, " MHz", 4) != 0)
+        return false;
+    *hz = whole * 1000000 + frac;
+    *step = scale;
+    return *hz > 0;
+}
+
+static bool parse_line(const char *msg, size_t len, uint64_t *hz, bool *refined, uint64_t *step)
+{
+    static const char refined_text[] = "tsc: Refined TSC clocksource calibration: ";
+    static const char detected_text[] = "tsc: Detected ";
+    const char *end = msg + len;
+    const char *p = find(msg, len, refined_text);
+    if (p) {
+        *refined = true;
+        return parse_mhz(p + strlen(refined_text), end, hz, step);
+    }
+    p = find(msg, len, detected_text);
+    if (p) {
+        *refined = false;
+        return parse_mhz(p + strlen(detected_text), end, hz, step);
+    }
+    return false;
+}
+
+bool kernel_log_tsc_line(const char *msg, size_t len, uint64_t *hz, bool *refined)
+{
+    uint64_t step;
+    return parse_line(msg, len, hz, refined, &step);
+}
+
+uint64_t kernel_log_tsc_step_hz(const char *msg, size_t len)
+{
+    uint64_t hz, step;
+    bool refined;
+    return parse_line(msg, len, &hz, &refined, &step) ? step : 0;
+}
+
+bool kernel_log_tsc_claim(struct kernel_tsc_claim *claim)
+{
+    memset(claim, 0, sizeof *claim);
+    int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    /* Each read() returns one record; EAGAIN at the end, EPIPE when a record was
+     * overwritten while reading (keep going). */
+    char rec[2048];
+    for (int records = 0; records < 100000; records++) {
+        ssize_t n = read(fd, rec, sizeof rec);
+        if (n < 0 && errno == EPIPE)
+            continue;
+        if (n <= 0)
+            break;
+        uint64_t hz;
+        bool refined;
+        if (kernel_log_tsc_line(rec, (size_t)n, &hz, &refined) && (refined || !claim->refined)) {
+            claim->hz = hz;
+            claim->refined = refined;
+            claim->step_hz = kernel_log_tsc_step_hz(rec, (size_t)n);
+            const char *msg = memchr(rec, ';', (size_t)n);
+            msg = msg ? msg + 1 : rec;
+            size_t mlen = (size_t)(rec + n - msg);
+            while (mlen && (msg[mlen - 1] == '\n'))
+                mlen--;
+            snprintf(claim->line, sizeof claim->line, "%.*s", (int)mlen, msg);
+        }
+    }
+    close(fd);
+    return claim->hz != 0;
+}

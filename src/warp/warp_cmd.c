@@ -1,0 +1,216 @@
+/* clockscope warp: does time ever go backwards between CPUs, does the counter tick at the
+ * rate the platform states, and how fine does each clock really step. */
+#include "commands.h"
+#include "arch/arch.h"
+#include "common/cli.h"
+#include "measure/batch.h"
+#include "warp/warp_run.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* One shared record for every CPU: beyond this many the test measures its contention. */
+#define WARP_MAX_CPUS 256
+/* Share of the run spent on the resolution reads (the rest goes to the cross-CPU test). */
+#define RESOLUTION_SHARE 0.1
+/* Floor of a method's cross-CPU test when the budget is overrun (a slow machine). */
+#define MIN_WARP_SECONDS 0.002
+
+static const char help[] =
+    "usage: clockscope warp [options]\n"
+    "\n"
+    "Checks that time never goes backwards between CPUs, for every way of reading it that\n"
+    "yields a timestamp (clock_gettime clocks, gettimeofday, raw counters under each\n"
+    "ordering): one thread per CPU reads and publishes in sequence, and each read is\n"
+    "compared with the one published before it (docs/warp.md).  Also measures the counter's rate against\n"
+    "CLOCK_MONOTONIC_RAW (error in ppm from the stated frequency), MONOTONIC's NTP slew,\n"
+    "REALTIME steps, and each clock's smallest step and stalls.\n"
+    "\n"
+    "options:\n"
+    "  --seconds S   duration of the whole run (default 5), shared among the methods\n"
+    "  --cpus LIST   CPUs to use, e.g. 0-3 or 0,2 (default: every CPU this process may use)\n"
+    "  --only GLOBS  only ids matching these comma-separated globs, e.g. 'counter.*'; without\n"
+    "                it: counter.*, libc.* (no CPU-time clocks), vdso and syscall\n"
+    "                clock_gettime.monotonic, and any other provider's methods\n"
+    "  --json        machine-readable output (schema: docs/json.md)\n"
+    "  --help        this text\n"
+    "\n"
+    "Exit status: 0 when every method that must be monotonic was (unordered counter reads\n"
+    "may warp: shown, not a failure; CPU-time clocks are not judged; REALTIME-based clocks\n"
+    "are excused when REALTIME was stepped during the run); 1 when one went backwards or a\n"
+    "thread could not run; 2 bad usage.\n";
+
+static void parse_args(int argc, char **argv, struct warp_options *o)
+{
+    static const struct option longopts[] = {
+        {"seconds", required_argument, 0, 's'}, {"cpus", required_argument, 0, 'c'},
+        {"only", required_argument, 0, 'o'},    {"json", no_argument, 0, 'j'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
+    };
+    struct cpu_list allowed;
+    if (!cpus_allowed(&allowed))
+        usage_error("warp", "cannot read this process's CPU affinity");
+    memset(o, 0, sizeof *o);
+    o->seconds = 5;
+    const char *cpus_arg = NULL;
+    char err[200];
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+            if (!parse_seconds(optarg, 0.05, 3600, &o->seconds, err, sizeof err))
+                usage_error("warp", "--seconds: %s", err);
+            break;
+        case 'c': cpus_arg = optarg; break;
+        case 'o':
+            cli_split_list("warp", optarg, o->patterns, &o->npatterns, MAX_PATTERNS,
+                           "--only patterns");
+            break;
+        case 'j': o->json = true; break;
+        case 'h': fputs(help, stdout); exit(0);
+        default:
+            cli_bad_option("warp", argv);
+        }
+    }
+    if (optind < argc)
+        usage_error("warp", "unexpected argument '%s'", argv[optind]);
+    if (cpus_arg) {
+        if (!parse_cpu_list(cpus_arg, &allowed, &o->cpus, err, sizeof err))
+            usage_error("warp", "--cpus: %s", err);
+    } else {
+        o->cpus = allowed;
+    }
+    if (o->cpus.count > WARP_MAX_CPUS)
+        usage_error("warp", "%d CPUs: at most %d at once (choose with --cpus)", o->cpus.count,
+                    WARP_MAX_CPUS);
+}
+
+static void progress(bool on, size_t i, size_t n, const char *what, const char *id)
+{
+    if (on)
+        fprintf(stderr, "\r[%zu/%zu] %s %-44s", i, n, what, id);
+}
+
+static void run_all(struct warp_run *r, struct method_list *ml)
+{
+    struct warp_options *o = r->o;
+    bool show = !o->json && isatty(STDERR_FILENO);
+    size_t nwarp = 0;
+    for (size_t i = 0; i < ml->count; i++)
+        if (warp_selected(o, &ml->m[i]) && ml->m[i].available) {
+            r->results[r->nresults++].m = &ml->m[i];
+            nwarp += !warp_per_thread_clock(&ml->m[i]);
+        }
+    for (size_t i = 0; i < ml->count; i++)
+        if (ml->m[i].unit == UNIT_TICKS && ml->m[i].read && ml->m[i].available)
+            r->rates[r->nrates++].m = &ml->m[i];
+    double res_each = r->nresults ? o->seconds * RESOLUTION_SHARE / (double)r->nresults : 0;
+
+    /* The main thread stays on the first CPU: rate brackets must read one CPU's counter. */
+    pin_to_cpu(o->cpus.cpu[0]);
+    r->stated_hz = arch_counter_stated_hz(r->stated_source, sizeof r->stated_source);
+    if (arch_kernel_logs_counter_calibration())
+        kernel_log_tsc_claim(&r->kernel);
+    struct clock_sample drift_start, drift_end;
+    clock_sample_take(&drift_start);
+    for (size_t i = 0; i < r->nrates; i++)
+        r->rates[i].have_start = bracket_read(r->rates[i].m, &r->rates[i].start);
+    struct timespec w0, w1;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &w0);
+    double deadline = (double)w0.tv_sec + (double)w0.tv_nsec / 1e9 + o->seconds;
+
+    size_t step = 0, nsteps = r->nresults + nwarp, warp_left = nwarp;
+    for (size_t i = 0; i < r->nresults; i++) {
+        struct method_result *mr = &r->results[i];
+        progress(show, ++step, nsteps, "resolution", mr->m->id);
+        resolution_collect(mr->m, res_each, &mr->res);
+        struct timespec ts;
+        mr->getres_ns = mr->m->clock && clock_getres(mr->m->clock_id, &ts) == 0
+                            ? (double)timespec_ns(&ts) : NAN;
+    }
+    for (size_t i = 0; i < r->nresults; i++) {
+        struct method_result *mr = &r->results[i];
+        if (warp_per_thread_clock(mr->m)) {
+            snprintf(mr->error, sizeof mr->error,
+                     "per-thread clock: no common timeline across threads, not compared");
+            continue;
+        }
+        progress(show, ++step, nsteps, "warp", mr->m->id);
+        mr->ran = true;
+        /* Each method gets an equal share of what is left, so that thread start-up and the
+         * resolution phase's overshoot do not push the run past --seconds. */
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC_RAW, &now);
+        double left = deadline - ((double)now.tv_sec + (double)now.tv_nsec / 1e9);
+        double warp_each = left / (double)warp_left--;
+        if (warp_each < MIN_WARP_SECONDS)
+            warp_each = MIN_WARP_SECONDS;
+        mr->cross_ok = warp_collect(mr->m, o->cpus.cpu, o->cpus.count, warp_each, &mr->c,
+                                    mr->error, sizeof mr->error);
+        if (mr->cross_ok)
+            warp_summarize(&mr->c.matrix, &mr->s);
+        else
+            r->failures++;
+    }
+    if (show)
+        fprintf(stderr, "\r%70s\r", "");
+    clock_sample_take(&drift_end);
+    for (size_t i = 0; i < r->nrates; i++) {
+        struct rate_entry *e = &r->rates[i];
+        e->have_end = bracket_read(e->m, &e->end);
+        e->rate_ok = e->have_start && e->have_end &&
+                     counter_rate_between(&e->start, &e->end, &e->rate);
+    }
+    clock_drift_between(&drift_start, &drift_end, &r->drift);
+    clock_gettime(CLOCK_MONOTONIC_RAW, &w1);
+    r->elapsed_s = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) / 1e9;
+
+    for (size_t i = 0; i < r->nresults; i++) {
+        struct method_result *mr = &r->results[i];
+        mr->ns_per_unit = warp_ns_per_unit(r, mr->m);
+        if (mr->cross_ok && mr->s.backward_steps &&
+            warp_must_be_monotonic(mr->m, r->drift.realtime_stepped))
+            r->judged_backward++;
+    }
+}
+
+int cmd_warp(int argc, char **argv)
+{
+    static struct warp_options o;
+    parse_args(argc, argv, &o);
+    static struct method_list ml;
+    methods_collect(&ml);
+    size_t nsel = 0;
+    for (size_t i = 0; i < ml.count; i++)
+        nsel += warp_selected(&o, &ml.m[i]);
+    if (!nsel)
+        usage_error("warp", "no method matches --only (warp takes methods that return a "
+                            "timestamp in ns or ticks; see 'clockscope bench --list')");
+
+    struct warp_run r = {.o = &o};
+    r.results = calloc(ml.count, sizeof *r.results);
+    r.rates = calloc(ml.count, sizeof *r.rates);
+    if (!r.results || !r.rates) {
+        fprintf(stderr, "clockscope warp: out of memory\n");
+        return 1;
+    }
+    sysinfo_read(&r.si);
+    run_all(&r, &ml);
+    if (o.json)
+        warp_print_json(&r, &ml);
+    else
+        warp_print_text(&r, &ml);
+    for (size_t i = 0; i < r.nresults; i++)
+        if (r.results[i].cross_ok)
+            warp_collected_free(&r.results[i].c);
+    free(r.results);
+    free(r.rates);
+    return r.judged_backward || r.failures ? 1 : 0;
+}

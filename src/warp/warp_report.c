@@ -1,0 +1,355 @@
+/* `clockscope warp` output: the text report and the clockscope.warp/1 JSON document
+ * (docs/json.md). */
+#include "warp/warp_run.h"
+
+#include "common/json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static double to_ns(const struct method_result *mr, double units)
+{
+    return units * mr->ns_per_unit;
+}
+
+/* ---- text output ---- */
+
+static void fmt_ns(char *buf, size_t len, double ns)
+{
+    if (!isfinite(ns))
+        snprintf(buf, len, "-");
+    else if (ns >= 1e6)
+        snprintf(buf, len, "%.3f ms", ns / 1e6);
+    else if (ns >= 1e3)
+        snprintf(buf, len, "%.2f us", ns / 1e3);
+    else
+        snprintf(buf, len, "%.1f ns", ns);
+}
+
+static void fmt_count(char *buf, size_t len, uint64_t v)
+{
+    if (v >= 10000000)
+        snprintf(buf, len, "%.1fM", (double)v / 1e6);
+    else if (v >= 100000)
+        snprintf(buf, len, "%.0fk", (double)v / 1e3);
+    else
+        snprintf(buf, len, "%llu", (unsigned long long)v);
+}
+
+static const char *judgement(const struct method_result *mr, bool realtime_stepped)
+{
+    if (!mr->s.backward_steps)
+        return "";
+    if (warp_must_be_monotonic(mr->m, realtime_stepped))
+        return "  FAULT: must be monotonic";
+    if (mr->m->unit == UNIT_TICKS)
+        return "  (unordered read: expected)";
+    if (warp_is_cputime(mr->m))
+        return "  (CPU-time clock: not judged)";
+    return "  (REALTIME stepped during the run)";
+}
+
+static void print_pairs(const struct warp_run *r, const struct method_result *mr)
+{
+    const struct warp_matrix *mx = &mr->c.matrix;
+    for (int a = 0; a < mx->n; a++)
+        for (int b = a; b < mx->n; b++) {
+            struct warp_pair_verdict v = warp_classify_pair(mx, a, b);
+            if (v.cls == WARP_NONE)
+                continue;
+            char worst[32], off[32];
+            fmt_ns(worst, sizeof worst, to_ns(mr, (double)v.max_backward));
+            int ca = r->o->cpus.cpu[a], cb = r->o->cpus.cpu[b];
+            if (a == b) {
+                printf("    CPU %d alone: %llu backward, worst %s\n", ca,
+                       (unsigned long long)v.backward_ab, worst);
+                continue;
+            }
+            fmt_ns(off, sizeof off, v.offset_known ? to_ns(mr, v.offset_b_minus_a) : NAN);
+            printf("    CPU %d->%d: %llu backward, %d->%d: %llu; worst %s; CPU %d - CPU %d "
+                   "offset est. %s: %s\n",
+                   ca, cb, (unsigned long long)v.backward_ab, cb, ca,
+                   (unsigned long long)v.backward_ba, worst, cb, ca, off, warp_class_name(v.cls));
+        }
+}
+
+void warp_print_text(const struct warp_run *r, const struct method_list *ml)
+{
+    const struct warp_options *o = r->o;
+    const struct sysinfo *si = &r->si;
+    sysinfo_print_header(stdout, "warp", si);
+    printf("CPUs");
+    for (int i = 0; i < o->cpus.count; i++)
+        printf("%s%d", i ? "," : " ", o->cpus.cpu[i]);
+    printf("; %.1f s in all\n", r->elapsed_s);
+    if (o->cpus.count == 1)
+        printf("only one CPU: nothing to compare across CPUs; each read is compared with the "
+               "previous one on the same CPU\n");
+    if (si->loadavg_1m > 0.5 * (si->cpus_online > 0 ? si->cpus_online : 1))
+        printf("note: load average %.2f on %d CPUs: fewer reads per method, and how often an "
+               "unordered read warps\n      depends on when the threads really run side "
+               "by side\n",
+               si->loadavg_1m, si->cpus_online);
+
+    printf("\ncross-CPU monotonicity: one thread per CPU; each read is compared with the one "
+           "published just before it\n");
+    printf("%-36s %8s %8s %9s %11s  %s\n", "id", "reads", "cross", "backward", "worst",
+           "class");
+    for (size_t i = 0; i < r->nresults; i++) {
+        const struct method_result *mr = &r->results[i];
+        if (!mr->ran || !mr->cross_ok) {
+            printf("%-36s %s\n", mr->m->id, mr->error);
+            continue;
+        }
+        char reads[16], cross[16], worst[32];
+        fmt_count(reads, sizeof reads, mr->c.reads);
+        fmt_count(cross, sizeof cross, mr->s.cross_cpu_comparisons);
+        fmt_ns(worst, sizeof worst,
+               mr->s.backward_steps ? to_ns(mr, (double)mr->s.max_backward) : NAN);
+        printf("%-36s %8s %8s %9llu %11s  %s%s\n", mr->m->id, reads, cross,
+               (unsigned long long)mr->s.backward_steps, worst, mr->s.classification,
+               judgement(mr, r->drift.realtime_stepped));
+        if (mr->s.backward_steps)
+            print_pairs(r, mr);
+    }
+
+    for (size_t i = 0; i < ml->count; i++)
+        if (warp_selected(o, &ml->m[i]) && !ml->m[i].available)
+            printf("%-36s not available: %s\n", ml->m[i].id, ml->m[i].why);
+
+    printf("\ncounter rate against CLOCK_MONOTONIC_RAW over the run (clocksource %s)\n",
+           si->clocksource[0] ? si->clocksource : "unknown");
+    printf("  when the clocksource is this counter, MONOTONIC_RAW is the counter scaled by the\n"
+           "  kernel's calibration: the error checks that calibration, not the crystal; the NTP\n"
+           "  slew below is the error against the time source, where NTP disciplines the clock\n");
+    printf("  stated: ");
+    if (r->stated_hz)
+        printf("%.6f MHz (%s)\n", (double)r->stated_hz / 1e6, r->stated_source);
+    else
+        printf("none: %s\n", r->stated_source);
+    if (r->kernel.hz)
+        printf("  kernel: %.3f MHz (\"%s\"; its last digit is %.2f ppm)\n",
+               (double)r->kernel.hz / 1e6, r->kernel.line,
+               (double)r->kernel.step_hz / (double)r->kernel.hz * 1e6);
+    for (size_t i = 0; i < r->nrates; i++) {
+        const struct rate_entry *e = &r->rates[i];
+        if (!e->rate_ok) {
+            printf("  %-34s rate not measurable (the counter did not advance)\n", e->m->id);
+            continue;
+        }
+        printf("  %-34s %.6f MHz +- %.3f ppm", e->m->id, e->rate.hz / 1e6, e->rate.uncertainty_ppm);
+        if (r->stated_hz)
+            printf("; vs stated %+.2f ppm", rate_error_ppm(e->rate.hz, (double)r->stated_hz));
+        if (r->kernel.hz)
+            printf("; vs kernel %+.2f ppm", rate_error_ppm(e->rate.hz, (double)r->kernel.hz));
+        printf("\n");
+    }
+
+    const struct clock_drift *d = &r->drift;
+    printf("\nclock drift over %.2f s\n", d->seconds);
+    printf("  CLOCK_MONOTONIC vs CLOCK_MONOTONIC_RAW: %+.3f ppm +- %.3f (NTP slew)\n",
+           d->monotonic_slew_ppm, d->slew_uncertainty_ppm);
+    printf("  CLOCK_REALTIME - CLOCK_MONOTONIC changed by %+.0f ns +- %.0f: %s\n",
+           d->realtime_step_ns, d->realtime_step_uncertainty_ns,
+           d->realtime_stepped ? "REALTIME was stepped" : "no step");
+
+    printf("\nresolution: back-to-back reads on CPU %d\n", o->cpus.cpu[0]);
+    printf("%-36s %9s %12s %12s %8s\n", "id", "reads", "getres", "smallest", "stalls");
+    for (size_t i = 0; i < r->nresults; i++) {
+        const struct method_result *mr = &r->results[i];
+        char reads[16], getres[32], step[32];
+        fmt_count(reads, sizeof reads, mr->res.reads);
+        fmt_ns(getres, sizeof getres, mr->getres_ns);
+        fmt_ns(step, sizeof step, mr->res.min_step ? to_ns(mr, (double)mr->res.min_step) : NAN);
+        printf("%-36s %9s %12s %12s %7.1f%%\n", mr->m->id, reads, getres, step,
+               100 * resolution_stall_fraction(&mr->res));
+    }
+    printf("\n%s\n", r->judged_backward
+                         ? "FAULT: a method that must be monotonic went backwards (exit 1)"
+                         : "every method that must be monotonic was");
+}
+
+/* ---- JSON output ---- */
+
+static void kv_ns(struct json *j, const char *k, double ns)
+{
+    if (isfinite(ns))
+        json_kv_double(j, k, ns);
+    else
+        json_kv_null(j, k);
+}
+
+static void pairs_json(struct json *j, const struct warp_run *r, const struct method_result *mr)
+{
+    const struct warp_matrix *mx = &mr->c.matrix;
+    json_key(j, "pairs");
+    json_begin_array(j);
+    for (int a = 0; a < mx->n; a++)
+        for (int b = a; b < mx->n; b++) {
+            struct warp_pair_verdict v = warp_classify_pair(mx, a, b);
+            if (!v.comparisons)
+                continue;
+            json_begin_object(j);
+            json_kv_int(j, "cpu_a", r->o->cpus.cpu[a]);
+            json_kv_int(j, "cpu_b", r->o->cpus.cpu[b]);
+            json_kv_uint(j, "comparisons", v.comparisons);
+            json_kv_uint(j, "backward_a_to_b", v.backward_ab);
+            json_kv_uint(j, "backward_b_to_a", v.backward_ba);
+            kv_ns(j, "max_backward_ns", v.max_backward ? to_ns(mr, (double)v.max_backward) : 0);
+            kv_ns(j, "offset_b_minus_a_ns",
+                  v.offset_known ? to_ns(mr, v.offset_b_minus_a) : NAN);
+            json_kv_string(j, "class", warp_class_name(v.cls));
+            json_end_object(j);
+        }
+    json_end_array(j);
+}
+
+static void method_json(struct json *j, const struct warp_run *r, const struct method_result *mr,
+                        const struct method *m)
+{
+    json_begin_object(j);
+    json_kv_string(j, "id", m->id);
+    json_kv_string(j, "path", m->path);
+    json_kv_string(j, "api", m->api);
+    json_kv_string(j, "clock", m->clock);
+    json_kv_string(j, "value_unit", method_unit_name(m->unit));
+    json_kv_bool(j, "available", m->available);
+    json_kv_string(j, "why_unavailable", m->available ? NULL : m->why);
+    json_kv_bool(j, "ordered", m->ordered);
+    json_kv_bool(j, "must_be_monotonic", warp_must_be_monotonic(m, r->drift.realtime_stepped));
+    bool done = mr && mr->ran && mr->cross_ok;
+    if (done) {
+        json_kv_uint(j, "reads", mr->c.reads);
+        json_kv_uint(j, "comparisons", mr->s.comparisons);
+        json_kv_uint(j, "cross_cpu_comparisons", mr->s.cross_cpu_comparisons);
+        json_kv_uint(j, "backward_steps", mr->s.backward_steps);
+        kv_ns(j, "max_backward_ns",
+              mr->s.backward_steps ? to_ns(mr, (double)mr->s.max_backward) : 0);
+        json_kv_uint(j, "max_backward_units", mr->s.max_backward);
+        json_kv_uint(j, "equal_steps", mr->s.equal);
+        json_kv_string(j, "classification", mr->s.classification);
+        json_kv_double(j, "seconds", mr->c.elapsed_s);
+        json_key(j, "reads_per_cpu");
+        json_begin_array(j);
+        for (int c = 0; c < r->o->cpus.count; c++) {
+            json_begin_object(j);
+            json_kv_int(j, "cpu", r->o->cpus.cpu[c]);
+            json_kv_uint(j, "reads", mr->c.reads_per_cpu[c]);
+            json_end_object(j);
+        }
+        json_end_array(j);
+        pairs_json(j, r, mr);
+    } else {
+        json_kv_null(j, "reads");
+        json_kv_null(j, "backward_steps");
+        json_kv_null(j, "max_backward_ns");
+        json_kv_null(j, "classification");
+    }
+    json_kv_string(j, "error", mr && mr->error[0] ? mr->error : NULL);
+    if (mr) {
+        json_key(j, "resolution");
+        json_begin_object(j);
+        json_kv_uint(j, "reads", mr->res.reads);
+        json_kv_uint(j, "stalls", mr->res.stalls);
+        kv_ns(j, "stall_fraction", resolution_stall_fraction(&mr->res));
+        json_kv_uint(j, "backward", mr->res.backward);
+        kv_ns(j, "min_step_ns", mr->res.min_step ? to_ns(mr, (double)mr->res.min_step) : NAN);
+        if (mr->res.min_step)
+            json_kv_uint(j, "min_step_units", mr->res.min_step);
+        else
+            json_kv_null(j, "min_step_units");
+        kv_ns(j, "getres_ns", mr->getres_ns);
+        json_end_object(j);
+    } else {
+        json_kv_null(j, "resolution");
+    }
+    json_end_object(j);
+}
+
+void warp_print_json(const struct warp_run *r, const struct method_list *ml)
+{
+    struct json j;
+    json_init(&j, stdout, 2);
+    json_begin_object(&j);
+    json_kv_string(&j, "schema", "clockscope.warp/1");
+    json_key(&j, "machine");
+    sysinfo_json(&j, &r->si);
+    json_key(&j, "config");
+    json_begin_object(&j);
+    json_kv_double(&j, "seconds", r->o->seconds);
+    json_key(&j, "cpus");
+    json_begin_array(&j);
+    for (int i = 0; i < r->o->cpus.count; i++)
+        json_int(&j, r->o->cpus.cpu[i]);
+    json_end_array(&j);
+    json_end_object(&j);
+    json_kv_bool(&j, "cross_cpu", r->o->cpus.count > 1);
+    json_key(&j, "methods");
+    json_begin_array(&j);
+    for (size_t i = 0; i < ml->count; i++) {
+        const struct method *m = &ml->m[i];
+        if (!warp_selected(r->o, m))
+            continue;
+        const struct method_result *mr = NULL;
+        for (size_t k = 0; k < r->nresults; k++)
+            if (r->results[k].m == m)
+                mr = &r->results[k];
+        method_json(&j, r, mr, m);
+    }
+    json_end_array(&j);
+
+    json_key(&j, "rate");
+    json_begin_object(&j);
+    if (r->stated_hz)
+        json_kv_uint(&j, "stated_hz", r->stated_hz);
+    else
+        json_kv_null(&j, "stated_hz");
+    json_kv_string(&j, "stated_source", r->stated_source);
+    if (r->kernel.hz) {
+        json_kv_uint(&j, "kernel_tsc_hz", r->kernel.hz);
+        json_kv_bool(&j, "kernel_tsc_refined", r->kernel.refined);
+        json_kv_string(&j, "kernel_tsc_line", r->kernel.line);
+        json_kv_double(&j, "kernel_tsc_digit_ppm",
+                       (double)r->kernel.step_hz / (double)r->kernel.hz * 1e6);
+    } else {
+        json_kv_null(&j, "kernel_tsc_hz");
+    }
+    json_key(&j, "counters");
+    json_begin_array(&j);
+    for (size_t i = 0; i < r->nrates; i++) {
+        const struct rate_entry *e = &r->rates[i];
+        json_begin_object(&j);
+        json_kv_string(&j, "id", e->m->id);
+        /* Whole Hz: the writer's 6 significant digits would hide ppm-level errors. */
+        if (e->rate_ok)
+            json_kv_uint(&j, "measured_hz", (uint64_t)llround(e->rate.hz));
+        else
+            json_kv_null(&j, "measured_hz");
+        kv_ns(&j, "uncertainty_ppm", e->rate_ok ? e->rate.uncertainty_ppm : NAN);
+        kv_ns(&j, "error_ppm",
+              e->rate_ok ? rate_error_ppm(e->rate.hz, (double)r->stated_hz) : NAN);
+        kv_ns(&j, "error_ppm_vs_kernel",
+              e->rate_ok ? rate_error_ppm(e->rate.hz, (double)r->kernel.hz) : NAN);
+        json_end_object(&j);
+    }
+    json_end_array(&j);
+    json_end_object(&j);
+
+    const struct clock_drift *d = &r->drift;
+    json_key(&j, "drift");
+    json_begin_object(&j);
+    json_kv_double(&j, "seconds", d->seconds);
+    kv_ns(&j, "monotonic_slew_ppm", d->monotonic_slew_ppm);
+    kv_ns(&j, "slew_uncertainty_ppm", d->slew_uncertainty_ppm);
+    json_kv_double(&j, "realtime_step_ns", d->realtime_step_ns);
+    json_kv_double(&j, "realtime_step_uncertainty_ns", d->realtime_step_uncertainty_ns);
+    json_kv_bool(&j, "realtime_stepped", d->realtime_stepped);
+    json_end_object(&j);
+
+    json_kv_int(&j, "faults", r->judged_backward);
+    json_kv_int(&j, "failures", r->failures);
+    json_kv_double(&j, "elapsed_s", r->elapsed_s);
+    json_end_object(&j);
+    json_finish(&j);
+}

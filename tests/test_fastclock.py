@@ -1,0 +1,177 @@
+"""libfastclock as users get it: `make install PREFIX=...`, compiled with pkg-config (shared)
+and against libfastclock.a (static); values checked against the kernel's clock; the safety
+fallbacks driven through the test hooks (fake sysfs root, FASTCLOCK_DISABLE), including a
+clocksource demoted while the program runs.  The calibration math itself is unit-tested
+(tests/unit/test_fastclock.c), also under ASan/UBSan."""
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import ROOT, make, need_tool, run
+
+BOUND_NS = 20000  # correctness bound for a sandwich; the benchmark measures the real figure
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    prefix = tmp_path_factory.mktemp("prefix")
+    make("O=build", f"PREFIX={prefix}", "install")
+    return prefix
+
+
+def facts(out):
+    d = {}
+    for line in out.splitlines():
+        k, _, v = line.partition(" ")
+        d[k] = v
+    return d
+
+
+def build_demo(installed, tmp_path, static=False):
+    need_tool("pkg-config", "cc")
+    env = dict(os.environ, PKG_CONFIG_PATH=str(installed / "lib" / "pkgconfig"))
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "fastclock"], env=env,
+                           capture_output=True, text=True, check=True).stdout.split()
+    exe = tmp_path / ("fc_demo_static" if static else "fc_demo")
+    src = ROOT / "tests" / "progs" / "fc_demo.c"
+    if static:
+        cflags = [f for f in flags if f.startswith("-I")]
+        cmd = ["cc", "-O2", "-static", "-o", exe, src, *cflags,
+               installed / "lib" / "libfastclock.a", "-lpthread"]
+    else:
+        cmd = ["cc", "-O2", "-o", exe, src, *flags, f"-Wl,-rpath,{installed / 'lib'}"]
+    proc = run(cmd)
+    assert proc.returncode == 0, proc.stderr
+    return exe
+
+
+def test_install_layout(installed):
+    for rel in ["bin/clockscope", "include/fastclock.h", "lib/libfastclock.so",
+                "lib/libfastclock.so.1", "lib/libfastclock.a", "lib/pkgconfig/fastclock.pc",
+                "lib/clockscope/libclockscope-shim.so"]:
+        assert (installed / rel).exists(), rel
+    pc = (installed / "lib/pkgconfig/fastclock.pc").read_text()
+    assert f"prefix={installed}" in pc
+    # Only the API is exported from the shared library.
+    need_tool("nm")
+    syms = run(["nm", "-D", "--defined-only", installed / "lib/libfastclock.so"]).stdout
+    names = {l.split()[-1] for l in syms.splitlines() if l.strip()}
+    assert "fastclock_monotonic_ns" in names and "fastclock_info" in names
+    assert not [n for n in names if n.startswith(("fc_", "arch_"))], names
+
+
+@pytest.mark.parametrize("static", [False, True])
+def test_values_follow_the_kernel(installed, tmp_path, static):
+    exe = build_demo(installed, tmp_path, static)
+    proc = run([exe])
+    assert proc.returncode == 0, proc.stderr
+    f = facts(proc.stdout)
+    src, _, why = f["source"].partition(" ")
+    assert src in ("1", "2") and why
+    below, above = map(int, f["bound"].split())
+    assert below <= BOUND_NS and above <= BOUND_NS, f
+    assert f["fork"] == "1"
+
+
+def fake_sysfs(tmp_path, current, available):
+    d = tmp_path / "sys/devices/system/clocksource/clocksource0"
+    d.mkdir(parents=True)
+    (d / "current_clocksource").write_text(current + "\n")
+    (d / "available_clocksource").write_text(available + "\n")
+    return d / "current_clocksource"
+
+
+def our_clocksource():
+    return {"x86_64": "tsc", "aarch64": "arch_sys_counter",
+            "riscv64": "riscv_clocksource"}[os.uname().machine]
+
+
+def test_foreign_clocksource_falls_back_to_the_kernel(installed, tmp_path):
+    exe = build_demo(installed, tmp_path)
+    fake_sysfs(tmp_path, "hpet", "hpet acpi_pm")
+    proc = run([exe], env=dict(os.environ, FASTCLOCK_SYSFS_ROOT=str(tmp_path)))
+    f = facts(proc.stdout)
+    assert f["source"].startswith("2 ") and "'hpet'" in f["source"], f
+    below, above = map(int, f["bound"].split())
+    assert below <= 0 and above <= 0  # the kernel's own clock: inside every sandwich
+
+
+def test_counter_listed_but_not_current_is_used(installed, tmp_path):
+    """clocksource=hpet (or kvm-clock, xen) with the counter still listed as available: the
+    vDSO falls back to the syscall there, and fastclock uses the counter."""
+    exe = build_demo(installed, tmp_path)
+    fake_sysfs(tmp_path, "hpet", f"hpet {our_clocksource()} acpi_pm")
+    proc = run([exe], env=dict(os.environ, FASTCLOCK_SYSFS_ROOT=str(tmp_path)))
+    f = facts(proc.stdout)
+    src = f["source"]
+    if "CPUID" in src or "costs" in src:
+        pytest.skip(f"counter not usable on this machine: {src}")
+    assert src.startswith("1 ") and "listed in available_clocksource (current: hpet" in src, f
+    below, above = map(int, f["bound"].split())
+    assert below <= BOUND_NS and above <= BOUND_NS
+
+
+def test_disable_hook(installed, tmp_path):
+    exe = build_demo(installed, tmp_path)
+    proc = run([exe], env=dict(os.environ, FASTCLOCK_DISABLE="1"))
+    assert facts(proc.stdout)["source"] == "2 disabled by FASTCLOCK_DISABLE"
+
+
+def test_demotion_while_running_keeps_monotonic(installed, tmp_path):
+    """The kernel demotes the counter hours after boot: here the fake current_clocksource
+    flips to hpet while the program runs; the periodic re-check (50 ms via the test hook)
+    must switch to the kernel clock without a backward step."""
+    exe = build_demo(installed, tmp_path)
+    current = fake_sysfs(tmp_path, our_clocksource(), f"{our_clocksource()} hpet")
+    env = dict(os.environ, FASTCLOCK_SYSFS_ROOT=str(tmp_path), FASTCLOCK_RECHECK_MS="50",
+               FC_DEMO_FLIP=str(current.parent))
+    proc = run([exe], env=env)
+    f = facts(proc.stdout)
+    if not f["source"].startswith("1 "):
+        pytest.skip(f"counter not usable on this machine: {f['source']}")
+    source, back, why = f["demoted"].split(" ", 2)
+    assert source == "2" and back == "0" and "hpet" in why, f
+
+
+def test_bench_shows_fastclock_methods(clockscope):
+    import json
+    listing = run([clockscope, "bench", "--list"]).stdout
+    for api in ("monotonic", "realtime", "ticks", "recent", "recent_call"):
+        assert f"fastclock.{api}" in listing, listing
+    proc = run([clockscope, "bench", "--quick", "--json", "--only", "fastclock.*"])
+    assert proc.returncode == 0, proc.stderr
+    results = {r["id"]: r for r in json.loads(proc.stdout)["results"]}
+    assert set(results) == {f"fastclock.{a}" for a in
+                            ("monotonic", "realtime", "ticks", "recent", "recent_call")}
+    for r in results.values():
+        assert r["path"] == "fastclock" and r["ns_per_call"]["median"] > 0
+    assert results["fastclock.ticks"]["value_unit"] in ("ticks", "ns")  # ns when not on the counter
+    assert results["fastclock.monotonic"]["value_unit"] == "ns"
+
+
+def test_counter_paths_of_the_other_arches_under_qemu(cross_builds, tmp_path):
+    """qemu-user shows the host's sysfs (clocksource tsc), so on aarch64/riscv64 fastclock
+    would fall back; a fake sysfs naming their clocksource makes it use cntvct_el0 / rdtime,
+    emulated by qemu: the arch read paths and calibration run for real, the speed means
+    nothing."""
+    names = {"aarch64": "arch_sys_counter", "riscv64": "riscv_clocksource"}
+    for arch, (build, qemu) in cross_builds.items():
+        make(f"O=build/{arch}", f"CC={arch}-linux-gnu-gcc", "STATIC=1", f"build/{arch}/libfastclock.a")
+        root = tmp_path / arch
+        d = root / "sys/devices/system/clocksource/clocksource0"
+        d.mkdir(parents=True)
+        (d / "current_clocksource").write_text(names[arch] + "\n")
+        (d / "available_clocksource").write_text(names[arch] + "\n")
+        exe = tmp_path / f"fc_demo_{arch}"
+        proc = run([f"{arch}-linux-gnu-gcc", "-O2", "-static", "-Isrc/fastclock", "-o", exe,
+                    ROOT / "tests/progs/fc_demo.c", build / "libfastclock.a", "-lpthread"], cwd=ROOT)
+        assert proc.returncode == 0, proc.stderr
+        env = dict(os.environ, FASTCLOCK_SYSFS_ROOT=str(root))
+        f = facts(run([qemu, exe], env=env, timeout=300).stdout)
+        assert f["source"].startswith("1 ") and names[arch] in f["source"], (arch, f)
+        below, above = map(int, f["bound"].split())
+        assert below <= BOUND_NS and above <= BOUND_NS and f["fork"] == "1", (arch, f)
+        proc = run([qemu, build / "unit_tests", "fastclock"], env=env, timeout=300)
+        assert proc.returncode == 0 and " 0 failed" in proc.stdout, proc.stdout + proc.stderr

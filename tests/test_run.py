@@ -1,0 +1,260 @@
+"""`clockscope run`: a C program and Python under every mode, values checked against the
+kernel's clock (raw syscalls), errors and bad pointers exactly as without the shim, fork,
+exec and threads, and the command's own bad input."""
+import os
+import re
+import sys
+
+import pytest
+
+from conftest import ROOT, make, need_tool, run
+
+SHIM_BOUND_NS = 20000
+COARSE_LAG_NS = 50_000_000  # a tick at HZ=100 is 10 ms; generous for a loaded machine
+
+
+@pytest.fixture(scope="module")
+def cs(clockscope):
+    make("O=build", "fastclock-libs")
+    return clockscope
+
+
+@pytest.fixture(scope="module")
+def pairs(tmp_path_factory):
+    need_tool("cc")
+    d = tmp_path_factory.mktemp("progs")
+    exe = d / "clockpairs"
+    # -rdynamic: count mode can then name the program's own functions.
+    proc = run(["cc", "-O1", "-rdynamic", "-o", exe, ROOT / "tests/progs/clockpairs.c", "-lpthread"])
+    assert proc.returncode == 0, proc.stderr
+    return exe
+
+
+def facts(out):
+    d = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if parts:
+            d[" ".join(parts[:2]) if parts[0] in ("pair", "backwards", "invalid", "badptr")
+              else parts[0]] = parts[1:] if parts[0] not in ("pair", "backwards", "invalid", "badptr") else parts[2:]
+    return d
+
+
+@pytest.fixture(scope="module")
+def plain(pairs):
+    proc = run([pairs])
+    assert proc.returncode == 0, proc.stderr
+    return facts(proc.stdout)
+
+
+MODES = [
+    ("auto", {}),
+    ("auto", {"CLOCKSCOPE_RUN_SLOW": "1"}),  # as on a machine whose vDSO falls back
+    ("fast", {}),
+    ("coarse", {}),
+    ("coarse=monotonic", {}),
+    ("count", {}),
+]
+
+
+@pytest.mark.parametrize("mode,env", MODES, ids=[m + ("-slow" if e else "") for m, e in MODES])
+def test_c_program_under_each_mode(cs, pairs, plain, mode, env):
+    proc = run([cs, "run", "--mode", mode, "--verbose", "--", pairs],
+               env=dict(os.environ, **env))
+    assert proc.returncode == 0, proc.stderr
+    f = facts(proc.stdout)
+    coarse = set()
+    if mode.startswith("coarse"):
+        coarse = {"realtime", "monotonic", "gettimeofday"} if mode == "coarse" else {"monotonic"}
+    for clock in ("realtime", "monotonic", "boottime", "gettimeofday"):
+        below, above = map(int, f[f"pair {clock}"])
+        assert above <= SHIM_BOUND_NS, (clock, f)  # never ahead of the kernel by more
+        limit = COARSE_LAG_NS if clock in coarse else SHIM_BOUND_NS
+        assert below <= limit, (clock, below, f)
+        if clock != "gettimeofday":
+            assert f[f"backwards {clock}"] == ["0"]
+    # Errors and bad pointers exactly as without the shim.
+    for key, value in plain.items():
+        if key.startswith(("invalid", "badptr")):
+            assert f[key] == value, (key, f[key], value)
+    assert all(v[1] == "22" for k, v in f.items() if k.startswith("invalid")), f  # EINVAL
+    assert f["threads"] == ["0"] and f["time"] == ["1"]
+    below, above = map(int, f["fork"])
+    assert above <= SHIM_BOUND_NS and below <= (COARSE_LAG_NS if "monotonic" in coarse else SHIM_BOUND_NS)
+    # exec: the shim removed itself from LD_PRELOAD; the exec'd child runs without it.
+    assert f["exec"] == ["-", "0"]
+    err = proc.stderr
+    if mode == "fast":
+        assert err.count("fastclock (mode fast)") == 3 or "serving nothing" in err, err
+    if mode == "auto" and env:
+        assert err.count("fastclock (CLOCKSCOPE_RUN_SLOW=1)") == 3 or "serving nothing" in err, err
+    if mode == "auto" and not env:
+        assert len(re.findall(r"^clockscope-shim: \w+: (fastclock|passed through)", err, re.M)) == 3 \
+            or "serving nothing" in err, err
+    if mode == "coarse":
+        assert "realtime: from its _COARSE twin" in err and "monotonic: from its _COARSE twin" in err
+    if mode == "count":
+        assert "clockscope run --mode count: pid" in err
+        m = re.search(r"^\s+(\d+)\s+\d+\s+clock_gettime\(CLOCK_MONOTONIC\)$", err, re.M)
+        assert m and int(m.group(1)) >= 202000, err  # 2000 pairs + 200000 + threads
+        assert re.search(r"lib_ns \(clockpairs\)", err), err
+
+
+def test_inherit_keeps_the_shim_for_exec(cs, pairs):
+    proc = run([cs, "run", "--mode", "fast", "--inherit", "--", pairs])
+    exec_line = facts(proc.stdout)["exec"]
+    assert exec_line[1] == "1" and "libclockscope-shim.so" in exec_line[0]
+
+
+def test_count_output_file(cs, pairs, tmp_path):
+    out = tmp_path / "count.txt"
+    proc = run([cs, "run", "--mode", "count", "--output", out, "--", pairs])
+    assert proc.returncode == 0
+    text = out.read_text()
+    # One table: the forked children leave through exec or _exit, which run no destructor.
+    assert len(re.findall(r"^clockscope run --mode count: pid \d+", text, re.M)) == 1, text
+    assert "clock_gettime(CLOCK_REALTIME)" in text
+    assert "clockscope run --mode count" not in proc.stderr
+
+
+def test_count_survives_a_program_that_closes_stderr_at_exit(cs, tmp_path):
+    # coreutils' close_stdout() closes stderr in an atexit handler, before the shim's
+    # destructor writes the table: the shim keeps its own copy of stderr.
+    src = tmp_path / "closer.c"
+    src.write_text("#include <stdio.h>\n#include <stdlib.h>\n#include <time.h>\n"
+                   "static void shut(void) { fclose(stderr); }\n"
+                   "int main(void) { struct timespec ts; atexit(shut);\n"
+                   "  for (int i = 0; i < 5; i++) clock_gettime(CLOCK_BOOTTIME, &ts);\n"
+                   "  return 0; }\n")
+    exe = tmp_path / "closer"
+    assert run(["cc", "-o", exe, src]).returncode == 0
+    proc = run([cs, "run", "--mode", "count", "--", exe])
+    assert proc.returncode == 0
+    assert re.search(r"^\s+5\s+\d+\s+clock_gettime\(CLOCK_BOOTTIME\)", proc.stderr, re.M), proc.stderr
+
+
+def test_script_targets_get_a_note_about_inherit(cs, tmp_path):
+    script = tmp_path / "wrapper"
+    script.write_text("#!/bin/sh\nexec true\n")
+    script.chmod(0o755)
+    proc = run([cs, "run", "--", script])
+    assert proc.returncode == 0 and "is a script" in proc.stderr and "--inherit" in proc.stderr
+    proc = run([cs, "run", "--inherit", "--", script])
+    assert proc.returncode == 0 and "is a script" not in proc.stderr
+
+
+def test_count_in_forked_children(cs, tmp_path):
+    py = os.path.realpath(sys.executable)
+    code = ("import os, time\nfor _ in range(3):\n    pid = os.fork()\n    if pid == 0:\n"
+            "        [time.monotonic() for _ in range(1000)]\n        os._exit(0) if False else exit(0)\n"
+            "    os.waitpid(pid, 0)\n")
+    proc = run([cs, "run", "--mode", "count", "--", py, "-c", code])
+    assert proc.returncode == 0, proc.stderr
+    tables = re.findall(r"^clockscope run --mode count: pid (\d+)", proc.stderr, re.M)
+    assert len(tables) == 4 and len(set(tables)) == 4, proc.stderr  # parent + 3 children
+
+
+def test_safety_hooks_reach_the_shim(cs, pairs, tmp_path):
+    proc = run([cs, "run", "--mode", "fast", "--verbose", "--", pairs],
+               env=dict(os.environ, FASTCLOCK_DISABLE="1"))
+    assert "serving nothing: counter not safe: disabled by FASTCLOCK_DISABLE" in proc.stderr
+    d = tmp_path / "sys/devices/system/clocksource/clocksource0"
+    d.mkdir(parents=True)
+    (d / "current_clocksource").write_text("hpet\n")
+    (d / "available_clocksource").write_text("hpet\n")
+    proc = run([cs, "run", "--mode", "fast", "--verbose", "--", pairs],
+               env=dict(os.environ, FASTCLOCK_SYSFS_ROOT=str(tmp_path)))
+    assert "serving nothing" in proc.stderr and "'hpet'" in proc.stderr
+    assert facts(proc.stdout)["threads"] == ["0"]
+
+
+PY_CHECK = r"""
+import ctypes, os, sys, time
+NR = {"x86_64": 228, "aarch64": 113, "riscv64": 113}[os.uname().machine]
+libc = ctypes.CDLL(None, use_errno=True)
+class TS(ctypes.Structure):
+    _fields_ = [("s", ctypes.c_long), ("n", ctypes.c_long)]
+ts = TS()
+def kernel(clock):
+    libc.syscall(NR, clock, ctypes.byref(ts))
+    return ts.s * 1_000_000_000 + ts.n
+worst = {"time": [-10**18, -10**18], "monotonic": [-10**18, -10**18]}
+for _ in range(3000):
+    a = kernel(0); v = time.time_ns(); b = kernel(0)
+    worst["time"] = [max(worst["time"][0], a - v), max(worst["time"][1], v - b)]
+    a = kernel(1); v = time.monotonic_ns(); b = kernel(1)
+    worst["monotonic"] = [max(worst["monotonic"][0], a - v), max(worst["monotonic"][1], v - b)]
+f = time.time(); m = time.monotonic()
+print("time", *worst["time"]); print("monotonic", *worst["monotonic"])
+print("float", abs(f * 1e9 - kernel(0)) < 1e8, abs(m * 1e9 - kernel(1)) < 1e8)
+"""
+
+
+@pytest.mark.parametrize("mode", ["auto", "fast", "coarse", "count"])
+def test_python_under_each_mode(cs, mode):
+    # The real interpreter binary: a wrapper script (pyenv shims) would get the shim and
+    # then exec Python without it (see docs/run.md, --inherit).
+    py = os.path.realpath(sys.executable)
+    proc = run([cs, "run", "--mode", mode, "--", py, "-c", PY_CHECK],
+               env=dict(os.environ, CLOCKSCOPE_RUN_SLOW="1"))
+    assert proc.returncode == 0, proc.stderr
+    out = {l.split()[0]: l.split()[1:] for l in proc.stdout.splitlines()}
+    for clock in ("time", "monotonic"):
+        below, above = map(int, out[clock])
+        assert above <= SHIM_BOUND_NS, (clock, out)
+        assert below <= (COARSE_LAG_NS if mode == "coarse" else SHIM_BOUND_NS), (clock, out)
+    assert out["float"] == ["True", "True"]
+    if mode == "count":
+        assert re.search(r"clock_gettime\(CLOCK_REALTIME\)", proc.stderr)
+
+
+def test_bad_input(cs, tmp_path):
+    cases = [
+        (["--mode", "bogus", "--", "true"], 2, "unknown mode 'bogus'"),
+        (["--mode", "coarse=boottime", "--", "true"], 2, "no _COARSE twin"),
+        (["--mode", "coarse=nosuch", "--", "true"], 2, "unknown clock 'nosuch'"),
+        (["--mode"], 2, "--mode needs a value"),
+        (["--frobnicate", "--", "true"], 2, "unknown option"),
+        (["--output", "x", "--", "true"], 2, "--output is for --mode count"),
+        ([], 2, "no command given"),
+        (["--"], 2, "no command given"),
+        (["--", "no-such-program-xyz"], 127, "no-such-program-xyz: command not found"),
+        (["--", str(tmp_path / "missing")], 127, "command not found"),
+    ]
+    for args, code, msg in cases:
+        proc = run([cs, "run", *args])
+        assert proc.returncode == code, (args, proc.returncode, proc.stderr)
+        assert msg in proc.stderr, (args, proc.stderr)
+    script = tmp_path / "not-executable"
+    script.write_text("#!/bin/sh\necho hi\n")
+    proc = run([cs, "run", "--", script])
+    assert proc.returncode == 126 and "not executable" in proc.stderr
+    proc = run([cs, "run", "--", "sh", "-c", "exit 7"])
+    assert proc.returncode == 7  # the command's own status
+    proc = run([cs, "run", "--help"])
+    assert proc.returncode == 0 and "--mode" in proc.stdout
+
+
+def test_missing_shim_is_a_clear_error(cs):
+    proc = run([cs, "run", "--", "true"], env=dict(os.environ, CLOCKSCOPE_SHIM="/nonexistent/shim.so"))
+    assert proc.returncode == 1
+    assert "cannot find libclockscope-shim.so" in proc.stderr and "/nonexistent/shim.so" in proc.stderr
+
+
+def test_static_target_warns_and_runs(cs, tmp_path):
+    need_tool("cc")
+    src = tmp_path / "s.c"
+    src.write_text("#include <stdio.h>\nint main(void){puts(\"static ok\");return 0;}\n")
+    exe = tmp_path / "s"
+    if run(["cc", "-static", "-o", exe, src]).returncode != 0:
+        pytest.skip("no static libc")
+    proc = run([cs, "run", "--", exe])
+    assert proc.returncode == 0 and "static ok" in proc.stdout
+    assert "statically linked: the shim cannot reach it" in proc.stderr
+
+
+def test_static_clockscope_runs_dynamic_targets(pairs, tmp_path):
+    """A STATIC=1 clockscope (as copied onto boards) still runs dynamic programs with the shim."""
+    make("O=build/static", "STATIC=1", "build/static/clockscope", "build/static/libclockscope-shim.so")
+    proc = run([ROOT / "build/static/clockscope", "run", "--mode", "count", "--", pairs])
+    assert proc.returncode == 0 and "clockscope run --mode count: pid" in proc.stderr

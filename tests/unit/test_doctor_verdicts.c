@@ -1,0 +1,152 @@
+/* The live verdict logic on proofs this machine cannot produce: a syscall on every call
+ * (clocksource=hpet in a VM), a counter read that traps (riscv time CSR emulated by
+ * firmware), errors and backwards readings, seccomp refused, qemu-user. */
+#include "check.h"
+#include "doctor/diagnosis.h"
+#include "facts/facts.h"
+
+#include <string.h>
+
+static struct facts fs;
+static struct proof pr;
+static struct diagnosis dg;
+
+static void set_fact(enum fact_id id, const char *text)
+{
+    fact_set_text(&fs.f[id], "test", text, strlen(text));
+}
+
+static void live_facts(const char *machine, const char *cs)
+{
+    facts_free(&fs);
+    memset(&fs, 0, sizeof fs);
+    fs.live = true;
+    set_fact(F_UNAME, machine);
+    if (cs)
+        set_fact(F_CURRENT_CS, cs);
+}
+
+static void counted_proof(long mono_syscalls, long real_syscalls)
+{
+    memset(&pr, 0, sizeof pr);
+    pr.ran = pr.counted = pr.vdso_present = true;
+    pr.calls = PROOF_CALLS;
+    pr.syscalls[PC_MONOTONIC] = mono_syscalls;
+    pr.syscalls[PC_REALTIME] = real_syscalls;
+    pr.syscalls[PC_CONTROL] = pr.syscalls[PC_CPUTIME] = PROOF_CALLS;
+}
+
+static void add_timing(const char *id, double ns)
+{
+    struct proof_timing *t = &pr.timing[pr.ntimings++];
+    snprintf(t->id, sizeof t->id, "%s", id);
+    t->ok = true;
+    t->ns_per_call = ns;
+}
+
+static bool has_finding(const char *id)
+{
+    for (int i = 0; i < dg.nfindings; i++)
+        if (!strcmp(dg.findings[i].id, id))
+            return true;
+    return false;
+}
+
+TEST(proof_of_a_syscall_per_call_is_slow_whatever_the_name_says)
+{
+    live_facts("x86_64", "hpet");
+    counted_proof(PROOF_CALLS, PROOF_CALLS);
+    add_timing("libc.clock_gettime.monotonic", 1200);
+    add_timing("syscall.clock_gettime.monotonic", 1150);
+    diagnose(&fs, &pr, &dg);
+    CHECK(dg.verdict == V_SLOW && dg.fast_path == 0 && dg.decided_by_proof);
+    CHECK(has_finding("proof-syscalls") && has_finding("clocksource-no-vdso"));
+    /* a name that looks fast does not outvote the count */
+    live_facts("x86_64", "tsc");
+    diagnose(&fs, &pr, &dg);
+    CHECK(dg.verdict == V_SLOW && dg.fast_path == 0);
+}
+
+TEST(proof_without_syscalls_is_ok)
+{
+    live_facts("x86_64", "tsc");
+    counted_proof(0, 0);
+    add_timing("libc.clock_gettime.monotonic", 33);
+    add_timing("syscall.clock_gettime.monotonic", 236);
+    add_timing("counter.rdtsc", 15);
+    diagnose(&fs, &pr, &dg);
+    CHECK(dg.verdict == V_OK && dg.fast_path == 1);
+    CHECK(strstr(dg.summary, "0 syscalls"));
+    /* kvm-clock: unknown from the facts, decided by the proof */
+    live_facts("x86_64", "kvm-clock");
+    diagnose(&fs, &pr, &dg);
+    CHECK(dg.verdict == V_OK);
+}
+
+TEST(a_trapping_counter_is_slow_even_without_syscalls)
+{
+    live_facts("riscv64", "riscv_clocksource");
+    set_fact(F_VERSION, "Linux version 6.12.0");
+    counted_proof(0, 0);
+    add_timing("libc.clock_gettime.monotonic", 2600);
+    add_timing("counter.rdtime", 2400);
+    add_timing("counter.rdcycle", 3);
+    diagnose(&fs, &pr, &dg);
+    CHECK(dg.verdict == V_SLOW && dg.fast_path == 1);
+    CHECK(has_finding("counter-read-traps"));
+    /* the same board with a hardware time CSR */
+    counted_proof(0, 0);
+    add_timing("libc.clock_gettime.monotonic", 60);
+    add_timing("counter.rdtime", 8);
+    diagnose(&fs, &pr, &dg);
+    CHECK(dg.verdict == V_OK && !has_finding("counter-read-traps"));
+}
+
+TEST(errors_and_backwards_readings_are_broken)
+{
+    live_facts("x86_64", "tsc");
+    counted_proof(0, 0);
+    pr.call_errors[PC_MONOTONIC] = 3;
+    diagnose(&fs, &pr, &dg);
+    CHECK(dg.verdict == V_BROKEN);
+    counted_proof(0, 0);
+    pr.backwards = 1;
+    diagnose(&fs, &pr, &dg);
+    CHECK(dg.verdict == V_BROKEN);
+}
+
+TEST(without_a_count_the_facts_decide_and_no_vdso_is_slow)
+{
+    live_facts("x86_64", "acpi_pm");
+    memset(&pr, 0, sizeof pr);
+    pr.ran = pr.vdso_present = true;
+    snprintf(pr.count_why, sizeof pr.count_why, "seccomp filters are not available here");
+    diagnose(&fs, &pr, &dg);
+    CHECK(dg.verdict == V_SLOW && !dg.decided_by_proof && has_finding("proof-not-counted"));
+    live_facts("x86_64", "tsc");
+    diagnose(&fs, &pr, &dg);
+    CHECK(dg.verdict == V_OK);
+    pr.vdso_present = false;
+    snprintf(pr.vdso_why, sizeof pr.vdso_why, "no AT_SYSINFO_EHDR");
+    diagnose(&fs, &pr, &dg);
+    CHECK(dg.verdict == V_SLOW && dg.fast_path == 0 && has_finding("no-vdso"));
+}
+
+TEST(user_mode_emulation_is_unknown_not_a_wrong_diagnosis)
+{
+    live_facts("aarch64", "tsc"); /* the host's sysfs seen through qemu-user */
+    memset(&pr, 0, sizeof pr);
+    pr.ran = true;
+    snprintf(pr.count_why, sizeof pr.count_why, "seccomp refused");
+    snprintf(pr.vdso_why, sizeof pr.vdso_why, "no AT_SYSINFO_EHDR");
+    diagnose(&fs, &pr, &dg);
+    CHECK(dg.verdict == V_UNKNOWN && dg.fast_path == -1);
+    CHECK(has_finding("emulated-foreign-kernel") && !has_finding("clocksource-no-vdso"));
+    /* the same facts from a root are not emulation: the clocksource name decides */
+    fs.live = false;
+    struct proof none;
+    memset(&none, 0, sizeof none);
+    diagnose(&fs, &none, &dg);
+    CHECK(dg.verdict == V_SLOW); /* tsc is not an arm64 clocksource */
+    facts_free(&fs);
+}

@@ -4,7 +4,6 @@
  * before it makes it wait for everything before.  FEAT_ECV adds CNTVCTSS_EL0, a
  * self-synchronized read that needs no isb. */
 #include "arch/arch.h"
-#include "vdso/vdso_names.h"
 #include "arch/counter_funcs.h"
 
 #include <linux/audit.h>
@@ -74,8 +73,6 @@ size_t arch_counters(const struct counter_method **out)
     *out = a64_counters;
     return sizeof a64_counters / sizeof a64_counters[0];
 }
-
-const struct vdso_symbol_names *arch_vdso_symbols(void) { return vdso_names_for(arch_name()); }
 
 long arch_syscall_time_nr(void) { return -1; }
 

@@ -35,6 +35,7 @@ struct vdso_symbol_names {
 
 const char *arch_name(void);
 size_t arch_counters(const struct counter_method **out);
+/* This arch's names (implemented in vdso/vdso_names.c, the table of every arch's). */
 const struct vdso_symbol_names *arch_vdso_symbols(void);
 /* The time(2) syscall number, or -1 where the arch has none (aarch64, riscv64). */
 long arch_syscall_time_nr(void);

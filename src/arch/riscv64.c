@@ -6,7 +6,6 @@
  * kernel delivers SIGILL.  Linux 6.6+ clears SCOUNTEREN.CY/IR unless
  * kernel.perf_user_access=2, so rdcycle and rdinstret usually die with SIGILL. */
 #include "arch/arch.h"
-#include "vdso/vdso_names.h"
 #include "arch/counter_funcs.h"
 #include "common/trap_guard.h"
 
@@ -93,8 +92,6 @@ size_t arch_counters(const struct counter_method **out)
     *out = rv_counters;
     return sizeof rv_counters / sizeof rv_counters[0];
 }
-
-const struct vdso_symbol_names *arch_vdso_symbols(void) { return vdso_names_for(arch_name()); }
 
 long arch_syscall_time_nr(void) { return -1; }
 

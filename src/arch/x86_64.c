@@ -6,7 +6,6 @@
  * mfence on older AMD), and later memory accesses must not run ahead of it (source 002:
  * a load whose address depends on the counter value does that without a second fence). */
 #include "arch/arch.h"
-#include "vdso/vdso_names.h"
 #include "arch/counter_funcs.h"
 
 #include <cpuid.h>
@@ -133,8 +132,6 @@ size_t arch_counters(const struct counter_method **out)
     *out = x86_counters;
     return sizeof x86_counters / sizeof x86_counters[0];
 }
-
-const struct vdso_symbol_names *arch_vdso_symbols(void) { return vdso_names_for(arch_name()); }
 
 long arch_syscall_time_nr(void) { return SYS_time; }
 

@@ -23,3 +23,6 @@ const struct vdso_symbol_names *vdso_names_for(const char *arch)
             return &table[i].names;
     return NULL;
 }
+
+/* arch.h's accessor for the binary's own arch, from the same table. */
+const struct vdso_symbol_names *arch_vdso_symbols(void) { return vdso_names_for(arch_name()); }

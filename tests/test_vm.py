@@ -259,14 +259,17 @@ def test_guest_that_never_prints_is_killed_in_seconds(vm):
 def bench_with_clocksource(vm, clocksource, extra=()):
     """bench --quick inside an x86_64 guest booted with that clocksource: the guest uses
     it, and the vDSO, unable to read it, falls back to the syscall, so libc costs what the
-    syscall costs (a vDSO that reads the counter itself costs a tenth of it or less)."""
+    syscall costs (a vDSO that reads the counter itself costs a tenth of it or less).
+    The threshold, 0.35, is the geometric middle of those two, so that host load (other
+    builds preempting qemu during one method's samples) cannot flip the answer; the exact
+    proof, one syscall counted per call, is doctor's (test_doctor_says_slow_...)."""
     doc, res = bench_json(vm("x86_64", "bench", "--quick", "--json",
                              append=f"clocksource={clocksource}", extra=extra))
     assert doc["machine"]["clocksource"] == clocksource
     assert_complete(doc, res)
     libc = median(res, "libc.clock_gettime.monotonic")
     sys_ = median(res, "syscall.clock_gettime.monotonic")
-    assert libc > 0.5 * sys_, (libc, sys_)
+    assert libc > 0.35 * sys_, (libc, sys_)
 
 
 def test_x86_64_hpet_makes_clock_gettime_a_syscall(vm):
@@ -293,7 +296,7 @@ def test_x86_64_tsc_gives_the_vdso_fast_path(vm):
     assert doc["machine"]["clocksource"] == "tsc"
     libc = median(res, "libc.clock_gettime.monotonic")
     sys_ = median(res, "syscall.clock_gettime.monotonic")
-    assert libc < 0.5 * sys_, (libc, sys_)
+    assert libc < 0.35 * sys_, (libc, sys_)
 
 
 ARCH_FACTS = {

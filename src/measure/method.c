@@ -1,5 +1,7 @@
 #include "measure/method.h"
 
+#include "measure/clocks.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +32,29 @@ void method_unavailable(struct method *m, const char *fmt, ...)
     vsnprintf(m->why, sizeof m->why, fmt, ap);
     va_end(ap);
     m->available = false;
+}
+
+void methods_add_per_clock(struct method_list *list, const char *path, const char *api,
+                           const char *description, method_batch_fn batch, method_read_fn read,
+                           const char *path_unavailable)
+{
+    const struct clock_info *clocks;
+    size_t n = clocks_all(&clocks);
+    for (size_t i = 0; i < n; i++) {
+        struct method *m = method_add(list, path, api, clocks[i].name);
+        if (!m)
+            return;
+        m->clock_id = clocks[i].id;
+        m->description = description;
+        m->batch = batch;
+        m->read = read;
+        m->unit = UNIT_NS;
+        m->ctx = &clocks[i];
+        if (path_unavailable)
+            method_unavailable(m, "%s", path_unavailable);
+        else if (!clock_supported(clocks[i].id))
+            method_unavailable(m, "the kernel does not support %s", clocks[i].macro);
+    }
 }
 
 void methods_collect(struct method_list *list)

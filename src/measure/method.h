@@ -53,6 +53,13 @@ struct method *method_add(struct method_list *list, const char *path, const char
                           const char *clock);
 void method_unavailable(struct method *m, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Adds <path>.<api>.<clock> for every clock id (clocks.h), all timed by `batch` and read by
+ * `read`, each with its struct clock_info as ctx and values in ns.  A clock the kernel
+ * lacks is marked unavailable; so is every one when the path itself cannot run here
+ * (`path_unavailable` non-NULL: the reason). */
+void methods_add_per_clock(struct method_list *list, const char *path, const char *api,
+                           const char *description, method_batch_fn batch, method_read_fn read,
+                           const char *path_unavailable);
 
 /* Fills the list with every method this machine has, in display order. Each provider
  * (methods_<path>.c) adds its own; a method that cannot run here is still listed,

@@ -38,21 +38,8 @@ static uint64_t time_read(const void *ctx)
 
 void methods_add_syscall(struct method_list *list)
 {
-    const struct clock_info *clocks;
-    size_t n = clocks_all(&clocks);
-    for (size_t i = 0; i < n; i++) {
-        struct method *m = method_add(list, "syscall", "clock_gettime", clocks[i].name);
-        if (!m)
-            return;
-        m->clock_id = clocks[i].id;
-        m->description = "clock_gettime syscall";
-        m->batch = clock_gettime_batch;
-        m->read = clock_gettime_read;
-        m->unit = UNIT_NS;
-        m->ctx = &clocks[i];
-        if (!clock_supported(clocks[i].id))
-            method_unavailable(m, "the kernel does not support %s", clocks[i].macro);
-    }
+    methods_add_per_clock(list, "syscall", "clock_gettime", "clock_gettime syscall",
+                          clock_gettime_batch, clock_gettime_read, NULL);
     struct method *m = method_add(list, "syscall", "gettimeofday", NULL);
     if (m) {
         m->description = "gettimeofday syscall";

@@ -8,6 +8,8 @@
 
 #include "arch/arch.h"
 
+#include <stdio.h>
+
 CALL_BATCH(clock_gettime_batch, clockid_t id = ((const struct clock_info *)ctx)->id;
            vdso_clock_gettime_fn fn = vdso_live()->clock_gettime; struct timespec ts,
            fn(id, &ts))
@@ -40,45 +42,38 @@ static uint64_t time_read(const void *ctx)
     return (uint64_t)vdso_live()->time(NULL);
 }
 
-/* Marks m unavailable when there is no vDSO or it lacks the symbol. */
-static bool need_symbol(struct method *m, const void *fn, const char *symbol)
+/* Why a vDSO entry point cannot be called here, or NULL when it can. */
+static const char *symbol_missing(const void *fn, const char *symbol)
 {
+    static char why[METHOD_WHY_MAX];
     const struct vdso_live *v = vdso_live();
-    if (!v->present || !v->parsed) {
-        method_unavailable(m, "%s", v->why);
-        return false;
-    }
-    if (!symbol) {
-        method_unavailable(m, "this arch's vDSO has no such entry");
-        return false;
-    }
+    if (!v->present || !v->parsed)
+        return v->why;
+    if (!symbol)
+        return "this arch's vDSO has no such entry";
     if (!fn) {
-        method_unavailable(m, "the vDSO does not export %s@%s", symbol, arch_vdso_symbols()->version);
-        return false;
+        snprintf(why, sizeof why, "the vDSO does not export %s@%s", symbol,
+                 arch_vdso_symbols()->version);
+        return why;
     }
-    return true;
+    return NULL;
+}
+
+/* Marks m unavailable when there is no vDSO or it lacks the symbol. */
+static void need_symbol(struct method *m, const void *fn, const char *symbol)
+{
+    const char *why = symbol_missing(fn, symbol);
+    if (why)
+        method_unavailable(m, "%s", why);
 }
 
 void methods_add_vdso(struct method_list *list)
 {
     const struct vdso_live *v = vdso_live();
     const struct vdso_symbol_names *names = arch_vdso_symbols();
-    const struct clock_info *clocks;
-    size_t n = clocks_all(&clocks);
-    for (size_t i = 0; i < n; i++) {
-        struct method *m = method_add(list, "vdso", "clock_gettime", clocks[i].name);
-        if (!m)
-            return;
-        m->clock_id = clocks[i].id;
-        m->description = names->clock_gettime;
-        m->batch = clock_gettime_batch;
-        m->read = clock_gettime_read;
-        m->unit = UNIT_NS;
-        m->ctx = &clocks[i];
-        if (need_symbol(m, (const void *)v->clock_gettime, names->clock_gettime) &&
-            !clock_supported(clocks[i].id))
-            method_unavailable(m, "the kernel does not support %s", clocks[i].macro);
-    }
+    methods_add_per_clock(list, "vdso", "clock_gettime", names->clock_gettime,
+                          clock_gettime_batch, clock_gettime_read,
+                          symbol_missing((const void *)v->clock_gettime, names->clock_gettime));
     struct method *m = method_add(list, "vdso", "gettimeofday", NULL);
     if (m) {
         m->description = names->gettimeofday;

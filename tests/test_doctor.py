@@ -298,7 +298,7 @@ RULE_CASES = [
      ["ok"], set(), set()),
     ("arm32-arch-counter-old", {"uname": "armv7l", CS + "current_clocksource": "arch_sys_counter", "proc/version": "Linux version 3.18.0"},
      ["slow"], set(), set()),
-    ("arm32-arch-counter-kernel-unknown", {"uname": "armv7l", CS + "current_clocksource": "arch_sys_counter"}, ["unknown"], set(), set()),
+    ("arm32-arch-counter-kernel-unknown", {"uname": "armv7l", CS + "current_clocksource": "arch_sys_counter"}, ["unknown"], {"clocksource-vdso-conditional"}, {"clocksource-pvclock"}),
     # --- riscv
     ("riscv-new-kernel", {"uname": "riscv64", CS + "current_clocksource": "riscv_clocksource", "proc/version": "Linux version 6.6.0"},
      ["unknown"], {"clocksource-counter-may-trap"}, set()),

@@ -107,9 +107,16 @@ static void rule_clocksource(struct diagnosis *d, struct judgement *jd, const st
                         "Clocksource '%s': every read is an uncached device access", c->current_cs);
         break;
     case CS_DEPENDS:
-        f = finding_add(d, "clocksource-pvclock", SEV_NOTICE,
-                        "Clocksource '%s': served by the vDSO only with a stable pvclock",
-                        c->current_cs);
+        /* Conditional for different reasons per platform (a stable pvclock; a 32-bit arm
+         * kernel's build and version): the judgement says which. */
+        if (strstr(j->why, "pvclock"))
+            f = finding_add(d, "clocksource-pvclock", SEV_NOTICE,
+                            "Clocksource '%s': served by the vDSO only with a stable pvclock",
+                            c->current_cs);
+        else
+            f = finding_add(d, "clocksource-vdso-conditional", SEV_NOTICE,
+                            "Clocksource '%s': served by the vDSO only on some kernels",
+                            c->current_cs);
         break;
     case CS_COUNTER_TRAP:
         f = finding_add(d, "clocksource-counter-may-trap", SEV_NOTICE,
@@ -916,8 +923,8 @@ static void verdict_from_facts(struct diagnosis *d, const struct judgement *jd)
                         "access", c->current_cs);
             return;
         case CS_DEPENDS:
-            set_verdict(d, V_UNKNOWN, -1, "clocksource '%s' is served by the vDSO only if the "
-                        "host provides a stable pvclock; a live run decides", c->current_cs);
+            set_verdict(d, V_UNKNOWN, -1, "clocksource '%s': %s; a live run decides",
+                        c->current_cs, jd->cs.why);
             return;
         case CS_COUNTER_TRAP:
             set_verdict(d, V_UNKNOWN, 1, "clocksource '%s' is read by the vDSO, but whether the "

@@ -94,21 +94,8 @@ TEST(ldd_parse_survives_mutations)
     for (int i = 0; i < 20000; i++) {
         char buf[sizeof real_ldd + 32];
         memcpy(buf, real_ldd, sizeof real_ldd);
-        for (int e = 0; e < 1 + i % 5; e++) {
-            x = x * 6364136223846793005ull + 1442695040888963407ull;
-            size_t len = strlen(buf);
-            size_t pos = len ? (x >> 33) % len : 0;
-            char c = alphabet[(x >> 20) % (sizeof alphabet - 1)];
-            switch ((x >> 40) % 3) {
-            case 0: if (len) buf[pos] = c; break;
-            case 1: if (len) memmove(buf + pos, buf + pos + 1, len - pos); break;
-            default:
-                if (len + 1 < sizeof buf) {
-                    memmove(buf + pos + 1, buf + pos, len - pos + 1);
-                    buf[pos] = c;
-                }
-            }
-        }
+        for (int e = 0; e < 1 + i % 5; e++)
+            check_mutate(buf, sizeof buf, alphabet, &x);
         const char *p[4];
         char why[200] = "";
         int n = ldd_parse(buf, p, 4, why, sizeof why);

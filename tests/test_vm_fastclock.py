@@ -111,3 +111,32 @@ def test_add_and_env_bad_input_exits_2_without_booting(guest_binaries, tmp_path)
         assert proc.returncode == 2, (extra, proc.stderr)
         assert msg in proc.stderr, (extra, proc.stderr)
         assert "x86_64 guest" not in proc.stderr, "nothing may boot"
+
+
+def test_add_dynamic_programs_whose_libraries_cannot_be_found(guest_binaries, clockloop,  # noqa: F811
+                                                              tmp_path):
+    """A library ldd cannot find, and a dynamic program of another arch: exit 2, no boot."""
+    lib = tmp_path / "libgone.so"
+    assert run(["cc", "-shared", "-fPIC", "-o", lib, "-x", "c", "/dev/null"]).returncode == 0
+    prog = tmp_path / "needsgone"
+    src = tmp_path / "p.c"
+    src.write_text("int main(void) { return 0; }\n")
+    proc = run(["cc", "-o", prog, src, f"-L{tmp_path}", "-Wl,--no-as-needed", "-lgone"])
+    assert proc.returncode == 0, proc.stderr
+    lib.unlink()
+    proc = run([guest_binaries, "vm", "--arch", "x86_64", "--add", str(prog), "--", "bench"],
+               timeout=20)
+    assert proc.returncode == 2 and "libgone.so" in proc.stderr and "not found" in proc.stderr, \
+        proc.stderr
+    # The host's dynamic program for an aarch64 guest: another machine.
+    proc = run([guest_binaries, "vm", "--arch", "aarch64", "--add", str(clockloop), "--",
+                "bench"], timeout=20)
+    assert proc.returncode == 2 and "another machine" in proc.stderr, proc.stderr
+    # An aarch64 dynamic program for the aarch64 guest: its libraries cannot be resolved here.
+    arm = tmp_path / "arm"
+    proc = run(["aarch64-linux-gnu-gcc", "-o", arm, src])
+    assert proc.returncode == 0, proc.stderr
+    proc = run([guest_binaries, "vm", "--arch", "aarch64", "--add", str(arm), "--", "bench"],
+               timeout=20)
+    assert proc.returncode == 2 and "dynamically linked" in proc.stderr, proc.stderr
+

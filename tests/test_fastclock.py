@@ -113,6 +113,23 @@ def test_counter_listed_but_not_current_is_used(installed, tmp_path):
     assert below <= BOUND_NS and above <= BOUND_NS
 
 
+def test_invariance_override_flips_nothing_else(installed, tmp_path):
+    """FASTCLOCK_UNSAFE_ASSUME_INVARIANT_TSC=1 (test only, for emulators without invtsc) must
+    not rescue a counter the kernel dropped: the clocksource check still applies.  On a CPU
+    that does report an invariant counter it changes nothing, and says nothing."""
+    exe = build_demo(installed, tmp_path)
+    env = dict(os.environ, FASTCLOCK_UNSAFE_ASSUME_INVARIANT_TSC="1")
+    fake_sysfs(tmp_path, "hpet", "hpet acpi_pm")
+    proc = run([exe], env=dict(env, FASTCLOCK_SYSFS_ROOT=str(tmp_path)))
+    src = facts(proc.stdout)["source"]
+    assert src.startswith("2 ") and "not in available_clocksource" in src, src
+    proc = run([exe], env=env)
+    src = facts(proc.stdout)["source"]
+    plain = facts(run([exe]).stdout)["source"]
+    if plain.startswith("1 "):  # invariant here: the override is not used, nor reported
+        assert src.startswith("1 ") and "ASSUME" not in src, src
+
+
 def test_disable_hook(installed, tmp_path):
     exe = build_demo(installed, tmp_path)
     proc = run([exe], env=dict(os.environ, FASTCLOCK_DISABLE="1"))

@@ -99,6 +99,7 @@ static struct {
     char stated_source[48];
     char clocksource[32];
     char why[200];
+    bool invariance_assumed; /* FC_ASSUME_INVARIANT_ENV overrode the CPU's "not invariant" */
     bool cross_cpu_pending; /* the cross-CPU check runs at the first refresh */
     bool atfork_registered;
     bool ticker_running;
@@ -203,13 +204,21 @@ static void leave_counter(const char *why)
 static void describe_safe(const char *cpus)
 {
     const char *cs = arch_fast_counter_clocksource();
+    /* The override must be visible wherever the source is reported: first, so that
+     * nothing cuts it off. */
+    const char *head = W.invariance_assumed
+                           ? "counter safe only if invariant (" FC_ASSUME_INVARIANT_ENV "=1):"
+                           : "counter safe:";
+    char text[400];
     if (strcmp(W.clocksource, cs) == 0)
-        snprintf(W.why, sizeof W.why, "counter safe: clocksource %s, constant rate, reads cost "
-                 "< 1 us, %s", cs, cpus);
+        snprintf(text, sizeof text, "%s clocksource %s, constant rate, reads cost < 1 us, %s",
+                 head, cs, cpus);
     else
-        snprintf(W.why, sizeof W.why, "counter safe: %s listed in available_clocksource "
-                 "(current: %s, which the vDSO may not read), constant rate, reads cost < 1 us, %s",
-                 cs, W.clocksource, cpus);
+        snprintf(text, sizeof text, "%s %s listed in available_clocksource (current: %s, which "
+                 "the vDSO may not read), constant rate, reads < 1 us, %s", head, cs,
+                 W.clocksource, cpus);
+    /* A cut tail is acceptable: what matters comes first. */
+    snprintf(W.why, sizeof W.why, "%.*s", (int)sizeof W.why - 1, text);
 }
 
 /* Called with g_lock held, source COUNTER. */
@@ -336,7 +345,8 @@ static bool counter_safe(uint64_t *mult, char *why, size_t len)
     if (!fc_check_clocksource(fc_sysfs_root(), arch_fast_counter_clocksource(), W.clocksource,
                               sizeof W.clocksource, why, len))
         return false;
-    if (!arch_fast_counter_constant(why, len))
+    if (!fc_check_constant_rate(arch_fast_counter_constant, arch_counter_invariant,
+                                &W.invariance_assumed, why, len))
         return false;
     if (!fc_check_read_cost(arch_fast_counter_raw, kernel_clock, why, len))
         return false;

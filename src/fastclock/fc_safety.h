@@ -23,6 +23,18 @@ const char *fc_sysfs_root(void);
 bool fc_check_clocksource(const char *root, const char *expected, char *current, size_t clen,
                           char *why, size_t len);
 
+/* The CPU promises a constant-rate counter (arch_fast_counter_constant, passed in as
+ * `constant`; `invariant` is arch_counter_invariant).  TEST ONLY: with
+ * FASTCLOCK_UNSAFE_ASSUME_INVARIANT_TSC=1 in the environment, a CPU that explicitly reports
+ * the counter as not invariant (invariant() == 0: x86 CPUID 0x80000007 present with EDX bit
+ * 8 clear, as under QEMU TCG, which cannot advertise invtsc) passes, and *assumed is set so
+ * that the "why" says so.  It flips nothing else: a CPU with no such leaf, or a counter that
+ * fails for another reason, still fails, and every other check still applies.  For
+ * emulators only, never in production: a real non-invariant TSC changes rate with P-states. */
+#define FC_ASSUME_INVARIANT_ENV "FASTCLOCK_UNSAFE_ASSUME_INVARIANT_TSC"
+bool fc_check_constant_rate(bool (*constant)(char *, size_t), int (*invariant)(void),
+                            bool *assumed, char *why, size_t len);
+
 /* A counter read costs less than 1 us (a read that traps to the kernel or firmware costs
  * microseconds: arm64 errata workarounds, riscv time CSR emulated by SBI firmware). */
 bool fc_check_read_cost(uint64_t (*read)(void), fc_clock_fn clock, char *why, size_t len);

@@ -162,6 +162,8 @@ static void decide_fast(bool only_where_slow, bool verbose)
             fprintf(stderr, "clockscope-shim: serving nothing: counter not safe: %s\n", info.why);
         return;
     }
+    if (verbose)
+        fprintf(stderr, "clockscope-shim: fastclock source: %s\n", info.why);
     const char *forced = getenv("CLOCKSCOPE_RUN_SLOW");
     for (size_t i = 0; i < 3; i++) {
         bool slow = true;

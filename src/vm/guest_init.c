@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,36 +77,42 @@ static void mount_one(const char *source, const char *dir, const char *type)
     }
 }
 
-/* Reads the NUL-separated arguments the host wrote into the initramfs. */
-static int read_argv(char **argv, char *buf)
+/* Reads a file of NUL-terminated strings the host wrote into the initramfs into list
+ * (at most max of them, then a NULL); returns how many.  A missing file is an empty list
+ * when `optional`. */
+static int read_strings(const char *path, bool optional, char *buf, size_t cap, char **list,
+                        int max)
 {
-    int fd = open(GUEST_ARGV_PATH, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 && optional && errno == ENOENT) {
+        list[0] = NULL;
+        return 0;
+    }
     if (fd < 0)
-        fail("cannot open " GUEST_ARGV_PATH);
+        fail(path);
     size_t n = 0;
     for (;;) {
-        ssize_t r = read(fd, buf + n, MAX_ARGV_BYTES - n);
+        ssize_t r = read(fd, buf + n, cap - n);
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0)
-            fail("cannot read " GUEST_ARGV_PATH);
-        if (r == 0 || (n += (size_t)r) == MAX_ARGV_BYTES)
+            fail(path);
+        if (r == 0 || (n += (size_t)r) == cap)
             break;
     }
     close(fd);
-    int argc = 0;
-    argv[argc++] = "clockscope";
-    for (size_t i = 0; i < n && argc < MAX_ARGS; argc++) {
-        argv[argc] = buf + i;
+    int count = 0;
+    for (size_t i = 0; i < n && count < max; count++) {
+        list[count] = buf + i;
         size_t len = strnlen(buf + i, n - i);
         if (i + len == n) {
             errno = EINVAL;
-            fail(GUEST_ARGV_PATH " does not end in a NUL byte");
+            fail("a file from the host does not end in a NUL byte");
         }
         i += len + 1;
     }
-    argv[argc] = NULL;
-    return argc;
+    list[count] = NULL;
+    return count;
 }
 
 /* Relays the child's stdout and stderr until both are closed. */
@@ -154,9 +161,11 @@ _Noreturn void guest_init_main(void)
     mount_one("sysfs", "/sys", "sysfs");
     mount_one("devtmpfs", "/dev", "devtmpfs");
 
-    static char buf[MAX_ARGV_BYTES];
-    char *argv[MAX_ARGS + 1];
-    read_argv(argv, buf);
+    static char buf[MAX_ARGV_BYTES], env_buf[MAX_ARGV_BYTES];
+    char *argv[MAX_ARGS + 1], *env[MAX_ARGS + 1];
+    argv[0] = "clockscope";
+    read_strings(GUEST_ARGV_PATH, false, buf, sizeof buf, argv + 1, MAX_ARGS - 1);
+    read_strings(GUEST_ENV_PATH, true, env_buf, sizeof env_buf, env, MAX_ARGS);
 
     int out[2], err[2];
     if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
@@ -170,6 +179,10 @@ _Noreturn void guest_init_main(void)
             dup2(devnull, 0);
         dup2(out[1], 1);
         dup2(err[1], 2);
+        /* The kernel gives init no PATH; `run` and execvp need one.  --env may set it. */
+        setenv("PATH", GUEST_DEFAULT_PATH, 1);
+        for (int i = 0; env[i]; i++)
+            putenv(env[i]);
         execv(GUEST_INIT_PATH, argv);
         dprintf(2, "clockscope vm init: cannot run %s: %s\n", GUEST_INIT_PATH, strerror(errno));
         _exit(125);

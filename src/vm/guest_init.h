@@ -4,6 +4,10 @@
 
 /* Where the host puts the command to run: its arguments, each ending in a NUL byte. */
 #define GUEST_ARGV_PATH "/clockscope-vm/argv"
+/* The command's extra environment (vm --env): NAME=VALUE strings, each ending in NUL. */
+#define GUEST_ENV_PATH "/clockscope-vm/env"
+/* PATH for the command unless --env sets it: where --add puts programs by default. */
+#define GUEST_DEFAULT_PATH "/bin:/usr/bin:/sbin:/usr/sbin:/usr/local/bin"
 /* Limits of that file, checked by the host before it boots anything. */
 #define GUEST_MAX_ARGS 255
 #define GUEST_MAX_ARGV_BYTES 65536

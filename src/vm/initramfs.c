@@ -3,6 +3,7 @@
  * it for init's stdin/stdout/stderr before init can mount devtmpfs. */
 #include "vm/initramfs.h"
 #include "vm/cpio.h"
+#include "vm/guest_files.h"
 #include "vm/guest_init.h"
 
 #include <errno.h>
@@ -14,7 +15,7 @@
 
 #define MAX_BINARY (64u << 20)
 
-static void *slurp(const char *path, size_t *size, char *why, size_t wl)
+static void *slurp(const char *path, uint64_t max, size_t *size, char *why, size_t wl)
 {
     FILE *f = fopen(path, "rb");
     struct stat st;
@@ -24,13 +25,13 @@ static void *slurp(const char *path, size_t *size, char *why, size_t wl)
             fclose(f);
         return NULL;
     }
-    if (st.st_size <= 0 || (unsigned long long)st.st_size > MAX_BINARY) {
-        snprintf(why, wl, "'%s' has an implausible size for clockscope (%lld bytes)", path,
+    if (st.st_size < 0 || (uint64_t)st.st_size > max || (max == MAX_BINARY && !st.st_size)) {
+        snprintf(why, wl, "'%s' has an implausible size (%lld bytes)", path,
                  (long long)st.st_size);
         fclose(f);
         return NULL;
     }
-    void *buf = malloc((size_t)st.st_size);
+    void *buf = malloc((size_t)st.st_size + 1);
     if (!buf || fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
         snprintf(why, wl, "cannot read '%s'", path);
         free(buf);
@@ -42,11 +43,64 @@ static void *slurp(const char *path, size_t *size, char *why, size_t wl)
     return buf;
 }
 
-bool initramfs_build(const char *binary, int argc, char **argv, char *path, size_t path_len,
-                     char *why, size_t why_len)
+static int compare_strings(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every directory above the added files, parents first (sorted: "/a" < "/a/b"), each
+ * once, except those the archive has anyway. */
+static bool write_parent_dirs(struct cpio_writer *w, const struct guest_files *files)
+{
+    size_t cap = 0, n = 0;
+    for (size_t i = 0; i < files->n; i++)
+        for (const char *c = files->v[i].guest + 1; *c; c++)
+            cap += *c == '/';
+    char **dirs = calloc(cap + 1, sizeof *dirs);
+    if (!dirs)
+        return false;
+    bool ok = true;
+    for (size_t i = 0; ok && i < files->n; i++) {
+        const char *g = files->v[i].guest;
+        for (const char *c = g + 1; ok && *c; c++)
+            if (*c == '/')
+                ok = (dirs[n++] = strndup(g + 1, (size_t)(c - g - 1))) != NULL;
+    }
+    if (ok)
+        qsort(dirs, n, sizeof *dirs, compare_strings);
+    for (size_t i = 0; ok && i < n; i++)
+        if ((i == 0 || strcmp(dirs[i], dirs[i - 1]) != 0) && strcmp(dirs[i], "tmp") != 0)
+            cpio_dir(w, dirs[i], 0755);
+    for (size_t i = 0; i < n; i++)
+        free(dirs[i]);
+    free(dirs);
+    return ok;
+}
+
+static bool write_added_files(struct cpio_writer *w, const struct guest_files *files, char *why,
+                              size_t wl)
+{
+    if (!write_parent_dirs(w, files)) {
+        snprintf(why, wl, "out of memory");
+        return false;
+    }
+    for (size_t i = 0; i < files->n; i++) {
+        size_t size;
+        void *data = slurp(files->v[i].host, GUEST_FILES_MAX_BYTES, &size, why, wl);
+        if (!data)
+            return false;
+        cpio_file(w, files->v[i].guest + 1, files->v[i].mode, data, size);
+        free(data);
+    }
+    return true;
+}
+
+bool initramfs_build(const char *binary, int argc, char **argv, const struct guest_files *files,
+                     const char *env, size_t env_size, char *path, size_t path_len, char *why,
+                     size_t why_len)
 {
     size_t bin_size, args_size = 0;
-    void *bin = slurp(binary, &bin_size, why, why_len);
+    void *bin = slurp(binary, MAX_BINARY, &bin_size, why, why_len);
     if (!bin)
         return false;
     for (int i = 0; i < argc; i++)
@@ -81,13 +135,16 @@ bool initramfs_build(const char *binary, int argc, char **argv, char *path, size
     cpio_dir(&w, "tmp", 01777);
     cpio_dir(&w, "clockscope-vm", 0755);
     cpio_file(&w, GUEST_ARGV_PATH + 1, 0644, args, args_size);
+    cpio_file(&w, GUEST_ENV_PATH + 1, 0644, env, env_size);
     cpio_file(&w, GUEST_INIT_PATH + 1, 0755, bin, bin_size);
-    bool ok = cpio_finish(&w);
+    bool added = write_added_files(&w, files, why, why_len);
+    bool ok = cpio_finish(&w) && added;
     ok = fclose(f) == 0 && ok;
     free(bin);
     free(args);
     if (!ok) {
-        snprintf(why, why_len, "cannot write the initramfs %s", path);
+        if (added)
+            snprintf(why, why_len, "cannot write the initramfs %s", path);
         unlink(path);
     }
     return ok;

@@ -5,10 +5,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct guest_files;
+
 /* Writes an uncompressed newc initramfs to a new temporary file (its name into path):
  * /init (the binary), /dev/console, empty /proc /sys /dev /tmp, and the command's
- * arguments NUL-separated in GUEST_ARGV_PATH.  On false, why says what failed. */
-bool initramfs_build(const char *binary, int argc, char **argv, char *path, size_t path_len,
-                     char *why, size_t why_len);
+ * arguments NUL-separated in GUEST_ARGV_PATH, the extra environment (env_size bytes of
+ * NUL-terminated NAME=VALUE) in GUEST_ENV_PATH, and the added files with their parent
+ * directories.  On false, why says what failed. */
+bool initramfs_build(const char *binary, int argc, char **argv, const struct guest_files *files,
+                     const char *env, size_t env_size, char *path, size_t path_len, char *why,
+                     size_t why_len);
 
 #endif

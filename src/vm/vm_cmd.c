@@ -4,6 +4,8 @@
 #include "commands.h"
 #include "common/cli.h"
 #include "arch/arch.h"
+#include "vm/elf_probe.h"
+#include "vm/guest_files.h"
 #include "vm/guest_init.h"
 #include "vm/initramfs.h"
 #include "vm/kernel_cache.h"
@@ -49,6 +51,13 @@ static const char help[] =
     "  --binary PATH    the static clockscope of ARCH to run inside (default:\n"
     "                   <dir of this binary>/ARCH/clockscope, as built by `make vm-binaries`)\n"
     "  --no-kvm         use TCG even where KVM works\n"
+    "  --env NAME=VALUE set this in the command's environment (repeatable; PATH defaults\n"
+    "                   to " GUEST_DEFAULT_PATH ")\n"
+    "  --add HOST[:GUEST]  copy this file into the guest (default GUEST: /bin/<name>);\n"
+    "                   a dynamically linked program or library brings its loader and\n"
+    "                   libraries (found with ldd; host arch only).  Repeatable; at most\n"
+    "                   512 files, 160 MiB.  E.g. --add build/libclockscope-shim.so:/lib/\n"
+    "                   clockscope/libclockscope-shim.so --env CLOCKSCOPE_SHIM=/lib/...\n"
     "  --quiet          no notes on stderr about the guest (KVM or TCG, times)\n"
     "\n"
     "KVM is used when the guest's arch is this machine's and /dev/kvm works; otherwise\n"
@@ -67,38 +76,20 @@ static void on_signal(int sig)
 /* A static ELF executable for the arch: the guest has no dynamic loader and no libc. */
 static bool check_guest_binary(const struct vm_arch *arch, const char *path, char *why, size_t wl)
 {
-    unsigned char h[64];
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(why, wl, "cannot open '%s': %s", path, strerror(errno));
+    struct elf_facts f;
+    enum elf_probe_result r = elf_probe(path, &f, why, wl);
+    if (r == ELF_PROBE_BAD)
         return false;
-    }
-    bool ok = fread(h, 1, sizeof h, f) == sizeof h && memcmp(h, "\x7f" "ELF", 4) == 0 &&
-              h[4] == 2 && h[5] == 1;
-    unsigned machine = ok ? (unsigned)h[18] | (unsigned)h[19] << 8 : 0;
-    if (!ok || machine != arch->elf_machine) {
+    if (r == ELF_PROBE_NOT_ELF || !f.elf64_le || f.machine != arch->elf_machine) {
         snprintf(why, wl, "'%s' is not a 64-bit little-endian %s executable", path, arch->name);
-        fclose(f);
         return false;
     }
-    unsigned long long phoff = 0;
-    for (int i = 7; i >= 0; i--)
-        phoff = phoff << 8 | h[32 + i];
-    unsigned phentsize = (unsigned)h[54] | (unsigned)h[55] << 8;
-    unsigned phnum = (unsigned)h[56] | (unsigned)h[57] << 8;
-    for (unsigned i = 0; ok && i < phnum && phentsize >= 4; i++) {
-        unsigned char ph[4];
-        if (fseek(f, (long)(phoff + (unsigned long long)i * phentsize), SEEK_SET) != 0 ||
-            fread(ph, 1, 4, f) != 4)
-            break;
-        if ((ph[0] | ph[1] << 8 | ph[2] << 16 | (unsigned)ph[3] << 24) == 3 /* PT_INTERP */) {
-            snprintf(why, wl, "'%s' is dynamically linked; the guest has no libc: build it "
-                              "static (make STATIC=1)", path);
-            ok = false;
-        }
+    if (f.has_interp) {
+        snprintf(why, wl, "'%s' is dynamically linked; the guest has no libc: build it "
+                          "static (make STATIC=1)", path);
+        return false;
     }
-    fclose(f);
-    return ok;
+    return true;
 }
 
 static bool find_guest_binary(const struct vm_arch *arch, const char *given, char *out,
@@ -211,12 +202,16 @@ int cmd_vm(int argc, char **argv)
         {"memory", required_argument, 0, 'm'}, {"timeout", required_argument, 0, 't'},
         {"binary", required_argument, 0, 'b'}, {"no-kvm", no_argument, 0, 'n'},
         {"quiet", no_argument, 0, 'q'},        {"help", no_argument, 0, 'h'},
+        {"env", required_argument, 0, 'e'},   {"add", required_argument, 0, 'F'},
         {0, 0, 0, 0},
     };
     const char *arch_name_opt = NULL, *kernel = NULL, *append = NULL, *binary_opt = NULL;
     unsigned cpus = 2, memory = 512;
     double timeout = 300;
     bool no_kvm = false, quiet = false;
+    static const char *envs[GUEST_ENV_MAX], *adds[GUEST_FILES_MAX];
+    int n_env = 0, n_add = 0;
+    size_t env_bytes = 0;
     char err[160];
     opterr = 0;
     optind = 1;
@@ -246,6 +241,25 @@ int cmd_vm(int argc, char **argv)
             if (!parse_seconds(optarg, 1, 86400, &timeout, err, sizeof err))
                 usage_error("vm", "--timeout: %s", err);
             break;
+        case 'e':
+            if (!guest_env_check(optarg, err, sizeof err))
+                usage_error("vm", "%s", err);
+            for (int i = 0; i < n_env; i++)
+                if (strcspn(envs[i], "=") == strcspn(optarg, "=") &&
+                    strncmp(envs[i], optarg, strcspn(optarg, "=")) == 0)
+                    usage_error("vm", "--env: %.*s given twice", (int)strcspn(optarg, "="),
+                                optarg);
+            env_bytes += strlen(optarg) + 1;
+            if (n_env == GUEST_ENV_MAX || env_bytes > GUEST_ENV_MAX_BYTES)
+                usage_error("vm", "--env: more than %d variables or %d bytes", GUEST_ENV_MAX,
+                            GUEST_ENV_MAX_BYTES);
+            envs[n_env++] = optarg;
+            break;
+        case 'F':
+            if (n_add == GUEST_FILES_MAX)
+                usage_error("vm", "--add: more than %d files", GUEST_FILES_MAX);
+            adds[n_add++] = optarg;
+            break;
         case 'h': fputs(help, stdout); return 0;
         default: usage_error("vm", "unknown option or missing value: '%s'", argv[optind - 1]);
         }
@@ -266,6 +280,21 @@ int cmd_vm(int argc, char **argv)
                     GUEST_MAX_ARGS, GUEST_MAX_ARGV_BYTES);
     if (memory < 128)
         usage_error("vm", "--memory %u: a Debian kernel needs at least 128 MiB", memory);
+
+    static struct guest_files files;
+    static char env_blob[GUEST_ENV_MAX_BYTES];
+    size_t env_size = 0;
+    for (int i = 0; i < n_env; i++) {
+        memcpy(env_blob + env_size, envs[i], strlen(envs[i]) + 1);
+        env_size += strlen(envs[i]) + 1;
+    }
+    for (int i = 0; i < n_add; i++) {
+        char add_why[1200];
+        if (!guest_files_add(&files, arch, adds[i], add_why, sizeof add_why)) {
+            guest_files_free(&files);
+            usage_error("vm", "%s", add_why);
+        }
+    }
 
     /* Checks in the order of their cost: nothing is fetched or built for a VM that
      * cannot run. */
@@ -296,8 +325,10 @@ int cmd_vm(int argc, char **argv)
         return kernel ? EXIT_USAGE : EXIT_VM_FAILED;
     }
     char initrd[PATH_LEN];
-    if (!initramfs_build(binary, argc - optind, argv + optind, initrd, sizeof initrd, why,
-                         sizeof why)) {
+    bool built = initramfs_build(binary, argc - optind, argv + optind, &files, env_blob,
+                                 env_size, initrd, sizeof initrd, why, sizeof why);
+    guest_files_free(&files);
+    if (!built) {
         if (gz_tmp[0])
             unlink(gz_tmp);
         fprintf(stderr, "clockscope vm: %s\n", why);

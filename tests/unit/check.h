@@ -5,7 +5,9 @@
 #define CLOCKSCOPE_CHECK_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 void check_register(const char *name, void (*fn)(void));
 void check_fail(const char *file, int line, const char *what);
@@ -27,5 +29,24 @@ extern bool check_current_failed;
             return;                                                                    \
         }                                                                              \
     } while (0)
+
+/* One random edit of the NUL-terminated text in buf (capacity cap) for in-process mutation
+ * fuzzing: replace, delete or insert a character of `alphabet`, driven by the LCG state *x. */
+static inline void check_mutate(char *buf, size_t cap, const char *alphabet, uint64_t *x)
+{
+    *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+    size_t len = strlen(buf), n = strlen(alphabet);
+    size_t pos = len ? (*x >> 33) % len : 0;
+    char c = alphabet[(*x >> 20) % n];
+    switch ((*x >> 40) % 3) {
+    case 0: if (len) buf[pos] = c; break;
+    case 1: if (len) memmove(buf + pos, buf + pos + 1, len - pos); break;
+    default:
+        if (len + 1 < cap) {
+            memmove(buf + pos + 1, buf + pos, len - pos + 1);
+            buf[pos] = c;
+        }
+    }
+}
 
 #endif

@@ -382,3 +382,53 @@ TEST(fastclock_clocksource_check_survives_malformed_files)
     snprintf(cmd, sizeof cmd, "rm -rf %s", root);
     CHECK(system(cmd) == 0);
 }
+
+static bool fake_constant_yes(char *why, size_t len) { (void)why, (void)len; return true; }
+static bool fake_constant_no(char *why, size_t len)
+{
+    snprintf(why, len, "TSC not invariant");
+    return false;
+}
+static int fake_invariant_no(void) { return 0; }
+static int fake_invariant_unknown(void) { return -1; }
+static int fake_invariant_yes(void) { return 1; }
+
+TEST(fastclock_invariance_override_flips_only_the_not_invariant_verdict)
+{
+    char why[64];
+    bool assumed = true;
+    const char *saved = getenv(FC_ASSUME_INVARIANT_ENV);
+    char keep[16] = "";
+    if (saved)
+        snprintf(keep, sizeof keep, "%s", saved);
+    unsetenv(FC_ASSUME_INVARIANT_ENV);
+    CHECK(fc_check_constant_rate(fake_constant_yes, fake_invariant_yes, &assumed, why, sizeof why));
+    CHECK(!assumed);
+    CHECK(!fc_check_constant_rate(fake_constant_no, fake_invariant_no, &assumed, why, sizeof why));
+    CHECK(!assumed && strstr(why, "not invariant"));
+    /* Only exactly "1" enables it. */
+    static const char *const not_one[] = {"", "0", "yes", "true", "11", " 1"};
+    for (size_t i = 0; i < sizeof not_one / sizeof not_one[0]; i++) {
+        setenv(FC_ASSUME_INVARIANT_ENV, not_one[i], 1);
+        CHECK(!fc_check_constant_rate(fake_constant_no, fake_invariant_no, &assumed, why,
+                                      sizeof why));
+        CHECK(!assumed);
+    }
+    setenv(FC_ASSUME_INVARIANT_ENV, "1", 1);
+    /* The CPU says "not invariant": assumed, and reported as such. */
+    CHECK(fc_check_constant_rate(fake_constant_no, fake_invariant_no, &assumed, why, sizeof why));
+    CHECK(assumed);
+    /* The CPU cannot tell (no leaf), or the failure was something else: still refused. */
+    CHECK(!fc_check_constant_rate(fake_constant_no, fake_invariant_unknown, &assumed, why,
+                                  sizeof why));
+    CHECK(!assumed);
+    CHECK(!fc_check_constant_rate(fake_constant_no, fake_invariant_yes, &assumed, why, sizeof why));
+    CHECK(!assumed);
+    /* An invariant counter passes without the override being used. */
+    CHECK(fc_check_constant_rate(fake_constant_yes, fake_invariant_no, &assumed, why, sizeof why));
+    CHECK(!assumed);
+    if (saved)
+        setenv(FC_ASSUME_INVARIANT_ENV, keep, 1);
+    else
+        unsetenv(FC_ASSUME_INVARIANT_ENV);
+}

@@ -49,21 +49,8 @@ TEST(run_mode_survives_mutations)
         char buf[64];
         snprintf(buf, sizeof buf, "%s", seeds[i % 3]);
         int edits = 1 + i % 4;
-        for (int e = 0; e < edits; e++) {
-            x = x * 6364136223846793005ull + 1442695040888963407ull;
-            size_t len = strlen(buf);
-            size_t pos = len ? (x >> 33) % len : 0;
-            char c = alphabet[(x >> 20) % (sizeof alphabet - 1)];
-            switch ((x >> 40) % 3) {
-            case 0: if (len) buf[pos] = c; break;
-            case 1: if (len) memmove(buf + pos, buf + pos + 1, len - pos); break;
-            default:
-                if (len + 1 < sizeof buf) {
-                    memmove(buf + pos + 1, buf + pos, len - pos + 1);
-                    buf[pos] = c;
-                }
-            }
-        }
+        for (int e = 0; e < edits; e++)
+            check_mutate(buf, sizeof buf, alphabet, &x);
         struct run_mode m;
         char err[160];
         if (run_parse_mode(buf, &m, err, sizeof err))

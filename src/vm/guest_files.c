@@ -1,0 +1,324 @@
+/* Files and environment the host adds to the guest.  Shared libraries are found with the
+ * host's `ldd`, which asks the real loader (so RUNPATH, hwcaps subdirectories and the
+ * loader's own default directories are all honoured); its output is parsed strictly.
+ * ldd runs the file's loader, so only files of the host's own arch are resolved. */
+#include "vm/guest_files.h"
+#include "arch/arch.h"
+#include "vm/elf_probe.h"
+#include "vm/tools.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define LDD_MAX_OUTPUT 65536
+#define LDD_MAX_PATHS 256
+
+bool guest_path_check(const char *path, char *why, size_t wl)
+{
+    static const char *const reserved[] = {"/init", "/dev", "/proc", "/sys", "/tmp",
+                                           "/clockscope-vm"};
+    size_t len = strlen(path);
+    if (path[0] != '/') {
+        snprintf(why, wl, "guest path '%s' is not absolute", path);
+        return false;
+    }
+    if (len < 2 || len > GUEST_PATH_MAX) {
+        snprintf(why, wl, "guest path '%.80s' must be 2 to %d bytes", path, GUEST_PATH_MAX);
+        return false;
+    }
+    for (const char *c = path; *c; c++) {
+        if (*c != '/')
+            continue;
+        size_t n = strcspn(c + 1, "/");
+        if (n == 0 || (n == 1 && c[1] == '.') || (n == 2 && c[1] == '.' && c[2] == '.')) {
+            snprintf(why, wl, "guest path '%s' has an empty, '.' or '..' component", path);
+            return false;
+        }
+    }
+    for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++) {
+        size_t r = strlen(reserved[i]);
+        if (strncmp(path, reserved[i], r) == 0 && (path[r] == 0 || path[r] == '/') &&
+            !(strcmp(reserved[i], "/tmp") == 0 && path[r] == '/')) {
+            snprintf(why, wl, "guest path '%s' is where the guest's init keeps %s", path,
+                     reserved[i]);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool guest_env_check(const char *a, char *why, size_t wl)
+{
+    const char *eq = strchr(a, '=');
+    bool ok = eq && eq > a && (isalpha((unsigned char)a[0]) || a[0] == '_');
+    for (const char *c = a; ok && c < eq; c++)
+        ok = isalnum((unsigned char)*c) || *c == '_';
+    if (!ok)
+        snprintf(why, wl, "--env '%.80s' is not NAME=VALUE with NAME a letter or '_' then "
+                 "letters, digits or '_'", a);
+    return ok;
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+        s[--n] = 0;
+    return s;
+}
+
+/* "PATH (0xHEX)" -> PATH, in place; NULL if the address part is malformed. */
+static char *strip_address(char *s)
+{
+    char *open = strrchr(s, '(');
+    if (!open || open == s || open[-1] != ' ' || strncmp(open, "(0x", 3) != 0)
+        return NULL;
+    char *c = open + 3;
+    if (!isxdigit((unsigned char)*c))
+        return NULL;
+    while (isxdigit((unsigned char)*c))
+        c++;
+    if (strcmp(c, ")") != 0)
+        return NULL;
+    open[-1] = 0;
+    return trim(s);
+}
+
+static bool is_vdso_name(const char *s)
+{
+    return strncmp(s, "linux-vdso.so.", 14) == 0 || strncmp(s, "linux-gate.so.", 14) == 0;
+}
+
+int ldd_parse(char *text, const char **paths, int max, char *why, size_t wl)
+{
+    int n = 0;
+    for (char *line = text, *next; line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = 0;
+        char *s = trim(line);
+        if (!*s)
+            continue;
+        if (strcmp(s, "statically linked") == 0)
+            continue;
+        char *arrow = strstr(s, " => ");
+        char *path;
+        if (arrow) {
+            *arrow = 0;
+            char *name = trim(s), *right = trim(arrow + 4);
+            if (strcmp(right, "not found") == 0) {
+                snprintf(why, wl, "ldd: shared library '%.100s' not found", name);
+                return -1;
+            }
+            if (!*name || strchr(name, ' ')) {
+                snprintf(why, wl, "unexpected ldd output line: '%.120s'", s);
+                return -1;
+            }
+            if (right[0] == '(' && is_vdso_name(name)) /* old form: "linux-vdso.so.1 =>  (0x..)" */
+                continue;
+            path = strip_address(right);
+        } else {
+            path = strip_address(s);
+            if (path && is_vdso_name(path))
+                continue;
+        }
+        if (!path || path[0] != '/') {
+            snprintf(why, wl, "unexpected ldd output line: '%.120s'", s);
+            return -1;
+        }
+        bool seen = false;
+        for (int i = 0; i < n && !seen; i++)
+            seen = strcmp(paths[i], path) == 0;
+        if (seen)
+            continue;
+        if (n == max) {
+            snprintf(why, wl, "ldd lists more than %d files", max);
+            return -1;
+        }
+        paths[n++] = path;
+    }
+    return n;
+}
+
+void guest_files_free(struct guest_files *g)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        free(g->v[i].host);
+        free(g->v[i].guest);
+    }
+    free(g->v);
+    memset(g, 0, sizeof *g);
+}
+
+/* Records one file; the same guest path twice is an error unless both name the same host
+ * file and neither was requested explicitly twice (libraries shared by two --add files). */
+static bool add_one(struct guest_files *g, const char *host, const char *guest, bool requested,
+                    char *why, size_t wl)
+{
+    struct stat st;
+    if (stat(host, &st) != 0) {
+        snprintf(why, wl, "--add: cannot read '%s': %s", host, strerror(errno));
+        return false;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, wl, "--add: '%s' is not a regular file", host);
+        return false;
+    }
+    if (!guest_path_check(guest, why, wl))
+        return false;
+    for (size_t i = 0; i < g->n; i++) {
+        struct guest_file *o = &g->v[i];
+        struct stat ost;
+        if (strcmp(o->guest, guest) == 0) {
+            bool same = stat(o->host, &ost) == 0 && ost.st_dev == st.st_dev &&
+                        ost.st_ino == st.st_ino;
+            if (same && !(requested && o->requested)) {
+                o->requested |= requested;
+                return true;
+            }
+            snprintf(why, wl, "--add: guest path '%s' given twice ('%s' and '%s')", guest,
+                     o->host, host);
+            return false;
+        }
+        size_t a = strlen(o->guest), b = strlen(guest);
+        const char *shorter = a < b ? o->guest : guest, *longer = a < b ? guest : o->guest;
+        size_t sl = a < b ? a : b;
+        if (strncmp(shorter, longer, sl) == 0 && longer[sl] == '/') {
+            snprintf(why, wl, "--add: guest path '%s' would be both a file and a directory",
+                     shorter);
+            return false;
+        }
+    }
+    if (g->n == GUEST_FILES_MAX || g->bytes + (uint64_t)st.st_size > GUEST_FILES_MAX_BYTES) {
+        snprintf(why, wl, "--add: more than %d files or %llu MiB in all (at '%s')",
+                 GUEST_FILES_MAX, GUEST_FILES_MAX_BYTES >> 20, host);
+        return false;
+    }
+    struct guest_file *v = realloc(g->v, (g->n + 1) * sizeof *v);
+    if (!v) {
+        snprintf(why, wl, "out of memory");
+        return false;
+    }
+    g->v = v;
+    struct guest_file *f = &g->v[g->n];
+    f->host = strdup(host);
+    f->guest = strdup(guest);
+    if (!f->host || !f->guest) {
+        free(f->host);
+        free(f->guest);
+        snprintf(why, wl, "out of memory");
+        return false;
+    }
+    f->mode = (st.st_mode & 0111) ? 0755 : 0644;
+    f->size = (uint64_t)st.st_size;
+    f->requested = requested;
+    g->n++;
+    g->bytes += f->size;
+    return true;
+}
+
+/* Runs `ldd -- path`, its stdout into a temporary file, and adds what it lists. */
+static bool add_libraries(struct guest_files *g, const char *path, char *why, size_t wl)
+{
+    FILE *out = tmpfile();
+    if (!out) {
+        snprintf(why, wl, "cannot create a temporary file: %s", strerror(errno));
+        return false;
+    }
+    char err[1024];
+    char *argv[] = {"ldd", "--", (char *)path, NULL};
+    int status = tool_run(argv, NULL, fileno(out), err, sizeof err);
+    static char text[LDD_MAX_OUTPUT + 1];
+    rewind(out);
+    size_t n = fread(text, 1, sizeof text, out);
+    fclose(out);
+    if (status != 0) {
+        snprintf(why, wl, "--add: `ldd %s` failed (%s): %s", path,
+                 status < 0 ? "could not run it: is libc-bin installed?" : "exit status not 0",
+                 err[0] ? err : "no message");
+        return false;
+    }
+    if (n > LDD_MAX_OUTPUT) {
+        snprintf(why, wl, "--add: `ldd %s` printed more than %d bytes", path, LDD_MAX_OUTPUT);
+        return false;
+    }
+    text[n] = 0;
+    if (memchr(text, 0, n)) {
+        snprintf(why, wl, "--add: `ldd %s` printed a NUL byte", path);
+        return false;
+    }
+    const char *libs[LDD_MAX_PATHS];
+    char pwhy[200];
+    int count = ldd_parse(text, libs, LDD_MAX_PATHS, pwhy, sizeof pwhy);
+    if (count < 0) {
+        snprintf(why, wl, "--add '%s': %s", path, pwhy);
+        return false;
+    }
+    for (int i = 0; i < count; i++)
+        if (!add_one(g, libs[i], libs[i], false, why, wl))
+            return false;
+    return true;
+}
+
+bool guest_files_add(struct guest_files *g, const struct vm_arch *arch, const char *spec,
+                     char *why, size_t wl)
+{
+    char host[PATH_MAX], guest[GUEST_PATH_MAX + 2];
+    const char *colon = strrchr(spec, ':');
+    size_t hl = colon ? (size_t)(colon - spec) : strlen(spec);
+    if (hl == 0 || hl >= sizeof host) {
+        snprintf(why, wl, "--add '%.80s': no host path, or one too long", spec);
+        return false;
+    }
+    memcpy(host, spec, hl);
+    host[hl] = 0;
+    if (colon) {
+        if (strlen(colon + 1) >= sizeof guest) {
+            snprintf(why, wl, "--add '%.80s': guest path longer than %d bytes", spec,
+                     GUEST_PATH_MAX);
+            return false;
+        }
+        snprintf(guest, sizeof guest, "%s", colon + 1);
+    } else {
+        const char *base = strrchr(host, '/');
+        base = base ? base + 1 : host;
+        if (!*base || strlen(base) + 5 >= sizeof guest) {
+            snprintf(why, wl, "--add '%.80s': cannot name it in the guest; give HOST:GUEST", spec);
+            return false;
+        }
+        snprintf(guest, sizeof guest, "/bin/%s", base);
+    }
+    struct elf_facts f;
+    char probe_why[PATH_MAX + 64];
+    enum elf_probe_result r = elf_probe(host, &f, probe_why, sizeof probe_why);
+    if (r == ELF_PROBE_BAD) {
+        snprintf(why, wl, "--add: %s", probe_why);
+        return false;
+    }
+    if (!add_one(g, host, guest, true, why, wl))
+        return false;
+    if (r == ELF_PROBE_NOT_ELF)
+        return true;
+    if (!f.elf64_le || f.machine != arch->elf_machine) {
+        snprintf(why, wl, "--add: '%s' is an ELF file for another machine than %s", host,
+                 arch->name);
+        return false;
+    }
+    if (!f.has_dynamic && !f.has_interp)
+        return true; /* static: nothing else to bring */
+    if (strcmp(arch->name, arch_name()) != 0) {
+        snprintf(why, wl, "--add: '%s' is dynamically linked and its libraries can only be "
+                 "found for this machine's arch (%s); add them with --add HOST:GUEST", host,
+                 arch_name());
+        return false;
+    }
+    return add_libraries(g, host, why, wl);
+}

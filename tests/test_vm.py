@@ -86,7 +86,10 @@ def assert_complete(doc, results):
     assert doc["machine"]["kernel"] and doc["machine"]["clocksource"]
     for r in results.values():
         if r["available"]:
-            assert "error" not in r and r["ns_per_call"]["median"] > 0, r
+            # Net of the empty loop's cost, clamped at 0: under TCG an emulated counter read
+            # can be indistinguishable from the empty loop.
+            assert "error" not in r and r["ns_per_call"]["median"] >= 0, r
+            assert r["samples"] >= 5 and r["calls_per_sample"] >= 8, r
         else:
             assert r["why_unavailable"], r
 

@@ -169,10 +169,17 @@ int cmd_vdso(int argc, char **argv)
     const struct vdso_live *v = vdso_live();
     if (!v->present || !v->parsed) {
         fprintf(stderr, "clockscope vdso: %s\n", v->why);
-        if (json)
-            printf("{\"schema\": \"clockscope.vdso/1\", \"origin\": \"live\", \"present\": %s, "
-                   "\"error\": \"%s\"}\n", v->present ? "true" : "false",
-                   v->present ? "does not parse" : "no vDSO");
+        if (json) {
+            struct json j;
+            json_init(&j, stdout, 2);
+            json_begin_object(&j);
+            json_kv_string(&j, "schema", "clockscope.vdso/1");
+            json_kv_string(&j, "origin", "live");
+            json_kv_bool(&j, "present", v->present);
+            json_kv_string(&j, "error", v->present ? "does not parse" : "no vDSO");
+            json_end_object(&j);
+            json_finish(&j);
+        }
         return 1;
     }
     if (dump) {

@@ -77,6 +77,24 @@ static void switch_fix(struct finding *f, const struct context *c, const char *t
 
 /* ---- the current clocksource ------------------------------------------------------- */
 
+/* The finding a clocksource class makes. */
+struct cs_finding {
+    const char *id;
+    enum severity sev;
+    const char *title; /* %s: the clocksource */
+};
+
+/* The judgement's reason as a sentence of a finding's meaning: capitalised, with a full stop
+ * (`before` is prose that goes first, or ""). */
+static void meaning_from_judgement(struct finding *f, const char *before,
+                                   const struct cs_judgement *j)
+{
+    char why[sizeof j->why];
+    snprintf(why, sizeof why, "%s", j->why);
+    why[0] = (char)toupper((unsigned char)why[0]);
+    finding_meaning(f, "%s%s.", before, why);
+}
+
 static void rule_clocksource(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
     const struct context *c = &d->ctx;
@@ -92,51 +110,30 @@ static void rule_clocksource(struct diagnosis *d, struct judgement *jd, const st
     jd->cs_known = true;
     cs_judge(c, c->current_cs, &jd->cs);
     const struct cs_judgement *j = &jd->cs;
-    struct finding *f;
-    switch (j->cls) {
-    case CS_FAST:
-        f = finding_add(d, "clocksource-vdso", SEV_INFO,
-                        "Clocksource '%s' is read in user space by the vDSO", c->current_cs);
-        break;
-    case CS_SYSCALL:
-        f = finding_add(d, "clocksource-no-vdso", SEV_WARNING,
-                        "Clocksource '%s': every clock_gettime enters the kernel", c->current_cs);
-        break;
-    case CS_DEVICE_READ:
-        f = finding_add(d, "clocksource-device-read", SEV_WARNING,
-                        "Clocksource '%s': every read is an uncached device access", c->current_cs);
-        break;
-    case CS_DEPENDS:
-        /* Conditional for different reasons per platform (a stable pvclock; a 32-bit arm
-         * kernel's build and version): the judgement says which. */
-        if (strstr(j->why, "pvclock"))
-            f = finding_add(d, "clocksource-pvclock", SEV_NOTICE,
-                            "Clocksource '%s': served by the vDSO only with a stable pvclock",
-                            c->current_cs);
-        else
-            f = finding_add(d, "clocksource-vdso-conditional", SEV_NOTICE,
-                            "Clocksource '%s': served by the vDSO only on some kernels",
-                            c->current_cs);
-        break;
-    case CS_COUNTER_TRAP:
-        f = finding_add(d, "clocksource-counter-may-trap", SEV_NOTICE,
-                        "Clocksource '%s': the vDSO reads the time CSR, which may trap",
-                        c->current_cs);
-        break;
-    default:
-        f = finding_add(d, "clocksource-unknown-name", SEV_NOTICE,
-                        "Clocksource '%s' is not one this doctor knows", c->current_cs);
-        break;
-    }
+    /* CS_DEPENDS is conditional for different reasons per platform (a stable pvclock; a
+     * 32-bit arm kernel's build and version): the judgement says which. */
+    static const struct cs_finding by_class[] = {
+        [CS_FAST] = {"clocksource-vdso", SEV_INFO, "Clocksource '%s' is read in user space by the vDSO"},
+        [CS_SYSCALL] = {"clocksource-no-vdso", SEV_WARNING,
+                        "Clocksource '%s': every clock_gettime enters the kernel"},
+        [CS_DEVICE_READ] = {"clocksource-device-read", SEV_WARNING,
+                            "Clocksource '%s': every read is an uncached device access"},
+        [CS_DEPENDS] = {"clocksource-vdso-conditional", SEV_NOTICE,
+                        "Clocksource '%s': served by the vDSO only on some kernels"},
+        [CS_COUNTER_TRAP] = {"clocksource-counter-may-trap", SEV_NOTICE,
+                             "Clocksource '%s': the vDSO reads the time CSR, which may trap"},
+        [CS_UNKNOWN] = {"clocksource-unknown-name", SEV_NOTICE,
+                        "Clocksource '%s' is not one this doctor knows"},
+    }, pvclock = {"clocksource-pvclock", SEV_NOTICE,
+                  "Clocksource '%s': served by the vDSO only with a stable pvclock"};
+    const struct cs_finding *k = j->pvclock ? &pvclock : &by_class[j->cls];
+    struct finding *f = finding_add(d, k->id, k->sev, k->title, c->current_cs);
     finding_evidence(f, "current clocksource: %s (from %s)", c->current_cs, c->current_cs_source);
     if (c->available_known)
         finding_evidence(f, "available_clocksource: %s", c->available_cs);
     if (c->kernel.known)
         finding_evidence(f, "kernel %s (from %s)", c->kernel.release, c->kernel_source);
-    char why[sizeof j->why];
-    snprintf(why, sizeof why, "%s", j->why);
-    why[0] = (char)toupper((unsigned char)why[0]);
-    finding_meaning(f, "%s.", why);
+    meaning_from_judgement(f, "", j);
     if (j->cls == CS_SYSCALL || j->cls == CS_DEVICE_READ) {
         const char *better = NULL;
         static const char *const prefs[] = {"tsc", "arch_sys_counter", "hyperv_clocksource_tsc_page",
@@ -530,12 +527,9 @@ static void rule_cmdline(struct diagnosis *d, struct judgement *jd)
         struct finding *f = finding_add(d, "cmdline-clocksource", slow ? SEV_WARNING : SEV_NOTICE,
                                         "The command line selects clocksource '%s'", v);
         finding_evidence(f, "command line (%s): %s", c->cmdline_source, c->cmdline);
-        char why[sizeof j.why];
-        snprintf(why, sizeof why, "%s", j.why);
-        why[0] = (char)toupper((unsigned char)why[0]);
-        finding_meaning(f, "clocksource= overrides the kernel's choice whenever that clocksource "
-                        "registers (kernel/time/clocksource.c, boot_override_clocksource). %s.",
-                        why);
+        meaning_from_judgement(f, "clocksource= overrides the kernel's choice whenever that "
+                               "clocksource registers (kernel/time/clocksource.c, "
+                               "boot_override_clocksource). ", &j);
         if (c->current_cs[0] && !is(c->current_cs, v))
             finding_meaning(f, "It did not take effect here: the current clocksource is '%s'.",
                             c->current_cs);

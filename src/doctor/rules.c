@@ -152,7 +152,8 @@ static void rule_clocksource(struct diagnosis *d, struct judgement *jd, const st
                         "for why; a kernel or firmware upgrade is the lasting fix", c->available_cs);
         coarse_fix(f, p);
     } else if (j->cls == CS_DEPENDS) {
-        finding_meaning(f, "Whether the host sets the stable bit cannot be read from these facts.");
+        if (j->pvclock)
+            finding_meaning(f, "Whether the host sets the stable bit cannot be read from these facts.");
         finding_fix(f, "run `clockscope doctor` on the machine itself: it counts the syscalls "
                     "clock_gettime really makes");
         if (is(c->current_cs, "xen") && context_cs_available(c, "tsc"))

@@ -64,7 +64,7 @@ static void coarse_fix(struct finding *f, const struct proof *p)
                 "only where the counter is still safe, else passes them through (docs/run.md)");
 }
 
-static void switch_fix(struct finding *f, const struct context *c, const char *to)
+static void switch_fix(struct finding *f, const char *to)
 {
     finding_fix(f, "now, until reboot: echo %s | sudo tee " CS_SYSFS "/current_clocksource "
                 "(risk: low when '%s' is listed in available_clocksource; the kernel refuses a "
@@ -72,7 +72,6 @@ static void switch_fix(struct finding *f, const struct context *c, const char *t
     finding_fix(f, "every boot: add clocksource=%s to the kernel command line (GRUB_CMDLINE_LINUX "
                 "in /etc/default/grub, then update-grub or grub2-mkconfig; risk: ignored if '%s' "
                 "does not register, check dmesg | grep -i clocksource after reboot)", to, to);
-    (void)c;
 }
 
 /* ---- the current clocksource ------------------------------------------------------- */
@@ -146,7 +145,7 @@ static void rule_clocksource(struct diagnosis *d, struct judgement *jd, const st
                     better = prefs[i];
             }
         if (better)
-            switch_fix(f, c, better);
+            switch_fix(f, better);
         else if (c->available_known)
             finding_fix(f, "no vDSO-capable clocksource is available (%s): see the other findings "
                         "for why; a kernel or firmware upgrade is the lasting fix", c->available_cs);
@@ -157,7 +156,7 @@ static void rule_clocksource(struct diagnosis *d, struct judgement *jd, const st
         finding_fix(f, "run `clockscope doctor` on the machine itself: it counts the syscalls "
                     "clock_gettime really makes");
         if (is(c->current_cs, "xen") && context_cs_available(c, "tsc"))
-            switch_fix(f, c, "tsc");
+            switch_fix(f, "tsc");
         else if (is(c->current_cs, "xen"))
             finding_fix(f, "on EC2, AWS recommends the tsc clocksource on Xen instances "
                         "(clocksource=tsc tsc=reliable; risk: trusts the host's TSC), or move "
@@ -166,11 +165,6 @@ static void rule_clocksource(struct diagnosis *d, struct judgement *jd, const st
 }
 
 /* ---- the TSC: demotions, warps, calibration, absence ------------------------------- */
-
-static bool demotion_is_of_tsc(const struct log_event *e)
-{
-    return is_tsc(e->name);
-}
 
 /* A switch to tsc after position `after` (line number) in the log. */
 static bool switched_to_tsc_after(const struct logscan *s, size_t after)
@@ -217,10 +211,10 @@ static void rule_tsc_demotions(struct diagnosis *d, struct judgement *jd, const 
         bool later_tsc = switched_to_tsc_after(s, e->lineno);
         bool other_current = before && !is(before, e->name) && !(is_tsc(before) && is_tsc(e->name)) &&
                              !is(before, "refined-jiffies") && !is(before, "jiffies");
-        bool relevant = demotion_is_of_tsc(e) && !later_tsc && !cs_fast && !other_current &&
-                        !e->failover_disabled;
-        if (demotion_is_of_tsc(e) && !later_tsc && !e->failover_disabled &&
-            !(jd->cs_known && (jd->cs.cls == CS_FAST || jd->cs.cls == CS_DEPENDS) && other_current)) {
+        /* the TSC was taken out of use for the rest of the log */
+        bool tsc_lost = is_tsc(e->name) && !later_tsc && !e->failover_disabled;
+        bool relevant = tsc_lost && !cs_fast && !other_current;
+        if (tsc_lost && !(jd->cs_known && (jd->cs.cls == CS_FAST || jd->cs.cls == CS_DEPENDS) && other_current)) {
             jd->tsc_unusable = true;
             jd->tsc_unusable_why = "the clocksource watchdog marked the TSC unstable";
         }
@@ -830,13 +824,11 @@ static void rule_counter_facts(struct diagnosis *d, const struct facts *fs)
     if (pua[0])
         finding_evidence(f, "kernel.perf_user_access = %s (riscv/arm64: whether user space may read "
                          "the cycle counter; 2 permits it on riscv)", pua);
-    char vd[64];
     if (fs->f[F_VDSO].status == FACT_OK) {
         const char *v = fs->f[F_VDSO].text;
-        bool cg = strstr(v, "clock_gettime") != NULL;
-        snprintf(vd, sizeof vd, "%s", !strncmp(v, "absent", 6) ? "absent" : cg ? "has clock_gettime"
-                                                                                : "no clock_gettime");
-        finding_evidence(f, "vDSO: %s", vd);
+        finding_evidence(f, "vDSO: %s", !strncmp(v, "absent", 6)           ? "absent"
+                                        : strstr(v, "clock_gettime") ? "has clock_gettime"
+                                                                     : "no clock_gettime");
     }
 }
 
@@ -1041,7 +1033,7 @@ static void verdict_from_proof(struct diagnosis *d, const struct proof *p)
             return;
         }
         set_verdict(d, V_OK, 1, "proven: %ld calls of clock_gettime(MONOTONIC) and (REALTIME) "
-                    "made 0 syscalls%s", p->calls, "");
+                    "made 0 syscalls", p->calls);
         if (mono)
             snprintf(d->summary + strlen(d->summary), sizeof d->summary - strlen(d->summary),
                      ", %.1f ns per call", mono->ns_per_call);

@@ -195,11 +195,26 @@ static void judge_in_family(const struct context *c, const char *family, const c
         judge_x86(c, n, j);
 }
 
+const char *cs_home(const char *n)
+{
+    static const char *const x86[] = {"tsc", "tsc-early", "hpet", "acpi_pm", "pit", "kvm-clock",
+                                      "xen", "hyperv_clocksource_msr"};
+    for (size_t i = 0; i < sizeof x86 / sizeof x86[0]; i++)
+        if (is(n, x86[i]))
+            return "x86";
+    if (is(n, "arch_sys_counter") || is(n, "arch_mem_counter"))
+        return "arm";
+    if (is(n, "riscv_clocksource"))
+        return "riscv";
+    return NULL;
+}
+
 void cs_judge(const struct context *c, const char *n, struct cs_judgement *j)
 {
     const char *fam = c->family;
-    if (!fam[0]) /* architecture not known: judge by names that belong to one */
-        fam = is(n, "arch_sys_counter") || is(n, "arch_mem_counter") ? "arm64"
-              : is(n, "riscv_clocksource") ? "riscv" : "x86";
+    if (!fam[0]) { /* architecture not known: judge by names that belong to one */
+        const char *home = cs_home(n);
+        fam = home && is(home, "arm") ? "arm64" : home && is(home, "riscv") ? "riscv" : "x86";
+    }
     judge_in_family(c, fam, n, j);
 }

@@ -21,5 +21,8 @@ struct cs_judgement {
 };
 
 void cs_judge(const struct context *c, const char *name, struct cs_judgement *j);
+/* The architecture a clocksource name belongs to ("x86", "arm", "riscv"), or NULL for
+ * names several share or this doctor does not know. */
+const char *cs_home(const char *name);
 
 #endif

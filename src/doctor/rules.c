@@ -834,21 +834,6 @@ static void rule_counter_facts(struct diagnosis *d, const struct facts *fs)
 
 /* ---- emulation ------------------------------------------------------------------------ */
 
-/* The architecture a clocksource name belongs to, or NULL for names several share. */
-static const char *cs_home(const char *n)
-{
-    static const char *const x86[] = {"tsc", "tsc-early", "hpet", "acpi_pm", "pit", "kvm-clock",
-                                      "xen", "hyperv_clocksource_msr"};
-    for (size_t i = 0; i < sizeof x86 / sizeof x86[0]; i++)
-        if (is(n, x86[i]))
-            return "x86";
-    if (is(n, "arch_sys_counter") || is(n, "arch_mem_counter"))
-        return "arm";
-    if (is(n, "riscv_clocksource"))
-        return "riscv";
-    return NULL;
-}
-
 /* A live run whose kernel clocksource belongs to another architecture than this binary:
  * user-mode emulation (qemu-user), where every fact is the host's and no timing is real. */
 static bool rule_foreign_kernel(struct diagnosis *d)

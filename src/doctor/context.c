@@ -68,28 +68,25 @@ static void derive_family(const struct facts *fs, struct context *c)
     }
 }
 
+/* The kernel version from one witness; true when it is known. */
+static bool kernel_from(struct context *c, const char *text, const char *source)
+{
+    kernel_version_parse(text, &c->kernel);
+    if (c->kernel.known)
+        snprintf(c->kernel_source, sizeof c->kernel_source, "%s", source);
+    return c->kernel.known;
+}
+
 static void derive_kernel(const struct facts *fs, struct context *c)
 {
     char buf[1024];
-    if (fs->f[F_VERSION].status == FACT_OK) {
-        kernel_version_parse(fact_line(&fs->f[F_VERSION], buf, sizeof buf), &c->kernel);
-        if (c->kernel.known) {
-            snprintf(c->kernel_source, sizeof c->kernel_source, "proc/version");
-            return;
-        }
-    }
-    if (fs->f[F_UNAME].status == FACT_OK) {
-        kernel_version_parse(fact_line(&fs->f[F_UNAME], buf, sizeof buf), &c->kernel);
-        if (c->kernel.known) {
-            snprintf(c->kernel_source, sizeof c->kernel_source, "uname");
-            return;
-        }
-    }
-    if (c->log.version[0]) {
-        kernel_version_parse(c->log.version, &c->kernel);
-        if (c->kernel.known)
-            snprintf(c->kernel_source, sizeof c->kernel_source, "kernel log");
-    }
+    const struct fact *v = &fs->f[F_VERSION], *u = &fs->f[F_UNAME];
+    if (v->status == FACT_OK && kernel_from(c, fact_line(v, buf, sizeof buf), "proc/version"))
+        return;
+    if (u->status == FACT_OK && kernel_from(c, fact_line(u, buf, sizeof buf), "uname"))
+        return;
+    if (c->log.version[0])
+        kernel_from(c, c->log.version, "kernel log");
 }
 
 static const struct {

@@ -8,6 +8,14 @@
 
 static bool has(const char *hay, const char *needle) { return strcasestr(hay, needle) != NULL; }
 
+/* Non-printable bytes of a fact shown in findings become '?'. */
+static void scrub(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+            *s = '?';
+}
+
 /* First whitespace-separated word of a one-line fact. */
 static bool first_word(const struct fact *f, char *out, size_t len)
 {
@@ -195,13 +203,8 @@ static void derive_clocksource(const struct facts *fs, struct context *c)
     }
     char line[256];
     fact_line(&fs->f[F_AVAILABLE_CS], line, sizeof line);
-    if (line[0]) {
-        c->available_known = true;
-        for (char *p = line; *p; p++)
-            if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-                *p = '?';
-        snprintf(c->available_cs, sizeof c->available_cs, "%s", line);
-    }
+    scrub(line);
+    snprintf(c->available_cs, sizeof c->available_cs, "%s", line);
 }
 
 static void derive_cmdline(const struct facts *fs, struct context *c)
@@ -215,9 +218,7 @@ static void derive_cmdline(const struct facts *fs, struct context *c)
         snprintf(c->cmdline, sizeof c->cmdline, "%s", c->log.cmdline);
         snprintf(c->cmdline_source, sizeof c->cmdline_source, "kernel log");
     }
-    for (char *p = c->cmdline; *p; p++)
-        if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-            *p = '?';
+    scrub(c->cmdline);
 }
 
 void context_derive(const struct facts *fs, struct context *c)

@@ -157,7 +157,7 @@ static void json_facts(struct json *j, const struct facts *fs, const struct diag
     kv_str_or_null(j, "kernel", c->kernel.known ? c->kernel.release : NULL);
     kv_str_or_null(j, "clocksource", c->current_cs);
     kv_str_or_null(j, "clocksource_source", c->current_cs_source);
-    kv_str_or_null(j, "available_clocksource", c->available_known ? c->available_cs : NULL);
+    kv_str_or_null(j, "available_clocksource", c->available_cs);
     kv_str_or_null(j, "virtualization", c->virt);
     kv_str_or_null(j, "virtualization_source", c->virt_source);
     kv_str_or_null(j, "cmdline", c->cmdline);

@@ -128,7 +128,7 @@ static void rule_clocksource(struct diagnosis *d, struct judgement *jd, const st
     const struct cs_finding *k = j->pvclock ? &pvclock : &by_class[j->cls];
     struct finding *f = finding_add(d, k->id, k->sev, k->title, c->current_cs);
     finding_evidence(f, "current clocksource: %s (from %s)", c->current_cs, c->current_cs_source);
-    if (c->available_known)
+    if (c->available_cs[0])
         finding_evidence(f, "available_clocksource: %s", c->available_cs);
     if (c->kernel.known)
         finding_evidence(f, "kernel %s (from %s)", c->kernel.release, c->kernel_source);
@@ -146,7 +146,7 @@ static void rule_clocksource(struct diagnosis *d, struct judgement *jd, const st
             }
         if (better)
             switch_fix(f, better);
-        else if (c->available_known)
+        else if (c->available_cs[0])
             finding_fix(f, "no vDSO-capable clocksource is available (%s): see the other findings "
                         "for why; a kernel or firmware upgrade is the lasting fix", c->available_cs);
         coarse_fix(f, p);
@@ -446,7 +446,7 @@ static void rule_tsc_calibration(struct diagnosis *d, struct judgement *jd, cons
 static void rule_tsc_missing(struct diagnosis *d, struct judgement *jd)
 {
     const struct context *c = &d->ctx;
-    if (strcmp(c->family, "x86") != 0 || !c->available_known || context_cs_available(c, "tsc") ||
+    if (strcmp(c->family, "x86") != 0 || !c->available_cs[0] || context_cs_available(c, "tsc") ||
         context_cs_available(c, "tsc-early"))
         return;
     bool slow = !(jd->cs_known && (jd->cs.cls == CS_FAST || jd->cs.cls == CS_DEPENDS));
@@ -923,7 +923,7 @@ static void verdict_from_facts(struct diagnosis *d, const struct judgement *jd)
                                                       "PM timer) is syscall-only");
                 return;
             }
-            if (c->available_known) {
+            if (c->available_cs[0]) {
                 bool any = false;
                 char copy[256];
                 snprintf(copy, sizeof copy, "%s", c->available_cs);

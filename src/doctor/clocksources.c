@@ -4,6 +4,7 @@
 
 #include "facts/kernel_text.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,15 +16,35 @@ static bool older(const struct context *c, int major, int minor)
     return c->kernel.known && kernel_version_cmp(&c->kernel, major, minor) < 0;
 }
 
-const char *cs_fast_names(const char *family)
+/* Records the class and its reason; every judgement ends here. */
+static void judged(struct cs_judgement *j, enum cs_class cls, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void judged(struct cs_judgement *j, enum cs_class cls, const char *fmt, ...)
 {
-    if (is(family, "x86"))
-        return "tsc, kvm-clock or xen with a stable pvclock, hyperv_clocksource_tsc_page";
-    if (is(family, "arm64") || is(family, "arm32"))
-        return "arch_sys_counter (without a trapping timer erratum)";
-    if (is(family, "riscv"))
-        return "riscv_clocksource (kernel >= 5.8)";
-    return "the architecture's counter";
+    j->cls = cls;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(j->why, sizeof j->why, fmt, ap);
+    va_end(ap);
+}
+
+/* The x86 clocksources with no vDSO clock mode (VDSO_CLOCKMODE_NONE). */
+static bool x86_syscall_only(const char *n)
+{
+    static const char *const names[] = {"acpi_pm", "pit", "jiffies", "refined-jiffies",
+                                        "hyperv_clocksource_msr", "hyperv_clocksource", "lguest",
+                                        "cyclone", "vmi-timer", "scx200_hrt", "mmtimer"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (is(n, names[i]))
+            return true;
+    return false;
+}
+
+/* A paravirtual clock the vDSO reads only when the host makes it stable. */
+static void depends_on_pvclock(struct cs_judgement *j, const char *why)
+{
+    judged(j, CS_DEPENDS, "%s", why);
+    j->pvclock = true;
 }
 
 static void judge_x86(const struct context *c, const char *n, struct cs_judgement *j)
@@ -31,177 +52,137 @@ static void judge_x86(const struct context *c, const char *n, struct cs_judgemen
     bool i686 = c->machine[0] && strcmp(c->machine, "x86_64") != 0 && strcmp(c->machine, "amd64") != 0;
     if (is(n, "tsc") || is(n, "tsc-early")) {
         if (i686 && older(c, 3, 15)) {
-            j->cls = CS_SYSCALL;
-            snprintf(j->why, sizeof j->why, "the 32-bit x86 vDSO has clock_gettime only since "
-                     "Linux 3.15; kernel %s makes the syscall", c->kernel.release);
+            judged(j, CS_SYSCALL, "the 32-bit x86 vDSO has clock_gettime only since "
+                   "Linux 3.15; kernel %s makes the syscall", c->kernel.release);
             return;
         }
-        j->cls = CS_FAST;
-        snprintf(j->why, sizeof j->why, "the vDSO reads the TSC with rdtsc in user space "
-                 "(VDSO_CLOCKMODE_TSC, arch/x86/include/asm/vdso/gettimeofday.h)");
+        judged(j, CS_FAST, "the vDSO reads the TSC with rdtsc in user space "
+               "(VDSO_CLOCKMODE_TSC, arch/x86/include/asm/vdso/gettimeofday.h)");
         return;
     }
     if (is(n, "hpet")) {
         if (older(c, 5, 6)) {
-            j->cls = CS_DEVICE_READ;
-            snprintf(j->why, sizeof j->why, "kernel %s still has the HPET vclock: the vDSO "
-                     "reads the HPET's counter through a mapped page, an uncached device "
-                     "read of about 0.5-1.5 us (and a VM exit in a guest)", c->kernel.release);
+            judged(j, CS_DEVICE_READ, "kernel %s still has the HPET vclock: the vDSO "
+                   "reads the HPET's counter through a mapped page, an uncached device "
+                   "read of about 0.5-1.5 us (and a VM exit in a guest)", c->kernel.release);
             return;
         }
-        j->cls = CS_SYSCALL;
-        snprintf(j->why, sizeof j->why, "the vDSO cannot read the HPET (its vclock was removed "
-                 "in Linux 5.6; older kernels read it through a mapped page, still an uncached "
-                 "device read of about 1 us): every call falls back to the syscall");
+        judged(j, CS_SYSCALL, "the vDSO cannot read the HPET (its vclock was removed "
+               "in Linux 5.6; older kernels read it through a mapped page, still an uncached "
+               "device read of about 1 us): every call falls back to the syscall");
         return;
     }
-    if (is(n, "acpi_pm") || is(n, "pit") || is(n, "jiffies") || is(n, "refined-jiffies") ||
-        is(n, "hyperv_clocksource_msr") || is(n, "hyperv_clocksource") || is(n, "lguest") ||
-        is(n, "cyclone") || is(n, "vmi-timer") || is(n, "scx200_hrt") || is(n, "mmtimer")) {
-        j->cls = CS_SYSCALL;
-        snprintf(j->why, sizeof j->why, "'%s' has no vDSO clock mode (VDSO_CLOCKMODE_NONE): the "
-                 "vDSO returns to the syscall on every call, and the kernel then reads a slow "
-                 "device (port I/O, MSR or memory-mapped timer)", n);
+    if (x86_syscall_only(n)) {
+        judged(j, CS_SYSCALL, "'%s' has no vDSO clock mode (VDSO_CLOCKMODE_NONE): the "
+               "vDSO returns to the syscall on every call, and the kernel then reads a slow "
+               "device (port I/O, MSR or memory-mapped timer)", n);
         return;
     }
     if (is(n, "kvm-clock")) {
-        if (older(c, 3, 8)) {
-            j->cls = CS_SYSCALL;
-            snprintf(j->why, sizeof j->why, "kvm-clock got a vDSO read path in Linux 3.8; "
-                     "kernel %s makes the syscall", c->kernel.release);
-        } else {
-            char v[64] = "";
-            if (cmdline_param(c->cmdline, "no-kvmclock-vsyscall", v, sizeof v)) {
-                j->cls = CS_SYSCALL;
-                snprintf(j->why, sizeof j->why, "no-kvmclock-vsyscall on the command line keeps "
-                         "kvm-clock out of the vDSO");
-                return;
-            }
-            if (c->kvm_stable_bit == 0) {
-                j->cls = CS_SYSCALL;
-                snprintf(j->why, sizeof j->why, "the hypervisor does not offer "
-                         "KVM_FEATURE_CLOCKSOURCE_STABLE_BIT (CPUID 0x40000001 EAX bit 24), so the "
-                         "guest never sets PVCLOCK_TSC_STABLE_BIT and the vDSO cannot read kvm-clock: "
-                         "every call is a syscall");
-                return;
-            }
-            j->cls = CS_DEPENDS;
-            snprintf(j->why, sizeof j->why, "the vDSO reads kvm-clock (pvclock) only when the host "
-                     "sets PVCLOCK_TSC_STABLE_BIT (a host on a stable TSC with its master clock); "
-                     "otherwise every call is a syscall (arch/x86/kernel/kvmclock.c, "
-                     "kvm_setup_vsyscall_timeinfo)");
-        }
+        char v[64] = "";
+        if (older(c, 3, 8))
+            judged(j, CS_SYSCALL, "kvm-clock got a vDSO read path in Linux 3.8; "
+                   "kernel %s makes the syscall", c->kernel.release);
+        else if (cmdline_param(c->cmdline, "no-kvmclock-vsyscall", v, sizeof v))
+            judged(j, CS_SYSCALL, "no-kvmclock-vsyscall on the command line keeps "
+                   "kvm-clock out of the vDSO");
+        else if (c->kvm_stable_bit == 0)
+            judged(j, CS_SYSCALL, "the hypervisor does not offer "
+                   "KVM_FEATURE_CLOCKSOURCE_STABLE_BIT (CPUID 0x40000001 EAX bit 24), so the "
+                   "guest never sets PVCLOCK_TSC_STABLE_BIT and the vDSO cannot read kvm-clock: "
+                   "every call is a syscall");
+        else
+            depends_on_pvclock(j, "the vDSO reads kvm-clock (pvclock) only when the host "
+                               "sets PVCLOCK_TSC_STABLE_BIT (a host on a stable TSC with its master "
+                               "clock); otherwise every call is a syscall "
+                               "(arch/x86/kernel/kvmclock.c, kvm_setup_vsyscall_timeinfo)");
         return;
     }
     if (is(n, "xen")) {
-        if (older(c, 4, 11) || c->log.xen_no_vdso.n) {
-            j->cls = CS_SYSCALL;
-            snprintf(j->why, sizeof j->why, "%s", c->log.xen_no_vdso.n
-                     ? "the kernel logged that Xen does not place the vcpu time page for user "
-                       "space: the xen clocksource has no vDSO path here"
-                     : "the xen clocksource has a vDSO path only since Linux 4.11 (\"x86/xen/time: "
-                       "setup vcpu 0 time info page\"); older kernels make the syscall");
-            return;
-        }
-        j->cls = CS_DEPENDS;
-        snprintf(j->why, sizeof j->why, "the vDSO reads the xen clocksource only when the "
-                 "hypervisor places a vcpu time page with PVCLOCK_TSC_STABLE_BIT (Linux >= 4.11, "
-                 "Xen >= 4.8 on a stable TSC); EC2 Xen instances commonly do not, and then every "
-                 "call is a syscall");
+        if (c->log.xen_no_vdso.n)
+            judged(j, CS_SYSCALL, "the kernel logged that Xen does not place the vcpu time page "
+                   "for user space: the xen clocksource has no vDSO path here");
+        else if (older(c, 4, 11))
+            judged(j, CS_SYSCALL, "the xen clocksource has a vDSO path only since Linux 4.11 "
+                   "(\"x86/xen/time: setup vcpu 0 time info page\"); older kernels make the syscall");
+        else
+            depends_on_pvclock(j, "the vDSO reads the xen clocksource only when the hypervisor "
+                               "places a vcpu time page with PVCLOCK_TSC_STABLE_BIT (Linux >= 4.11, "
+                               "Xen >= 4.8 on a stable TSC); EC2 Xen instances commonly do not, and "
+                               "then every call is a syscall");
         return;
     }
     if (is(n, "hyperv_clocksource_tsc_page")) {
         if (older(c, 4, 11)) {
-            j->cls = CS_SYSCALL;
-            snprintf(j->why, sizeof j->why, "the Hyper-V TSC page got a vDSO path in Linux 4.11 "
-                     "(VCLOCK_HVCLOCK); kernel %s makes the syscall", c->kernel.release);
+            judged(j, CS_SYSCALL, "the Hyper-V TSC page got a vDSO path in Linux 4.11 "
+                   "(VCLOCK_HVCLOCK); kernel %s makes the syscall", c->kernel.release);
             return;
         }
-        j->cls = CS_FAST;
-        snprintf(j->why, sizeof j->why, "the vDSO reads the Hyper-V TSC page and rdtsc in user "
-                 "space (VDSO_CLOCKMODE_HVCLOCK)");
+        judged(j, CS_FAST, "the vDSO reads the Hyper-V TSC page and rdtsc in user "
+               "space (VDSO_CLOCKMODE_HVCLOCK)");
         return;
     }
-    j->cls = CS_UNKNOWN;
-    snprintf(j->why, sizeof j->why, "'%s' is not a clocksource this doctor knows on x86", n);
+    judged(j, CS_UNKNOWN, "'%s' is not a clocksource this doctor knows on x86", n);
 }
 
 static void judge_arm(const struct context *c, const char *n, bool arm64, struct cs_judgement *j)
 {
     if (is(n, "arch_sys_counter")) {
         if (c->log.arm_errata.n) {
-            j->cls = CS_SYSCALL;
-            snprintf(j->why, sizeof j->why, "an arch_timer erratum workaround reads the counter "
-                     "out of line and sets the clocksource's vDSO mode to NONE for every task "
-                     "(drivers/clocksource/arm_arch_timer.c, arch_timer_enable_workaround): "
-                     "every clock_gettime is a syscall");
+            judged(j, CS_SYSCALL, "an arch_timer erratum workaround reads the counter "
+                   "out of line and sets the clocksource's vDSO mode to NONE for every task "
+                   "(drivers/clocksource/arm_arch_timer.c, arch_timer_enable_workaround): "
+                   "every clock_gettime is a syscall");
             return;
         }
         if (!arm64 && older(c, 4, 1)) {
-            j->cls = CS_SYSCALL;
-            snprintf(j->why, sizeof j->why, "32-bit arm has a vDSO only since Linux 4.1; kernel %s "
-                     "makes the syscall", c->kernel.release);
+            judged(j, CS_SYSCALL, "32-bit arm has a vDSO only since Linux 4.1; kernel %s "
+                   "makes the syscall", c->kernel.release);
             return;
         }
         if (!arm64 && !c->kernel.known) {
-            j->cls = CS_DEPENDS;
-            snprintf(j->why, sizeof j->why, "32-bit arm reads CNTVCT in the vDSO only on kernels "
-                     ">= 4.1 built with CONFIG_VDSO and with the virtual counter enabled for user "
-                     "space; the kernel version is not known");
+            judged(j, CS_DEPENDS, "32-bit arm reads CNTVCT in the vDSO only on kernels "
+                   ">= 4.1 built with CONFIG_VDSO and with the virtual counter enabled for user "
+                   "space; the kernel version is not known");
             return;
         }
-        j->cls = CS_FAST;
-        snprintf(j->why, sizeof j->why, "the vDSO reads CNTVCT_EL0 in user space "
-                 "(VDSO_CLOCKMODE_ARCHTIMER)");
+        judged(j, CS_FAST, "the vDSO reads CNTVCT_EL0 in user space "
+               "(VDSO_CLOCKMODE_ARCHTIMER)");
         return;
     }
-    j->cls = CS_SYSCALL;
-    snprintf(j->why, sizeof j->why, "the %s vDSO reads only the architected counter "
-             "(arch_sys_counter, CNTVCT); with '%s' every call is a syscall",
-             arm64 ? "arm64" : "32-bit arm", n);
+    judged(j, CS_SYSCALL, "the %s vDSO reads only the architected counter "
+           "(arch_sys_counter, CNTVCT); with '%s' every call is a syscall",
+           arm64 ? "arm64" : "32-bit arm", n);
 }
 
 static void judge_riscv(const struct context *c, const char *n, struct cs_judgement *j)
 {
     if (is(n, "riscv_clocksource")) {
         if (older(c, 5, 8)) {
-            j->cls = CS_SYSCALL;
-            snprintf(j->why, sizeof j->why, "riscv's vDSO reads the time CSR only since Linux 5.8 "
-                     "(\"riscv: use vDSO common flow to reduce the latency of the time-related "
-                     "functions\"); before, __vdso_clock_gettime made the syscall; kernel %s",
-                     c->kernel.release);
+            judged(j, CS_SYSCALL, "riscv's vDSO reads the time CSR only since Linux 5.8 "
+                   "(\"riscv: use vDSO common flow to reduce the latency of the time-related "
+                   "functions\"); before, __vdso_clock_gettime made the syscall; kernel %s",
+                   c->kernel.release);
             return;
         }
-        j->cls = CS_COUNTER_TRAP;
-        snprintf(j->why, sizeof j->why, "the vDSO reads the time CSR (rdtime) in user space; "
-                 "where the core does not implement it in hardware, every read traps to M-mode "
-                 "firmware (OpenSBI) or the hypervisor and costs microseconds. Only a live run "
-                 "can tell (clockscope doctor times rdtime)");
+        judged(j, CS_COUNTER_TRAP, "the vDSO reads the time CSR (rdtime) in user space; "
+               "where the core does not implement it in hardware, every read traps to M-mode "
+               "firmware (OpenSBI) or the hypervisor and costs microseconds. Only a live run "
+               "can tell (clockscope doctor times rdtime)");
         return;
     }
-    j->cls = CS_SYSCALL;
-    snprintf(j->why, sizeof j->why, "the riscv vDSO reads only the time CSR "
-             "(riscv_clocksource); with '%s' every call is a syscall", n);
+    judged(j, CS_SYSCALL, "the riscv vDSO reads only the time CSR "
+           "(riscv_clocksource); with '%s' every call is a syscall", n);
 }
 
-void cs_judge(const struct context *c, const char *n, struct cs_judgement *j)
-{
-    const char *fam = c->family;
-    if (!fam[0]) /* architecture not known: judge by names that belong to one */
-        fam = is(n, "arch_sys_counter") || is(n, "arch_mem_counter") ? "arm64"
-              : is(n, "riscv_clocksource") ? "riscv" : "x86";
-    cs_judge_as(c, fam, n, j);
-}
-
-void cs_judge_as(const struct context *c, const char *family, const char *n,
-                 struct cs_judgement *j)
+static void judge_in_family(const struct context *c, const char *family, const char *n,
+                            struct cs_judgement *j)
 {
     memset(j, 0, sizeof *j);
     char v[64];
     if (cmdline_param(c->cmdline, "vdso", v, sizeof v) && is(v, "0")) {
-        j->cls = CS_SYSCALL;
-        snprintf(j->why, sizeof j->why, "vdso=0 on the command line: no vDSO is mapped, every "
-                 "call is a syscall");
+        judged(j, CS_SYSCALL, "vdso=0 on the command line: no vDSO is mapped, every "
+               "call is a syscall");
         return;
     }
     if (is(family, "arm64"))
@@ -212,4 +193,28 @@ void cs_judge_as(const struct context *c, const char *family, const char *n,
         judge_riscv(c, n, j);
     else
         judge_x86(c, n, j);
+}
+
+const char *cs_home(const char *n)
+{
+    static const char *const x86[] = {"tsc", "tsc-early", "hpet", "acpi_pm", "pit", "kvm-clock",
+                                      "xen", "hyperv_clocksource_msr"};
+    for (size_t i = 0; i < sizeof x86 / sizeof x86[0]; i++)
+        if (is(n, x86[i]))
+            return "x86";
+    if (is(n, "arch_sys_counter") || is(n, "arch_mem_counter"))
+        return "arm";
+    if (is(n, "riscv_clocksource"))
+        return "riscv";
+    return NULL;
+}
+
+void cs_judge(const struct context *c, const char *n, struct cs_judgement *j)
+{
+    const char *fam = c->family;
+    if (!fam[0]) { /* architecture not known: judge by names that belong to one */
+        const char *home = cs_home(n);
+        fam = home && is(home, "arm") ? "arm64" : home && is(home, "riscv") ? "riscv" : "x86";
+    }
+    judge_in_family(c, fam, n, j);
 }

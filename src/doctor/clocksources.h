@@ -17,13 +17,12 @@ enum cs_class {
 struct cs_judgement {
     enum cs_class cls;
     char why[600];
+    bool pvclock;     /* CS_DEPENDS on a stable pvclock (kvm-clock, xen), not on the kernel */
 };
 
 void cs_judge(const struct context *c, const char *name, struct cs_judgement *j);
-/* The same for a given family ("x86", "arm64", "arm32", "riscv"). */
-void cs_judge_as(const struct context *c, const char *family, const char *name,
-                 struct cs_judgement *j);
-/* The clocksources the vDSO can read on this family, as a phrase for messages. */
-const char *cs_fast_names(const char *family);
+/* The architecture a clocksource name belongs to ("x86", "arm", "riscv"), or NULL for
+ * names several share or this doctor does not know. */
+const char *cs_home(const char *name);
 
 #endif

@@ -8,6 +8,14 @@
 
 static bool has(const char *hay, const char *needle) { return strcasestr(hay, needle) != NULL; }
 
+/* Non-printable bytes of a fact shown in findings become '?'. */
+static void scrub(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+            *s = '?';
+}
+
 /* First whitespace-separated word of a one-line fact. */
 static bool first_word(const struct fact *f, char *out, size_t len)
 {
@@ -68,28 +76,25 @@ static void derive_family(const struct facts *fs, struct context *c)
     }
 }
 
+/* The kernel version from one witness; true when it is known. */
+static bool kernel_from(struct context *c, const char *text, const char *source)
+{
+    kernel_version_parse(text, &c->kernel);
+    if (c->kernel.known)
+        snprintf(c->kernel_source, sizeof c->kernel_source, "%s", source);
+    return c->kernel.known;
+}
+
 static void derive_kernel(const struct facts *fs, struct context *c)
 {
     char buf[1024];
-    if (fs->f[F_VERSION].status == FACT_OK) {
-        kernel_version_parse(fact_line(&fs->f[F_VERSION], buf, sizeof buf), &c->kernel);
-        if (c->kernel.known) {
-            snprintf(c->kernel_source, sizeof c->kernel_source, "proc/version");
-            return;
-        }
-    }
-    if (fs->f[F_UNAME].status == FACT_OK) {
-        kernel_version_parse(fact_line(&fs->f[F_UNAME], buf, sizeof buf), &c->kernel);
-        if (c->kernel.known) {
-            snprintf(c->kernel_source, sizeof c->kernel_source, "uname");
-            return;
-        }
-    }
-    if (c->log.version[0]) {
-        kernel_version_parse(c->log.version, &c->kernel);
-        if (c->kernel.known)
-            snprintf(c->kernel_source, sizeof c->kernel_source, "kernel log");
-    }
+    const struct fact *v = &fs->f[F_VERSION], *u = &fs->f[F_UNAME];
+    if (v->status == FACT_OK && kernel_from(c, fact_line(v, buf, sizeof buf), "proc/version"))
+        return;
+    if (u->status == FACT_OK && kernel_from(c, fact_line(u, buf, sizeof buf), "uname"))
+        return;
+    if (c->log.version[0])
+        kernel_from(c, c->log.version, "kernel log");
 }
 
 static const struct {
@@ -198,13 +203,8 @@ static void derive_clocksource(const struct facts *fs, struct context *c)
     }
     char line[256];
     fact_line(&fs->f[F_AVAILABLE_CS], line, sizeof line);
-    if (line[0]) {
-        c->available_known = true;
-        for (char *p = line; *p; p++)
-            if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-                *p = '?';
-        snprintf(c->available_cs, sizeof c->available_cs, "%s", line);
-    }
+    scrub(line);
+    snprintf(c->available_cs, sizeof c->available_cs, "%s", line);
 }
 
 static void derive_cmdline(const struct facts *fs, struct context *c)
@@ -218,9 +218,7 @@ static void derive_cmdline(const struct facts *fs, struct context *c)
         snprintf(c->cmdline, sizeof c->cmdline, "%s", c->log.cmdline);
         snprintf(c->cmdline_source, sizeof c->cmdline_source, "kernel log");
     }
-    for (char *p = c->cmdline; *p; p++)
-        if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-            *p = '?';
+    scrub(c->cmdline);
 }
 
 void context_derive(const struct facts *fs, struct context *c)

@@ -46,7 +46,6 @@ struct context {
     char current_cs[64];       /* "" unknown */
     char current_cs_source[96];
     char available_cs[256];    /* "" unknown */
-    bool available_known;
     char virt[64];             /* "none", a hypervisor name, or "" unknown */
     char virt_source[96];
     char cmdline[2048];        /* /proc/cmdline, else the log's "Kernel command line:" */

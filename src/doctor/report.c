@@ -136,6 +136,16 @@ static void kv_str_or_null(struct json *j, const char *k, const char *v)
         json_kv_null(j, k);
 }
 
+/* "key": [the n strings of a char[n][stride] table] */
+static void kv_string_rows(struct json *j, const char *k, const char *rows, size_t stride, int n)
+{
+    json_key(j, k);
+    json_begin_array(j);
+    for (int i = 0; i < n; i++)
+        json_string(j, rows + (size_t)i * stride);
+    json_end_array(j);
+}
+
 static void json_facts(struct json *j, const struct facts *fs, const struct diagnosis *d)
 {
     const struct context *c = &d->ctx;
@@ -147,7 +157,7 @@ static void json_facts(struct json *j, const struct facts *fs, const struct diag
     kv_str_or_null(j, "kernel", c->kernel.known ? c->kernel.release : NULL);
     kv_str_or_null(j, "clocksource", c->current_cs);
     kv_str_or_null(j, "clocksource_source", c->current_cs_source);
-    kv_str_or_null(j, "available_clocksource", c->available_known ? c->available_cs : NULL);
+    kv_str_or_null(j, "available_clocksource", c->available_cs);
     kv_str_or_null(j, "virtualization", c->virt);
     kv_str_or_null(j, "virtualization_source", c->virt_source);
     kv_str_or_null(j, "cmdline", c->cmdline);
@@ -257,28 +267,16 @@ void report_json(FILE *out, const struct facts *fs, const struct proof *p,
         json_kv_string(&j, "id", f->id);
         json_kv_string(&j, "severity", severity_name(f->severity));
         json_kv_string(&j, "title", f->title);
-        json_key(&j, "evidence");
-        json_begin_array(&j);
-        for (int e = 0; e < f->nevidence; e++)
-            json_string(&j, f->evidence[e]);
-        json_end_array(&j);
+        kv_string_rows(&j, "evidence", f->evidence[0], sizeof f->evidence[0], f->nevidence);
         kv_str_or_null(&j, "meaning", f->meaning);
-        json_key(&j, "fix");
-        json_begin_array(&j);
-        for (int x = 0; x < f->nfix; x++)
-            json_string(&j, f->fix[x]);
-        json_end_array(&j);
+        kv_string_rows(&j, "fix", f->fix[0], sizeof f->fix[0], f->nfix);
         kv_str_or_null(&j, "gain", f->gain);
         json_end_object(&j);
     }
     json_end_array(&j);
     json_facts(&j, fs, d);
     json_proof(&j, p);
-    json_key(&j, "notes");
-    json_begin_array(&j);
-    for (int i = 0; i < fs->nnotes; i++)
-        json_string(&j, fs->notes[i]);
-    json_end_array(&j);
+    kv_string_rows(&j, "notes", fs->notes[0], sizeof fs->notes[0], fs->nnotes);
     json_kv_double(&j, "elapsed_s", elapsed_s);
     json_end_object(&j);
     json_finish(&j);

@@ -64,7 +64,7 @@ static void coarse_fix(struct finding *f, const struct proof *p)
                 "only where the counter is still safe, else passes them through (docs/run.md)");
 }
 
-static void switch_fix(struct finding *f, const struct context *c, const char *to)
+static void switch_fix(struct finding *f, const char *to)
 {
     finding_fix(f, "now, until reboot: echo %s | sudo tee " CS_SYSFS "/current_clocksource "
                 "(risk: low when '%s' is listed in available_clocksource; the kernel refuses a "
@@ -72,10 +72,27 @@ static void switch_fix(struct finding *f, const struct context *c, const char *t
     finding_fix(f, "every boot: add clocksource=%s to the kernel command line (GRUB_CMDLINE_LINUX "
                 "in /etc/default/grub, then update-grub or grub2-mkconfig; risk: ignored if '%s' "
                 "does not register, check dmesg | grep -i clocksource after reboot)", to, to);
-    (void)c;
 }
 
 /* ---- the current clocksource ------------------------------------------------------- */
+
+/* The finding a clocksource class makes. */
+struct cs_finding {
+    const char *id;
+    enum severity sev;
+    const char *title; /* %s: the clocksource */
+};
+
+/* The judgement's reason as a sentence of a finding's meaning: capitalised, with a full stop
+ * (`before` is prose that goes first, or ""). */
+static void meaning_from_judgement(struct finding *f, const char *before,
+                                   const struct cs_judgement *j)
+{
+    char why[sizeof j->why];
+    snprintf(why, sizeof why, "%s", j->why);
+    why[0] = (char)toupper((unsigned char)why[0]);
+    finding_meaning(f, "%s%s.", before, why);
+}
 
 static void rule_clocksource(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
@@ -92,51 +109,30 @@ static void rule_clocksource(struct diagnosis *d, struct judgement *jd, const st
     jd->cs_known = true;
     cs_judge(c, c->current_cs, &jd->cs);
     const struct cs_judgement *j = &jd->cs;
-    struct finding *f;
-    switch (j->cls) {
-    case CS_FAST:
-        f = finding_add(d, "clocksource-vdso", SEV_INFO,
-                        "Clocksource '%s' is read in user space by the vDSO", c->current_cs);
-        break;
-    case CS_SYSCALL:
-        f = finding_add(d, "clocksource-no-vdso", SEV_WARNING,
-                        "Clocksource '%s': every clock_gettime enters the kernel", c->current_cs);
-        break;
-    case CS_DEVICE_READ:
-        f = finding_add(d, "clocksource-device-read", SEV_WARNING,
-                        "Clocksource '%s': every read is an uncached device access", c->current_cs);
-        break;
-    case CS_DEPENDS:
-        /* Conditional for different reasons per platform (a stable pvclock; a 32-bit arm
-         * kernel's build and version): the judgement says which. */
-        if (strstr(j->why, "pvclock"))
-            f = finding_add(d, "clocksource-pvclock", SEV_NOTICE,
-                            "Clocksource '%s': served by the vDSO only with a stable pvclock",
-                            c->current_cs);
-        else
-            f = finding_add(d, "clocksource-vdso-conditional", SEV_NOTICE,
-                            "Clocksource '%s': served by the vDSO only on some kernels",
-                            c->current_cs);
-        break;
-    case CS_COUNTER_TRAP:
-        f = finding_add(d, "clocksource-counter-may-trap", SEV_NOTICE,
-                        "Clocksource '%s': the vDSO reads the time CSR, which may trap",
-                        c->current_cs);
-        break;
-    default:
-        f = finding_add(d, "clocksource-unknown-name", SEV_NOTICE,
-                        "Clocksource '%s' is not one this doctor knows", c->current_cs);
-        break;
-    }
+    /* CS_DEPENDS is conditional for different reasons per platform (a stable pvclock; a
+     * 32-bit arm kernel's build and version): the judgement says which. */
+    static const struct cs_finding by_class[] = {
+        [CS_FAST] = {"clocksource-vdso", SEV_INFO, "Clocksource '%s' is read in user space by the vDSO"},
+        [CS_SYSCALL] = {"clocksource-no-vdso", SEV_WARNING,
+                        "Clocksource '%s': every clock_gettime enters the kernel"},
+        [CS_DEVICE_READ] = {"clocksource-device-read", SEV_WARNING,
+                            "Clocksource '%s': every read is an uncached device access"},
+        [CS_DEPENDS] = {"clocksource-vdso-conditional", SEV_NOTICE,
+                        "Clocksource '%s': served by the vDSO only on some kernels"},
+        [CS_COUNTER_TRAP] = {"clocksource-counter-may-trap", SEV_NOTICE,
+                             "Clocksource '%s': the vDSO reads the time CSR, which may trap"},
+        [CS_UNKNOWN] = {"clocksource-unknown-name", SEV_NOTICE,
+                        "Clocksource '%s' is not one this doctor knows"},
+    }, pvclock = {"clocksource-pvclock", SEV_NOTICE,
+                  "Clocksource '%s': served by the vDSO only with a stable pvclock"};
+    const struct cs_finding *k = j->pvclock ? &pvclock : &by_class[j->cls];
+    struct finding *f = finding_add(d, k->id, k->sev, k->title, c->current_cs);
     finding_evidence(f, "current clocksource: %s (from %s)", c->current_cs, c->current_cs_source);
-    if (c->available_known)
+    if (c->available_cs[0])
         finding_evidence(f, "available_clocksource: %s", c->available_cs);
     if (c->kernel.known)
         finding_evidence(f, "kernel %s (from %s)", c->kernel.release, c->kernel_source);
-    char why[sizeof j->why];
-    snprintf(why, sizeof why, "%s", j->why);
-    why[0] = (char)toupper((unsigned char)why[0]);
-    finding_meaning(f, "%s.", why);
+    meaning_from_judgement(f, "", j);
     if (j->cls == CS_SYSCALL || j->cls == CS_DEVICE_READ) {
         const char *better = NULL;
         static const char *const prefs[] = {"tsc", "arch_sys_counter", "hyperv_clocksource_tsc_page",
@@ -149,17 +145,18 @@ static void rule_clocksource(struct diagnosis *d, struct judgement *jd, const st
                     better = prefs[i];
             }
         if (better)
-            switch_fix(f, c, better);
-        else if (c->available_known)
+            switch_fix(f, better);
+        else if (c->available_cs[0])
             finding_fix(f, "no vDSO-capable clocksource is available (%s): see the other findings "
                         "for why; a kernel or firmware upgrade is the lasting fix", c->available_cs);
         coarse_fix(f, p);
     } else if (j->cls == CS_DEPENDS) {
-        finding_meaning(f, "Whether the host sets the stable bit cannot be read from these facts.");
+        if (j->pvclock)
+            finding_meaning(f, "Whether the host sets the stable bit cannot be read from these facts.");
         finding_fix(f, "run `clockscope doctor` on the machine itself: it counts the syscalls "
                     "clock_gettime really makes");
         if (is(c->current_cs, "xen") && context_cs_available(c, "tsc"))
-            switch_fix(f, c, "tsc");
+            switch_fix(f, "tsc");
         else if (is(c->current_cs, "xen"))
             finding_fix(f, "on EC2, AWS recommends the tsc clocksource on Xen instances "
                         "(clocksource=tsc tsc=reliable; risk: trusts the host's TSC), or move "
@@ -168,11 +165,6 @@ static void rule_clocksource(struct diagnosis *d, struct judgement *jd, const st
 }
 
 /* ---- the TSC: demotions, warps, calibration, absence ------------------------------- */
-
-static bool demotion_is_of_tsc(const struct log_event *e)
-{
-    return is_tsc(e->name);
-}
 
 /* A switch to tsc after position `after` (line number) in the log. */
 static bool switched_to_tsc_after(const struct logscan *s, size_t after)
@@ -219,10 +211,10 @@ static void rule_tsc_demotions(struct diagnosis *d, struct judgement *jd, const 
         bool later_tsc = switched_to_tsc_after(s, e->lineno);
         bool other_current = before && !is(before, e->name) && !(is_tsc(before) && is_tsc(e->name)) &&
                              !is(before, "refined-jiffies") && !is(before, "jiffies");
-        bool relevant = demotion_is_of_tsc(e) && !later_tsc && !cs_fast && !other_current &&
-                        !e->failover_disabled;
-        if (demotion_is_of_tsc(e) && !later_tsc && !e->failover_disabled &&
-            !(jd->cs_known && (jd->cs.cls == CS_FAST || jd->cs.cls == CS_DEPENDS) && other_current)) {
+        /* the TSC was taken out of use for the rest of the log */
+        bool tsc_lost = is_tsc(e->name) && !later_tsc && !e->failover_disabled;
+        bool relevant = tsc_lost && !cs_fast && !other_current;
+        if (tsc_lost && !(jd->cs_known && (jd->cs.cls == CS_FAST || jd->cs.cls == CS_DEPENDS) && other_current)) {
             jd->tsc_unusable = true;
             jd->tsc_unusable_why = "the clocksource watchdog marked the TSC unstable";
         }
@@ -454,7 +446,7 @@ static void rule_tsc_calibration(struct diagnosis *d, struct judgement *jd, cons
 static void rule_tsc_missing(struct diagnosis *d, struct judgement *jd)
 {
     const struct context *c = &d->ctx;
-    if (strcmp(c->family, "x86") != 0 || !c->available_known || context_cs_available(c, "tsc") ||
+    if (strcmp(c->family, "x86") != 0 || !c->available_cs[0] || context_cs_available(c, "tsc") ||
         context_cs_available(c, "tsc-early"))
         return;
     bool slow = !(jd->cs_known && (jd->cs.cls == CS_FAST || jd->cs.cls == CS_DEPENDS));
@@ -530,12 +522,9 @@ static void rule_cmdline(struct diagnosis *d, struct judgement *jd)
         struct finding *f = finding_add(d, "cmdline-clocksource", slow ? SEV_WARNING : SEV_NOTICE,
                                         "The command line selects clocksource '%s'", v);
         finding_evidence(f, "command line (%s): %s", c->cmdline_source, c->cmdline);
-        char why[sizeof j.why];
-        snprintf(why, sizeof why, "%s", j.why);
-        why[0] = (char)toupper((unsigned char)why[0]);
-        finding_meaning(f, "clocksource= overrides the kernel's choice whenever that clocksource "
-                        "registers (kernel/time/clocksource.c, boot_override_clocksource). %s.",
-                        why);
+        meaning_from_judgement(f, "clocksource= overrides the kernel's choice whenever that "
+                               "clocksource registers (kernel/time/clocksource.c, "
+                               "boot_override_clocksource). ", &j);
         if (c->current_cs[0] && !is(c->current_cs, v))
             finding_meaning(f, "It did not take effect here: the current clocksource is '%s'.",
                             c->current_cs);
@@ -835,32 +824,15 @@ static void rule_counter_facts(struct diagnosis *d, const struct facts *fs)
     if (pua[0])
         finding_evidence(f, "kernel.perf_user_access = %s (riscv/arm64: whether user space may read "
                          "the cycle counter; 2 permits it on riscv)", pua);
-    char vd[64];
     if (fs->f[F_VDSO].status == FACT_OK) {
         const char *v = fs->f[F_VDSO].text;
-        bool cg = strstr(v, "clock_gettime") != NULL;
-        snprintf(vd, sizeof vd, "%s", !strncmp(v, "absent", 6) ? "absent" : cg ? "has clock_gettime"
-                                                                                : "no clock_gettime");
-        finding_evidence(f, "vDSO: %s", vd);
+        finding_evidence(f, "vDSO: %s", !strncmp(v, "absent", 6)           ? "absent"
+                                        : strstr(v, "clock_gettime") ? "has clock_gettime"
+                                                                     : "no clock_gettime");
     }
 }
 
 /* ---- emulation ------------------------------------------------------------------------ */
-
-/* The architecture a clocksource name belongs to, or NULL for names several share. */
-static const char *cs_home(const char *n)
-{
-    static const char *const x86[] = {"tsc", "tsc-early", "hpet", "acpi_pm", "pit", "kvm-clock",
-                                      "xen", "hyperv_clocksource_msr"};
-    for (size_t i = 0; i < sizeof x86 / sizeof x86[0]; i++)
-        if (is(n, x86[i]))
-            return "x86";
-    if (is(n, "arch_sys_counter") || is(n, "arch_mem_counter"))
-        return "arm";
-    if (is(n, "riscv_clocksource"))
-        return "riscv";
-    return NULL;
-}
 
 /* A live run whose kernel clocksource belongs to another architecture than this binary:
  * user-mode emulation (qemu-user), where every fact is the host's and no timing is real. */
@@ -951,7 +923,7 @@ static void verdict_from_facts(struct diagnosis *d, const struct judgement *jd)
                                                       "PM timer) is syscall-only");
                 return;
             }
-            if (c->available_known) {
+            if (c->available_cs[0]) {
                 bool any = false;
                 char copy[256];
                 snprintf(copy, sizeof copy, "%s", c->available_cs);
@@ -1046,7 +1018,7 @@ static void verdict_from_proof(struct diagnosis *d, const struct proof *p)
             return;
         }
         set_verdict(d, V_OK, 1, "proven: %ld calls of clock_gettime(MONOTONIC) and (REALTIME) "
-                    "made 0 syscalls%s", p->calls, "");
+                    "made 0 syscalls", p->calls);
         if (mono)
             snprintf(d->summary + strlen(d->summary), sizeof d->summary - strlen(d->summary),
                      ", %.1f ns per call", mono->ns_per_call);

@@ -66,8 +66,7 @@ static void parse_args(int argc, char **argv, struct bench_options *o)
         {"help", no_argument, 0, 'h'},      {0, 0, 0, 0},
     };
     struct cpu_list allowed;
-    if (!cpus_allowed(&allowed))
-        usage_error("bench", "cannot read this process's CPU affinity");
+    cli_cpus_allowed("bench", &allowed);
     memset(o, 0, sizeof *o);
     o->threads = 1;
     const char *cpus_arg = NULL;
@@ -122,8 +121,7 @@ static void parse_args(int argc, char **argv, struct bench_options *o)
     if (optind < argc)
         usage_error("bench", "unexpected argument '%s'", argv[optind]);
     if (cpus_arg) {
-        if (!parse_cpu_list(cpus_arg, &allowed, &o->cpus, err, sizeof err))
-            usage_error("bench", "--cpus: %s", err);
+        cli_parse_cpus("bench", cpus_arg, &allowed, &o->cpus);
         if (o->cpus.count < o->threads)
             usage_error("bench", "--cpus names %d CPU%s but --threads is %d", o->cpus.count,
                         o->cpus.count == 1 ? "" : "s", o->threads);
@@ -225,7 +223,7 @@ static void print_header(const struct sysinfo *si, const struct bench_options *o
         printf("%s%d", i ? "," : " ", o->cpus.cpu[i]);
     printf("; up to %d samples of >= %.1f ms; empty-loop cost subtracted (column 'loop')\n\n",
            cfg->samples, cfg->sample_target_ns / 1e6);
-    if (si->loadavg_1m > 0.5 * (si->cpus_online > 0 ? si->cpus_online : 1))
+    if (sysinfo_busy(si))
         printf("note: load average %.2f on %d CPUs: other work shares these cores, so figures "
                "may be inflated (samples the\n      thread was preempted in are retaken; "
                "contention below the OS, e.g. a busy SMT sibling, cannot be)\n\n",

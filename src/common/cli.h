@@ -39,10 +39,4 @@ void cli_cpus_allowed(const char *cmd, struct cpu_list *allowed);
 void cli_parse_cpus(const char *cmd, const char *arg, const struct cpu_list *allowed,
                     struct cpu_list *out);
 
-/* The argv convention of all commands: argv[0] is the command name. */
-struct cli_args {
-    int argc;
-    char **argv;
-};
-
 #endif

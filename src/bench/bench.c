@@ -23,7 +23,6 @@ struct bench_options {
     bool quick, json, list;
     int threads;
     struct cpu_list cpus;
-    bool cpus_given;
     int samples;
     const char *patterns[MAX_PATTERNS];
     int npatterns;
@@ -66,8 +65,7 @@ static void parse_args(int argc, char **argv, struct bench_options *o)
         {"help", no_argument, 0, 'h'},      {0, 0, 0, 0},
     };
     struct cpu_list allowed;
-    if (!cpus_allowed(&allowed))
-        usage_error("bench", "cannot read this process's CPU affinity");
+    cli_cpus_allowed("bench", &allowed);
     memset(o, 0, sizeof *o);
     o->threads = 1;
     const char *cpus_arg = NULL;
@@ -122,12 +120,10 @@ static void parse_args(int argc, char **argv, struct bench_options *o)
     if (optind < argc)
         usage_error("bench", "unexpected argument '%s'", argv[optind]);
     if (cpus_arg) {
-        if (!parse_cpu_list(cpus_arg, &allowed, &o->cpus, err, sizeof err))
-            usage_error("bench", "--cpus: %s", err);
+        cli_parse_cpus("bench", cpus_arg, &allowed, &o->cpus);
         if (o->cpus.count < o->threads)
             usage_error("bench", "--cpus names %d CPU%s but --threads is %d", o->cpus.count,
                         o->cpus.count == 1 ? "" : "s", o->threads);
-        o->cpus_given = true;
     } else if (o->threads == 1) {
         int cur = sched_getcpu();
         o->cpus.count = 1;
@@ -225,7 +221,7 @@ static void print_header(const struct sysinfo *si, const struct bench_options *o
         printf("%s%d", i ? "," : " ", o->cpus.cpu[i]);
     printf("; up to %d samples of >= %.1f ms; empty-loop cost subtracted (column 'loop')\n\n",
            cfg->samples, cfg->sample_target_ns / 1e6);
-    if (si->loadavg_1m > 0.5 * (si->cpus_online > 0 ? si->cpus_online : 1))
+    if (sysinfo_busy(si))
         printf("note: load average %.2f on %d CPUs: other work shares these cores, so figures "
                "may be inflated (samples the\n      thread was preempted in are retaken; "
                "contention below the OS, e.g. a busy SMT sibling, cannot be)\n\n",
@@ -373,7 +369,7 @@ int cmd_bench(int argc, char **argv)
         if (progress)
             fprintf(stderr, "\r[%zu/%zu] %-40s", ++done, nsel, m->id);
         bool measured = m->available;
-        if (measured && !measure_method(m, &cfg, o.cpus.cpu, o.threads, &r) && m->available)
+        if (measured && !measure_method(m, &cfg, o.cpus.cpu, o.threads, &r))
             failures += strstr(r.error, "pin") != NULL;
         if (!measured) {
             memset(&r, 0, sizeof r);

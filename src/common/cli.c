@@ -94,6 +94,20 @@ bool cli_matches_any(const char *const *globs, int n, const char *s)
     return false;
 }
 
+void cli_cpus_allowed(const char *cmd, struct cpu_list *allowed)
+{
+    if (!cpus_allowed(allowed))
+        usage_error(cmd, "cannot read this process's CPU affinity");
+}
+
+void cli_parse_cpus(const char *cmd, const char *arg, const struct cpu_list *allowed,
+                    struct cpu_list *out)
+{
+    char err[200];
+    if (!parse_cpu_list(arg, allowed, out, err, sizeof err))
+        usage_error(cmd, "--cpus: %s", err);
+}
+
 void cli_bad_option(const char *cmd, char **argv)
 {
     if (optopt)

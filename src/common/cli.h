@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/cpuset.h"
+
 #define EXIT_USAGE 2
 
 /* Prints "clockscope <cmd>: <message>" and the --help hint, then exits with EXIT_USAGE. */
@@ -30,10 +32,11 @@ void cli_split_list(const char *cmd, char *s, const char **out, int *count, int 
 /* Whether s matches any of the n fnmatch(3) globs. */
 bool cli_matches_any(const char *const *globs, int n, const char *s);
 
-/* The argv convention of all commands: argv[0] is the command name. */
-struct cli_args {
-    int argc;
-    char **argv;
-};
+/* The CPUs this process may use; unreadable affinity is a usage error of `cmd`. */
+void cli_cpus_allowed(const char *cmd, struct cpu_list *allowed);
+/* A --cpus LIST value, each CPU existing and in `allowed`; otherwise a usage error of `cmd`
+ * saying which CPU is wrong. */
+void cli_parse_cpus(const char *cmd, const char *arg, const struct cpu_list *allowed,
+                    struct cpu_list *out);
 
 #endif

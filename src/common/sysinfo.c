@@ -102,6 +102,11 @@ void sysinfo_read(struct sysinfo *s)
         s->loadavg_1m = -1;
 }
 
+bool sysinfo_busy(const struct sysinfo *s)
+{
+    return s->loadavg_1m > 0.5 * (s->cpus_online > 0 ? s->cpus_online : 1);
+}
+
 static void kv_or_null(struct json *j, const char *k, const char *v)
 {
     if (v[0])

@@ -21,6 +21,9 @@ struct sysinfo {
 };
 
 void sysinfo_read(struct sysinfo *s);
+/* Whether other work is likely to share the CPUs being measured: the 1-minute load average
+ * is above half the online CPUs (false when unknown). */
+bool sysinfo_busy(const struct sysinfo *s);
 void sysinfo_json(struct json *j, const struct sysinfo *s);
 /* The first line of a command's text report: "clockscope CMD: arch, CPU, Linux kernel,
  * clocksource X, virtualization Y". */

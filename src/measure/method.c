@@ -25,6 +25,20 @@ struct method *method_add(struct method_list *list, const char *path, const char
     return m;
 }
 
+struct method *method_add_spec(struct method_list *list, const char *path,
+                               const struct method_spec *spec)
+{
+    struct method *m = method_add(list, path, spec->api, spec->clock);
+    if (m) {
+        m->clock_id = spec->clock_id;
+        m->description = spec->description;
+        m->batch = spec->batch;
+        m->read = spec->read;
+        m->unit = spec->unit;
+    }
+    return m;
+}
+
 void method_unavailable(struct method *m, const char *fmt, ...)
 {
     va_list ap;

@@ -61,6 +61,20 @@ void methods_add_per_clock(struct method_list *list, const char *path, const cha
                            const char *description, method_batch_fn batch, method_read_fn read,
                            const char *path_unavailable);
 
+/* One row of a provider's table of single methods (not expanded per clock). */
+struct method_spec {
+    const char *api;
+    const char *clock;        /* NULL, or the clock name of clock_id */
+    clockid_t clock_id;
+    const char *description;
+    method_batch_fn batch;
+    method_read_fn read;      /* NULL when the method yields no timestamp */
+    enum method_unit unit;
+};
+/* Adds <path>.<api>[.<clock>] for spec; returns it, or NULL when the list is full. */
+struct method *method_add_spec(struct method_list *list, const char *path,
+                               const struct method_spec *spec);
+
 /* Fills the list with every method this machine has, in display order. Each provider
  * (methods_<path>.c) adds its own; a method that cannot run here is still listed,
  * with available=false and the reason. */

@@ -34,28 +34,18 @@ static uint64_t time_read(const void *ctx)
     return (uint64_t)time(NULL);
 }
 
+static const struct method_spec libc_methods[] = {
+    {"gettimeofday", NULL, 0, "gettimeofday() through libc", gettimeofday_batch,
+     gettimeofday_read, UNIT_NS},
+    {"time", NULL, 0, "time() through libc", time_batch, time_read, UNIT_SECONDS},
+    {"clock_getres", "monotonic", CLOCK_MONOTONIC, "clock_getres(CLOCK_MONOTONIC) through libc",
+     clock_getres_batch, NULL, UNIT_NONE},
+};
+
 void methods_add_libc(struct method_list *list)
 {
     methods_add_per_clock(list, "libc", "clock_gettime", "clock_gettime() through libc",
                           clock_gettime_batch, clock_gettime_read, NULL);
-    struct method *m = method_add(list, "libc", "gettimeofday", NULL);
-    if (m) {
-        m->description = "gettimeofday() through libc";
-        m->batch = gettimeofday_batch;
-        m->read = gettimeofday_read;
-        m->unit = UNIT_NS;
-    }
-    m = method_add(list, "libc", "time", NULL);
-    if (m) {
-        m->description = "time() through libc";
-        m->batch = time_batch;
-        m->read = time_read;
-        m->unit = UNIT_SECONDS;
-    }
-    m = method_add(list, "libc", "clock_getres", "monotonic");
-    if (m) {
-        m->clock_id = CLOCK_MONOTONIC;
-        m->description = "clock_getres(CLOCK_MONOTONIC) through libc";
-        m->batch = clock_getres_batch;
-    }
+    for (size_t i = 0; i < sizeof libc_methods / sizeof libc_methods[0]; i++)
+        method_add_spec(list, "libc", &libc_methods[i]);
 }

@@ -15,16 +15,15 @@ __attribute__((noinline)) void clockscope_ref_empty_function(void)
 CALL_BATCH(empty_call_batch, , clockscope_ref_empty_function())
 CALL_BATCH(getppid_batch, , KEEP(syscall(SYS_getppid)))
 
+static const struct method_spec ref_methods[] = {
+    {"empty_call", NULL, 0, "call of an empty non-inlined function: the floor",
+     empty_call_batch, NULL, UNIT_NONE},
+    {"getppid", NULL, 0, "getppid syscall: the cost of entering the kernel", getppid_batch,
+     NULL, UNIT_NONE},
+};
+
 void methods_add_ref(struct method_list *list)
 {
-    struct method *m = method_add(list, "ref", "empty_call", NULL);
-    if (m) {
-        m->description = "call of an empty non-inlined function: the floor";
-        m->batch = empty_call_batch;
-    }
-    m = method_add(list, "ref", "getppid", NULL);
-    if (m) {
-        m->description = "getppid syscall: the cost of entering the kernel";
-        m->batch = getppid_batch;
-    }
+    for (size_t i = 0; i < sizeof ref_methods / sizeof ref_methods[0]; i++)
+        method_add_spec(list, "ref", &ref_methods[i]);
 }

@@ -36,30 +36,21 @@ static uint64_t time_read(const void *ctx)
     return (uint64_t)syscall(arch_syscall_time_nr(), NULL);
 }
 
+static const struct method_spec syscall_methods[] = {
+    {"gettimeofday", NULL, 0, "gettimeofday syscall", gettimeofday_batch, gettimeofday_read,
+     UNIT_NS},
+    {"time", NULL, 0, "time syscall", time_batch, time_read, UNIT_SECONDS},
+    {"clock_getres", "monotonic", CLOCK_MONOTONIC, "clock_getres syscall", clock_getres_batch,
+     NULL, UNIT_NONE},
+};
+
 void methods_add_syscall(struct method_list *list)
 {
     methods_add_per_clock(list, "syscall", "clock_gettime", "clock_gettime syscall",
                           clock_gettime_batch, clock_gettime_read, NULL);
-    struct method *m = method_add(list, "syscall", "gettimeofday", NULL);
-    if (m) {
-        m->description = "gettimeofday syscall";
-        m->batch = gettimeofday_batch;
-        m->read = gettimeofday_read;
-        m->unit = UNIT_NS;
-    }
-    m = method_add(list, "syscall", "time", NULL);
-    if (m) {
-        m->description = "time syscall";
-        m->batch = time_batch;
-        m->read = time_read;
-        m->unit = UNIT_SECONDS;
-        if (arch_syscall_time_nr() < 0)
+    for (size_t i = 0; i < sizeof syscall_methods / sizeof syscall_methods[0]; i++) {
+        struct method *m = method_add_spec(list, "syscall", &syscall_methods[i]);
+        if (m && m->batch == time_batch && arch_syscall_time_nr() < 0)
             method_unavailable(m, "%s has no time syscall", arch_name());
-    }
-    m = method_add(list, "syscall", "clock_getres", "monotonic");
-    if (m) {
-        m->clock_id = CLOCK_MONOTONIC;
-        m->description = "clock_getres syscall";
-        m->batch = clock_getres_batch;
     }
 }

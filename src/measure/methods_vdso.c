@@ -74,33 +74,23 @@ void methods_add_vdso(struct method_list *list)
     methods_add_per_clock(list, "vdso", "clock_gettime", names->clock_gettime,
                           clock_gettime_batch, clock_gettime_read,
                           symbol_missing((const void *)v->clock_gettime, names->clock_gettime));
-    struct method *m = method_add(list, "vdso", "gettimeofday", NULL);
-    if (m) {
-        m->description = names->gettimeofday;
-        m->batch = gettimeofday_batch;
-        m->read = gettimeofday_read;
-        m->unit = UNIT_NS;
-        need_symbol(m, (const void *)v->gettimeofday, names->gettimeofday);
-    }
-    m = method_add(list, "vdso", "time", NULL);
-    if (m) {
-        m->description = names->time;
-        m->batch = time_batch;
-        m->read = time_read;
-        m->unit = UNIT_SECONDS;
-        need_symbol(m, (const void *)v->time, names->time);
-    }
-    m = method_add(list, "vdso", "clock_getres", "monotonic");
-    if (m) {
-        m->clock_id = CLOCK_MONOTONIC;
-        m->description = names->clock_getres;
-        m->batch = clock_getres_batch;
-        need_symbol(m, (const void *)v->clock_getres, names->clock_getres);
-    }
-    m = method_add(list, "vdso", "getcpu", NULL);
-    if (m) {
-        m->description = names->getcpu;
-        m->batch = getcpu_batch;
-        need_symbol(m, (const void *)v->getcpu, names->getcpu);
+    /* Each method's description is its vDSO symbol, which it needs. */
+    const struct {
+        struct method_spec spec;
+        const void *fn;
+    } single[] = {
+        {{"gettimeofday", NULL, 0, names->gettimeofday, gettimeofday_batch, gettimeofday_read,
+          UNIT_NS}, (const void *)v->gettimeofday},
+        {{"time", NULL, 0, names->time, time_batch, time_read, UNIT_SECONDS},
+         (const void *)v->time},
+        {{"clock_getres", "monotonic", CLOCK_MONOTONIC, names->clock_getres, clock_getres_batch,
+          NULL, UNIT_NONE}, (const void *)v->clock_getres},
+        {{"getcpu", NULL, 0, names->getcpu, getcpu_batch, NULL, UNIT_NONE},
+         (const void *)v->getcpu},
+    };
+    for (size_t i = 0; i < sizeof single / sizeof single[0]; i++) {
+        struct method *m = method_add_spec(list, "vdso", &single[i].spec);
+        if (m)
+            need_symbol(m, single[i].fn, single[i].spec.description);
     }
 }

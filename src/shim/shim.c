@@ -23,9 +23,8 @@
 enum serve { PASS = 0, FAST, COARSE };
 enum mode { MODE_UNSET = 0, MODE_AUTO, MODE_FAST, MODE_COARSE, MODE_COUNT };
 
-static _Atomic(real_clock_gettime_fn) real_cgt;
-static _Atomic(int (*)(struct timeval *, void *)) real_gtod;
-static _Atomic(time_t (*)(time_t *)) real_time;
+/* The real (libc) functions, as void * for real_symbol(); see the get_real_* below. */
+static _Atomic(void *) real_cgt, real_gtod, real_time;
 static _Atomic int mode;                      /* MODE_UNSET until the constructor ran */
 static _Atomic unsigned char serve[SHIM_MAX_CLOCK];
 static _Thread_local uintptr_t good_page __attribute__((tls_model("initial-exec")));
@@ -39,34 +38,32 @@ static inline uintptr_t page_tag(const void *p)
     return (v >> 12) + 1;
 }
 
-static real_clock_gettime_fn get_real_cgt(void)
+/* libc's definition of `name` (the next one after this library), looked up on first use
+ * and kept in `slot`.  Two threads racing on the first call both look it up and store the
+ * same pointer, so relaxed ordering is enough: dlsym's answer never changes. */
+static void *real_symbol(_Atomic(void *) *slot, const char *name)
 {
-    real_clock_gettime_fn f = atomic_load_explicit(&real_cgt, memory_order_relaxed);
+    void *f = atomic_load_explicit(slot, memory_order_relaxed);
     if (!f) {
-        f = (real_clock_gettime_fn)dlsym(RTLD_NEXT, "clock_gettime");
-        atomic_store(&real_cgt, f);
+        f = dlsym(RTLD_NEXT, name);
+        atomic_store_explicit(slot, f, memory_order_relaxed);
     }
     return f;
+}
+
+static real_clock_gettime_fn get_real_cgt(void)
+{
+    return (real_clock_gettime_fn)real_symbol(&real_cgt, "clock_gettime");
 }
 
 static int (*get_real_gtod(void))(struct timeval *, void *)
 {
-    int (*f)(struct timeval *, void *) = atomic_load_explicit(&real_gtod, memory_order_relaxed);
-    if (!f) {
-        f = (int (*)(struct timeval *, void *))dlsym(RTLD_NEXT, "gettimeofday");
-        atomic_store(&real_gtod, f);
-    }
-    return f;
+    return (int (*)(struct timeval *, void *))real_symbol(&real_gtod, "gettimeofday");
 }
 
 static time_t (*get_real_time(void))(time_t *)
 {
-    time_t (*f)(time_t *) = atomic_load_explicit(&real_time, memory_order_relaxed);
-    if (!f) {
-        f = (time_t (*)(time_t *))dlsym(RTLD_NEXT, "time");
-        atomic_store(&real_time, f);
-    }
-    return f;
+    return (time_t (*)(time_t *))real_symbol(&real_time, "time");
 }
 
 static uint64_t fast_value(clockid_t id)

@@ -53,8 +53,7 @@ static void parse_args(int argc, char **argv, struct warp_options *o)
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
     };
     struct cpu_list allowed;
-    if (!cpus_allowed(&allowed))
-        usage_error("warp", "cannot read this process's CPU affinity");
+    cli_cpus_allowed("warp", &allowed);
     memset(o, 0, sizeof *o);
     o->seconds = 5;
     const char *cpus_arg = NULL;
@@ -81,12 +80,10 @@ static void parse_args(int argc, char **argv, struct warp_options *o)
     }
     if (optind < argc)
         usage_error("warp", "unexpected argument '%s'", argv[optind]);
-    if (cpus_arg) {
-        if (!parse_cpu_list(cpus_arg, &allowed, &o->cpus, err, sizeof err))
-            usage_error("warp", "--cpus: %s", err);
-    } else {
+    if (cpus_arg)
+        cli_parse_cpus("warp", cpus_arg, &allowed, &o->cpus);
+    else
         o->cpus = allowed;
-    }
     if (o->cpus.count > WARP_MAX_CPUS)
         usage_error("warp", "%d CPUs: at most %d at once (choose with --cpus)", o->cpus.count,
                     WARP_MAX_CPUS);

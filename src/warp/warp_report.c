@@ -86,7 +86,7 @@ void warp_print_text(const struct warp_run *r, const struct method_list *ml)
     if (o->cpus.count == 1)
         printf("only one CPU: nothing to compare across CPUs; each read is compared with the "
                "previous one on the same CPU\n");
-    if (si->loadavg_1m > 0.5 * (si->cpus_online > 0 ? si->cpus_online : 1))
+    if (sysinfo_busy(si))
         printf("note: load average %.2f on %d CPUs: fewer reads per method, and how often an "
                "unordered read warps\n      depends on when the threads really run side "
                "by side\n",

@@ -118,6 +118,13 @@ static void take_samples(struct run *r)
     }
 }
 
+/* Warm-up batches are about an eighth of a sample (so the warm-up ends close to its time
+ * limit), rounded to the unroll of 8, at least 8. */
+static uint64_t warmup_calls(uint64_t n)
+{
+    return n > 64 ? n / 64 * 8 + 8 : 8;
+}
+
 static void *thread_main(void *arg)
 {
     struct run *r = arg;
@@ -126,7 +133,7 @@ static void *thread_main(void *arg)
     /* Warm this CPU's caches and branch predictors before the common start. */
     uint64_t until = now_ns(r->timer) + (uint64_t)r->c->warmup_ns;
     while (now_ns(r->timer) < until)
-        r->m->batch(r->n > 64 ? r->n / 8 / 8 * 8 + 8 : 8, r->m->ctx);
+        r->m->batch(warmup_calls(r->n), r->m->ctx);
     pthread_barrier_wait(r->start);
     take_samples(r);
     return NULL;

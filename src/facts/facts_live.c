@@ -3,7 +3,7 @@
  * the vDSO) is produced here in the facts-root format, so that `facts --save` writes it
  * and the rules read it the same way. */
 #include "facts/facts.h"
-#include "facts/subprocess.h"
+#include "common/subprocess.h"
 
 #include "arch/arch.h"
 #include "common/trap_guard.h"

@@ -5,7 +5,7 @@
 #include "vm/guest_files.h"
 #include "arch/arch.h"
 #include "vm/elf_probe.h"
-#include "vm/tools.h"
+#include "common/subprocess.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -4,9 +4,9 @@
  * too: LD_PRELOAD matters only to the dynamically linked program it executes. */
 #include "commands.h"
 #include "common/cli.h"
+#include "common/elf_probe.h"
 #include "run/run_mode.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -117,33 +117,13 @@ static bool is_script(const char *path)
     return n == 2 && magic[0] == '#' && magic[1] == '!';
 }
 
-/* An ELF executable without PT_INTERP is static: the shim cannot reach it. */
+/* A 64-bit ELF executable without PT_INTERP is static: the shim cannot reach it. */
 static bool elf_is_static(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    Elf64_Ehdr eh;
-    bool is_static = false;
-    if (fread(&eh, sizeof eh, 1, f) == 1 && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
-        eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr) &&
-        eh.e_phnum > 0 && eh.e_phnum < 256) {
-        is_static = true;
-        for (int i = 0; i < eh.e_phnum; i++) {
-            Elf64_Phdr ph;
-            if (fseek(f, (long)(eh.e_phoff + (Elf64_Off)i * sizeof ph), SEEK_SET) != 0 ||
-                fread(&ph, sizeof ph, 1, f) != 1) {
-                is_static = false;
-                break;
-            }
-            if (ph.p_type == PT_INTERP) {
-                is_static = false;
-                break;
-            }
-        }
-    }
-    fclose(f);
-    return is_static;
+    struct elf_facts f;
+    char why[160];
+    return elf_probe(path, &f, why, sizeof why) == ELF_PROBE_OK && f.elf64_le && f.phnum > 0 &&
+           !f.has_interp;
 }
 
 int cmd_run(int argc, char **argv)

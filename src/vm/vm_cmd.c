@@ -4,7 +4,7 @@
 #include "commands.h"
 #include "common/cli.h"
 #include "arch/arch.h"
-#include "vm/elf_probe.h"
+#include "common/elf_probe.h"
 #include "vm/guest_files.h"
 #include "vm/guest_init.h"
 #include "vm/initramfs.h"

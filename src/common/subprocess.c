@@ -9,26 +9,44 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+int program_find(const char *cmd, char *out, size_t len)
+{
+    if (strchr(cmd, '/')) {
+        snprintf(out, len, "%s", cmd);
+        if (access(out, F_OK) != 0)
+            return ENOENT;
+        return access(out, X_OK) == 0 ? 0 : EACCES;
+    }
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
+    int result = ENOENT;
+    for (const char *p = path;; p += strcspn(p, ":") + 1) {
+        size_t n = strcspn(p, ":");
+        /* An empty entry is the current directory, as for execvp. */
+        if ((size_t)snprintf(out, len, "%.*s%s%s", (int)n, p, n ? "/" : "", cmd) < len) {
+            struct stat st;
+            if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+                if (access(out, X_OK) == 0)
+                    return 0;
+                result = EACCES;
+            }
+        }
+        if (p[n] == 0)
+            break;
+    }
+    return result;
+}
+
 bool program_on_path(const char *program)
 {
-    if (strchr(program, '/'))
-        return access(program, X_OK) == 0;
-    const char *path = getenv("PATH");
-    if (!path)
-        path = "/usr/bin:/bin:/usr/sbin:/sbin";
-    while (*path) {
-        size_t n = strcspn(path, ":");
-        char full[4096];
-        if (n > 0 && snprintf(full, sizeof full, "%.*s/%s", (int)n, path, program) < (int)sizeof full &&
-            access(full, X_OK) == 0)
-            return true;
-        path += n + (path[n] == ':');
-    }
-    return false;
+    char full[4096];
+    return program_find(program, full, sizeof full) == 0;
 }
 
 bool write_fully(int fd, const void *data, size_t n)

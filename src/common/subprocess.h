@@ -8,8 +8,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Whether PROGRAM is an executable in $PATH (or, when it contains '/', that file).
- * Without $PATH, the usual system directories are searched. */
+/* The PATH lookup execvp does: CMD itself when it contains '/', else the first regular
+ * file of that name in a $PATH directory (without $PATH, the usual system directories)
+ * that is executable; its path goes to out.  Returns 0, ENOENT (none), or EACCES (only
+ * files that are not executable). */
+int program_find(const char *cmd, char *out, size_t len);
+/* Whether program_find() finds an executable PROGRAM. */
 bool program_on_path(const char *program);
 
 /* Writes all n bytes, retrying after EINTR and short writes; false on an error. */

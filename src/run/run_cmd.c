@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "common/cli.h"
 #include "common/elf_probe.h"
+#include "common/subprocess.h"
 #include "run/run_mode.h"
 
 #include <errno.h>
@@ -12,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define SHIM_NAME "libclockscope-shim.so"
@@ -76,33 +76,11 @@ static bool find_shim(char *out, size_t len, char *tried, size_t tlen)
     return true;
 }
 
-/* PATH lookup as execvp does it; 0, or EXIT_NOT_FOUND / EXIT_CANNOT_RUN with errno set. */
+/* PATH lookup as execvp does it; 0, EXIT_NOT_FOUND or EXIT_CANNOT_RUN. */
 static int resolve(const char *cmd, char *out, size_t len)
 {
-    if (strchr(cmd, '/')) {
-        snprintf(out, len, "%s", cmd);
-        if (access(out, F_OK) != 0)
-            return EXIT_NOT_FOUND;
-        return access(out, X_OK) == 0 ? 0 : EXIT_CANNOT_RUN;
-    }
-    const char *path = getenv("PATH");
-    if (!path || !*path)
-        path = "/usr/local/bin:/usr/bin:/bin";
-    int result = EXIT_NOT_FOUND;
-    for (const char *p = path; ; p += strcspn(p, ":") + 1) {
-        size_t n = strcspn(p, ":");
-        snprintf(out, len, "%.*s%s%s", (int)n, p, n ? "/" : "", cmd);
-        struct stat st;
-        if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
-            if (access(out, X_OK) == 0)
-                return 0;
-            result = EXIT_CANNOT_RUN;
-        }
-        if (p[n] == 0)
-            break;
-    }
-    errno = result == EXIT_NOT_FOUND ? ENOENT : EACCES;
-    return result;
+    int e = program_find(cmd, out, len);
+    return e == 0 ? 0 : e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
 }
 
 /* A "#!" script: its interpreter gets the shim, what the script executes does not. */

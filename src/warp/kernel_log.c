@@ -3,15 +3,6 @@
 
 #include <string.h>
 
-static const char *find(const char *hay, size_t len, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (size_t i = 0; n <= len && i <= len - n; i++)
-        if (memcmp(hay + i, needle, n) == 0)
-            return hay + i;
-    return NULL;
-}
-
 /* "<digits>[.<up to 6 digits>] MHz" at p (within end) -> Hz, and the last digit's value. */
 static bool parse_mhz(const char *p, const char *end, uint64_t *hz, uint64_t *step)
 {
@@ -48,12 +39,12 @@ static bool parse_line(const char *msg, size_t len, uint64_t *hz, bool *refined,
     static const char refined_text[] = "tsc: Refined TSC clocksource calibration: ";
     static const char detected_text[] = "tsc: Detected ";
     const char *end = msg + len;
-    const char *p = find(msg, len, refined_text);
+    const char *p = memmem(msg, len, refined_text, strlen(refined_text));
     if (p) {
         *refined = true;
         return parse_mhz(p + strlen(refined_text), end, hz, step);
     }
-    p = find(msg, len, detected_text);
+    p = memmem(msg, len, detected_text, strlen(detected_text));
     if (p) {
         *refined = false;
         return parse_mhz(p + strlen(detected_text), end, hz, step);

@@ -46,6 +46,13 @@ bool facts_load_root(const char *root, struct facts *out, char *why, size_t whyl
 /* Reads the live machine, within a time budget for the slow sources (journalctl,
  * systemd-detect-virt), never blocking on any of them. */
 void facts_load_live(struct facts *out);
+/* The live kernel log, the one way clockscope reads it: /dev/kmsg without blocking (records
+ * become "[seconds] message" lines), else syslog(2), else `journalctl -k -b` within
+ * journal_timeout_ms.  Returns it malloc'ed (NUL-terminated, *len bytes, at most about
+ * FACTS_LOG_CAP) with *source naming where it came from; or NULL, *source NULL and why
+ * saying why each way failed.  Lines are read with klog_iter (facts/klog.h). */
+char *facts_read_kernel_log(int journal_timeout_ms, size_t *len, const char **source, char *why,
+                            size_t whylen);
 void facts_free(struct facts *fs);
 void facts_note(struct facts *fs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The value of "key=" in the F_CPU fact, or "" */

@@ -3,7 +3,7 @@
  * the vDSO) is produced here in the facts-root format, so that `facts --save` writes it
  * and the rules read it the same way. */
 #include "facts/facts.h"
-#include "facts/subprocess.h"
+#include "common/subprocess.h"
 
 #include "arch/arch.h"
 #include "common/trap_guard.h"
@@ -120,24 +120,25 @@ static bool klogctl_read(struct text *t, char *why, size_t whylen)
     return true;
 }
 
-static void read_kernel_log(struct facts *fs, int journal_timeout_ms)
+char *facts_read_kernel_log(int journal_timeout_ms, size_t *len, const char **source, char *why,
+                            size_t whylen)
 {
     struct text t = {0};
     char why1[200] = "", why2[200] = "", why3[200] = "";
-    const char *source = NULL;
+    *source = NULL;
     if (kmsg_read(&t, why1, sizeof why1))
-        source = "/dev/kmsg";
+        *source = "/dev/kmsg";
     else if ((t.len = 0, klogctl_read(&t, why2, sizeof why2)))
-        source = "syslog(2) (dmesg)";
+        *source = "syslog(2) (dmesg)";
     else if (program_on_path("journalctl")) {
         char *out;
-        size_t len;
+        size_t n;
         char *argv[] = {"journalctl", "-k", "-b", "-q", "--no-pager", "-o", "short-monotonic", NULL};
-        if (run_capture(argv, journal_timeout_ms, FACTS_LOG_CAP, &out, &len, why3, sizeof why3) &&
-            len > 0) {
+        if (run_capture(argv, journal_timeout_ms, FACTS_LOG_CAP, &out, &n, why3, sizeof why3) &&
+            n > 0) {
             t.len = 0;
-            text_add(&t, out, len);
-            source = "journalctl -k -b";
+            text_add(&t, out, n);
+            *source = "journalctl -k -b";
         } else if (!why3[0]) {
             snprintf(why3, sizeof why3, "journalctl -k: no output");
         }
@@ -145,17 +146,31 @@ static void read_kernel_log(struct facts *fs, int journal_timeout_ms)
     } else {
         snprintf(why3, sizeof why3, "no journalctl");
     }
+    if (!*source) {
+        snprintf(why, whylen, "%s; %s; %s", why1, why2, why3);
+        free(t.s);
+        *len = 0;
+        return NULL;
+    }
+    *len = t.len;
+    return t.s ? t.s : strdup("");
+}
+
+static void read_kernel_log(struct facts *fs, int journal_timeout_ms)
+{
+    size_t len;
+    const char *source;
+    char why[640];
+    char *log = facts_read_kernel_log(journal_timeout_ms, &len, &source, why, sizeof why);
     if (source) {
-        fact_set_text(&fs->f[F_DMESG], source, t.s ? t.s : "", t.len);
-        if (t.len >= FACTS_LOG_CAP)
+        fact_set_text(&fs->f[F_DMESG], source, log ? log : "", len);
+        if (len >= FACTS_LOG_CAP)
             facts_note(fs, "kernel log capped at %u MiB", FACTS_LOG_CAP >> 20);
     } else {
-        char why[640];
-        snprintf(why, sizeof why, "%s; %s; %s", why1, why2, why3);
         fact_set_unreadable(&fs->f[F_DMESG], "kernel log", why);
         facts_note(fs, "kernel log not readable (%s)", why);
     }
-    free(t.s);
+    free(log);
 }
 
 static void read_uname(struct facts *fs)

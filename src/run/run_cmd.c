@@ -4,15 +4,15 @@
  * too: LD_PRELOAD matters only to the dynamically linked program it executes. */
 #include "commands.h"
 #include "common/cli.h"
+#include "common/elf_probe.h"
+#include "common/subprocess.h"
 #include "run/run_mode.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define SHIM_NAME "libclockscope-shim.so"
@@ -76,33 +76,11 @@ static bool find_shim(char *out, size_t len, char *tried, size_t tlen)
     return true;
 }
 
-/* PATH lookup as execvp does it; 0, or EXIT_NOT_FOUND / EXIT_CANNOT_RUN with errno set. */
+/* PATH lookup as execvp does it; 0, EXIT_NOT_FOUND or EXIT_CANNOT_RUN. */
 static int resolve(const char *cmd, char *out, size_t len)
 {
-    if (strchr(cmd, '/')) {
-        snprintf(out, len, "%s", cmd);
-        if (access(out, F_OK) != 0)
-            return EXIT_NOT_FOUND;
-        return access(out, X_OK) == 0 ? 0 : EXIT_CANNOT_RUN;
-    }
-    const char *path = getenv("PATH");
-    if (!path || !*path)
-        path = "/usr/local/bin:/usr/bin:/bin";
-    int result = EXIT_NOT_FOUND;
-    for (const char *p = path; ; p += strcspn(p, ":") + 1) {
-        size_t n = strcspn(p, ":");
-        snprintf(out, len, "%.*s%s%s", (int)n, p, n ? "/" : "", cmd);
-        struct stat st;
-        if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
-            if (access(out, X_OK) == 0)
-                return 0;
-            result = EXIT_CANNOT_RUN;
-        }
-        if (p[n] == 0)
-            break;
-    }
-    errno = result == EXIT_NOT_FOUND ? ENOENT : EACCES;
-    return result;
+    int e = program_find(cmd, out, len);
+    return e == 0 ? 0 : e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
 }
 
 /* A "#!" script: its interpreter gets the shim, what the script executes does not. */
@@ -117,33 +95,13 @@ static bool is_script(const char *path)
     return n == 2 && magic[0] == '#' && magic[1] == '!';
 }
 
-/* An ELF executable without PT_INTERP is static: the shim cannot reach it. */
+/* A 64-bit ELF executable without PT_INTERP is static: the shim cannot reach it. */
 static bool elf_is_static(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    Elf64_Ehdr eh;
-    bool is_static = false;
-    if (fread(&eh, sizeof eh, 1, f) == 1 && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
-        eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr) &&
-        eh.e_phnum > 0 && eh.e_phnum < 256) {
-        is_static = true;
-        for (int i = 0; i < eh.e_phnum; i++) {
-            Elf64_Phdr ph;
-            if (fseek(f, (long)(eh.e_phoff + (Elf64_Off)i * sizeof ph), SEEK_SET) != 0 ||
-                fread(&ph, sizeof ph, 1, f) != 1) {
-                is_static = false;
-                break;
-            }
-            if (ph.p_type == PT_INTERP) {
-                is_static = false;
-                break;
-            }
-        }
-    }
-    fclose(f);
-    return is_static;
+    struct elf_facts f;
+    char why[160];
+    return elf_probe(path, &f, why, sizeof why) == ELF_PROBE_OK && f.elf64_le && f.phnum > 0 &&
+           !f.has_interp;
 }
 
 int cmd_run(int argc, char **argv)

@@ -4,8 +4,8 @@
  * ldd runs the file's loader, so only files of the host's own arch are resolved. */
 #include "vm/guest_files.h"
 #include "arch/arch.h"
-#include "vm/elf_probe.h"
-#include "vm/tools.h"
+#include "common/elf_probe.h"
+#include "common/subprocess.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -5,7 +5,7 @@
  * PID 1 must never exit, or the kernel panics. */
 #include "vm/guest_init.h"
 #include "vm/frame.h"
-#include "vm/tools.h"
+#include "common/subprocess.h"
 
 #include <errno.h>
 #include <fcntl.h>

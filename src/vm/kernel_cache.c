@@ -9,7 +9,7 @@
  * one arch; the image is renamed into place, so a reader sees all of it or nothing. */
 #include "vm/kernel_cache.h"
 #include "vm/kernel_image.h"
-#include "vm/tools.h"
+#include "common/subprocess.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -171,7 +171,7 @@ static bool fetch(const struct vm_arch *arch, const char *cache, const char *kdi
 {
     const char *tools[] = {"apt-get", "apt-cache", "dpkg-deb", "tar"};
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
-        if (!tool_exists(tools[i])) {
+        if (!program_on_path(tools[i])) {
             snprintf(why, wl, "cannot fetch the default %s kernel: '%s' is not installed "
                               "(install with: apt-get install apt dpkg tar "
                               "debian-archive-keyring), or pass --kernel IMAGE",

@@ -6,7 +6,7 @@
  * 0x18; QEMU 7.2 cannot boot these itself, so the payload is extracted).  Checking before booting turns a wrong or corrupt file into
  * an error at once, instead of a guest that silently runs garbage until the timeout. */
 #include "vm/kernel_image.h"
-#include "vm/tools.h"
+#include "common/subprocess.h"
 
 #include <errno.h>
 #include <fcntl.h>

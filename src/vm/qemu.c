@@ -4,7 +4,7 @@
  * latter for error reports, watches for a panic, and enforces the timeout. */
 #include "vm/qemu.h"
 #include "vm/frame.h"
-#include "vm/tools.h"
+#include "common/subprocess.h"
 
 #include <errno.h>
 #include <fcntl.h>

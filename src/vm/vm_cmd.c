@@ -4,7 +4,7 @@
 #include "commands.h"
 #include "common/cli.h"
 #include "arch/arch.h"
-#include "vm/elf_probe.h"
+#include "common/elf_probe.h"
 #include "vm/guest_files.h"
 #include "vm/guest_init.h"
 #include "vm/initramfs.h"
@@ -12,7 +12,7 @@
 #include "vm/kernel_image.h"
 #include "vm/kvm.h"
 #include "vm/qemu.h"
-#include "vm/tools.h"
+#include "common/subprocess.h"
 #include "vm/vm_arch.h"
 
 #include <errno.h>
@@ -298,7 +298,7 @@ int cmd_vm(int argc, char **argv)
 
     /* Checks in the order of their cost: nothing is fetched or built for a VM that
      * cannot run. */
-    if (!tool_exists(arch->qemu)) {
+    if (!program_on_path(arch->qemu)) {
         fprintf(stderr, "clockscope vm: %s is not installed (install it with: apt-get install "
                         "%s)\n", arch->qemu, arch->qemu_package);
         return EXIT_VM_FAILED;

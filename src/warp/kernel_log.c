@@ -1,19 +1,7 @@
+/* The calibration-line parser: no I/O, so the fuzz harness links this file alone. */
 #include "warp/kernel_log.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
-
-static const char *find(const char *hay, size_t len, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (size_t i = 0; n <= len && i <= len - n; i++)
-        if (memcmp(hay + i, needle, n) == 0)
-            return hay + i;
-    return NULL;
-}
 
 /* "<digits>[.<up to 6 digits>] MHz" at p (within end) -> Hz, and the last digit's value. */
 static bool parse_mhz(const char *p, const char *end, uint64_t *hz, uint64_t *step)
@@ -51,12 +39,12 @@ static bool parse_line(const char *msg, size_t len, uint64_t *hz, bool *refined,
     static const char refined_text[] = "tsc: Refined TSC clocksource calibration: ";
     static const char detected_text[] = "tsc: Detected ";
     const char *end = msg + len;
-    const char *p = find(msg, len, refined_text);
+    const char *p = memmem(msg, len, refined_text, strlen(refined_text));
     if (p) {
         *refined = true;
         return parse_mhz(p + strlen(refined_text), end, hz, step);
     }
-    p = find(msg, len, detected_text);
+    p = memmem(msg, len, detected_text, strlen(detected_text));
     if (p) {
         *refined = false;
         return parse_mhz(p + strlen(detected_text), end, hz, step);
@@ -75,37 +63,4 @@ uint64_t kernel_log_tsc_step_hz(const char *msg, size_t len)
     uint64_t hz, step;
     bool refined;
     return parse_line(msg, len, &hz, &refined, &step) ? step : 0;
-}
-
-bool kernel_log_tsc_claim(struct kernel_tsc_claim *claim)
-{
-    memset(claim, 0, sizeof *claim);
-    int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    /* Each read() returns one record; EAGAIN at the end, EPIPE when a record was
-     * overwritten while reading (keep going). */
-    char rec[2048];
-    for (int records = 0; records < 100000; records++) {
-        ssize_t n = read(fd, rec, sizeof rec);
-        if (n < 0 && errno == EPIPE)
-            continue;
-        if (n <= 0)
-            break;
-        uint64_t hz;
-        bool refined;
-        if (kernel_log_tsc_line(rec, (size_t)n, &hz, &refined) && (refined || !claim->refined)) {
-            claim->hz = hz;
-            claim->refined = refined;
-            claim->step_hz = kernel_log_tsc_step_hz(rec, (size_t)n);
-            const char *msg = memchr(rec, ';', (size_t)n);
-            msg = msg ? msg + 1 : rec;
-            size_t mlen = (size_t)(rec + n - msg);
-            while (mlen && (msg[mlen - 1] == '\n'))
-                mlen--;
-            snprintf(claim->line, sizeof claim->line, "%.*s", (int)mlen, msg);
-        }
-    }
-    close(fd);
-    return claim->hz != 0;
 }

@@ -22,8 +22,9 @@ bool kernel_log_tsc_line(const char *msg, size_t len, uint64_t *hz, bool *refine
 /* The value of the last digit of a line kernel_log_tsc_line() accepted, in Hz. */
 uint64_t kernel_log_tsc_step_hz(const char *msg, size_t len);
 
-/* Scans /dev/kmsg without blocking; a refined calibration wins over "Detected".  Returns
- * false (claim->hz == 0) when the log is unreadable or says nothing. */
+/* Scans the live kernel log (facts_read_kernel_log: /dev/kmsg, syslog(2) or journalctl);
+ * a refined calibration wins over "Detected".  Returns false (claim->hz == 0) when the log
+ * is unreadable or says nothing.  (kernel_log_live.c; the parser above is kernel_log.c.) */
 bool kernel_log_tsc_claim(struct kernel_tsc_claim *claim);
 
 #endif

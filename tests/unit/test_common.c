@@ -1,9 +1,10 @@
-/* Argument parsing, CPU lists, statistics and the JSON writer. */
+/* Argument parsing, CPU lists, statistics, the JSON writer and subprocess output tails. */
 #include "check.h"
 #include "common/cli.h"
 #include "common/cpuset.h"
 #include "common/json.h"
 #include "common/stats.h"
+#include "common/subprocess.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -85,4 +86,20 @@ TEST(json_escapes_and_nests)
     fclose(f);
     CHECK(strcmp(buf, "{\"s\":\"a\\\"b\\\\c\\n\\u0001\\u00ff\",\"a\":[-1,null,null],\"e\":{}}") == 0);
     free(buf);
+}
+
+/* The console tail kept for clockscope vm's error reports. */
+TEST(text_tail_keeps_the_last_bytes)
+{
+    char buf[8] = "";
+    text_tail_append(buf, sizeof buf, "abc", 3);
+    CHECK(strcmp(buf, "abc") == 0);
+    text_tail_append(buf, sizeof buf, "defgh", 5);
+    CHECK(strcmp(buf, "bcdefgh") == 0);
+    text_tail_append(buf, sizeof buf, "0123456789", 10);
+    CHECK(strcmp(buf, "3456789") == 0);
+    text_tail_append(buf, sizeof buf, "", 0);
+    CHECK(strcmp(buf, "3456789") == 0);
+    text_tail_append(buf, sizeof buf, "x", 1);
+    CHECK(strcmp(buf, "456789x") == 0);
 }

@@ -1,6 +1,6 @@
 /* Reads only the fixed-size ELF64 header and the program header table, each checked
  * against the file's size, so a truncated or hostile file gives BAD, never a wild read. */
-#include "vm/elf_probe.h"
+#include "common/elf_probe.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -47,6 +47,7 @@ enum elf_probe_result elf_probe(const char *path, struct elf_facts *f, char *why
     }
     f->machine = (unsigned)le(h + 18, 2);
     uint64_t phoff = le(h + 32, 8), phentsize = le(h + 54, 2), phnum = le(h + 56, 2);
+    f->phnum = (unsigned)phnum;
     uint64_t size = (uint64_t)st.st_size;
     if (phnum > MAX_PHNUM || (phnum && (phentsize < 56 || phoff > size ||
                                         phnum * phentsize > size - phoff))) {

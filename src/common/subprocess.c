@@ -1,0 +1,278 @@
+/* fork + execvp with pipes.  Output is read to the end (or the deadline) before waiting,
+ * so a chatty program can never block on a full pipe. */
+#include "common/subprocess.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+int program_find(const char *cmd, char *out, size_t len)
+{
+    if (strchr(cmd, '/')) {
+        snprintf(out, len, "%s", cmd);
+        if (access(out, F_OK) != 0)
+            return ENOENT;
+        return access(out, X_OK) == 0 ? 0 : EACCES;
+    }
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
+    int result = ENOENT;
+    for (const char *p = path;; p += strcspn(p, ":") + 1) {
+        size_t n = strcspn(p, ":");
+        /* An empty entry is the current directory, as for execvp. */
+        if ((size_t)snprintf(out, len, "%.*s%s%s", (int)n, p, n ? "/" : "", cmd) < len) {
+            struct stat st;
+            if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+                if (access(out, X_OK) == 0)
+                    return 0;
+                result = EACCES;
+            }
+        }
+        if (p[n] == 0)
+            break;
+    }
+    return result;
+}
+
+bool program_on_path(const char *program)
+{
+    char full[4096];
+    return program_find(program, full, sizeof full) == 0;
+}
+
+bool write_fully(int fd, const void *data, size_t n)
+{
+    const char *p = data;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        p += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+void text_tail_append(char *buf, size_t cap, const char *p, size_t n)
+{
+    if (cap == 0)
+        return;
+    size_t used = strnlen(buf, cap - 1);
+    if (n >= cap - 1) {
+        p += n - (cap - 1);
+        n = cap - 1;
+    }
+    if (used + n > cap - 1) {
+        size_t drop = used + n - (cap - 1);
+        memmove(buf, buf + drop, used - drop);
+        used -= drop;
+    }
+    memcpy(buf + used, p, n);
+    buf[used + n] = '\0';
+}
+
+/* fork + execvp of argv in cwd (NULL: ours); the child's fds 0, 1, 2 become in_fd, out_fd,
+ * err_fd (-1: /dev/null).  Returns the pid, or -1 when fork failed; an exec failure is the
+ * child's exit status 127 (with a message on err_fd). */
+static pid_t spawn(char *const argv[], const char *cwd, int in_fd, int out_fd, int err_fd)
+{
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    int devnull = open("/dev/null", O_RDWR);
+    dup2(in_fd >= 0 ? in_fd : devnull, 0);
+    dup2(out_fd >= 0 ? out_fd : devnull, 1);
+    dup2(err_fd >= 0 ? err_fd : devnull, 2);
+    if (cwd && chdir(cwd) != 0) {
+        dprintf(2, "cannot enter %s: %s\n", cwd, strerror(errno));
+        _exit(127);
+    }
+    execvp(argv[0], argv);
+    dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+}
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Reads fd to its end, handing each chunk to sink(ctx, bytes, n), then closes it.  With
+ * timeout_ms > 0, stops when that much time has passed and returns false (timed out). */
+static bool drain(int fd, int timeout_ms, void (*sink)(void *ctx, const char *p, size_t n),
+                  void *ctx)
+{
+    bool timed_out = false;
+    long long deadline = now_ms() + timeout_ms;
+    char chunk[65536];
+    for (;;) {
+        long long left = timeout_ms > 0 ? deadline - now_ms() : -1;
+        if (timeout_ms > 0 && left <= 0) {
+            timed_out = true;
+            break;
+        }
+        struct pollfd p = {fd, POLLIN, 0};
+        int r = poll(&p, 1, (int)left);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            timed_out = r == 0;
+            break;
+        }
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n <= 0)
+            break;
+        sink(ctx, chunk, (size_t)n);
+    }
+    close(fd);
+    return !timed_out;
+}
+
+/* Waits for pid, killing it first when kill_first.  Returns its exit code, or -1 when it
+ * died by a signal or cannot be waited for. */
+static int wait_exit(pid_t pid, bool kill_first)
+{
+    if (kill_first)
+        kill(pid, SIGKILL);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The first cap bytes of a stream, in a malloc'ed buffer of cap + 1. */
+struct head {
+    char *buf;
+    size_t cap, got;
+};
+
+static void head_append(void *ctx, const char *p, size_t n)
+{
+    struct head *h = ctx;
+    size_t keep = n < h->cap - h->got ? n : h->cap - h->got;
+    memcpy(h->buf + h->got, p, keep);
+    h->got += keep;
+}
+
+bool run_capture(char *const argv[], int timeout_ms, size_t cap, char **out, size_t *len,
+                 char *why, size_t whylen)
+{
+    *out = NULL;
+    *len = 0;
+    struct head h = {malloc(cap + 1), cap, 0};
+    if (!h.buf) {
+        snprintf(why, whylen, "out of memory");
+        return false;
+    }
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        snprintf(why, whylen, "pipe: %s", strerror(errno));
+        free(h.buf);
+        return false;
+    }
+    pid_t pid = spawn(argv, NULL, -1, fds[1], -1);
+    close(fds[1]);
+    if (pid < 0) {
+        close(fds[0]);
+        snprintf(why, whylen, "fork: %s", strerror(errno));
+        free(h.buf);
+        return false;
+    }
+    bool timed_out = !drain(fds[0], timeout_ms, head_append, &h);
+    int code = wait_exit(pid, timed_out);
+    h.buf[h.got] = 0;
+    if (timed_out) {
+        snprintf(why, whylen, "%s did not finish within %d ms", argv[0], timeout_ms);
+        free(h.buf);
+        return false;
+    }
+    if (code != 0) {
+        if (code == 127)
+            snprintf(why, whylen, "%s: cannot run", argv[0]);
+        else
+            snprintf(why, whylen, "%s failed (status %d)", argv[0], code);
+        /* systemd-detect-virt exits 1 while printing "none": keep what it said. */
+        if (h.got > 0) {
+            *out = h.buf;
+            *len = h.got;
+        } else {
+            free(h.buf);
+        }
+        return false;
+    }
+    *out = h.buf;
+    *len = h.got;
+    return true;
+}
+
+/* The last bytes of a stream, in the caller's buffer. */
+struct tail {
+    char *buf;
+    size_t cap;
+};
+
+static void tail_append(void *ctx, const char *p, size_t n)
+{
+    struct tail *t = ctx;
+    text_tail_append(t->buf, t->cap, p, n);
+}
+
+static void drain_tail(int fd, char *out, size_t outlen)
+{
+    if (outlen)
+        out[0] = '\0';
+    struct tail t = {out, outlen};
+    drain(fd, 0, tail_append, &t);
+}
+
+int tool_run(char *const argv[], const char *cwd, int stdout_fd, char *out, size_t outlen)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return -1;
+    pid_t pid = spawn(argv, cwd, -1, stdout_fd >= 0 ? stdout_fd : p[1], p[1]);
+    close(p[1]);
+    if (pid < 0) {
+        close(p[0]);
+        return -1;
+    }
+    drain_tail(p[0], out, outlen);
+    return wait_exit(pid, false);
+}
+
+int tool_pipe(char *const left[], char *const right[], const char *cwd, char *err, size_t errlen)
+{
+    int data[2], errp[2];
+    if (pipe2(data, O_CLOEXEC) != 0)
+        return -1;
+    if (pipe2(errp, O_CLOEXEC) != 0) {
+        close(data[0]);
+        close(data[1]);
+        return -1;
+    }
+    pid_t a = spawn(left, cwd, -1, data[1], errp[1]);
+    close(data[1]);
+    pid_t b = a < 0 ? -1 : spawn(right, cwd, data[0], -1, errp[1]);
+    close(data[0]);
+    close(errp[1]);
+    drain_tail(errp[0], err, errlen);
+    int sa = a < 0 ? -1 : wait_exit(a, false);
+    int sb = b < 0 ? -1 : wait_exit(b, false);
+    return sa == 0 && sb == 0 ? 0 : -1;
+}

@@ -51,6 +51,7 @@ void facts_load_live(struct facts *out);
  * journal_timeout_ms.  Returns it malloc'ed (NUL-terminated, *len bytes, at most about
  * FACTS_LOG_CAP) with *source naming where it came from; or NULL, *source NULL and why
  * saying why each way failed.  Lines are read with klog_iter (facts/klog.h). */
+/* (journal_timeout_ms <= 0: only the sources that answer at once, /dev/kmsg and syslog(2).) */
 char *facts_read_kernel_log(int journal_timeout_ms, size_t *len, const char **source, char *why,
                             size_t whylen);
 void facts_free(struct facts *fs);

@@ -130,7 +130,9 @@ char *facts_read_kernel_log(int journal_timeout_ms, size_t *len, const char **so
         *source = "/dev/kmsg";
     else if ((t.len = 0, klogctl_read(&t, why2, sizeof why2)))
         *source = "syslog(2) (dmesg)";
-    else if (program_on_path("journalctl")) {
+    else if (journal_timeout_ms <= 0) {
+        snprintf(why3, sizeof why3, "journalctl not tried");
+    } else if (program_on_path("journalctl")) {
         char *out;
         size_t n;
         char *argv[] = {"journalctl", "-k", "-b", "-q", "--no-pager", "-o", "short-monotonic", NULL};

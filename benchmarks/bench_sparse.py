@@ -18,7 +18,7 @@ the hot loop (gap 0) for reference:
 Neither flag: both.  The tables use cold reads (the first read after each sleep, what a
 sparse reader pays) and the ratios are fastclock / vDSO from the same run.  Prints the
 issue's acceptance checks; exits 0 whatever they say (the figures are the product), 1 if
-a run failed.  --json-out DIR keeps each run's JSON."""
+a run failed.  --json-out DIR keeps each run's JSON; --from DIR renders kept JSON again."""
 import argparse
 import json
 import subprocess
@@ -91,6 +91,14 @@ def table(doc, title):
         cells += [f"{r50:.2f}x" if r50 else "-", f"{r99:.2f}x" if r99 else "-"]
         print("| " + " | ".join(cells) + " |")
         checks.append((g, ms, r50, r99))
+    print("\nHot reads (the read right after the cold one), p50 / p99:\n")
+    print("| gap | bracket p50 (subtracted) | " + " | ".join(METHODS) + " |")
+    print("|---|" + "---:|" * (len(METHODS) + 1))
+    for g in sp["gaps"]:
+        hs = {x["id"]: x["hot"] for x in g["methods"]}
+        print(f"| {gap_name(g['gap_ns'])} | {ns(g['bracket']['hot']['p50'])} | " + " | ".join(
+            f"{ns(hs[i]['p50'])} / {ns(hs[i]['p99'])}" if i in hs else "-" for i in METHODS)
+            + " |")
     return checks
 
 
@@ -114,7 +122,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--host", action="store_true")
     ap.add_argument("--vm", action="store_true")
-    ap.add_argument("--json-out", type=Path)
+    ap.add_argument("--json-out", type=Path, help="keep each run's JSON (host.json, vm-hpet.json)")
+    ap.add_argument("--from", dest="from_dir", type=Path,
+                    help="render the tables from JSON kept with --json-out; run nothing")
     a = ap.parse_args()
     both = not a.host and not a.vm
     runs = []
@@ -124,7 +134,10 @@ def main():
         runs.append(("vm-hpet", "x86_64 guest, clocksource=hpet (TCG: emulation timings; "
                      "ratios only)", VM + BENCH + ["--bracket", "counter"], True))
     for key, title, args, hpet in runs:
-        doc = run(args)
+        if a.from_dir:
+            doc = json.loads((a.from_dir / f"{key}.json").read_text())
+        else:
+            doc = run(args)
         if a.json_out:
             a.json_out.mkdir(parents=True, exist_ok=True)
             (a.json_out / f"{key}.json").write_text(json.dumps(doc, indent=1))

@@ -118,8 +118,8 @@ def test_text_table(clockscope):
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "gap 1 ms: 20 of 20 rounds kept" in out
-    assert "cold: first read after the sleep" in out and "hot: the read right after" in out
-    assert "bracket (empty; subtracted)" in out
+    assert "cold: the first read after the sleep" in out and "hot: the read right after it" in out
+    assert "bracket (empty; median subtracted)" in out
     for rid in ("ref.empty_call", "ref.getppid", "libc.clock_gettime.monotonic"):
         row = [line for line in out.splitlines() if line.startswith(rid + " ")]
         assert len(row) == 1 and len(row[0].split()) == 11, row

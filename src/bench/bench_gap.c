@@ -44,9 +44,9 @@ static void dist_cells(const struct sparse_dist *d)
 static void print_bracket(const struct bracket *b)
 {
     if (b->kind == BRACKET_KIND_COUNTER)
-        printf("bracket: %s, %.3f MHz measured against CLOCK_MONOTONIC_RAW at the start and "
-               "%.3f MHz at the end (%.0f ppm apart)\n", b->name, b->hz_start / 1e6,
-               b->hz_end / 1e6, read_bracket_rate_disagreement_ppm(b));
+        printf("bracket: %s at %.3f MHz (rate measured against CLOCK_MONOTONIC_RAW at the start "
+               "and the end: %.0f ppm apart)\n", b->name, (b->hz_start + b->hz_end) / 2e6,
+               read_bracket_rate_disagreement_ppm(b));
     else if (b->why[0])
         printf("bracket: %s (the counter is not used: %s; --bracket counter forces it)\n",
                b->name, b->why);
@@ -69,20 +69,20 @@ static void print_gap(const struct sparse_gap *g)
     char gap[32];
     gap_format(g->gap_ns, gap, sizeof gap);
     printf("\ngap %s: %zu of %u rounds kept (%d warm-up, %zu preempted rounds discarded), "
-           "%.1f s\n", gap, g->rounds_kept, g->reads_wanted, g->warmup_rounds,
+           "%.2f s\n", gap, g->rounds_kept, g->reads_wanted, g->warmup_rounds,
            g->rounds_preempted, g->elapsed_ns / 1e9);
-    printf("%-34s %44s   %44s\n", "ns per read", "cold: first read after the sleep",
-           "hot: the read right after");
-    printf("%-34s", "id");
+    printf("%-40s %-45s  %s\n", "ns per read, net of the bracket",
+           "   cold: the first read after the sleep", "   hot: the read right after it");
+    printf("%-40s", "id");
     for (int k = 0; k < 2; k++)
         printf(" %8s %8s %8s %8s %8s%s", "p50", "p99", "p99.9", "max", "min", k ? "" : "  ");
-    printf("\n%-34s", "bracket (empty; subtracted)");
+    printf("\n%-40s", "bracket (empty; median subtracted)");
     dist_cells(&g->bracket_cold);
     printf("  ");
     dist_cells(&g->bracket_hot);
     printf("\n");
     for (size_t i = 0; i < g->nmethods; i++) {
-        printf("%-34s", g->methods[i].m->id);
+        printf("%-40s", g->methods[i].m->id);
         dist_cells(&g->methods[i].cold);
         printf("  ");
         dist_cells(&g->methods[i].hot);

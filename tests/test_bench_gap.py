@@ -5,6 +5,7 @@ bounds that a wrong per-read timing (bracket not subtracted, ticks taken for ns,
 timed instead of one call) cannot meet."""
 import json
 import os
+import subprocess
 
 import pytest
 
@@ -142,3 +143,13 @@ def test_other_arches_under_qemu_user(cross_builds):
                        "libc.clock_gettime.monotonic", runner=qemu, timeout=300)
         g = doc["sparse"]["gaps"][0]
         assert g["rounds"] == 10 and ordered(g["methods"][0]["cold"]), arch
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_unwritable_output_is_a_failure(clockscope, json_flag):
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([str(clockscope), "bench", *json_flag, "--gap", "1ms:3", "--only",
+                               "ref.getppid"], stdout=full, stderr=subprocess.PIPE, text=True,
+                              timeout=60)
+    assert proc.returncode == 1
+    assert "cannot write the results" in proc.stderr

@@ -455,5 +455,10 @@ int cmd_bench(int argc, char **argv)
     } else {
         printf("\n%zu methods in %.1f s.\n", nsel, elapsed);
     }
+    /* A full disk or a closed stdout must not pass for a result. */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "clockscope bench: cannot write the results to standard output\n");
+        return 1;
+    }
     return failures ? 1 : 0;
 }

@@ -94,7 +94,7 @@ def test_list_and_filters(clockscope):
     (["--threads", "two"], "--threads"),
     (["--cpus", "99999"], "does not exist"),
     (["--cpus", "0-"], "bad CPU list"),
-    (["--clock", "sideways"], "unknown clock 'sideways'"),
+    (["--clock", "sideways"], "--clock: 'sideways' is not one of"),
     (["--only", "nothing.*"], "no method matches"),
     (["--samples", "1"], "--samples"),
     (["--bogus"], "'--bogus'"),

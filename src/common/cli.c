@@ -20,13 +20,6 @@ void usage_error(const char *cmd, const char *fmt, ...)
     exit(EXIT_USAGE);
 }
 
-void cli_out_of_range(const char *cmd, const char *opt, long long value, long long lo,
-                      long long hi, const char *why)
-{
-    usage_error(cmd, "%s: %lld is out of range (%lld to %lld)%s%s", opt, value, lo, hi,
-                why ? ": " : "", why ? why : "");
-}
-
 void cli_not_one_of(char *err, size_t errlen, const char *value, const char *list)
 {
     snprintf(err, errlen, "'%s' is not one of %s", value, list);

@@ -35,7 +35,9 @@
  *   .needs     the long name of another option this one only goes with;
  *   .excludes  the long name of an option this one does not go with;
  *   .check     a validator for each value (each item of a LIST): returns false and writes
- *              the reason to err; it may also store a converted value in the options struct.
+ *              the reason to err; it may also store a converted value in the options struct;
+ *   CLI_MAX_FROM(S, m)  a UINT's maximum known only at run time: the int member m, set
+ *              before parsing (e.g. the CPUs this process may use); .max_note says what it is.
  * "--help" and "-h" print spec->help on stdout and exit 0 (cli_parse) or return CLI_HELP.
  *
  * Arguments that are not options (spec->args):
@@ -79,6 +81,8 @@ struct cli_option {
     size_t count_at;           /* LIST, MULTI: the int count of items stored */
     int max_items;             /* LIST, MULTI: the array's length */
     uint64_t min, max;         /* UINT */
+    size_t max_at;             /* UINT: 1 + where the run-time maximum is (CLI_MAX_FROM) */
+    const char *max_note;      /* UINT: what the maximum is, for the out-of-range message */
     double min_s, max_s;       /* SECONDS */
     const char *const *values; /* ENUM: the names, NULL-terminated */
     bool repeat, required;
@@ -103,6 +107,7 @@ struct cli_spec {
 #define CLI_FLAG_OF(S, m) .kind = CLI_FLAG, .at = CLI_AT(S, m, bool)
 #define CLI_STRING_OF(S, m) .kind = CLI_STRING, .at = CLI_AT(S, m, const char *)
 #define CLI_UINT_OF(S, m, lo, hi) .kind = CLI_UINT, .at = CLI_AT(S, m, int), .min = (lo), .max = (hi)
+#define CLI_MAX_FROM(S, m) .max_at = 1 + CLI_AT(S, m, int)
 #define CLI_SECONDS_OF(S, m, lo, hi)                                                      \
     .kind = CLI_SECONDS, .at = CLI_AT(S, m, double), .min_s = (lo), .max_s = (hi)
 #define CLI_ENUM_OF(S, m, names) .kind = CLI_ENUM, .at = CLI_AT(S, m, int), .values = (names)
@@ -134,10 +139,6 @@ bool cli_help_check(const struct cli_spec *spec, char *err, size_t errlen);
  * cmd NULL: clockscope's own usage ("clockscope: ..."). */
 _Noreturn void usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* The one wording of an out-of-range number, for limits known only after parsing (e.g.
- * --threads against the CPUs this process may use): "--opt: V is out of range (LO to HI)". */
-_Noreturn void cli_out_of_range(const char *cmd, const char *opt, long long value, long long lo,
-                                long long hi, const char *why);
 /* "'value' is not one of LIST" into err: the one wording of an unknown name. */
 void cli_not_one_of(char *err, size_t errlen, const char *value, const char *list);
 

@@ -78,8 +78,10 @@ static bool store(struct parse *p, const struct cli_option *o, char *value)
         return true;
     case CLI_UINT: {
         uint64_t v;
-        if (!parse_u64(value, o->min, o->max, &v, why, sizeof why))
-            return fail(p, "--%s: %s", o->name, why);
+        uint64_t max = o->max_at ? (uint64_t)*(int *)member(p, o->max_at - 1) : o->max;
+        if (!parse_u64(value, o->min, max, &v, why, sizeof why))
+            return fail(p, "--%s: %s%s%s", o->name, why, o->max_note ? ": " : "",
+                        o->max_note ? o->max_note : "");
         *(int *)member(p, o->at) = (int)v;
         return true;
     }

@@ -1,6 +1,7 @@
 /* The declarative option parser (src/common/cli_parse.c): every kind of option, the one
  * wording of each mistake, the help check, and in-process mutation of argument vectors. */
 #include "check.h"
+#include "commands.h"
 #include "common/cli.h"
 
 #include <stdlib.h>
@@ -250,4 +251,40 @@ TEST(test_cli_mutated_argument_vectors)
             CHECK(!o.force || o.save);
         }
     CHECK(ok > 100 && bad > 100); /* the mutations reached both sides */
+}
+
+/* A maximum known only at run time (CLI_MAX_FROM), e.g. the CPUs this process may use. */
+TEST(test_cli_max_from_the_options)
+{
+    struct m_opts {
+        int threads, cpus;
+    };
+    static const struct cli_option decl[] = {
+        {.name = "threads", .metavar = "N", CLI_UINT_OF(struct m_opts, threads, 1, 1024),
+         CLI_MAX_FROM(struct m_opts, cpus), .max_note = "the CPUs here"},
+        {0},
+    };
+    static const struct cli_spec spec = {.cmd = "m", .help = "usage: m [--threads N]\n", .options = decl};
+    char a0[] = "m", a1[] = "--threads", a2[] = "3", err[200];
+    char *argv[] = {a0, a1, a2, NULL};
+    struct m_opts o = {.threads = 1, .cpus = 2};
+    int first;
+    CHECK(cli_parse_status(&spec, 3, argv, &o, &first, err, sizeof err) == CLI_ERROR);
+    CHECK(strcmp(err, "--threads: 3 is out of range (1 to 2): the CPUs here") == 0);
+    o.cpus = 4;
+    CHECK(cli_parse_status(&spec, 3, argv, &o, &first, err, sizeof err) == CLI_OK && o.threads == 3);
+}
+
+/* Every command's --help shows each declared option, and describes no undeclared one. */
+TEST(test_cli_help_matches_every_command)
+{
+    const struct cli_spec *specs[] = {&bench_cli, &warp_cli, &vdso_cli, &doctor_cli,
+                                      &facts_cli, &run_cli,  &vm_cli};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        char err[300];
+        if (!cli_help_check(specs[i], err, sizeof err)) {
+            fprintf(stderr, "  %s\n", err);
+            CHECK(false);
+        }
+    }
 }

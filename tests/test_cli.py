@@ -1,9 +1,13 @@
 """One table of bad command lines for every command: each ends with exit status 2, nothing on
 stdout, and exactly two lines on stderr, the one wording of src/common/cli.h and the
 pointer to --help.  Nothing here measures, boots or reads facts: the parser answers first."""
+import os
+
 import pytest
 
 from conftest import run
+
+NCPUS = len(os.sched_getaffinity(0))
 
 # (command line after `clockscope`, the first line of stderr after "clockscope CMD: ")
 BAD = [
@@ -20,11 +24,21 @@ BAD = [
     (["bench", "stray"], "unexpected argument 'stray'"),
     (["bench", "--samples", "5", "--samples", "7"], "--samples given more than once"),
     (["bench", "--json=yes"], "--json takes no value"),
+    (["bench", "--threads", "0"], f"--threads: 0 is out of range (1 to {NCPUS}): the CPUs this "
+     "process may use"),
+    (["bench", "--threads", "100000"], f"--threads: 100000 is out of range (1 to {NCPUS}): the "
+     "CPUs this process may use"),
+    (["bench", "--threads", "two"], "--threads: 'two' is not a whole number"),
     # warp
     (["warp", "--seconds"], "--seconds needs a value (S)"),
     (["warp", "--bogus"], "unknown option '--bogus'"),
     (["warp", "--seconds", "soon"], "--seconds: 'soon' is not a duration in seconds"),
     (["warp", "--seconds", "0.01"], "--seconds: 0.01 s is out of range (0.05 to 3600)"),
+    (["warp", "--seconds", "0"], "--seconds: 0 s is out of range (0.05 to 3600)"),
+    (["warp", "--seconds", "99999"], "--seconds: 99999 s is out of range (0.05 to 3600)"),
+    (["warp", "--seconds", "-1"], "--seconds: '-1' is not a duration in seconds"),
+    (["warp", "--seconds", "1e3"], "--seconds: '1e3' is not a duration in seconds"),
+    (["warp", "--cpus", ""], "--cpus needs a value (LIST)"),
     (["warp", "stray"], "unexpected argument 'stray'"),
     (["warp", "--seconds", "1", "--seconds=2"], "--seconds given more than once"),
     # vdso
@@ -70,6 +84,22 @@ BAD = [
 ]
 
 
+# Values that only the command can judge, once parsed (a CPU list against this machine, a
+# selection that matches no method): the same two lines; the first starts with this.
+JUDGED = [
+    (["bench", "--cpus", "99999"], "--cpus: CPU 99999 does not exist"),
+    (["bench", "--cpus", "0-"], "--cpus: bad CPU list '0-'"),
+    (["bench", "--only", "nothing.*"], "no method matches --only/--clock"),
+    (["warp", "--cpus", "9999"], "--cpus: CPU 9999 does not exist"),
+    (["warp", "--cpus", "0-"], "--cpus: bad CPU list '0-'"),
+    (["warp", "--cpus", "1,"], "--cpus: bad CPU list '1,'"),
+    (["warp", "--cpus", "x"], "--cpus: bad CPU list 'x'"),
+    (["warp", "--only", "ref.*"], "no method matches --only"),
+    (["warp", "--only", "libc.time"], "no method matches --only"),
+    (["run", "--output", "x", "--", "true"], "--output is for --mode count"),
+]
+
+
 @pytest.mark.parametrize("args,message", BAD, ids=[" ".join(a) or "-" for a, _ in BAD])
 def test_bad_usage_has_one_wording(clockscope, tmp_path, args, message):
     # In an empty directory: a parser that let a bad line through must not write here.
@@ -78,6 +108,16 @@ def test_bad_usage_has_one_wording(clockscope, tmp_path, args, message):
     assert proc.returncode == 2, (args, proc.returncode, proc.stderr)
     assert proc.stdout == "", (args, proc.stdout)
     assert proc.stderr == f"clockscope {cmd}: {message}\nTry 'clockscope {cmd} --help'.\n"
+
+
+@pytest.mark.parametrize("args,start", JUDGED, ids=[" ".join(a) for a, _ in JUDGED])
+def test_values_judged_after_parsing(clockscope, tmp_path, args, start):
+    proc = run([clockscope, *args], timeout=10, cwd=tmp_path)
+    cmd = args[0]
+    assert proc.returncode == 2 and proc.stdout == "", (args, proc.returncode, proc.stderr)
+    first, hint = proc.stderr.splitlines()
+    assert first.startswith(f"clockscope {cmd}: {start}"), (args, first)
+    assert hint == f"Try 'clockscope {cmd} --help'."
 
 
 def test_every_command_is_in_the_table(clockscope):

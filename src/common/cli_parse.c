@@ -79,6 +79,8 @@ static bool store(struct parse *p, const struct cli_option *o, char *value)
     case CLI_UINT: {
         uint64_t v;
         uint64_t max = o->max_at ? (uint64_t)*(int *)member(p, o->max_at - 1) : o->max;
+        if (!parse_u64(value, 0, UINT64_MAX, &v, why, sizeof why))
+            return fail(p, "--%s: %s", o->name, why); /* not a number at all */
         if (!parse_u64(value, o->min, max, &v, why, sizeof why))
             return fail(p, "--%s: %s%s%s", o->name, why, o->max_note ? ": " : "",
                         o->max_note ? o->max_note : "");

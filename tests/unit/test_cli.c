@@ -273,6 +273,10 @@ TEST(test_cli_max_from_the_options)
     CHECK(strcmp(err, "--threads: 3 is out of range (1 to 2): the CPUs here") == 0);
     o.cpus = 4;
     CHECK(cli_parse_status(&spec, 3, argv, &o, &first, err, sizeof err) == CLI_OK && o.threads == 3);
+    char bad[] = "3x";
+    argv[2] = bad; /* not a number: the note about the maximum does not apply */
+    CHECK(cli_parse_status(&spec, 3, argv, &o, &first, err, sizeof err) == CLI_ERROR);
+    CHECK(strcmp(err, "--threads: '3x' is not a whole number") == 0);
 }
 
 /* Every command's --help shows each declared option, and describes no undeclared one. */

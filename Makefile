@@ -117,7 +117,8 @@ vm-binaries: cross
 	$(MAKE) O=build/x86_64 CC=x86_64-linux-gnu-gcc STATIC=1 all
 
 # libFuzzer harnesses (need clang): build/fuzz/fuzz_vdso_elf CORPUS,
-# build/fuzz/fuzz_kernel_log CORPUS, build/fuzz/fuzz_facts_text CORPUS, build/fuzz/fuzz_vm_frame CORPUS
+# build/fuzz/fuzz_kernel_log CORPUS, build/fuzz/fuzz_facts_text CORPUS, build/fuzz/fuzz_vm_frame CORPUS,
+# build/fuzz/fuzz_cli CORPUS
 FUZZ_CC := clang -std=c11 -g -O1 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,undefined
 fuzz:
 	@mkdir -p build/fuzz
@@ -126,6 +127,8 @@ fuzz:
 	$(FUZZ_CC) -o build/fuzz/fuzz_facts_text tests/fuzz/fuzz_facts_text.c src/facts/klog.c \
 	    src/facts/cpuinfo.c src/facts/kernel_text.c src/doctor/logscan.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_vm_frame tests/fuzz/fuzz_vm_frame.c src/vm/frame.c
+	$(FUZZ_CC) -o build/fuzz/fuzz_cli tests/fuzz/fuzz_cli.c src/common/cli_parse.c \
+	    src/common/cli.c src/common/cpuset.c
 
 # The quick inner loop: the native C unit tests, then the CLI tests that need no other
 # build (no sanitized or cross build, no qemu, no VM).  The whole suite is `make test`.

@@ -29,8 +29,11 @@
  *   CLI_LIST_OF     const char *array[N] + int count; comma-separated items, split in place
  *                   in argv; repeating the option appends.  At most N items.
  *   CLI_MULTI_OF    const char *array[N] + int count; each occurrence appends one value.
+ * Long names match exactly: no getopt-style abbreviations ("--js" is not "--json"), so
+ * that a new option never makes a user's abbreviation ambiguous.  Short options do not
+ * bundle ("-jn" is unknown).  A value may start with '-' ("--only -x" takes "-x").
  * Values come as "--name VALUE" or "--name=VALUE" (short: "-n VALUE").  An option given
- * twice is an error unless it is a LIST, a MULTI or declared .repeat.  Optional per option:
+ * twice is an error unless it is a LIST or a MULTI.  Optional per option:
  *   .required  the option must be given;
  *   .needs     the long name of another option this one only goes with;
  *   .excludes  the long name of an option this one does not go with;
@@ -58,7 +61,10 @@
  *
  * Every command's help text is checked against its declarations by cli_help_check (unit
  * test test_cli_help_matches_every_command): each option appears as "--name METAVAR", and
- * every option line of the help ("  --name ...") is declared. */
+ * every option line of the help ("  --name ...") is declared.
+ *
+ * A new command: export its spec as <cmd>_cli in commands.h, add it to that unit test, and
+ * give it rows in tests/test_cli.py (test_every_command_is_in_the_table fails until then). */
 #ifndef CLOCKSCOPE_CLI_H
 #define CLOCKSCOPE_CLI_H
 
@@ -85,7 +91,7 @@ struct cli_option {
     const char *max_note;      /* UINT: what the maximum is, for the out-of-range message */
     double min_s, max_s;       /* SECONDS */
     const char *const *values; /* ENUM: the names, NULL-terminated */
-    bool repeat, required;
+    bool required;
     const char *needs, *excludes;
     bool (*check)(void *opts, const char *value, char *err, size_t errlen);
 };

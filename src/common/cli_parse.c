@@ -138,7 +138,7 @@ static bool take_option(struct parse *p, int argc, char **argv, int *i)
     if (!o)
         return fail(p, "unknown option '%s'", a);
     size_t idx = (size_t)(o - p->spec->options);
-    if (p->seen[idx]++ && !o->repeat && o->kind != CLI_LIST && o->kind != CLI_MULTI)
+    if (p->seen[idx]++ && o->kind != CLI_LIST && o->kind != CLI_MULTI)
         return fail(p, "--%s given more than once", o->name);
     if (o->kind == CLI_FLAG) {
         if (value)

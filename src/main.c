@@ -64,7 +64,7 @@ int main(int argc, char **argv)
     switch (cli_parse_status(&main_cli, argc, argv, &o, &first, err, sizeof err)) {
     case CLI_HELP:
         usage(stdout);
-        return 0;
+        return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
     case CLI_ERROR:
         if (o.version && first >= argc)
             break; /* "clockscope --version" has no command */

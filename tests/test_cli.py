@@ -2,6 +2,7 @@
 stdout, and exactly two lines on stderr, the one wording of src/common/cli.h and the
 pointer to --help.  Nothing here measures, boots or reads facts: the parser answers first."""
 import os
+import subprocess
 
 import pytest
 
@@ -158,3 +159,10 @@ def test_options_after_the_command_belong_to_it(clockscope):
     assert proc.returncode == 3, proc.stderr
     proc = run([clockscope, "run", "sh", "-c", "exit 4"], timeout=10)
     assert proc.returncode == 4, proc.stderr
+
+
+@pytest.mark.parametrize("args", [["--help"], ["bench", "--help"], ["vm", "-h"]])
+def test_help_that_cannot_be_written_fails(clockscope, args):
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([clockscope, *args], stdout=full, stderr=subprocess.PIPE, timeout=10)
+    assert proc.returncode == 1, proc.stderr

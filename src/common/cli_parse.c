@@ -241,8 +241,9 @@ int cli_parse(const struct cli_spec *spec, int argc, char **argv, void *opts)
     int first = argc;
     switch (cli_parse_status(spec, argc, argv, opts, &first, err, sizeof err)) {
     case CLI_HELP:
+        /* A help that cannot be written (stdout closed, a full disk) is a failure. */
         fputs(spec->help, stdout);
-        exit(0);
+        exit(fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1);
     case CLI_ERROR:
         usage_error(spec->cmd, "%s", err);
     case CLI_OK:

@@ -22,7 +22,7 @@ def gap_json(binary, *args, runner=None, timeout=180):
 
 
 @pytest.mark.parametrize("args,needle", [
-    (["--gap", ""], "empty string"),
+    (["--gap", ""], "--gap needs a value (LIST)"),
     (["--gap", "1"], "needs a unit"),
     (["--gap", "5m"], "unknown unit 'm'"),
     (["--gap", "1.5ns"], "whole number of nanoseconds"),
@@ -36,10 +36,10 @@ def gap_json(binary, *args, runner=None, timeout=180):
     (["--gap", "1ms", "--reads", "0"], "--reads"),
     (["--gap", "1ms", "--reads", "100001"], "--reads"),
     (["--gap", "1ms", "--reads", "ten"], "--reads"),
-    (["--reads", "10"], "--reads needs --gap"),
+    (["--reads", "10"], "--reads goes only with --gap"),
     (["--gap", "0", "--reads", "10"], "--reads needs --gap"),
-    (["--bracket", "counter"], "--bracket needs --gap"),
-    (["--gap", "1ms", "--bracket", "tsc"], "not auto, counter or clock"),
+    (["--bracket", "counter"], "--bracket goes only with --gap"),
+    (["--gap", "1ms", "--bracket", "tsc"], "'tsc' is not one of auto, counter, clock"),
     (["--gap", "1ms", "--threads", "2"], "--threads"),
     (["--gap"], "--gap"),
 ])

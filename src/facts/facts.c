@@ -2,11 +2,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char *const paths[F_COUNT] = {
     [F_CURRENT_CS] = "sys/devices/system/clocksource/clocksource0/current_clocksource",
@@ -64,6 +66,17 @@ bool facts_load_root(const char *root, struct facts *out, char *why, size_t whyl
         snprintf(why, whylen, "facts root '%s' is not a directory", root);
         return false;
     }
+    /* Readable and searchable, or nothing in it can be read: that is bad usage (exit 2),
+     * not a machine whose every fact happens to be unknown. */
+    int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || faccessat(fd, ".", R_OK | X_OK, AT_EACCESS) != 0) {
+        snprintf(why, whylen, "facts root '%s' is not a readable directory: %s", root,
+                 strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return false;
+    }
+    close(fd);
     struct fact_reader r;
     if (strlen(root) >= sizeof r.root) {
         snprintf(why, whylen, "facts root path too long");

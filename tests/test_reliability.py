@@ -471,3 +471,20 @@ def test_hostile_roots_under_sanitizers(san_build, fact_paths, outside, tmp_path
             assert "runtime error" not in proc.stderr, (name, proc.stderr[-2000:])
             assert SECRET not in proc.stdout, name
             json.loads(proc.stdout)
+
+
+# ---- other paths read from the command line: a FIFO or directory in place of a file ----------
+
+def test_a_fifo_or_directory_given_as_input_is_refused_not_waited_on(cs, tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    fifo.chmod(0o755)  # executable, so that `run` gets past its PATH check
+    for args, status, says in (
+        (["vdso", "--file", fifo], 2, "is not a regular file"),
+        (["vdso", "--file", tmp_path], 2, "is not a regular file"),
+        (["run", "--", fifo], 126, "not a regular file"),
+        (["run", "--", tmp_path], 126, "not a regular file"),
+    ):
+        proc = run([cs, *args], timeout=20)
+        assert proc.returncode == status, (args, proc.returncode, proc.stderr)
+        assert says in proc.stderr, (args, proc.stderr)

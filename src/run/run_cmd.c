@@ -214,6 +214,12 @@ int cmd_run(int argc, char **argv)
                 r == EXIT_NOT_FOUND ? "command not found" : "permission denied (not executable)");
         return r;
     }
+    struct stat target_st;
+    if (stat(target, &target_st) != 0 || !S_ISREG(target_st.st_mode)) {
+        /* execve would refuse it anyway; probing it first must not block on a FIFO. */
+        fprintf(stderr, "clockscope run: %s: permission denied (not a regular file)\n", target);
+        return EXIT_CANNOT_RUN;
+    }
     char output_abs[PATH_MAX + NAME_MAX + 2];
     if (output) {
         check_output(output, output_abs, sizeof output_abs);

@@ -36,9 +36,20 @@ static const char help[] =
 
 static void *read_file(const char *path, size_t *size)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    /* O_NONBLOCK: a FIFO given as IMAGE is refused below, never waited on. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
         usage_error("vdso", "cannot open '%s': %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        usage_error("vdso", "'%s' is not a regular file", path);
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        usage_error("vdso", "cannot open '%s': %s", path, strerror(errno));
+    }
     unsigned char *buf = malloc(MAX_IMAGE);
     if (!buf) {
         fclose(f);

@@ -488,3 +488,30 @@ def test_a_fifo_or_directory_given_as_input_is_refused_not_waited_on(cs, tmp_pat
         proc = run([cs, *args], timeout=20)
         assert proc.returncode == status, (args, proc.returncode, proc.stderr)
         assert says in proc.stderr, (args, proc.stderr)
+
+
+# ---- stdout that cannot be written: a full disk, a closed stdout ------------------------------
+
+def closed_stdout():
+    os.close(1)
+
+
+@pytest.mark.parametrize("args", [
+    ["facts", "--root", "{root}"], ["facts", "--root", "{root}", "--json"],
+    ["doctor", "--root", "{root}"], ["doctor", "--root", "{root}", "--json"],
+    ["vdso"], ["vdso", "--json"], ["vdso", "--dump", "-"], ["bench", "--list"], ["--help"],
+], ids=lambda a: " ".join(a).replace("{root}", "R"))
+def test_output_that_cannot_be_written_is_a_failure(clockscope, tmp_path, args):
+    root = tmp_path / "root"
+    (root / "proc").mkdir(parents=True)
+    (root / "proc/cmdline").write_text("quiet\n")
+    cmd = [clockscope, *[a.replace("{root}", str(root)) for a in args]]
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(cmd, stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert proc.returncode == 1, (args, proc.returncode, proc.stderr)
+    assert "No space left on device" in proc.stderr or "write error" in proc.stderr, proc.stderr
+    assert proc.stderr.count("cannot write") == 1, proc.stderr
+    proc = subprocess.run(cmd, stderr=subprocess.PIPE, text=True, timeout=60,
+                          preexec_fn=closed_stdout)
+    assert proc.returncode == 1, (args, proc.returncode, proc.stderr)
+    assert "cannot write" in proc.stderr

@@ -230,8 +230,12 @@ int cmd_vdso(int argc, char **argv)
          * --dump - > image.so), and the note on stderr. */
         bool to_stdout = strcmp(dump, "-") == 0;
         FILE *f = to_stdout ? stdout : open_dump(dump);
-        if (!f || fwrite(v->base, 1, v->size, f) != v->size || fclose(f) != 0) {
+        /* stdout is flushed, not closed: the exit check (common/stdout_check) still uses it. */
+        if (!f || fwrite(v->base, 1, v->size, f) != v->size ||
+            (to_stdout ? fflush(f) : fclose(f)) != 0) {
             fprintf(stderr, "clockscope vdso: cannot write '%s': %s\n", dump, strerror(errno));
+            if (to_stdout)
+                clearerr(stdout); /* said once, here */
             return 1;
         }
         fprintf(to_stdout ? stderr : stdout, "wrote %zu bytes of vDSO image to %s\n", v->size,

@@ -9,6 +9,7 @@ import resource
 import shutil
 import signal
 import stat
+import sys
 import subprocess
 import tempfile
 from pathlib import Path
@@ -515,3 +516,24 @@ def test_output_that_cannot_be_written_is_a_failure(clockscope, tmp_path, args):
                           preexec_fn=closed_stdout)
     assert proc.returncode == 1, (args, proc.returncode, proc.stderr)
     assert "cannot write" in proc.stderr
+
+
+@pytest.mark.parametrize("swap", ["absolute link", "relative link", "fifo", "directory"])
+def test_count_output_swapped_before_exit_is_not_followed(cs, tmp_path, swap):
+    """The program itself replaces the --output file before it exits: the shim's own open
+    at exit refuses the link (O_NOFOLLOW) and never waits on the FIFO (O_NONBLOCK)."""
+    victim = tmp_path / "victim"
+    victim.write_text("keep\n")
+    table = tmp_path / "table.txt"
+    make = {
+        "absolute link": f"os.symlink({str(victim)!r}, t)",
+        "relative link": "os.symlink('victim', t)",
+        "fifo": "os.mkfifo(t)",
+        "directory": "os.mkdir(t)",
+    }[swap]
+    script = f"import os, time; t = {str(table)!r}; time.time(); os.path.lexists(t) and os.remove(t); {make}"
+    proc = run([cs, "run", "--mode", "count", "--output", table, "--", sys.executable,
+                "-c", script], timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    assert "cannot write the count table to" in proc.stderr, proc.stderr
+    assert victim.read_text() == "keep\n"

@@ -119,14 +119,15 @@ static int fallback_open(int dirfd, const char *relpath, int flags)
             /* The rest of the path now follows the link's target. */
             char rest[sizeof path];
             snprintf(rest, sizeof rest, "%s", p);
-            if ((size_t)tl + 1 + strlen(rest) >= sizeof path) {
+            if ((size_t)tl + strlen(rest) >= sizeof path) {
                 err = ENAMETOOLONG;
                 break;
             }
+            /* target + rest; rest keeps its own leading '/' ("l/x" -> "target/x"), and
+             * a link at the end stays at the end ("l" -> "target", no slash added). */
             size_t tlen = (size_t)tl, rlen = strlen(rest);
             memcpy(path, target, tlen);
-            path[tlen] = '/';
-            memcpy(path + tlen + 1, rest, rlen + 1);
+            memcpy(path + tlen, rest, rlen + 1);
             p = path;
             continue;
         }
@@ -135,7 +136,9 @@ static int fallback_open(int dirfd, const char *relpath, int flags)
             break;
         }
         if (last) {
-            result = openat(cur, name, flags | O_NOFOLLOW | O_CLOEXEC);
+            /* "name/" must be a directory, as the kernel has it. */
+            int dir_only = *p == '/' ? O_DIRECTORY : 0;
+            result = openat(cur, name, flags | dir_only | O_NOFOLLOW | O_CLOEXEC);
             err = errno;
             break;
         }

@@ -181,3 +181,86 @@ TEST(fact_reader_never_reads_through_a_link_out)
     remove_tree();
     CHECK(ok);
 }
+
+/* Differential test: random trees of directories, files and links (relative, absolute,
+ * dangling, looping, climbing), random paths; the fallback must give what openat2 gives:
+ * the same errno, or the same file (device and inode). */
+static const char *const parts[] = {"d0", "d1", "f0", "l0", "l1", "l2", "l3", "..", ".", "nx"};
+
+static uint64_t lcg(uint64_t *x)
+{
+    *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+    return *x >> 33;
+}
+
+static void random_path(uint64_t *x, char *out, size_t len, bool allow_abs)
+{
+    size_t n = 1 + lcg(x) % (lcg(x) % 2 ? 2 : 5), used = 0; /* short ones often */
+    out[0] = 0;
+    if (allow_abs && lcg(x) % 8 == 0)
+        used += (size_t)snprintf(out, len, "/");
+    for (size_t i = 0; i < n && used < len; i++)
+        used += (size_t)snprintf(out + used, len - used, "%s%s", i ? "/" : "",
+                                 parts[lcg(x) % (sizeof parts / sizeof parts[0])]);
+    if (lcg(x) % 10 == 0 && used + 1 < len)
+        strcat(out, "/");
+}
+
+/* Places d0, d1 (nested at random), f0 and the links l0..l3 in random directories. */
+static void random_tree(uint64_t *x)
+{
+    char p[700], t[64];
+    snprintf(p, sizeof p, "%s/d0", root), mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/%s/d1", root, lcg(x) % 2 ? "d0" : "."), mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/%s/f0", root, lcg(x) % 2 ? "d0" : "."), close(creat(p, 0644));
+    for (int i = 0; i < 4; i++) {
+        random_path(x, t, sizeof t, true);
+        snprintf(p, sizeof p, "%s/%s/l%d", root, lcg(x) % 2 ? "d0" : ".", i);
+        if (symlink(t, p) != 0)
+            continue;
+    }
+}
+
+TEST(beneath_fallback_agrees_with_openat2_on_random_trees)
+{
+    uint64_t x = 9;
+    int compared = 0, opened = 0;
+    for (int tree = 0; tree < 150; tree++) {
+        CHECK(make_tree());
+        random_tree(&x);
+        int dirfd = open(root, O_RDONLY | O_DIRECTORY);
+        CHECK(dirfd >= 0);
+        for (int i = 0; i < 30; i++) {
+            char path[128];
+            random_path(&x, path, sizeof path, false);
+            struct stat a, b;
+            beneath_force_fallback(false);
+            int fa = beneath_open(dirfd, path, O_RDONLY | O_NONBLOCK);
+            int ea = fa < 0 ? errno : 0;
+            beneath_force_fallback(true);
+            int fb = beneath_open(dirfd, path, O_RDONLY | O_NONBLOCK);
+            int eb = fb < 0 ? errno : 0;
+            beneath_force_fallback(false);
+            bool same = ea == eb;
+            if (same && fa >= 0)
+                same = fstat(fa, &a) == 0 && fstat(fb, &b) == 0 && a.st_dev == b.st_dev &&
+                       a.st_ino == b.st_ino;
+            if (!same)
+                fprintf(stderr, "  tree %d path '%s': openat2 errno %d, fallback errno %d\n",
+                        tree, path, ea, eb);
+            if (fa >= 0)
+                close(fa), opened++;
+            if (fb >= 0)
+                close(fb);
+            compared++;
+            if (!same) {
+                close(dirfd);
+                remove_tree();
+                CHECK(same);
+            }
+        }
+        close(dirfd);
+        remove_tree();
+    }
+    CHECK(compared == 150 * 30 && opened > 100);
+}

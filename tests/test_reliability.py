@@ -537,3 +537,22 @@ def test_count_output_swapped_before_exit_is_not_followed(cs, tmp_path, swap):
     assert proc.returncode == 0, proc.stderr
     assert "cannot write the count table to" in proc.stderr, proc.stderr
     assert victim.read_text() == "keep\n"
+
+
+def test_capability_target_is_warned(cs, reuser, world_dir):
+    need_tool("setcap")
+    target = world_dir / "cap_reuser"
+    shutil.copy(reuser, target)
+    target.chmod(0o755)
+    assert run(["setcap", "cap_sys_time+ep", target]).returncode == 0
+    world_dir.chmod(0o777)
+    proc = as_nobody([cs, "run", "--mode", "count", "--", target, world_dir / "data"])
+    assert proc.returncode == 0, proc.stderr
+    assert "file capabilities" in proc.stderr and "ignores LD_PRELOAD" in proc.stderr, proc.stderr
+    assert "clockscope run --mode count" not in proc.stderr
+    # The same program without capabilities is reached (and no warning).
+    plain = world_dir / "plain_reuser"
+    shutil.copy(reuser, plain)
+    plain.chmod(0o755)
+    proc = as_nobody([cs, "run", "--mode", "count", "--", plain, world_dir / "data2"])
+    assert "clockscope run --mode count" in proc.stderr and "warning" not in proc.stderr

@@ -496,6 +496,8 @@ def test_a_fifo_or_directory_given_as_input_is_refused_not_waited_on(cs, tmp_pat
         (["vdso", "--file", tmp_path], 2, "is not a regular file"),
         (["run", "--", fifo], 126, "not a regular file"),
         (["run", "--", tmp_path], 126, "not a regular file"),
+        (["vm", "--arch", "x86_64", "--add", fifo, "--", "true"], 2, "not a regular file"),
+        (["vm", "--arch", "x86_64", "--binary", fifo, "--", "true"], 2, "not a regular file"),
     ):
         proc = run([cs, *args], timeout=20)
         assert proc.returncode == status, (args, proc.returncode, proc.stderr)

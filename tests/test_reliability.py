@@ -498,6 +498,7 @@ def test_a_fifo_or_directory_given_as_input_is_refused_not_waited_on(cs, tmp_pat
         (["run", "--", tmp_path], 126, "not a regular file"),
         (["vm", "--arch", "x86_64", "--add", fifo, "--", "true"], 2, "not a regular file"),
         (["vm", "--arch", "x86_64", "--binary", fifo, "--", "true"], 2, "not a regular file"),
+        (["vm", "--arch", "x86_64", "--kernel", fifo, "--", "true"], 2, "not a regular file"),
     ):
         proc = run([cs, *args], timeout=20)
         assert proc.returncode == status, (args, proc.returncode, proc.stderr)

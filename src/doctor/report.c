@@ -89,7 +89,7 @@ void report_text(FILE *out, const struct facts *fs, const struct proof *p,
             c->current_cs[0] ? c->current_cs : "unknown");
     if (!fs->live)
         fprintf(out, "  facts root: %s\n", fs->origin);
-    for (int i = 0; i < F_COUNT; i++) /* not known, and why: never read as "absent" */
+    for (int i = 0; i < F_COUNT && !fs->live; i++) /* not known, and why: never "absent" */
         if (fs->f[i].status == FACT_UNREADABLE)
             fprintf(out, "  unreadable: %s (%s)\n", fact_path(i), fs->f[i].why);
     for (int i = 0; i < fs->nnotes; i++)

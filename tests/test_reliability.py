@@ -570,3 +570,22 @@ def test_capability_target_is_warned(cs, reuser, world_dir):
     plain.chmod(0o755)
     proc = as_nobody([cs, "run", "--mode", "count", "--", plain, world_dir / "data2"])
     assert "clockscope run --mode count" in proc.stderr and "warning" not in proc.stderr
+
+
+def test_hostile_save_targets_under_sanitizers(san_build, fact_paths, full_root, outside, tmp_path):
+    binary = san_build / "clockscope"
+    for path in fact_paths:
+        plant(outside, path)
+    before = tree_snapshot(outside)
+    for kind in ("absolute", "relative"):
+        dest = tmp_path / f"links-{kind}"
+        for path in fact_paths:
+            make_link(dest, outside, path, kind)
+        for top in ("proc", "sys"):
+            os.replace(dest / top, tmp_path / f"moved-{kind}-{top}")
+            make_link(dest, outside, top, kind)
+        os.mkfifo(dest / "dmesg.fifo")
+        proc = run([binary, "facts", "--root", full_root, "--save", dest, "--force"], timeout=120)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert "ERROR: AddressSanitizer" not in proc.stderr and "runtime error" not in proc.stderr
+    assert tree_snapshot(outside) == before

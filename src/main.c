@@ -1,5 +1,6 @@
 /* clockscope: what reading the time costs on this machine, why, and what to do about it. */
 #include "commands.h"
+#include "common/stdout_check.h"
 #include "common/cli.h"
 #include "vm/guest_init.h"
 
@@ -54,6 +55,7 @@ int main(int argc, char **argv)
     /* As a VM's /init (clockscope vm), this binary is PID 1. */
     if (getpid() == 1)
         guest_init_main();
+    stdout_check_at_exit();
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;

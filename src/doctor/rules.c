@@ -94,14 +94,23 @@ static void meaning_from_judgement(struct finding *f, const char *before,
     finding_meaning(f, "%s%s.", before, why);
 }
 
-static void rule_clocksource(struct diagnosis *d, struct judgement *jd, const struct proof *p)
+static void rule_clocksource(struct diagnosis *d, const struct facts *fs, struct judgement *jd,
+                             const struct proof *p)
 {
     const struct context *c = &d->ctx;
     if (!c->current_cs[0]) {
         struct finding *f = finding_add(d, "clocksource-unknown", SEV_INFO,
                                         "The current clocksource is not known");
-        finding_evidence(f, "no current_clocksource file and no \"Switched to clocksource\" line "
-                         "in the kernel log");
+        /* Unreadable is "not known", never "absent": say which it was. */
+        const struct fact *cs = &fs->f[F_CURRENT_CS], *log = &fs->f[F_DMESG];
+        finding_evidence(f, "%s%s%s and %s%s%s", cs->status == FACT_UNREADABLE
+                         ? "current_clocksource unreadable (" : "no current_clocksource file",
+                         cs->status == FACT_UNREADABLE ? cs->why : "",
+                         cs->status == FACT_UNREADABLE ? ")" : "",
+                         log->status == FACT_UNREADABLE ? "the kernel log unreadable ("
+                         : "no \"Switched to clocksource\" line in the kernel log",
+                         log->status == FACT_UNREADABLE ? log->why : "",
+                         log->status == FACT_UNREADABLE ? ")" : "");
         finding_meaning(f, "The verdict rests on the other facts; a live `clockscope doctor` on "
                         "the machine reads it and proves the path.");
         return;
@@ -1042,7 +1051,7 @@ void diagnose(const struct facts *fs, const struct proof *p, struct diagnosis *d
      * architecture's would be confidently wrong. */
     bool emulated = fs->live && rule_foreign_kernel(d);
     if (!emulated) {
-        rule_clocksource(d, &jd, p);
+        rule_clocksource(d, fs, &jd, p);
         rule_cmdline(d, &jd);
         if (!strcmp(d->ctx.family, "x86") || !d->ctx.family[0]) {
             rule_tsc_demotions(d, &jd, p);

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from conftest import run
+from conftest import need_tool, run
 
 CPUS = sorted(os.sched_getaffinity(0))
 
@@ -104,7 +104,6 @@ def test_text_output_and_exit_status(clockscope):
     assert proc.stderr == ""  # progress only goes to a terminal
 
 
-@pytest.mark.skipif(len(CPUS) < 1, reason="no CPU")
 def test_one_cpu_says_nothing_to_compare(clockscope):
     proc, doc = warp_json(clockscope, "--seconds", "0.5", "--cpus", str(CPUS[-1]),
                           "--only", "counter.*,libc.clock_gettime.monotonic*")
@@ -115,8 +114,9 @@ def test_one_cpu_says_nothing_to_compare(clockscope):
 
 
 def test_cpus_excluded_by_affinity(clockscope):
-    if not shutil.which("taskset") or len(CPUS) < 2:
-        pytest.skip("needs taskset and two CPUs")
+    need_tool("taskset")
+    if len(CPUS) < 2:
+        pytest.skip("needs two CPUs in the affinity mask")
     only = str(CPUS[-1])
     prefix = ["taskset", "-c", only]
     proc, doc = warp_json(clockscope, "--seconds", "0.4", "--only", "libc.clock_gettime.monotonic",

@@ -242,6 +242,7 @@ TEST(parsers_survive_mutations)
 {
     unsigned seed = 4242;
     char buf[2048];
+    int known_versions = 0, found_clocksource = 0;
     for (int round = 0; round < 30000; round++) {
         const char *s = seeds[round % (sizeof seeds / sizeof seeds[0])];
         size_t n = strlen(s);
@@ -286,15 +287,29 @@ TEST(parsers_survive_mutations)
         z[n] = 0;
         char v[64], m[16];
         struct kernel_version k;
-        cmdline_param(z, "clocksource", v, sizeof v);
-        cmdline_param(z, "notsc", v, sizeof v);
+        if (cmdline_param(z, "clocksource", v, sizeof v)) {
+            CHECK(memchr(v, 0, sizeof v)); /* terminated inside its buffer */
+            found_clocksource++;
+        }
+        if (cmdline_param(z, "notsc", v, sizeof v))
+            CHECK(memchr(v, 0, sizeof v));
         kernel_version_parse(z, &k);
+        CHECK(memchr(k.release, 0, sizeof k.release));
+        if (k.known) {
+            CHECK(k.major >= 0 && k.minor >= 0 && k.patch >= 0);
+            known_versions++;
+        }
         machine_name_parse(z, m, sizeof m);
+        CHECK(memchr(m, 0, sizeof m));
         double ts;
         char line[KLOG_LINE_MAX];
         snprintf(line, sizeof line, "%s", z);
-        klog_strip_prefix(line, &ts);
+        const char *msg = klog_strip_prefix(line, &ts);
+        CHECK(msg >= line && msg <= line + strlen(line));
         free(z);
     }
-    CHECK(1); /* reaching here without a sanitizer report is the test */
+    /* Beyond not crashing (ASan): the parsers still find what survives the edits.  A
+     * quarter of the rounds start from the seed holding both a version and a clocksource=,
+     * and most edits leave them readable; a parser that stopped parsing finds none. */
+    CHECK(known_versions > 1000 && found_clocksource > 1000);
 }

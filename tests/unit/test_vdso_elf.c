@@ -59,7 +59,7 @@ TEST(vdso_parse_survives_every_truncation_and_random_corruption)
 {
     const struct vdso_live *v = vdso_live();
     if (!v->present || !v->parsed)
-        return; /* nothing to mutate here (qemu-user); the fuzz harness covers it */
+        SKIP("this process has no vDSO to truncate (qemu-user gives none)");
     size_t size = v->size;
     unsigned char *copy = malloc(size);
     CHECK(copy);

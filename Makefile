@@ -5,7 +5,9 @@
 #   make cross                static aarch64 and riscv64 builds (Debian cross compilers):
 #                             build/aarch64/clockscope, build/riscv64/clockscope
 #   make vm-binaries          static x86_64, aarch64, riscv64 builds for clockscope vm
-#   make test                 the whole test suite (see README)
+#   make test                 the whole test suite (see README, docs/testing.md)
+#   make mutants              deliberate breakages (tests/mutants/*.mutant) must each fail
+#                             their tests (docs/testing.md, "Mutants")
 #   make install PREFIX=DIR   DIR/bin/clockscope, DIR/lib/libfastclock.{so,a}, DIR/include/fastclock.h,
 #                             DIR/lib/pkgconfig/fastclock.pc, DIR/lib/clockscope/libclockscope-shim.so
 CC      ?= cc
@@ -40,7 +42,7 @@ LIB_OBJ  := $(filter-out $(O)/obj/src/main.o,$(CLI_OBJ))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(O)/obj/%.o)
 
-.PHONY: all test install cross vm-binaries fuzz clean
+.PHONY: all test mutants install cross vm-binaries fuzz clean
 all: $(O)/clockscope fastclock-libs
 
 # libfastclock and the `clockscope run` shim: position-independent objects in $(O)/pic,
@@ -127,10 +129,14 @@ fuzz:
 	$(FUZZ_CC) -o build/fuzz/fuzz_vm_frame tests/fuzz/fuzz_vm_frame.c src/vm/frame.c
 
 # The whole suite: C unit tests (native, sanitized, cross under qemu-user), CLI tests,
-# corpus, fuzz smoke, VM tests.  tests/README.md says what each part needs.
+# corpus, fuzz smoke, VM tests.  docs/testing.md says what each part needs.
 test:
 	sh scripts/install-deps.sh
 	$(PYTHON) -m pytest -q tests
+
+# Each mutant applied in a scratch copy, only its kill tests run (at most 2 at once).
+mutants:
+	$(PYTHON) tests/mutants/run.py
 
 clean:
 	rm -rf build

@@ -18,7 +18,10 @@ fails.  First the unmutated copy runs every kill test once: they must pass, or a
 would prove nothing.  Exit status: 0 when every mutant was killed; 1 when one survived,
 its find-text did not occur exactly once, or the baseline failed; 2 bad usage.
 
-    python3 tests/mutants/run.py [--jobs N] [--keep] [NAME ...]
+    python3 tests/mutants/run.py [--jobs N] [--keep] [--each] [NAME ...]
+
+--each runs every kill test of a mutant on its own and says which of them kill it (for the
+catalogue in docs/testing.md); by default a mutant's tests stop at the first failure.
 """
 import argparse
 import os
@@ -141,6 +144,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=2, choices=(1, 2),
                     help="mutants tested at once (at most 2)")
     ap.add_argument("--keep", action="store_true", help="keep the scratch directories")
+    ap.add_argument("--each", action="store_true",
+                    help="run each kill test on its own and report every one that kills")
     args = ap.parse_args()
 
     paths = sorted(MUTANTS.glob("*.mutant"))
@@ -192,7 +197,13 @@ def main():
         try:
             apply_mutant(work, m)
             with open(log_path, "w") as log:
-                killer = run_kill_tests(work, m["kill"], log)
+                if args.each:
+                    killers = [k for k in m["kill"] if run_kill_tests(work, [k], log)]
+                    spared = [k for k in m["kill"] if k not in killers]
+                    killer = ", ".join(killers) + (f"; NOT by {', '.join(spared)}" if spared else "")
+                    killer = killer if killers else None
+                else:
+                    killer = run_kill_tests(work, m["kill"], log)
         except subprocess.TimeoutExpired:
             killer = f"timeout after {TIMEOUT_S} s"
         except MutantError as e:

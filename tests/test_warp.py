@@ -1,5 +1,7 @@
 """clockscope warp: structure of real runs (never whether a given read happened to warp),
-one CPU, CPUs excluded by affinity, qemu-user, and bad usage."""
+one CPU, CPUs excluded by affinity, qemu-user, bad usage, and faults injected on cue
+(CLOCKSCOPE_WARP_FAULT: a clock that really goes backwards, stalls or jumps, driven
+through the exit status and the JSON)."""
 import json
 import os
 import shutil

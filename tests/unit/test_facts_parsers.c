@@ -209,6 +209,15 @@ TEST(kernel_versions_and_machine_names)
     CHECK(k.known && k.major == 4 && k.minor == 4);
     kernel_version_parse("6.1.47-current-sunxi64", &k);
     CHECK(k.known && kernel_version_cmp(&k, 5, 8) > 0 && kernel_version_cmp(&k, 6, 2) < 0);
+    CHECK(k.patch == 47);
+    kernel_version_parse("Linux version 5.0.21-generic (x)", &k); /* minor 0 is a version */
+    CHECK(k.known && k.major == 5 && k.minor == 0 && k.patch == 21);
+    kernel_version_parse("5.10_3-custom", &k); /* a patch level follows a dot only */
+    CHECK(k.known && k.minor == 10 && k.patch == 0);
+    char longrel[300] = "Linux version 6.8.0-";
+    memset(longrel + strlen(longrel), 'x', 200);
+    kernel_version_parse(longrel, &k); /* cut to the field, terminated */
+    CHECK(k.known && strlen(k.release) == sizeof k.release - 1 && !strncmp(k.release, "6.8.0-x", 7));
     kernel_version_parse("Linux version", &k);
     CHECK(!k.known);
     kernel_version_parse("x86_64", &k);
@@ -222,6 +231,8 @@ TEST(kernel_versions_and_machine_names)
     CHECK(!strcmp(machine_family(m), "arm32"));
     machine_name_parse("Linux qemu 2.6.32 #1 SMP i686 i686 i386 GNU/Linux", m, sizeof m);
     CHECK(!strcmp(machine_family(m), "x86"));
+    machine_name_parse("Linux visionfive 6.6.20 #1 SMP riscv64 GNU/Linux", m, sizeof m);
+    CHECK(!strcmp(m, "riscv64") && !strcmp(machine_family(m), "riscv"));
     machine_name_parse("garbage", m, sizeof m);
     CHECK(m[0] == 0 && !strcmp(machine_family(m), ""));
 }

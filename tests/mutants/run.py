@@ -144,18 +144,20 @@ def main():
     ap.add_argument("--jobs", type=int, default=2, choices=(1, 2),
                     help="mutants tested at once (at most 2)")
     ap.add_argument("--keep", action="store_true", help="keep the scratch directories")
+    ap.add_argument("--dir", type=Path, default=MUTANTS,
+                    help="where the .mutant files are (default tests/mutants)")
     ap.add_argument("--each", action="store_true",
                     help="run each kill test on its own and report every one that kills")
     args = ap.parse_args()
 
-    paths = sorted(MUTANTS.glob("*.mutant"))
+    paths = sorted(args.dir.glob("*.mutant"))
     if args.names:
         paths = [p for p in paths if p.stem in args.names]
         missing = set(args.names) - {p.stem for p in paths}
         if missing:
             ap.error(f"no such mutant: {', '.join(sorted(missing))}")
     if not paths:
-        print("mutants: none found in tests/mutants/", file=sys.stderr)
+        print(f"mutants: none found in {args.dir}", file=sys.stderr)
         return 1
     problems, mutants = [], []
     for p in paths:

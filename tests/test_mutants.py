@@ -1,6 +1,7 @@
 """The test machinery itself: the C unit runner accounts for every test (no cap, skips
 and failures counted apart), and the mutant runner fails on a surviving mutant and on a
 find-text that does not occur exactly once (docs/testing.md)."""
+import os
 import re
 import subprocess
 import sys
@@ -73,3 +74,20 @@ def test_mutant_runner_fails_on_a_survivor_and_a_bad_find_text(native_build, tmp
     assert proc.returncode == 1, proc.stdout
     assert "absent: the find-text occurs 0 times" in proc.stdout
     assert re.search(r"twice: the find-text occurs \d+ times", proc.stdout)
+
+
+def test_a_skip_fails_under_require_all_unless_listed(tmp_path):
+    """conftest's hook: under CLOCKSCOPE_REQUIRE_ALL=1 a pytest skip is a failure, unless
+    docs/testing.md lists the test; without it the skip stays a skip."""
+    (tmp_path / "test_skipper.py").write_text(
+        "import pytest\n\ndef test_skips():\n    pytest.skip('no such thing here')\n")
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "conftest", "-p", "no:cacheprovider",
+           str(tmp_path / "test_skipper.py")]
+    base = dict(os.environ, PYTHONPATH=str(ROOT / "tests"))
+    strict = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path,
+                            env=dict(base, CLOCKSCOPE_REQUIRE_ALL="1"))
+    assert strict.returncode == 1 and "1 failed" in strict.stdout, strict.stdout
+    assert "not listed in docs/testing.md" in strict.stdout
+    local = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path,
+                           env={k: v for k, v in base.items() if k != "CLOCKSCOPE_REQUIRE_ALL"})
+    assert local.returncode == 0 and "1 skipped" in local.stdout, local.stdout

@@ -118,7 +118,8 @@ vm-binaries: cross
 	$(MAKE) O=build/x86_64 CC=x86_64-linux-gnu-gcc STATIC=1 all
 
 # libFuzzer harnesses (need clang): build/fuzz/fuzz_vdso_elf CORPUS,
-# build/fuzz/fuzz_kernel_log CORPUS, build/fuzz/fuzz_facts_text CORPUS, build/fuzz/fuzz_vm_frame CORPUS
+# build/fuzz/fuzz_kernel_log CORPUS, build/fuzz/fuzz_facts_text CORPUS, build/fuzz/fuzz_vm_frame CORPUS,
+# build/fuzz/fuzz_gap_list CORPUS
 FUZZ_CC := clang -std=c11 -g -O1 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,undefined
 fuzz:
 	@mkdir -p build/fuzz
@@ -127,6 +128,7 @@ fuzz:
 	$(FUZZ_CC) -o build/fuzz/fuzz_facts_text tests/fuzz/fuzz_facts_text.c src/facts/klog.c \
 	    src/facts/cpuinfo.c src/facts/kernel_text.c src/doctor/logscan.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_vm_frame tests/fuzz/fuzz_vm_frame.c src/vm/frame.c
+	$(FUZZ_CC) -o build/fuzz/fuzz_gap_list tests/fuzz/fuzz_gap_list.c src/bench/gap_list.c
 
 # The whole suite: C unit tests (native, sanitized, cross under qemu-user), CLI tests,
 # corpus, fuzz smoke, VM tests.  docs/testing.md says what each part needs.

@@ -1,5 +1,6 @@
 /* clockscope bench: the cost of every way of reading the time on this machine. */
 #include "commands.h"
+#include "bench/bench_gap.h"
 #include "common/cli.h"
 #include "common/cpuset.h"
 #include "common/json.h"
@@ -28,6 +29,8 @@ struct bench_options {
     int npatterns;
     const struct clock_info *clocks[16];
     int nclocks;
+    bool gap_given;
+    struct bench_gap_options gap; /* --gap, --reads, --bracket (bench_gap.c) */
 };
 
 static const char help[] =
@@ -46,6 +49,16 @@ static const char help[] =
     "  --only GLOBS       only ids matching these comma-separated globs, e.g. 'libc.*,counter.*'\n"
     "  --clock NAMES      only these clocks for clock_* methods, e.g. monotonic,realtime\n"
     "  --samples N        samples per method (default 41, quick 15)\n"
+    "  --gap LIST         read patterns: gaps between reads, e.g. 0,1ms,20ms,150ms,1s:30\n"
+    "                     (units ns, us, ms, s; ':N' sets that gap's reads).  0 is the hot\n"
+    "                     loop above; any other gap times each read alone after sleeping the\n"
+    "                     gap: per-read p50, p99, p99.9, max, min, cold and hot, for all the\n"
+    "                     methods side by side (docs/METHODOLOGY.md, 'Sparse reads')\n"
+    "  --reads N          reads per method at each gap without ':N' (default 200, at most\n"
+    "                     about 10 s of sleep per gap, at least 10)\n"
+    "  --bracket KIND     timer around each sparse read: auto (default: the ordered counter\n"
+    "                     when the CPU promises a constant rate, else CLOCK_MONOTONIC_RAW),\n"
+    "                     counter, clock\n"
     "  --list             list the methods and whether each can run here; measure nothing\n"
     "  --json             machine-readable output (schema: docs/json.md)\n"
     "  --help             this text\n"
@@ -62,6 +75,8 @@ static void parse_args(int argc, char **argv, struct bench_options *o)
         {"list", no_argument, 0, 'l'},      {"threads", required_argument, 0, 't'},
         {"cpus", required_argument, 0, 'c'}, {"only", required_argument, 0, 'o'},
         {"clock", required_argument, 0, 'k'}, {"samples", required_argument, 0, 's'},
+        {"gap", required_argument, 0, 'g'}, {"reads", required_argument, 0, 'r'},
+        {"bracket", required_argument, 0, 'b'},
         {"help", no_argument, 0, 'h'},      {0, 0, 0, 0},
     };
     struct cpu_list allowed;
@@ -69,6 +84,7 @@ static void parse_args(int argc, char **argv, struct bench_options *o)
     memset(o, 0, sizeof *o);
     o->threads = 1;
     const char *cpus_arg = NULL;
+    bool reads_given = false, bracket_given = false;
     char err[200];
     opterr = 0;
     optind = 1;
@@ -111,6 +127,22 @@ static void parse_args(int argc, char **argv, struct bench_options *o)
                 usage_error("bench", "--samples: %s", err);
             o->samples = (int)v;
             break;
+        case 'g':
+            if (!gap_list_parse(optarg, strlen(optarg), &o->gap.gaps, err, sizeof err))
+                usage_error("bench", "--gap: %s", err);
+            o->gap_given = true;
+            break;
+        case 'r':
+            if (!parse_u64(optarg, 1, GAP_READS_MAX, &v, err, sizeof err))
+                usage_error("bench", "--reads: %s", err);
+            o->gap.reads = (uint32_t)v;
+            reads_given = true;
+            break;
+        case 'b':
+            if (!read_bracket_request_parse(optarg, &o->gap.bracket))
+                usage_error("bench", "--bracket: '%s' is not auto, counter or clock", optarg);
+            bracket_given = true;
+            break;
         case 'h': fputs(help, stdout); exit(0);
         case '?':
         default:
@@ -119,6 +151,11 @@ static void parse_args(int argc, char **argv, struct bench_options *o)
     }
     if (optind < argc)
         usage_error("bench", "unexpected argument '%s'", argv[optind]);
+    if ((reads_given || bracket_given) && !bench_gap_any_sparse(&o->gap.gaps))
+        usage_error("bench", "%s needs --gap with a gap other than 0",
+                    reads_given ? "--reads" : "--bracket");
+    if (o->threads > 1 && bench_gap_any_sparse(&o->gap.gaps))
+        usage_error("bench", "--gap measures sparse reads on one thread: drop --threads");
     if (cpus_arg) {
         cli_parse_cpus("bench", cpus_arg, &allowed, &o->cpus);
         if (o->cpus.count < o->threads)
@@ -312,6 +349,11 @@ int cmd_bench(int argc, char **argv)
     if (o.list)
         return list_methods(&ml, &o);
 
+    /* Gap 0 is the hot loop: always without --gap, and when the list names it. */
+    bool hot_loop = !o.gap_given;
+    for (int i = 0; i < o.gap.gaps.count; i++)
+        hot_loop |= o.gap.gaps.item[i].gap_ns == 0;
+
     struct measure_config cfg;
     if (o.quick)
         measure_config_quick(&cfg);
@@ -349,11 +391,18 @@ int cmd_bench(int argc, char **argv)
         json_kv_double(&j, "warmup_ns", cfg.warmup_ns);
         json_kv_double(&j, "budget_ns", cfg.budget_ns);
         json_kv_double(&j, "noisy_spread", cfg.noisy_spread);
+        json_key(&j, "gaps_ns");
+        json_begin_array(&j);
+        for (int i = 0; i < o.gap.gaps.count; i++)
+            json_uint(&j, o.gap.gaps.item[i].gap_ns);
+        json_end_array(&j);
         json_end_object(&j);
         json_key(&j, "results");
         json_begin_array(&j);
-    } else {
+    } else if (hot_loop) {
         print_header(&si, &o, &cfg);
+    } else {
+        sysinfo_print_header(stdout, "bench", &si);
     }
 
     struct timespec t0, t1;
@@ -362,7 +411,7 @@ int cmd_bench(int argc, char **argv)
     int failures = 0;
     static struct measurement r;
     size_t done = 0;
-    for (size_t i = 0; i < ml.count; i++) {
+    for (size_t i = 0; hot_loop && i < ml.count; i++) {
         const struct method *m = &ml.m[i];
         if (!selected(&o, m))
             continue;
@@ -382,17 +431,34 @@ int cmd_bench(int argc, char **argv)
     }
     if (progress)
         fprintf(stderr, "\r%60s\r", "");
+    if (o.json)
+        json_end_array(&j);
+    else
+        print_unavailable(&ml, &o);
+    if (bench_gap_any_sparse(&o.gap.gaps)) {
+        static const struct method *sel[METHODS_MAX];
+        size_t n = 0;
+        for (size_t i = 0; i < ml.count; i++)
+            if (selected(&o, &ml.m[i]))
+                sel[n++] = &ml.m[i];
+        failures += bench_gap_run(sel, n, &o.gap, o.cpus.cpu[0], o.json ? &j : NULL);
+    }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     if (o.json) {
-        json_end_array(&j);
         json_kv_double(&j, "elapsed_s", elapsed);
         json_end_object(&j);
         json_finish(&j);
-    } else {
-        print_unavailable(&ml, &o);
+    } else if (hot_loop) {
         printf("\n%zu methods in %.1f s; '!' marks a noisy result (spread > %.0f%%).\n", nsel,
                elapsed, cfg.noisy_spread * 100);
+    } else {
+        printf("\n%zu methods in %.1f s.\n", nsel, elapsed);
+    }
+    /* A full disk or a closed stdout must not pass for a result. */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "clockscope bench: cannot write the results to standard output\n");
+        return 1;
     }
     return failures ? 1 : 0;
 }

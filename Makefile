@@ -6,7 +6,9 @@
 #                             build/aarch64/clockscope, build/riscv64/clockscope
 #   make vm-binaries          static x86_64, aarch64, riscv64 builds for clockscope vm
 #   make check                the quick inner loop (under a minute): C unit tests, fast CLI tests
-#   make test                 the whole test suite (see README)
+#   make test                 the whole test suite (see README, docs/testing.md)
+#   make mutants              deliberate breakages (tests/mutants/*.mutant) must each fail
+#                             their tests (docs/testing.md, "Mutants")
 #   make install PREFIX=DIR   DIR/bin/clockscope, DIR/lib/libfastclock.{so,a}, DIR/include/fastclock.h,
 #                             DIR/lib/pkgconfig/fastclock.pc, DIR/lib/clockscope/libclockscope-shim.so
 CC      ?= cc
@@ -41,7 +43,7 @@ LIB_OBJ  := $(filter-out $(O)/obj/src/main.o,$(CLI_OBJ))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(O)/obj/%.o)
 
-.PHONY: all check test install cross vm-binaries fuzz clean
+.PHONY: all check test mutants install cross vm-binaries fuzz clean
 all: $(O)/clockscope fastclock-libs
 
 # libfastclock and the `clockscope run` shim: position-independent objects in $(O)/pic,
@@ -140,10 +142,14 @@ check: all $(O)/unit_tests
 	$(PYTHON) -m pytest -q $(CHECK_TESTS) -k "not cross and not qemu and not sanitized and not sanitizers"
 
 # The whole suite: C unit tests (native, sanitized, cross under qemu-user), CLI tests,
-# corpus, fuzz smoke, VM tests.  README.md ("Tests") says what each part needs.
+# corpus, fuzz smoke, VM tests.  docs/testing.md says what each part needs.
 test:
 	sh scripts/install-deps.sh
 	$(PYTHON) -m pytest -q tests
+
+# Each mutant applied in a scratch copy, only its kill tests run (at most 2 at once).
+mutants:
+	$(PYTHON) tests/mutants/run.py
 
 clean:
 	rm -rf build

@@ -9,5 +9,6 @@ int cmd_facts(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_warp(int argc, char **argv);
 int cmd_vm(int argc, char **argv);
+int cmd_collect(int argc, char **argv);
 
 #endif

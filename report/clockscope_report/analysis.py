@@ -48,8 +48,9 @@ class Row:
 
 @dataclass
 class Explanation:
-    short: str                   # one line beside a row
+    short: str                   # one sentence: verdict, proof, clocksource, top finding, fix
     details: List[str]           # the doctor's evidence and fix
+    brief: str = ""              # a few words beside a table row
 
 
 @dataclass
@@ -155,8 +156,15 @@ def explain(m: Machine) -> Explanation:
                      "(a counter read this slow is trapped and emulated)")
     if d is None:
         why = m.part_errors.get("doctor", "no doctor part")
-        return Explanation("; ".join(parts + [f"no diagnosis ({why})"]), details)
+        return Explanation("; ".join(parts + [f"no diagnosis ({why})"]), details, "no diagnosis")
     cs = d.clocksource or m.description.get("clocksource")
+    brief = [d.verdict]
+    if d.syscalls_per_call is not None:
+        brief.append(f"{d.syscalls_per_call:g} syscalls per clock_gettime")
+    if cs:
+        brief.append(f"clocksource {cs}")
+    if counter and counter.stat and counter.stat.median >= 1000:
+        brief.append(f"{counter.id.split('.', 1)[1]} {fmt_ns(counter.stat.median)}")
     proof = ""
     if d.syscalls_per_call is not None:
         proof = (f"clock_gettime makes {d.syscalls_per_call:g} syscalls per call"
@@ -177,7 +185,8 @@ def explain(m: Machine) -> Explanation:
         if top.meaning:
             details.append(top.meaning)
         details.extend(f"fix: {f}" for f in top.fix[:2])
-    return Explanation("; ".join(parts), [x for x in details if x])
+    top_id = f" ({top.id})" if top and top.severity != "info" else ""
+    return Explanation("; ".join(parts), [x for x in details if x], ", ".join(brief) + top_id)
 
 
 def _top_finding(d):
@@ -212,8 +221,9 @@ def _answer(machines, baseline, rows, explanations) -> List[str]:
                          f"{key.label} costs {cost} per call against {base_txt}."
                          + (f" Why: {explanations[m.name].short}." if c.ratio.slower else ""))
         else:
-            lines.append(f"{m.name} and {baseline.name} read the time at the same cost within the spread "
-                         f"({key.label}: {cost} against {base_txt}, {c.ratio.ratio:.1f}x ± {c.ratio.error:.1f}).")
+            lines.append(f"{m.name} against {baseline.name}: no significant difference, their p10-p90 ranges "
+                         f"overlap ({key.label}: median {cost} against {base_txt}, "
+                         f"{c.ratio.ratio:.1f}x ± {c.ratio.error:.1f} {'slower' if c.ratio.slower else 'faster'}).")
     if len(ranked) > 5:
         lines.append(f"... and {len(ranked) - 5} more machines (the tables below).")
     missing = [m.name for m, c in zip(machines, key.cells) if m is not baseline and not c.ratio]

@@ -9,7 +9,7 @@ from typing import List
 
 from .analysis import Report
 from .charts import Chart
-from .text import FLEET_HEADER, _why, comparison_cells, comparison_header, fleet_rows
+from .text import FLEET_HEADER, comparison_table, fleet_rows
 
 CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1300px;
@@ -21,7 +21,8 @@ table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.92em; }
 th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; vertical-align: top; }
 th { background: #f2f2f2; text-align: left; } td.num { text-align: right; white-space: nowrap; }
 td.slower { color: #b00020; font-weight: 600; } td.faster { color: #1b6e20; } td.same { color: #555; }
-td.why { font-size: 0.9em; max-width: 32em; }
+td.why { font-size: 0.88em; min-width: 24em; max-width: 40em; }
+tr.group td { border-top: 2px solid #888; }
 .chart { margin: 1.2em 0; } .chart svg { max-width: 100%; height: auto; }
 .problems { background: #fdecea; border-left: 5px solid #b00020; padding: 0.6em 1.2em; }
 .sev-critical { color: #b00020; font-weight: 700; } .sev-warning { color: #c45500; font-weight: 600; }
@@ -52,16 +53,20 @@ def _vs_class(text: str) -> str:
 
 
 def _comparison(rep: Report) -> List[str]:
-    header = comparison_header(rep) + ["why"]
+    header, rows, right = comparison_table(rep)
     out = ["<table><tr>" + "".join(f"<th>{escape(h)}</th>" for h in header) + "</tr>"]
-    for row in rep.rows:
-        cells = comparison_cells(rep, row)
-        tds = [_td(cells[0])]
-        for k, c in enumerate(cells[1:], 1):
-            tds.append(_td(c, _vs_class(c) if " vs " in header[k] else "num"))
-        why = _why(rep, row)
-        tds.append('<td class="why">' + "<br>".join(escape(w) for w in why) + "</td>")
-        out.append("<tr>" + "".join(tds) + "</tr>")
+    for cells in rows:
+        tds = []
+        for k, c in enumerate(cells):
+            if k == len(cells) - 1:
+                tds.append(_td(c, "why"))
+            elif header[k].startswith("vs ") or " vs " in header[k]:
+                tds.append(_td(c, _vs_class(c)))
+            else:
+                tds.append(_td(c, "num" if k in right else ""))
+        # The first row of each API's group in the long form starts a band.
+        style = ' class="group"' if cells[0] else ""
+        out.append(f"<tr{style}>" + "".join(tds) + "</tr>")
     out.append("</table>")
     return out
 
@@ -161,6 +166,14 @@ def render(rep: Report, charts: List[Chart]) -> str:
         out += _fleet_summary(rep)
     out.append("<h2>Cost of reading the time</h2>")
     out += _fleet_table(rep) if rep.is_fleet else _comparison(rep)
+    if not rep.is_fleet:
+        out.append("<h3>Why, from each machine's doctor</h3><ul>")
+        for m in rep.machines:
+            e = rep.explanations[m.name]
+            out.append(f"<li><b>{escape(m.name)}</b>: {escape(e.short)}" +
+                       ("<div class=\"muted\">" + "<br>".join(escape(d) for d in e.details) + "</div>"
+                        if e.details else "") + "</li>")
+        out.append("</ul>")
     out.append('<p class="muted">(noisy): the samples\' spread exceeded bench\'s noise limit; '
                "— not measured on that machine.</p>")
     if charts:

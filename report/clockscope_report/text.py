@@ -22,44 +22,50 @@ def _rate(cell) -> str:
     return fmt_rate(cell.measure.calls_per_sec) if cell.measure and cell.measure.stat else "—"
 
 
-def _vs(rep: Report, row: Row, i: int) -> str:
-    m = rep.machines[i]
-    cell = row.cells[i]
-    if m is rep.baseline:
-        return "baseline"
-    if cell.ratio is None:
-        return "—"
-    return cell.ratio.words(rep.baseline.name)
+def _why_cell(rep: Report, row: Row, i: int, explained: set) -> str:
+    """The reason beside machine i on this row: a runtime figure's harness note, or, when
+    the machine is much slower than the baseline, its doctor's explanation (in full the
+    first time, then in brief)."""
+    m, cell = rep.machines[i], row.cells[i]
+    if cell.note:
+        return cell.note
+    if not (cell.ratio and cell.ratio.much_slower):
+        return ""
+    e = rep.explanations[m.name]
+    if m.name in explained:
+        return e.brief
+    explained.add(m.name)
+    return e.short
 
 
-def _why(rep: Report, row: Row) -> List[str]:
-    """The reasons beside a row: each machine much slower than the baseline on it, and
-    each runtime figure's harness note."""
-    out = []
-    for m, cell in zip(rep.machines, row.cells):
-        if cell.note:
-            out.append(f"{m.name}: {cell.note}")
-        elif cell.ratio and cell.ratio.much_slower:
-            out.append(f"{m.name}: {rep.explanations[m.name].short}")
-    return out
-
-
-def comparison_header(rep: Report) -> List[str]:
-    cols = ["API"]
-    for m in rep.machines:
-        cols += [f"{m.name} ns/call", f"{m.name} calls/s"]
-        if m is not rep.baseline:
-            cols.append(f"{m.name} vs {rep.baseline.name}")
-    return cols
-
-
-def comparison_cells(rep: Report, row: Row) -> List[str]:
-    vals = [row.label]
-    for i, m in enumerate(rep.machines):
-        vals += [_cost(row.cells[i]), _rate(row.cells[i])]
-        if m is not rep.baseline:
-            vals.append(_vs(rep, row, i))
-    return vals
+def comparison_table(rep: Report):
+    """(header, rows, right-aligned column indexes).  Two machines: source 000's wide form,
+    one row per API with both machines side by side.  Otherwise one row per API and
+    machine.  The last column is the reason beside each much slower machine."""
+    explained = set()
+    base_i = rep.machines.index(rep.baseline)
+    if len(rep.machines) == 2:
+        other_i = 1 - base_i
+        o = rep.machines[other_i]
+        header = ["API", f"{rep.baseline.name} ns/call", f"{rep.baseline.name} calls/s",
+                  f"{o.name} ns/call", f"{o.name} calls/s", f"{o.name} vs {rep.baseline.name}", "why"]
+        rows = []
+        for r in rep.rows:
+            b, c = r.cells[base_i], r.cells[other_i]
+            rows.append([r.label, _cost(b), _rate(b), _cost(c), _rate(c),
+                         c.ratio.words() if c.ratio else "—",
+                         "; ".join(x for x in (b.note and f"{rep.baseline.name}: {b.note}",
+                                               _why_cell(rep, r, other_i, explained)) if x)])
+        return header, rows, {1, 2, 3, 4, 5}
+    header = ["API", "machine", "ns/call", "calls/s", f"vs {rep.baseline.name}", "why"]
+    rows = []
+    for r in rep.rows:
+        for i, m in enumerate(rep.machines):
+            c = r.cells[i]
+            vs = "baseline" if m is rep.baseline else (c.ratio.words() if c.ratio else "—")
+            rows.append([r.label if i == 0 else "", m.name, _cost(c), _rate(c), vs,
+                         _why_cell(rep, r, i, explained)])
+    return header, rows, {2, 3, 4}
 
 
 def fleet_rows(rep: Report):
@@ -74,10 +80,10 @@ def fleet_rows(rep: Report):
     for m in sorted(rep.machines, key=cost):
         cell = key.cells[idx[m.name]] if key else None
         d = m.diagnosis
-        vs = "baseline" if m is rep.baseline else (cell.ratio.words(rep.baseline.name) if cell and cell.ratio else "—")
+        vs = "baseline" if m is rep.baseline else (cell.ratio.words() if cell and cell.ratio else "—")
         out.append((m, [m.name, str(m.description.get("arch", "?")), str(m.description.get("clocksource") or "?"),
                         d.verdict if d else "—", _cost(cell) if cell else "—", _rate(cell) if cell else "—", vs,
-                        rep.explanations[m.name].short if cell and cell.ratio and cell.ratio.much_slower else ""]))
+                        rep.explanations[m.name].brief if cell and cell.ratio and cell.ratio.much_slower else ""]))
     return out
 
 
@@ -108,9 +114,7 @@ def markdown(rep: Report) -> str:
         out += _md_table(FLEET_HEADER, [c for _, c in fleet_rows(rep)], {4, 5})
         out.append("")
     else:
-        header = comparison_header(rep) + ["why"]
-        right = set(range(1, len(header) - 1))
-        rows = [comparison_cells(rep, r) + ["; ".join(_why(rep, r))] for r in rep.rows]
+        header, rows, right = comparison_table(rep)
         out += ["## Cost of reading the time", ""] + _md_table(header, rows, right) + [""]
         out += ["## Why, from each machine's doctor", ""]
         for m in rep.machines:
@@ -155,9 +159,10 @@ def terminal(rep: Report) -> str:
         table = [c[:-1] for _, c in rows]
         notes = [[c[-1]] if c[-1] else [] for _, c in rows]
     else:
-        header = comparison_header(rep)
-        table = [comparison_cells(rep, r) for r in rep.rows]
-        notes = [_why(rep, r) for r in rep.rows]
+        header, rows, _ = comparison_table(rep)
+        header = header[:-1]
+        table = [r[:-1] for r in rows]
+        notes = [[r[-1]] if r[-1] else [] for r in rows]
     widths = [max(len(h), *(len(r[i]) for r in table)) if table else len(h) for i, h in enumerate(header)]
     out.append("  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths))))
     for r, why in zip(table, notes):

@@ -107,6 +107,15 @@ install: $(O)/clockscope $(FC_OUTPUTS)
 	$(call fastclock_pc,$(PREFIX)) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/fastclock.pc
 	install -m 755 $(O)/libclockscope-shim.so $(DESTDIR)$(PREFIX)/lib/clockscope/libclockscope-shim.so
 
+# clockscope report's Python package (report/, issue 12): installed as
+# PREFIX/share/clockscope/report/clockscope_report, where `clockscope report` finds it
+# beside PREFIX/bin; its dependency (matplotlib) comes from pip or apt.
+.PHONY: install-report
+install: install-report
+install-report:
+	install -d $(DESTDIR)$(PREFIX)/share/clockscope/report/clockscope_report
+	install -m 644 report/clockscope_report/*.py $(DESTDIR)$(PREFIX)/share/clockscope/report/clockscope_report/
+
 cross:
 	$(MAKE) O=build/aarch64 CC=aarch64-linux-gnu-gcc STATIC=1 all
 	$(MAKE) O=build/riscv64 CC=riscv64-linux-gnu-gcc STATIC=1 all

@@ -34,3 +34,9 @@ if ! python3 -c 'import pytest' >/dev/null 2>&1; then
     python3 -m pip install -q -r requirements-test.txt || \
         echo "install-deps: could not install Python test requirements"
 fi
+
+# clockscope report (report/, a Python package): its declared dependencies (matplotlib).
+if ! python3 -c 'import matplotlib' >/dev/null 2>&1; then
+    python3 -m pip install -q -r report/requirements.txt || \
+        echo "install-deps: could not install the report's requirements (report/requirements.txt)"
+fi

@@ -10,5 +10,6 @@ int cmd_run(int argc, char **argv);
 int cmd_warp(int argc, char **argv);
 int cmd_vm(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

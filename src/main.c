@@ -26,6 +26,7 @@ static const struct command commands[] = {
     {"run", "run a program with cheaper (or counted) clock reads", cmd_run},
     {"vm", "run a clockscope command inside a VM of any arch", cmd_vm},
     {"collect", "run every part here and write one bundle for `report`", cmd_collect},
+    {"report", "compare bundles from many machines: tables, charts, HTML (Python)", cmd_report},
 };
 
 static void usage(FILE *out)

@@ -118,11 +118,13 @@ static void run_part(struct part_run *r, const struct collect_config *cfg, const
                  strsignal(r->oc.signal));
     else if (r->oc.exit_status == 127 && r->len == 0)
         snprintf(r->error, sizeof r->error, "could not run %s", program);
+    else if (r->len == 0)
+        snprintf(r->error, sizeof r->error, "exit status %d, no output", r->oc.exit_status);
     else if (r->oc.truncated)
         snprintf(r->error, sizeof r->error, "wrote more than %u bytes", PART_OUTPUT_CAP);
     else if (!json_check(r->out, r->len, r->schema, sizeof r->schema, check, sizeof check))
         snprintf(r->error, sizeof r->error, "exit status %d, output %s", r->oc.exit_status,
-                 check);
+                 check);   /* check: "not JSON: what at byte N" */
     else if (strncmp(r->schema, "clockscope.", 11) != 0)
         snprintf(r->error, sizeof r->error,
                  "exit status %d, output is JSON without a clockscope schema",

@@ -260,7 +260,8 @@ def load_file(path: str, problems: List[Problem]) -> Optional[Machine]:
         problems.append(Problem(source, "empty file"))
         return None
     try:
-        doc = json.loads(data)
+        # Decoded as UTF-8 here: json.loads(bytes) would guess UTF-16 from a stray BOM.
+        doc = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError as e:
         problems.append(Problem(source, f"not UTF-8 text (byte {e.start})"))
         return None

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run
+from conftest import ROOT, need_tool, run
 
 sys.path.insert(0, str(ROOT / "report"))
 from clockscope_report import cli  # noqa: E402
@@ -74,6 +74,13 @@ MONO = "libc.clock_gettime.monotonic"
 
 
 @pytest.fixture
+def need_chromium():
+    need_tool("chromium")
+    import shutil
+    return shutil.which("chromium")
+
+
+@pytest.fixture
 def pair(tmp_path):
     """base: 100 ns (p10 90, p90 110); slow: 300 ns (270, 330): 3.0x ± 3*sqrt(0.1²+0.1²)."""
     base = bundle("base", [bench_result(MONO, 100, 90, 110), bench_result("libc.time", 100, 90, 110),
@@ -109,7 +116,7 @@ def test_markdown_table_and_explanation(capsys, pair):
     assert "| 100 ns | 10,000,000 | 300 ns | 3,333,333 | 3.0x ± 0.4 slower |" in row
     # the reason beside the slow row, from slow's own doctor: verdict, proof, clocksource,
     # the most severe finding and its fix
-    for piece in ("doctor: slow", "1 syscalls per call", "clocksource hpet",
+    for piece in ("doctor: slow", "1 syscall per call", "clocksource hpet",
                   "finding clocksource-no-vdso", "fix: echo tsc > current_clocksource"):
         assert piece in row, piece
     assert "2.0x ± 0.3 faster" in out
@@ -260,7 +267,7 @@ def test_fleet_summary(capsys, tmp_path):
     assert set(machines[:3]) == {"m7", "m8", "m9"}          # slowest first
     assert machines[-1] == "m0"
     slow_row = next(l for l in out.splitlines() if l.startswith("| m7 "))
-    assert "66.7x ± " in slow_row and "slow, 1 syscalls per clock_gettime" in slow_row
+    assert "66.7x ± " in slow_row and "slow, 1 syscall per clock_gettime" in slow_row
 
 
 def test_real_fixtures(capsys, tmp_path):
@@ -382,3 +389,39 @@ def test_missing_matplotlib_is_named(tmp_path, pair):
     assert "pip install matplotlib" in proc.stderr
     proc = run([sys.executable, "-m", "clockscope_report", *pair, "--markdown"], env=env)
     assert proc.returncode == 0
+
+
+def test_html_in_headless_chromium(capsys, tmp_path, need_chromium):
+    """The real report in a real browser: no console errors, every chart an SVG in the
+    DOM with a size, and a screenshot that is not blank (kept in tmp_path)."""
+    out_html = tmp_path / "r.html"
+    code, _, err = report(capsys, *[BUNDLES / f"{n}.json" for n in REAL], "-o", out_html)
+    assert code == 0, err
+    html = out_html.read_text()
+    # a console message must be caught: the page gets one deliberate script that logs
+    # when the renderer runs it (the report itself has no script).
+    probe = tmp_path / "probe.html"
+    probe.write_text(html.replace("</body>", "<script>console.error('probe-' + "
+                                  "document.querySelectorAll('div.chart svg').length)</script></body>"))
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--no-first-run",
+             f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0"]
+    shot = tmp_path / "report.png"
+    proc = run([need_chromium, *flags, f"--screenshot={shot}", "--window-size=1400,4000",
+                f"file://{out_html}"], timeout=120)
+    assert shot.exists(), proc.stderr
+    console = [l for l in proc.stderr.splitlines() if "CONSOLE" in l or "Uncaught" in l]
+    assert console == [], console
+    proc = run([need_chromium, *flags, "--dump-dom", f"file://{probe}"], timeout=120)
+    # the console is seen, in the form the check above looks for, and 3 charts were in the DOM
+    assert any("CONSOLE" in l and "probe-3" in l for l in proc.stderr.splitlines()), proc.stderr
+    dom = proc.stdout
+    assert dom.count('<div class="chart"') == 3 and dom.count("<svg") >= 3
+    import matplotlib.image
+    img = matplotlib.image.imread(str(shot))
+    assert img.shape[0] >= 1000 and img.shape[1] >= 1000
+    ink = (img[:, :, :3].mean(axis=2) < 0.9).mean()
+    assert ink > 0.02, f"screenshot almost blank ({ink:.3%} of pixels not white)"
+    # the charts' region has colour (bars, heatmap), not only text
+    coloured = ((img[:, :, 0] - img[:, :, 2]) ** 2 > 0.04).mean()
+    assert coloured > 0.002, coloured

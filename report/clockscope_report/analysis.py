@@ -145,6 +145,10 @@ def _runtime_rows(machines, baseline) -> List[Row]:
     return rows
 
 
+def _syscalls(n: float) -> str:
+    return f"{n:g} syscall{'' if n == 1 else 's'}"
+
+
 def explain(m: Machine) -> Explanation:
     """Why reading the time costs what it does on m, from m's own bundle."""
     d = m.diagnosis
@@ -160,14 +164,14 @@ def explain(m: Machine) -> Explanation:
     cs = d.clocksource or m.description.get("clocksource")
     brief = [d.verdict]
     if d.syscalls_per_call is not None:
-        brief.append(f"{d.syscalls_per_call:g} syscalls per clock_gettime")
+        brief.append(f"{_syscalls(d.syscalls_per_call)} per clock_gettime")
     if cs:
         brief.append(f"clocksource {cs}")
     if counter and counter.stat and counter.stat.median >= 1000:
         brief.append(f"{counter.id.split('.', 1)[1]} {fmt_ns(counter.stat.median)}")
     proof = ""
     if d.syscalls_per_call is not None:
-        proof = (f"clock_gettime makes {d.syscalls_per_call:g} syscalls per call"
+        proof = (f"clock_gettime makes {_syscalls(d.syscalls_per_call)} per call"
                  + (" (served by the vDSO)" if d.syscalls_per_call == 0 else " (the vDSO falls back to the kernel)"))
     parts.append(f"doctor: {d.verdict}")
     if proof:

@@ -62,7 +62,7 @@ def cost_chart(rep: Report, plt) -> List[Chart]:
         return []
     n = len(machines)
     height = 0.8 / n
-    fig, ax = plt.subplots(figsize=(10, 0.5 + len(rows) * (0.28 * n + 0.35)))
+    fig, ax = plt.subplots(figsize=(10, 1.2 + len(rows) * (0.16 * n + 0.25)))
     for k, (i, m, color) in enumerate(zip(idx, machines, _colors(n))):
         ys, vals, lo, hi = [], [], [], []
         for y, r in enumerate(rows):
@@ -75,49 +75,68 @@ def cost_chart(rep: Report, plt) -> List[Chart]:
                 hi.append(s.p90 - s.median)
         ax.barh(ys, vals, height=height * 0.9, color=color, label=m.name,
                 xerr=[lo, hi], error_kw={"ecolor": "black", "capsize": 2, "elinewidth": 0.8})
+        for y, v, h in zip(ys, vals, hi):
+            ax.text((v + h) * 1.12, y, fmt_ns(v), va="center", fontsize=7, color="#333")
     ax.set_xscale("log")
+    lo_x, hi_x = ax.get_xlim()
+    ax.set_xlim(lo_x, hi_x * 3)          # room for the value labels
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([r.label for r in rows])
     ax.invert_yaxis()
     ax.set_xlabel("ns per call (log scale; bar: median, whisker: p10-p90)")
     ax.set_title("What one read of the time costs, per API and machine")
     ax.grid(axis="x", which="both", alpha=0.3)
-    ax.legend(loc="lower right", fontsize=9)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9, title="machine")
     return [("cost.svg", "Cost per call, per API and machine", _svg(fig, plt))]
 
 
 def ratio_chart(rep: Report, plt) -> List[Chart]:
+    """Each machine's cost over the baseline's, per API, on a log axis centred on 1.  The
+    whisker is the range both sides' p10-p90 allow (p10/p90 to p90/p10): it crosses 1
+    exactly when the table says "no significant difference"."""
     machines = [m for m in _chart_machines(rep) if m is not rep.baseline]
     idx = [rep.machines.index(m) for m in machines]
-    rows = [r for r in rep.rows if any(r.cells[i].ratio for i in idx)]
+    base_i = rep.machines.index(rep.baseline)
+    rows = [r for r in rep.rows if not r.runtime and any(r.cells[i].ratio for i in idx)]
     if not rows or not machines:
         return []
     n = len(machines)
     height = 0.8 / n
-    fig, ax = plt.subplots(figsize=(10, 0.5 + len(rows) * (0.28 * n + 0.35)))
+    fig, ax = plt.subplots(figsize=(10, 1.2 + len(rows) * (0.16 * n + 0.25)))
     for k, (i, m, color) in enumerate(zip(idx, machines, _colors(n + 1)[1:])):
-        ys, vals, errs = [], [], []
+        ys, vals, lo, hi = [], [], [], []
         for y, r in enumerate(rows):
-            q = r.cells[i].ratio
-            if q:
-                ys.append(y + (k - (n - 1) / 2) * height)
-                # Slower: the ratio; faster: its inverse, so the bar points left of 1.
-                v = q.ratio if q.slower else 1 / q.ratio
-                e = q.error if q.slower else q.error / q.ratio ** 2
-                vals.append(v)
-                errs.append(min(e, v * 0.999))
+            if not r.cells[i].ratio:
+                continue
+            s, b = r.cells[i].measure.stat, r.cells[base_i].measure.stat
+            v = s.median / b.median
+            low = max(s.p10, 1e-9) / b.p90
+            high = s.p90 / max(b.p10, 1e-9)
+            ys.append(y + (k - (n - 1) / 2) * height)
+            vals.append(v)
+            lo.append(max(v - low, 0))
+            hi.append(max(high - v, 0))
         ax.barh(ys, [v - 1 for v in vals], left=1, height=height * 0.9, color=color, label=m.name,
-                xerr=errs, error_kw={"ecolor": "black", "capsize": 2, "elinewidth": 0.8})
+                xerr=[lo, hi], error_kw={"ecolor": "black", "capsize": 2, "elinewidth": 0.8})
+        for y, v, l, h in zip(ys, vals, lo, hi):
+            word = f"{v:.1f}x" if v >= 1 else f"1/{1 / v:.1f}"
+            # beyond the whisker's far end, so that no line crosses the figure
+            if v >= 1:
+                ax.text((v + h) * 1.12, y, word, va="center", ha="left", fontsize=7, color="#333")
+            else:
+                ax.text((v - l) / 1.12, y, word, va="center", ha="right", fontsize=7, color="#333")
+    lo_x, hi_x = ax.get_xlim()
+    ax.set_xlim(lo_x / 2, hi_x * 4)
     ax.set_xscale("log")
     ax.axvline(1, color="black", linewidth=1)
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([r.label for r in rows])
     ax.invert_yaxis()
-    ax.set_xlabel(f"times the cost on {rep.baseline.name} (log scale; right of 1: slower, left: faster; "
-                  "whisker: ± error)")
+    ax.set_xlabel(f"cost on the machine / cost on {rep.baseline.name} (log scale; right of 1: slower, "
+                  "left: faster)\nwhisker: the range both sides' p10-p90 allow; crossing 1: no significant difference")
     ax.set_title(f"Slowdown against the baseline, {rep.baseline.name}")
     ax.grid(axis="x", which="both", alpha=0.3)
-    ax.legend(loc="lower right", fontsize=9)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9, title="machine")
     return [("ratio.svg", f"Slowdown against {rep.baseline.name}", _svg(fig, plt))]
 
 
@@ -129,11 +148,12 @@ def warp_charts(rep: Report, plt) -> List[Chart]:
         machines = sorted(machines, key=lambda m: -m.warp.backward_steps)[:MAX_MACHINES_IN_CHART]
     if not machines:
         return []
-    cols = min(len(machines), 4)
-    rows = (len(machines) + cols - 1) // cols
     biggest = max(len(m.warp.cpus) for m in machines)
-    side = 2.4 + 0.35 * min(biggest, 16)
-    fig, axes = plt.subplots(rows, cols, figsize=(side * cols + 1, side * rows + 0.6), squeeze=False)
+    side = 2.0 + 0.3 * min(biggest, 16)
+    cols = max(1, min(len(machines), int(9 // side)))
+    rows = (len(machines) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(side * cols + 1.2, (side + 0.5) * rows + 0.6),
+                             squeeze=False)
     top = max(max(m.warp.backward.values(), default=0) for m in machines)
     im = None
     for k, ax in enumerate(axes.flat):
@@ -158,8 +178,10 @@ def warp_charts(rep: Report, plt) -> List[Chart]:
         ax.set_yticklabels([str(cpus[t]) for t in ticks])
         ax.set_xlabel("later read on CPU")
         ax.set_ylabel("earlier read on CPU")
-        worst = f", worst {fmt_ns(w.max_backward_ns)}" if w.max_backward_ns else ""
-        ax.set_title(f"{m.name}\n{w.method}{worst}", fontsize=9)
+        compared = f"{w.comparisons:,} comparisons"
+        worst = (f"{w.backward_steps:,} went back in {compared}, worst {fmt_ns(w.max_backward_ns)}"
+                 if w.backward_steps else f"none went back in {compared}")
+        ax.set_title(f"{m.name}\n{w.method}\n{worst}", fontsize=8)
     fig.colorbar(im, ax=list(axes.flat), shrink=0.8, label="reads that went back")
     fig.suptitle("Time going backwards between CPUs (warp): each machine's worst method", fontsize=12)
     return [("warp.svg", "Warp: backward steps per CPU pair", _svg(fig, plt))]

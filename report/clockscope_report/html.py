@@ -21,7 +21,8 @@ table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.92em; }
 th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; vertical-align: top; }
 th { background: #f2f2f2; text-align: left; } td.num { text-align: right; white-space: nowrap; }
 td.slower { color: #b00020; font-weight: 600; } td.faster { color: #1b6e20; } td.same { color: #555; }
-td.why { font-size: 0.88em; min-width: 24em; max-width: 40em; }
+td.why { font-size: 0.88em; min-width: 18em; max-width: 30em; }
+td.name { white-space: nowrap; }
 tr.group td { border-top: 2px solid #888; }
 .chart { margin: 1.2em 0; } .chart svg { max-width: 100%; height: auto; }
 .problems { background: #fdecea; border-left: 5px solid #b00020; padding: 0.6em 1.2em; }
@@ -63,7 +64,7 @@ def _comparison(rep: Report) -> List[str]:
             elif header[k].startswith("vs ") or " vs " in header[k]:
                 tds.append(_td(c, _vs_class(c)))
             else:
-                tds.append(_td(c, "num" if k in right else ""))
+                tds.append(_td(c, "num" if k in right else ("name" if header[k] == "machine" else "")))
         # The first row of each API's group in the long form starts a band.
         style = ' class="group"' if cells[0] else ""
         out.append(f"<tr{style}>" + "".join(tds) + "</tr>")

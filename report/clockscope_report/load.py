@@ -156,17 +156,19 @@ def _warp(doc: dict, m: Machine) -> None:
             continue
         back = {}
         cpus = set()
+        compared = 0
         for j, p in enumerate(_list(pairs, what + ".pairs")):
             p = _obj(p, f"{what}.pairs[{j}]")
             a = int(_num(p.get("cpu_a"), "cpu_a", optional=False))
             b = int(_num(p.get("cpu_b"), "cpu_b", optional=False))
             cpus.update((a, b))
+            compared += int(_num(p.get("comparisons"), "comparisons") or 0)
             back[(a, b)] = int(_num(p.get("backward_a_to_b"), "backward_a_to_b") or 0)
             if a != b:
                 back[(b, a)] = int(_num(p.get("backward_b_to_a"), "backward_b_to_a") or 0)
         steps = int(_num(meth.get("backward_steps"), what + ".backward_steps") or 0)
         w = WarpPairs(_str(meth.get("id"), what + ".id") or "?", sorted(cpus), back,
-                      _num(meth.get("max_backward_ns"), what + ".max_backward_ns"), steps)
+                      _num(meth.get("max_backward_ns"), what + ".max_backward_ns"), steps, compared)
         must = _bool(meth.get("must_be_monotonic"), what + ".must_be_monotonic")
         # The matrix shown: the must-be-monotonic method that went back most; without
         # one, clock_gettime(MONOTONIC), the clock programs read.

@@ -67,6 +67,7 @@ class WarpPairs:
     backward: Dict[tuple, int]           # (a, b) -> reads on b that went behind a's
     max_backward_ns: Optional[float]
     backward_steps: int
+    comparisons: int = 0                 # over every pair
 
 
 @dataclass

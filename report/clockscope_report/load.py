@@ -49,6 +49,13 @@ def _str(v, what, optional=True) -> Optional[str]:
 
 
 def _num(v, what, optional=True) -> Optional[float]:
+    t = type(v)
+    if t is float:
+        if math.isfinite(v):
+            return v
+        raise Malformed(f"{what} is not a number")
+    if t is int:
+        return float(v)
     if v is None and optional:
         return None
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
@@ -146,36 +153,39 @@ def _doctor(doc: dict, m: Machine) -> None:
             m.description[target] = v
 
 
+def _warp_pairs(meth: dict, what: str) -> WarpPairs:
+    back = {}
+    cpus = set()
+    compared = 0
+    for j, p in enumerate(_list(meth.get("pairs"), what + ".pairs")):
+        p = _obj(p, f"{what}.pairs[{j}]")
+        a = int(_num(p.get("cpu_a"), "cpu_a", optional=False))
+        b = int(_num(p.get("cpu_b"), "cpu_b", optional=False))
+        cpus.update((a, b))
+        compared += int(_num(p.get("comparisons"), "comparisons") or 0)
+        back[(a, b)] = int(_num(p.get("backward_a_to_b"), "backward_a_to_b") or 0)
+        if a != b:
+            back[(b, a)] = int(_num(p.get("backward_b_to_a"), "backward_b_to_a") or 0)
+    steps = int(_num(meth.get("backward_steps"), what + ".backward_steps") or 0)
+    return WarpPairs(_str(meth.get("id"), what + ".id") or "?", sorted(cpus), back,
+                     _num(meth.get("max_backward_ns"), what + ".max_backward_ns"), steps, compared)
+
+
 def _warp(doc: dict, m: Machine) -> None:
+    # The matrix shown: the must-be-monotonic method that went back most; without one,
+    # clock_gettime(MONOTONIC), the clock programs read.  Only its pairs are read.
     best = None
     for i, meth in enumerate(_list(doc.get("methods"), "methods")):
         what = f"methods[{i}]"
         meth = _obj(meth, what)
-        pairs = meth.get("pairs")
-        if not pairs:
+        if not meth.get("pairs"):
             continue
-        back = {}
-        cpus = set()
-        compared = 0
-        for j, p in enumerate(_list(pairs, what + ".pairs")):
-            p = _obj(p, f"{what}.pairs[{j}]")
-            a = int(_num(p.get("cpu_a"), "cpu_a", optional=False))
-            b = int(_num(p.get("cpu_b"), "cpu_b", optional=False))
-            cpus.update((a, b))
-            compared += int(_num(p.get("comparisons"), "comparisons") or 0)
-            back[(a, b)] = int(_num(p.get("backward_a_to_b"), "backward_a_to_b") or 0)
-            if a != b:
-                back[(b, a)] = int(_num(p.get("backward_b_to_a"), "backward_b_to_a") or 0)
         steps = int(_num(meth.get("backward_steps"), what + ".backward_steps") or 0)
-        w = WarpPairs(_str(meth.get("id"), what + ".id") or "?", sorted(cpus), back,
-                      _num(meth.get("max_backward_ns"), what + ".max_backward_ns"), steps, compared)
         must = _bool(meth.get("must_be_monotonic"), what + ".must_be_monotonic")
-        # The matrix shown: the must-be-monotonic method that went back most; without
-        # one, clock_gettime(MONOTONIC), the clock programs read.
-        score = (must and steps > 0, w.method == "libc.clock_gettime.monotonic", steps)
+        score = (must and steps > 0, meth.get("id") == "libc.clock_gettime.monotonic", steps)
         if best is None or score > best[0]:
-            best = (score, w)
-    m.warp = best[1] if best else None
+            best = (score, meth, what)
+    m.warp = _warp_pairs(best[1], best[2]) if best else None
     m.warp_faults = int(_num(doc.get("faults"), "faults") or 0)
 
 

@@ -134,6 +134,7 @@ fuzz:
 	$(FUZZ_CC) -o build/fuzz/fuzz_facts_text tests/fuzz/fuzz_facts_text.c src/facts/klog.c \
 	    src/facts/cpuinfo.c src/facts/kernel_text.c src/doctor/logscan.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_vm_frame tests/fuzz/fuzz_vm_frame.c src/vm/frame.c
+	$(FUZZ_CC) -o build/fuzz/fuzz_json_check tests/fuzz/fuzz_json_check.c src/collect/json_check.c
 
 # The whole suite: C unit tests (native, sanitized, cross under qemu-user), CLI tests,
 # corpus, fuzz smoke, VM tests.  tests/README.md says what each part needs.

@@ -32,12 +32,19 @@ def seed_vm_frame(corpus, clockscope):
     (corpus / "frame").write_bytes(b"[ 1.0] x@CSVM1 o 0 5 4f9f2cab aGVsbG8=\r\n")
 
 
+def seed_json_check(corpus, clockscope):
+    """collect's JSON check, seeded with a real document."""
+    (corpus / "facts").write_bytes(run([clockscope, "facts", "--json"]).stdout.encode())
+    (corpus / "small").write_bytes(b'{"schema": "clockscope.x/1", "a": [1, -2.5e3, "\\u00e9", null]}')
+
+
 # harness, seconds, seeding
 HARNESSES = [
     ("fuzz_vdso_elf", 20, seed_vdso_elf),
     ("fuzz_kernel_log", 10, seed_kernel_log),
     ("fuzz_facts_text", 20, seed_facts_text),
     ("fuzz_vm_frame", 10, seed_vm_frame),
+    ("fuzz_json_check", 10, seed_json_check),
 ]
 
 

@@ -259,6 +259,9 @@ def test_fleet_summary(capsys, tmp_path):
     code, out, err = report(capsys, *files, "--markdown")
     assert code == 0, err
     assert out.index("## Fleet summary") < out.index("## Machines")
+    assert "Of 9 machines compared with m0 (clock_gettime(CLOCK_MONOTONIC): 30.0 ns), 5 are " \
+           "significantly slower, 0 faster, and 4 show no significant difference" in out
+    assert "The reason most of the slower machines share (3 of 5): clocksource-no-vdso" in out
     assert "Machines per verdict: ok 7, slow 3" in out
     assert "Machines per clocksource: tsc 7, hpet 3" in out
     assert "clocksource-no-vdso (title of clocksource-no-vdso): 3" in out

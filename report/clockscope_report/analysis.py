@@ -216,6 +216,8 @@ def _answer(machines, baseline, rows, explanations) -> List[str]:
         if m is not baseline and c.ratio:
             ranked.append((c.ratio.ratio if c.ratio.slower else 1 / c.ratio.ratio, m, c))
     ranked.sort(key=lambda t: -t[0])
+    if len(machines) > FLEET_THRESHOLD:
+        return _fleet_answer(baseline, key, base_txt, ranked, explanations, machines)
     lines = []
     for _, m, c in ranked[:5]:
         cost = fmt_ns(c.measure.stat.median)
@@ -234,6 +236,32 @@ def _answer(machines, baseline, rows, explanations) -> List[str]:
     if missing:
         lines.append(f"Not compared (no {key.label} figure): {', '.join(missing[:10])}"
                      + (" ..." if len(missing) > 10 else "") + ".")
+    return lines
+
+
+def _fleet_answer(baseline, key, base_txt, ranked, explanations, machines) -> List[str]:
+    """Many machines: counts, the slowest, and the reason most of the slow ones share."""
+    slower = [(m, c) for _, m, c in ranked if c.ratio.significant and c.ratio.slower]
+    faster = [(m, c) for _, m, c in ranked if c.ratio.significant and not c.ratio.slower]
+    same = len(ranked) - len(slower) - len(faster)
+    lines = [f"Of {len(ranked)} machines compared with {baseline.name} ({key.label}: {base_txt}), "
+             f"{len(slower)} are significantly slower, {len(faster)} faster, and {same} show no "
+             f"significant difference (p10-p90 ranges overlap)."]
+    if ranked:
+        _, m, c = ranked[0]
+        lines.append(f"Slowest: {m.name}, {fmt_ns(c.measure.stat.median)} per call, "
+                     f"{c.ratio.words(baseline.name)}. Why: {explanations[m.name].short}.")
+    reasons = Counter()
+    for m, _ in slower:
+        top = _top_finding(m.diagnosis) if m.diagnosis else None
+        if top:
+            reasons[f"{top.id}: {top.title}"] += 1
+    if reasons:
+        reason, n = reasons.most_common(1)[0]
+        lines.append(f"The reason most of the slower machines share ({n} of {len(slower)}): {reason}.")
+    missing = len(machines) - 1 - len(ranked)
+    if missing:
+        lines.append(f"{missing} machines have no {key.label} figure to compare.")
     return lines
 
 

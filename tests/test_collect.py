@@ -215,3 +215,24 @@ def test_json_check_agrees_with_python(clockscope, tmp_path):
         assert ok == _python_accepts(doc.read_bytes().rstrip(b" \t\r\n")), (text, bundle["parts"]["facts"])
         agreed[ok] += 1
     assert agreed[True] > 5 and agreed[False] > 50        # both sides were exercised
+
+
+def test_collect_inside_a_riscv64_guest(clockscope, tmp_path):
+    """The acceptance's first step: a riscv64 bundle from `clockscope vm`, read by report
+    beside this machine's (TCG: about a minute)."""
+    from conftest import make, need_tool
+    need_tool("qemu-system-riscv64", "riscv64-linux-gnu-gcc")
+    make("O=build/riscv64", "CC=riscv64-linux-gnu-gcc", "STATIC=1", "build/riscv64/clockscope")
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    proc = run([clockscope, "vm", "--arch", "riscv64", "--timeout", "240", "--", "collect",
+                "--quick", "--name", "rv", "-o", "-"], timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    b = json.loads(proc.stdout)
+    assert b["machine"]["arch"] == "riscv64" and b["machine"]["name"] == "rv"
+    assert all(b["runs"][p]["ok"] for p in PARTS), b["runs"]
+    (tmp_path / "rv.json").write_text(proc.stdout)
+    host = collect(clockscope, "--quick", "--parts", "doctor,bench", "-o", tmp_path / "host.json")
+    assert host.returncode == 0
+    rep = run([clockscope, "report", tmp_path / "host.json", tmp_path / "rv.json", "--markdown"])
+    assert rep.returncode == 3, rep.stderr           # host has no warp part: named, still made
+    assert "rv vs " in rep.stdout and "host.json: bundle has no 'warp' part" in rep.stderr

@@ -405,7 +405,8 @@ def test_html_in_headless_chromium(capsys, tmp_path, need_chromium):
     # when the renderer runs it (the report itself has no script).
     probe = tmp_path / "probe.html"
     probe.write_text(html.replace("</body>", "<script>console.error('probe-' + "
-                                  "document.querySelectorAll('div.chart svg').length)</script></body>"))
+                                  "document.querySelectorAll('div.chart svg').length + ' width-' + "
+                                  "(document.documentElement.scrollWidth <= innerWidth))</script></body>"))
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
              "--disable-component-update", "--disable-sync", "--no-first-run",
              f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0"]
@@ -415,9 +416,11 @@ def test_html_in_headless_chromium(capsys, tmp_path, need_chromium):
     assert shot.exists(), proc.stderr
     console = [l for l in proc.stderr.splitlines() if "CONSOLE" in l or "Uncaught" in l]
     assert console == [], console
-    proc = run([need_chromium, *flags, "--dump-dom", f"file://{probe}"], timeout=120)
+    proc = run([need_chromium, *flags, "--window-size=1400,4000", "--dump-dom", f"file://{probe}"],
+               timeout=120)
     # the console is seen, in the form the check above looks for, and 3 charts were in the DOM
-    assert any("CONSOLE" in l and "probe-3" in l for l in proc.stderr.splitlines()), proc.stderr
+    # and nothing is wider than the window (no sideways scrolling)
+    assert any("CONSOLE" in l and "probe-3 width-true" in l for l in proc.stderr.splitlines()), proc.stderr
     dom = proc.stdout
     assert dom.count('<div class="chart"') == 3 and dom.count("<svg") >= 3
     import matplotlib.image

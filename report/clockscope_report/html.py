@@ -24,6 +24,7 @@ td.slower { color: #b00020; font-weight: 600; } td.faster { color: #1b6e20; } td
 td.why { font-size: 0.88em; min-width: 18em; max-width: 30em; }
 td.name { white-space: nowrap; }
 tr.group td { border-top: 2px solid #888; }
+table.machines td { overflow-wrap: anywhere; max-width: 14em; font-size: 0.9em; }
 .chart { margin: 1.2em 0; } .chart svg { max-width: 100%; height: auto; }
 .problems { background: #fdecea; border-left: 5px solid #b00020; padding: 0.6em 1.2em; }
 .sev-critical { color: #b00020; font-weight: 700; } .sev-warning { color: #c45500; font-weight: 600; }
@@ -137,7 +138,7 @@ DESCRIBE = ["arch", "cpu_model", "kernel", "clocksource", "available_clocksource
 
 def _descriptions(rep: Report) -> List[str]:
     cols = ["machine"] + DESCRIBE + ["collected", "clockscope", "file", "parts"]
-    out = ["<h2>Machines</h2>", "<table><tr>" + "".join(f"<th>{escape(c)}</th>" for c in cols) + "</tr>"]
+    out = ["<h2>Machines</h2>", '<table class="machines"><tr>' + "".join(f"<th>{escape(c)}</th>" for c in cols) + "</tr>"]
     for m in rep.machines:
         parts = ", ".join(m.parts + [f"{p}: {e}" for p, e in m.part_errors.items()])
         vals = [m.name] + [str(m.description.get(k, "—")) for k in DESCRIBE] + \

@@ -225,7 +225,8 @@ def _answer(machines, baseline, rows, explanations) -> List[str]:
             lines.append(f"{m.name} is {c.ratio.ratio:.1f}x ± {c.ratio.error:.1f} "
                          f"{'slower' if c.ratio.slower else 'faster'} than {baseline.name} at reading the time: "
                          f"{key.label} costs {cost} per call against {base_txt}."
-                         + (f" Why: {explanations[m.name].short}." if c.ratio.slower else ""))
+                         + (f" Why: {explanations[m.name].short}." if c.ratio.slower else "")
+                         + (_no_fault(m) if c.ratio.slower else ""))
         else:
             lines.append(f"{m.name} against {baseline.name}: no significant difference, their p10-p90 ranges "
                          f"overlap ({key.label}: median {cost} against {base_txt}, "
@@ -237,6 +238,15 @@ def _answer(machines, baseline, rows, explanations) -> List[str]:
         lines.append(f"Not compared (no {key.label} figure): {', '.join(missing[:10])}"
                      + (" ..." if len(missing) > 10 else "") + ".")
     return lines
+
+
+def _no_fault(m: Machine) -> str:
+    """When the doctor found a slower machine healthy, say where the gap lies instead."""
+    d = m.diagnosis
+    if d and d.verdict == "ok" and d.syscalls_per_call == 0:
+        return (" Its doctor finds nothing wrong: the vDSO serves the call without a syscall, so the "
+                "gap lies in reading the counter and in the CPU itself (or its emulation).")
+    return ""
 
 
 def _fleet_answer(baseline, key, base_txt, ranked, explanations, machines) -> List[str]:

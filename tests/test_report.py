@@ -143,6 +143,8 @@ def test_terminal_and_long_form(capsys, tmp_path, pair):
     assert "machine" in head and "vs base" in head
     assert any("third" in l and "10.0x ± 1.4 slower" in l for l in lines)
     assert any(l.strip().startswith("↳") and "doctor: ok" in l for l in lines)
+    # third is slower while its doctor finds it healthy: the answer says where the gap lies
+    assert "third is 10.0x ± 1.4 slower" in out and "Its doctor finds nothing wrong" in out
 
 
 def test_harness_polluted_runtime_figure(capsys, tmp_path):

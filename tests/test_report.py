@@ -233,6 +233,11 @@ def test_nothing_readable_and_no_input(capsys, tmp_path):
     code, out, err = report(capsys, e, tmp_path / "missing.json")
     assert code == 1
     assert "empty file" in err and "missing.json: cannot read" in err and "nothing to report" in err
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    code, out, err = report(capsys, fifo, tmp_path, "/dev/zero")
+    assert code == 1
+    assert err.count("not a regular file") == 3
     with pytest.raises(SystemExit) as ex:
         cli.main([])
     assert ex.value.code == 2

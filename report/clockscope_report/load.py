@@ -7,6 +7,7 @@ import json
 import math
 import os
 import re
+import stat
 from typing import List, Optional, Tuple
 
 from .model import Diagnosis, Finding, Machine, Measure, Problem, Stat, WarpPairs
@@ -260,6 +261,10 @@ def load_file(path: str, problems: List[Problem]) -> Optional[Machine]:
     """One file's Machine, or None when nothing in it can be reported (problems say why)."""
     source = path
     try:
+        # A FIFO would block and /dev/zero never end: only regular files are read.
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            problems.append(Problem(source, "not a regular file"))
+            return None
         with open(path, "rb") as f:
             data = f.read(MAX_FILE_BYTES + 1)
     except OSError as e:

@@ -296,6 +296,10 @@ def test_real_fixtures(capsys, tmp_path):
     code, out, err = report(capsys, *[BUNDLES / f"{n}.json" for n in REAL], "--markdown")
     assert code == 0, err
     assert "x86_64-hpet" in out and "clocksource hpet" in out
+    # the TCG guests say that their CPU is emulated (their machine's cpu_model says so)
+    assert json.loads((BUNDLES / "x86_64-tsc.json").read_text())["machine"]["cpu_model"].startswith("QEMU TCG")
+    assert "**x86_64-tsc**: doctor: ok; clock_gettime makes 0 syscalls per call (served by the vDSO); " \
+           "clocksource tsc; an emulated CPU (QEMU TCG)" in out
 
 
 def test_html_and_chart_files(capsys, tmp_path):

@@ -178,6 +178,12 @@ def explain(m: Machine) -> Explanation:
         parts.append(proof)
     if cs:
         parts.append(f"clocksource {cs}")
+    virt = m.description.get("virtualization")
+    if "TCG" in str(m.description.get("cpu_model", "")):
+        parts.append("an emulated CPU (QEMU TCG): its timings are the emulator's")
+        brief.append("emulated CPU")
+    elif isinstance(virt, str) and virt not in ("none", ""):
+        parts.append(f"virtualization {virt}")
     top = _top_finding(d)
     if top:
         parts.append(f"finding {top.id}: {top.title}")

@@ -78,7 +78,7 @@ def main(argv=None) -> int:
     if not args.inputs:
         _parser().error("no input: name one or more bundles (clockscope collect -o FILE makes one)")
     problems = []
-    machines = load.load_all(args.inputs, problems)
+    machines = load.load_all(args.inputs, problems, every_method=args.all)
     for p in problems:
         sys.stderr.write(f"clockscope report: {p}\n")
     if not machines:

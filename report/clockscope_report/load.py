@@ -10,6 +10,7 @@ import re
 import stat
 from typing import List, Optional, Tuple
 
+from .analysis import HEADLINE
 from .model import Diagnosis, Finding, Machine, Measure, Problem, Stat, WarpPairs
 
 BUNDLE_KIND = "clockscope.bundle"
@@ -20,6 +21,7 @@ PART_VERSIONS = {"bench": 1, "doctor": 1, "warp": 1, "facts": 1, "runtimes": 1}
 EXPECTED_PARTS = ("bench", "doctor", "warp")
 MAX_FILE_BYTES = 256 << 20
 
+TABLE_IDS = frozenset(HEADLINE)
 _SCHEMA_RE = re.compile(r"^clockscope\.([a-z_.]+)/([0-9]+)$")
 
 
@@ -101,6 +103,8 @@ def _bench(doc: dict, m: Machine) -> None:
         what = f"results[{i}]"
         r = _obj(r, what)
         rid = _str(r.get("id"), what + ".id", optional=False)
+        if not m.every_method and rid not in TABLE_IDS and not rid.startswith("counter."):
+            continue                    # a fleet's time goes here: read what is shown
         api = _str(r.get("api"), what + ".api") or rid
         label = label_of(_str(r.get("path"), what + ".path"), api, _str(r.get("clock"), what + ".clock"))
         stat = None
@@ -257,7 +261,7 @@ def _json_error(e: json.JSONDecodeError, data: bytes) -> str:
     return f"not JSON: {e.msg} at line {e.lineno} column {e.colno}"
 
 
-def load_file(path: str, problems: List[Problem]) -> Optional[Machine]:
+def load_file(path: str, problems: List[Problem], every_method: bool = True) -> Optional[Machine]:
     """One file's Machine, or None when nothing in it can be reported (problems say why)."""
     source = path
     try:
@@ -299,19 +303,20 @@ def load_file(path: str, problems: List[Problem]) -> Optional[Machine]:
                                             f"report reads (clockscope.bundle/{BUNDLE_VERSION}): skipped; "
                                             "upgrade clockscope_report"))
             return None
-        return _load_bundle(doc, source, stem, problems)
+        return _load_bundle(doc, source, stem, problems, every_method)
     if kind not in PART_VERSIONS:
         problems.append(Problem(source, f"a clockscope.{kind} document: not one this report reads "
                                         f"(bundles and {', '.join(sorted(PART_VERSIONS))})"))
         return None
-    m = Machine(stem, source, {})
+    m = Machine(stem, source, {}, every_method=every_method)
     if isinstance(doc.get("machine"), dict):
         _describe(doc["machine"], m)
     _read_part(kind, doc, m, source, problems)
     return m if m.parts else None
 
 
-def _load_bundle(doc: dict, source: str, stem: str, problems: List[Problem]) -> Optional[Machine]:
+def _load_bundle(doc: dict, source: str, stem: str, problems: List[Problem],
+                 every_method: bool) -> Optional[Machine]:
     machine = doc.get("machine")
     if not isinstance(machine, dict):
         problems.append(Problem(source, "bundle has no \"machine\" object: named after the file"))
@@ -319,7 +324,7 @@ def _load_bundle(doc: dict, source: str, stem: str, problems: List[Problem]) -> 
     name = machine.get("name")
     if not isinstance(name, str) or not name.strip():
         name = stem
-    m = Machine(name.strip()[:100], source, {})
+    m = Machine(name.strip()[:100], source, {}, every_method=every_method)
     _describe(machine, m)
     version = doc.get("clockscope")
     if isinstance(version, dict) and isinstance(version.get("version"), str):
@@ -341,12 +346,13 @@ def _load_bundle(doc: dict, source: str, stem: str, problems: List[Problem]) -> 
     return m if m.parts or m.part_errors else None
 
 
-def load_all(paths: List[str], problems: List[Problem]) -> List[Machine]:
-    """Every file's Machine, names made unique: a name seen before becomes 'name (file)'."""
+def load_all(paths: List[str], problems: List[Problem], every_method: bool = True) -> List[Machine]:
+    """Every file's Machine, names made unique: a name seen before becomes 'name (file)'.
+    Without every_method, only the bench methods the table shows are read."""
     machines = []
     seen = {}
     for path in paths:
-        m = load_file(path, problems)
+        m = load_file(path, problems, every_method)
         if m is None:
             continue
         if m.name in seen:

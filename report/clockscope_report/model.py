@@ -84,6 +84,7 @@ class Machine:
     warp_faults: Optional[int] = None
     part_errors: Dict[str, str] = field(default_factory=dict)      # part -> its error
     parts: List[str] = field(default_factory=list)                 # parts present and read
+    every_method: bool = True            # read every bench method, not only the table's
 
     def stat(self, measure_id: str) -> Optional[Stat]:
         m = self.measures.get(measure_id)

@@ -442,3 +442,22 @@ def test_html_in_headless_chromium(capsys, tmp_path, need_chromium):
     # the charts' region has colour (bars, heatmap), not only text
     coloured = ((img[:, :, 0] - img[:, :, 2]) ** 2 > 0.04).mean()
     assert coloured > 0.002, coloured
+
+
+def test_hostile_names_and_text(capsys, tmp_path, pair):
+    """Markup and terminal escapes from a bundle reach neither the HTML nor the terminal."""
+    evil = json.loads(Path(pair[1]).read_text())
+    evil["machine"]["name"] = '<img src=x onerror="alert(1)">\x1b]0;owned\x07|x'
+    evil["parts"]["doctor"]["findings"][0]["evidence"] = ["kernel: \x1b[31mred\x1b[0m </script>"]
+    f = write(tmp_path, "evil.json", evil)
+    code, out, err = report(capsys, pair[0], f)
+    assert code == 0, err
+    assert "\x1b" not in out and "\x07" not in out
+    code, out, _ = report(capsys, pair[0], f, "--markdown")
+    assert "\x1b" not in out and "\\|x" in out        # the table's column stays whole
+    html = tmp_path / "r.html"
+    code, _, err = report(capsys, pair[0], f, "-o", html)
+    assert code == 0, err
+    text = html.read_text()
+    assert "<img" not in text and "</script>" not in text and "\x1b" not in text
+    assert "&lt;img src=x" in text

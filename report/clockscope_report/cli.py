@@ -3,6 +3,7 @@
 
 import argparse
 import os
+import re
 import sys
 import tempfile
 
@@ -22,6 +23,15 @@ Exit status: 0 report produced from every input; 3 report produced, but some inp
 skipped or incomplete (each problem on stderr, naming the file); 1 nothing could be
 reported, or the output could not be written; 2 bad usage; 4 matplotlib is missing
 (needed for -o and --charts).  docs/report.md has the detail."""
+
+
+# Control characters from a bundle (a kernel log line in the doctor's evidence, a hostile
+# machine name) must not reach a terminal as escape sequences, nor the HTML.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    return _CONTROL.sub("?", text)
 
 
 class Parser(argparse.ArgumentParser):
@@ -80,7 +90,7 @@ def main(argv=None) -> int:
     problems = []
     machines = load.load_all(args.inputs, problems, every_method=args.all)
     for p in problems:
-        sys.stderr.write(f"clockscope report: {p}\n")
+        sys.stderr.write(printable(f"clockscope report: {p}") + "\n")
     if not machines:
         sys.stderr.write("clockscope report: nothing to report: no input could be read\n")
         return EXIT_NOTHING
@@ -94,20 +104,20 @@ def main(argv=None) -> int:
         if args.charts:
             os.makedirs(args.charts, exist_ok=True)
             for name, _, svg in charts:
-                _atomic_write(os.path.join(args.charts, name), svg)
+                _atomic_write(os.path.join(args.charts, name), printable(svg))
         if args.output:
             from . import html
-            _atomic_write(args.output, html.render(rep, charts))
+            _atomic_write(args.output, printable(html.render(rep, charts)))
     except OSError as e:
         sys.stderr.write(f"clockscope report: cannot write {e.filename or ''}: {e.strerror or e}\n")
         return EXIT_NOTHING
     try:
         if args.markdown:
-            sys.stdout.write(text.markdown(rep))
+            sys.stdout.write(printable(text.markdown(rep)))
         elif args.csv:
-            sys.stdout.write(text.csv_text(rep))
+            sys.stdout.write(printable(text.csv_text(rep)))
         else:
-            sys.stdout.write(text.terminal(rep))
+            sys.stdout.write(printable(text.terminal(rep)))
         sys.stdout.flush()
     except BrokenPipeError:
         # A reader that stopped early (| head): not an error of ours.

@@ -324,7 +324,9 @@ def _load_bundle(doc: dict, source: str, stem: str, problems: List[Problem],
     name = machine.get("name")
     if not isinstance(name, str) or not name.strip():
         name = stem
-    m = Machine(name.strip()[:100], source, {}, every_method=every_method)
+    # A name is shown everywhere (tables, chart labels): no control characters in it.
+    name = re.sub("[\x00-\x1f\x7f-\x9f]", "?", name.strip()[:100])
+    m = Machine(name, source, {}, every_method=every_method)
     _describe(machine, m)
     version = doc.get("clockscope")
     if isinstance(version, dict) and isinstance(version.get("version"), str):

@@ -449,6 +449,7 @@ def test_hostile_names_and_text(capsys, tmp_path, pair):
     evil = json.loads(Path(pair[1]).read_text())
     evil["machine"]["name"] = '<img src=x onerror="alert(1)">\x1b]0;owned\x07|x'
     evil["parts"]["doctor"]["findings"][0]["evidence"] = ["kernel: \x1b[31mred\x1b[0m </script>"]
+    evil["parts"]["doctor"]["findings"][0]["title"] = "\x1b[2Jcleared screen"   # shown beside the row
     f = write(tmp_path, "evil.json", evil)
     code, out, err = report(capsys, pair[0], f)
     assert code == 0, err

@@ -20,8 +20,10 @@ h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { margin-top: 1.8em; border-bo
 table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.92em; }
 th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; vertical-align: top; }
 th { background: #f2f2f2; text-align: left; } td.num { text-align: right; white-space: nowrap; }
+td.vs { text-align: right; min-width: 9em; }
 td.slower { color: #b00020; font-weight: 600; } td.faster { color: #1b6e20; } td.same { color: #555; }
-td.why { font-size: 0.88em; min-width: 18em; max-width: 30em; }
+td.why { font-size: 0.88em; min-width: 12em; max-width: 30em; }
+th { overflow-wrap: anywhere; }
 td.name { white-space: nowrap; }
 tr.group td { border-top: 2px solid #888; }
 table.machines td { overflow-wrap: anywhere; max-width: 14em; font-size: 0.9em; }
@@ -48,10 +50,10 @@ def _td(text: str, cls: str = "") -> str:
 
 def _vs_class(text: str) -> str:
     if "slower" in text and "no significant" not in text:
-        return "num slower"
+        return "vs slower"
     if "faster" in text and "no significant" not in text:
-        return "num faster"
-    return "num same"
+        return "vs faster"
+    return "vs same"
 
 
 def _comparison(rep: Report) -> List[str]:

@@ -12,7 +12,8 @@ gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
 qemu-user-static clang
 qemu-system-x86 qemu-system-arm qemu-system-misc opensbi
 cpio zstd xz-utils gnupg debian-archive-keyring file
-pkg-config binutils"
+pkg-config binutils
+chromium"
 
 missing=""
 for p in $PACKAGES; do

@@ -26,6 +26,8 @@ static const struct command commands[] = {
     {"facts", "the facts doctor reads; --save DIR writes them as a facts root", cmd_facts},
     {"run", "run a program with cheaper (or counted) clock reads", cmd_run},
     {"vm", "run a clockscope command inside a VM of any arch", cmd_vm},
+    {"collect", "run every part here and write one bundle for `report`", cmd_collect},
+    {"report", "compare bundles from many machines: tables, charts, HTML (Python)", cmd_report},
 };
 
 static void usage(FILE *out)

@@ -219,6 +219,9 @@ static inline __attribute__((always_inline)) bool read_fast(int which, uint64_t 
         return false;
     /* Acquire: pairs with the writer's release of the even seq (write_end). */
     uint64_t s1 = atomic_load_explicit(&fc_line.seq, memory_order_acquire);
+    /* A stale line (a sparse reader) skips the counter read: the kernel answers. */
+    if (__builtin_expect(s1 & SEQ_STALE, 0))
+        return false;
     uint64_t t = arch_fast_counter_ordered();
     uint64_t at = atomic_load_explicit(&fc_line.anchor_ticks, memory_order_relaxed);
     uint64_t an = atomic_load_explicit(&fc_line.anchor_ns, memory_order_relaxed);

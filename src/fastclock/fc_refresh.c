@@ -44,19 +44,18 @@ static const struct fc_slew_policy SLEW = {
     .step_forward_ns = 1000000,
 };
 
-FC_HIDDEN struct fc_shared fc_line;
+FC_HIDDEN struct fc_shared fc_line = {.kernel_clock = clock_gettime};
 FC_HIDDEN _Atomic uint64_t fc_kernel_floor;
-FC_HIDDEN fc_clock_fn fc_kernel_clock = clock_gettime;
 FC_HIDDEN struct fc_sig_snapshot fc_sig;
 FC_HIDDEN _Thread_local bool fc_tl_in_writer FC_TLS;
 FC_HIDDEN _Thread_local bool fc_tl_in_init FC_TLS;
 
-void fc_set_kernel_clock(fc_clock_fn fn) { fc_kernel_clock = fn; }
+void fc_set_kernel_clock(fc_clock_fn fn) { fc_line.kernel_clock = fn; }
 
 /* Init, info and the ticker's start/stop hold g_lock; refresh steps hold g_refreshing
  * (taken with an exchange, never waited for on a read: a read that finds it taken goes on). */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic bool g_refreshing;
+static _Atomic unsigned g_refreshing; /* word-sized: riscv has no 1-byte exchange without libatomic */
 
 /* The writer's state, under g_refreshing (and g_lock for the fields info reports). */
 static struct {
@@ -321,7 +320,7 @@ static bool step_once(void)
     case 0:
         if (!line_due(now))
             return true;
-        fc_sample_pair(arch_fast_counter_ordered, fc_kernel_clock, CLOCK_MONOTONIC, 3, &W.t_s,
+        fc_sample_pair(arch_fast_counter_ordered, fc_line.kernel_clock, CLOCK_MONOTONIC, 3, &W.t_s,
                        &W.k_s, &W.w_s);
         W.step = 1;
         return false;
@@ -359,15 +358,15 @@ static bool step_once(void)
 
 void fc_refresh_step(void)
 {
-    if (atomic_exchange_explicit(&g_refreshing, true, memory_order_acquire))
+    if (atomic_exchange_explicit(&g_refreshing, 1u, memory_order_acquire))
         return;
     step_once();
-    atomic_store_explicit(&g_refreshing, false, memory_order_release);
+    atomic_store_explicit(&g_refreshing, 0u, memory_order_release);
 }
 
 static void take_refreshing(void)
 {
-    while (atomic_exchange_explicit(&g_refreshing, true, memory_order_acquire)) {
+    while (atomic_exchange_explicit(&g_refreshing, 1u, memory_order_acquire)) {
         struct timespec nap = {0, 10000};
         nanosleep(&nap, NULL);
     }
@@ -379,7 +378,7 @@ void fc_refresh_full(void)
     W.step = 0;
     for (int i = 0; i < 8 && !step_once(); i++)
         ;
-    atomic_store_explicit(&g_refreshing, false, memory_order_release);
+    atomic_store_explicit(&g_refreshing, 0u, memory_order_release);
 }
 
 /* ---- the cross-CPU check, on its own thread ---- */
@@ -410,7 +409,7 @@ static void *checker_main(void *arg)
     (void)arg;
     char why[200];
     uint64_t mult = atomic_load_explicit(&fc_line.mult, memory_order_relaxed);
-    bool ok = fc_check_cross_cpu(arch_fast_counter_ordered, fc_kernel_clock, mult, why, sizeof why);
+    bool ok = fc_check_cross_cpu(arch_fast_counter_ordered, fc_line.kernel_clock, mult, why, sizeof why);
     pthread_mutex_lock(&g_lock);
     take_refreshing();
     if (ok) {
@@ -423,7 +422,7 @@ static void *checker_main(void *arg)
         leave_counter(why);
     }
     W.checker_running = false;
-    atomic_store_explicit(&g_refreshing, false, memory_order_release);
+    atomic_store_explicit(&g_refreshing, 0u, memory_order_release);
     pthread_mutex_unlock(&g_lock);
     return NULL;
 }
@@ -443,7 +442,7 @@ static void start_checker(void)
         snprintf(why, sizeof why, "cannot start the cross-CPU check's thread: %s", strerror(err));
         take_refreshing();
         leave_counter(why);
-        atomic_store_explicit(&g_refreshing, false, memory_order_release);
+        atomic_store_explicit(&g_refreshing, 0u, memory_order_release);
     }
 }
 
@@ -459,7 +458,7 @@ static void atfork_prepare(void)
 
 static void atfork_parent(void)
 {
-    atomic_store_explicit(&g_refreshing, false, memory_order_release);
+    atomic_store_explicit(&g_refreshing, 0u, memory_order_release);
     pthread_mutex_unlock(&g_lock);
 }
 
@@ -468,7 +467,7 @@ static void atfork_child(void)
     /* Only this thread exists in the child; the locks were held by it across fork.  The
      * line stays valid: same counter, same kernel clocks. */
     pthread_mutex_init(&g_lock, NULL);
-    atomic_store_explicit(&g_refreshing, false, memory_order_relaxed);
+    atomic_store_explicit(&g_refreshing, 0u, memory_order_relaxed);
     if (W.checker_running)
         start_checker();
     if (W.ticker_running) {
@@ -493,7 +492,7 @@ static bool counter_safe(uint64_t *mult, char *why, size_t len)
     if (!fc_check_constant_rate(arch_fast_counter_constant, arch_counter_invariant,
                                 &W.invariance_assumed, why, len))
         return false;
-    if (!fc_check_read_cost(arch_fast_counter_raw, fc_kernel_clock, why, len))
+    if (!fc_check_read_cost(arch_fast_counter_raw, fc_line.kernel_clock, why, len))
         return false;
     W.stated_hz = arch_counter_stated_hz(W.stated_source, sizeof W.stated_source);
     *mult = fc_mult_from_hz(W.stated_hz);
@@ -501,9 +500,9 @@ static bool counter_safe(uint64_t *mult, char *why, size_t len)
     if (!*mult) {
         /* Not stated: measure over ~100 us (refined at the first refreshes). */
         uint64_t t1, k1, w1, t2, k2, w2;
-        fc_sample_pair(arch_fast_counter_ordered, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t1, &k1, &w1);
+        fc_sample_pair(arch_fast_counter_ordered, fc_line.kernel_clock, CLOCK_MONOTONIC, 3, &t1, &k1, &w1);
         do
-            fc_sample_pair(arch_fast_counter_ordered, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t2,
+            fc_sample_pair(arch_fast_counter_ordered, fc_line.kernel_clock, CLOCK_MONOTONIC, 3, &t2,
                            &k2, &w2);
         while (k2 - k1 < 100000);
         if (t2 <= t1) {
@@ -545,7 +544,7 @@ static void init_locked(void)
         return;
     }
     uint64_t t0, k0, w0;
-    fc_sample_pair(arch_fast_counter_ordered, fc_kernel_clock, CLOCK_MONOTONIC, 5, &t0, &k0, &w0);
+    fc_sample_pair(arch_fast_counter_ordered, fc_line.kernel_clock, CLOCK_MONOTONIC, 5, &t0, &k0, &w0);
     W.base_ticks = t0, W.base_ns = k0, W.base_width = w0;
     W.max_period_ns = hook_ns("FASTCLOCK_PERIOD_US", 1000, MAX_PERIOD_NS);
     if (W.max_period_ns > MAX_PERIOD_NS) /* the hook only shortens (FC_MAX_EXTRAPOLATION_NS) */
@@ -597,7 +596,7 @@ void fc_writer_info(char *clocksource, size_t clen, char *why, size_t wlen, uint
     *refreshes = atomic_load(&W.refreshes);
     *suspends = W.suspends;
     *init_ns = W.init_ns;
-    atomic_store_explicit(&g_refreshing, false, memory_order_release);
+    atomic_store_explicit(&g_refreshing, 0u, memory_order_release);
     pthread_mutex_unlock(&g_lock);
 }
 

@@ -35,16 +35,21 @@ struct fc_shared {
     _Atomic uint64_t anchor_ns;
     _Atomic uint64_t mult;
     _Atomic uint64_t refresh_ticks; /* past anchor+this, a read may do a refresh step */
-    _Atomic int64_t real_offset;    /* CLOCK_REALTIME - CLOCK_MONOTONIC */
     _Atomic uint64_t floor_ns;      /* line(anchor + limit): no value from this line is above */
+    /* The kernel's clocks: clock_gettime, or the shim's real one (set before the first call;
+     * here so that a stale read touches one cache line of fastclock's). */
+    fc_clock_fn kernel_clock;
     /* second cache line */
     _Atomic uint64_t limit_ticks;   /* past anchor+this, the line is stale */
+    _Atomic int64_t real_offset;    /* CLOCK_REALTIME - CLOCK_MONOTONIC */
     _Atomic int64_t boot_offset;    /* CLOCK_BOOTTIME - CLOCK_MONOTONIC */
 } __attribute__((aligned(64)));
 
+_Static_assert(__builtin_offsetof(struct fc_shared, limit_ticks) == 64,
+               "a read (fast or stale) touches only the first cache line");
+
 extern FC_HIDDEN struct fc_shared fc_line;
 extern FC_HIDDEN _Atomic uint64_t fc_kernel_floor; /* after leaving the counter */
-extern FC_HIDDEN fc_clock_fn fc_kernel_clock;
 
 /* The writer's snapshot, for a signal handler that interrupted its own thread's write
  * section (fc_read_in_own_writer): the line before, and from t_a on the line after. */
@@ -65,7 +70,7 @@ extern FC_HIDDEN _Thread_local bool fc_tl_in_init FC_TLS;   /* this thread is in
 static inline uint64_t fc_kernel_ns(clockid_t id)
 {
     struct timespec ts;
-    fc_kernel_clock(id, &ts);
+    fc_line.kernel_clock(id, &ts);
     return fc_ts_ns(&ts);
 }
 

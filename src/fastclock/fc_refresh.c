@@ -52,6 +52,7 @@ FC_HIDDEN _Thread_local bool fc_tl_in_init FC_TLS;
 
 void fc_set_kernel_clock(fc_clock_fn fn) { fc_line.kernel_clock = fn; }
 
+
 /* Init, info and the ticker's start/stop hold g_lock; refresh steps hold g_refreshing
  * (taken with an exchange, never waited for on a read: a read that finds it taken goes on). */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -378,6 +379,16 @@ void fc_refresh_full(void)
     W.step = 0;
     for (int i = 0; i < 8 && !step_once(); i++)
         ;
+    atomic_store_explicit(&g_refreshing, 0u, memory_order_release);
+}
+
+void fc_set_max_period(uint64_t ns)
+{
+    fc_init();
+    take_refreshing();
+    W.max_period_ns = ns && ns < MAX_PERIOD_NS ? ns : MAX_PERIOD_NS;
+    if (W.period_ns > W.max_period_ns)
+        W.period_ns = W.max_period_ns;
     atomic_store_explicit(&g_refreshing, 0u, memory_order_release);
 }
 

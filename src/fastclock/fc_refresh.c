@@ -292,10 +292,12 @@ static void commit(void)
     if (stale) {
         /* Stale readers returned kernel values read before their s2 load saw the old even
          * seq, so before t_a by at least WRITER_WAIT_NS: a kernel read taken now, after the
-         * wait, is above all of them.  t_a is read after k: the line starts at most one
-         * kernel read's duration behind the kernel. */
-        uint64_t k = fc_kernel_ns(CLOCK_MONOTONIC);
-        t_a = arch_fast_counter_ordered();
+         * wait, is above all of them.  (t_a, k): the tightest of three sandwiches
+         * counter/kernel/counter, t_a their midpoint (after the wait), so that a preemption
+         * inside one sandwich does not anchor the line on a stale kernel value. */
+        uint64_t k, width;
+        fc_sample_pair(arch_fast_counter_ordered, fc_line.kernel_clock, CLOCK_MONOTONIC, 3, &t_a,
+                       &k, &width);
         next = fc_stale_line(&cur, t_a, k, limit, rate);
     } else {
         int64_t offset = (int64_t)(fc_line_eval(&cur, W.t_s) - W.k_s);

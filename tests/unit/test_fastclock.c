@@ -284,13 +284,14 @@ TEST(fastclock_live_values_follow_the_kernel_clocks)
         fprintf(stderr, "  below %lld above %lld width %lld\n", (long long)below, (long long)above,
                 (long long)width);
     CHECK(below <= margin_from(width) && above <= margin_from(width));
-    uint64_t t0 = fastclock_ticks(), k0 = ts_ns(CLOCK_MONOTONIC);
+    uint64_t k0a = ts_ns(CLOCK_MONOTONIC), t0 = fastclock_ticks(), k0b = ts_ns(CLOCK_MONOTONIC);
     struct timespec nap = {0, 20000000};
     nanosleep(&nap, NULL);
-    uint64_t t1 = fastclock_ticks(), k1 = ts_ns(CLOCK_MONOTONIC);
-    /* 20 ms at the calibrated rate (<< 1 ppm here): a few ticks' jitter plus the rate. */
-    int64_t diff = (int64_t)fastclock_ticks_to_ns(t1 - t0) - (int64_t)(k1 - k0);
-    CHECK(diff < 2000 && diff > -2000);
+    uint64_t k1a = ts_ns(CLOCK_MONOTONIC), t1 = fastclock_ticks(), k1b = ts_ns(CLOCK_MONOTONIC);
+    /* 20 ms at the calibrated rate (well below 1 ppm: 20 ns) inside the two sandwiches. */
+    int64_t lo = (int64_t)(k1a - k0b), hi = (int64_t)(k1b - k0a);
+    int64_t got = (int64_t)fastclock_ticks_to_ns(t1 - t0);
+    CHECK(got >= lo - 200 && got <= hi + 200);
     uint64_t r = fastclock_recent_ns();
     CHECK(r > 0 && r <= fastclock_monotonic_ns());
 }
@@ -325,7 +326,7 @@ static void *stress_thread(void *arg)
 }
 
 /* Issue 19: refreshes while readers run on other threads, thousands of them (the period cut
- * to 20 us: every due read of a dense reader does a refresh step), each value checked. */
+ * to 50 us: every due read of a dense reader does a refresh step), each value checked. */
 TEST(fastclock_stress_refreshes_under_concurrent_readers)
 {
     if (!counter_expected())
@@ -335,14 +336,15 @@ TEST(fastclock_stress_refreshes_under_concurrent_readers)
     CHECK(wait_live());
     struct fastclock_info before, after;
     fastclock_info(&before);
-    fc_set_max_period(20000);
+    fc_set_max_period(50000);
     atomic_store(&backwards, 0);
     atomic_store(&out_of_bracket, 0);
     atomic_store(&stress_stop, false);
     atomic_store(&shared_max, 0);
-    /* Refreshes at a 20 us period leave the offset a few hundred ns at most (pair noise,
-     * bent over two periods); a torn line is off by a period (20 us) or by the anchor. */
-    int64_t margin = 5000;
+    /* Refreshes at a 50 us period leave the offset within a few sample-pair widths (tens of
+     * ns natively, more under sanitizers); a torn line is off by about a period (50 us): the
+     * margin, 10 us, sits between the two. */
+    int64_t margin = 10000;
     pthread_t th[3];
     for (int i = 0; i < 3; i++)
         CHECK(pthread_create(&th[i], NULL, stress_thread, &margin) == 0);
@@ -440,6 +442,7 @@ static bool converge_on_shift(int64_t shift, int64_t *final_error)
     uint64_t prev = 0;
     bool monotonic = true;
     int64_t err = INT64_MAX;
+    uint64_t settled_since = 0;
     for (int phase = 0; phase < 2; phase++) {
         uint64_t end = ts_ns(CLOCK_MONOTONIC) + 1500000000ull;
         int64_t target = phase == 0 ? shift : 0;
@@ -453,7 +456,14 @@ static bool converge_on_shift(int64_t shift, int64_t *final_error)
                 prev = v;
             }
             err = (int64_t)prev - (int64_t)(ts_ns(CLOCK_MONOTONIC) + (uint64_t)target);
-            if (err < 5000 && err > -5000)
+            if (err < 5000 && err > -5000 && phase == 0)
+                break;
+            /* Back on the real clock: settled when within 1 us for 50 ms (25 refreshes). */
+            if (err >= 1000 || err <= -1000)
+                settled_since = 0;
+            else if (!settled_since)
+                settled_since = ts_ns(CLOCK_MONOTONIC);
+            else if (ts_ns(CLOCK_MONOTONIC) - settled_since > 50000000)
                 break;
         }
         if (phase == 0) {
@@ -463,7 +473,7 @@ static bool converge_on_shift(int64_t shift, int64_t *final_error)
         }
     }
     fc_set_kernel_clock(clock_gettime);
-    return monotonic && err < 5000 && err > -5000;
+    return monotonic && err < 1000 && err > -1000;
 }
 
 TEST(fastclock_counter_stalled_or_jumped_is_followed_without_going_back)
@@ -508,8 +518,10 @@ TEST(fastclock_notices_a_suspend)
     fc_set_kernel_clock(clock_gettime);
     atomic_store(&boot_shift_ns, 0);
     CHECK(after.suspends == before.suspends + 1);
-    CHECK(boot_diff < 5000 && boot_diff > -5000);
+    CHECK(boot_diff < 20000 && boot_diff > -20000);
     uint64_t a = ts_ns(CLOCK_MONOTONIC), v = fastclock_monotonic_ns(), b = ts_ns(CLOCK_MONOTONIC);
+    if (!(v + 5000 >= a && v <= b + 5000))
+        fprintf(stderr, "  after the suspend: %lld below, %lld above\n", (long long)(a - v), (long long)(v - b));
     CHECK(v + 5000 >= a && v <= b + 5000);
     /* And back (the offset returns): a second jump, counted once more. */
     uint64_t end2 = ts_ns(CLOCK_MONOTONIC) + 3000000000ull;

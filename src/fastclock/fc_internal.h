@@ -15,5 +15,8 @@ bool fc_counter_in_use(void);
 /* Tests: the longest refresh period from now on (FASTCLOCK_PERIOD_US at start does the
  * same); at most the built-in 100 ms. */
 void fc_set_max_period(uint64_t ns);
+/* Tests: opens a write section, leaves the line torn (anchor_ns 0) for about `ns`, then
+ * restores it and closes the section: readers on other threads must wait, not use it. */
+void fc_hold_torn_line(uint64_t ns);
 
 #endif

@@ -394,6 +394,21 @@ void fc_set_max_period(uint64_t ns)
     atomic_store_explicit(&g_refreshing, 0u, memory_order_release);
 }
 
+void fc_hold_torn_line(uint64_t ns)
+{
+    take_refreshing();
+    uint64_t seq;
+    write_begin(&seq, false);
+    uint64_t an = atomic_load_explicit(&fc_line.anchor_ns, memory_order_relaxed);
+    atomic_store_explicit(&fc_line.anchor_ns, 0, memory_order_relaxed);
+    uint64_t end = fc_kernel_ns(CLOCK_MONOTONIC) + ns;
+    while (fc_kernel_ns(CLOCK_MONOTONIC) < end)
+        ;
+    atomic_store_explicit(&fc_line.anchor_ns, an, memory_order_relaxed);
+    write_end(seq);
+    atomic_store_explicit(&g_refreshing, 0u, memory_order_release);
+}
+
 /* ---- the cross-CPU check, on its own thread ---- */
 
 static void describe_safe(const char *cpus)

@@ -43,6 +43,7 @@
 #include "fastclock/fastclock.h"
 
 #include "arch/arch.h"
+#include "arch/counter.h"
 #include "fastclock/fc_internal.h"
 #include "fastclock/fc_math.h"
 #include "fastclock/fc_state.h"
@@ -121,7 +122,7 @@ static __attribute__((noinline)) uint64_t read_in_own_writer(int which, clockid_
 {
     if (atomic_load_explicit(&fc_line.source, memory_order_acquire) != ST_COUNTER)
         return kernel_value(which, id); /* leave_counter already switched: its floor holds */
-    uint64_t t = arch_fast_counter_ordered();
+    uint64_t t = arch_counter_ordered();
     uint64_t t_a = fc_sig.t_a;
     atomic_signal_fence(memory_order_seq_cst);
     uint64_t v;
@@ -171,7 +172,7 @@ static __attribute__((noinline)) uint64_t read_slow(int which, clockid_t id)
             maybe_step(k - (uint64_t)off);
             return clamp_to_floor(which, k, floor, off);
         }
-        uint64_t t = arch_fast_counter_ordered();
+        uint64_t t = arch_counter_ordered();
         uint64_t at = atomic_load_explicit(&fc_line.anchor_ticks, memory_order_relaxed);
         uint64_t an = atomic_load_explicit(&fc_line.anchor_ns, memory_order_relaxed);
         uint64_t m = atomic_load_explicit(&fc_line.mult, memory_order_relaxed);
@@ -222,7 +223,7 @@ static inline __attribute__((always_inline)) bool read_fast(int which, uint64_t 
     /* A stale line (a sparse reader) skips the counter read: the kernel answers. */
     if (__builtin_expect(s1 & SEQ_STALE, 0))
         return false;
-    uint64_t t = arch_fast_counter_ordered();
+    uint64_t t = arch_counter_ordered();
     uint64_t at = atomic_load_explicit(&fc_line.anchor_ticks, memory_order_relaxed);
     uint64_t an = atomic_load_explicit(&fc_line.anchor_ns, memory_order_relaxed);
     uint64_t m = atomic_load_explicit(&fc_line.mult, memory_order_relaxed);
@@ -262,7 +263,7 @@ uint64_t fastclock_boottime_ns(void)
 uint64_t fastclock_ticks(void)
 {
     if (__builtin_expect(source() == ST_COUNTER, 1))
-        return arch_fast_counter_raw();
+        return arch_counter_raw();
     return fc_kernel_ns(CLOCK_MONOTONIC);
 }
 

@@ -12,6 +12,7 @@
 #include "fastclock/fastclock.h"
 
 #include "arch/arch.h"
+#include "arch/counter.h"
 #include "fastclock/fc_internal.h"
 #include "fastclock/fc_state.h"
 
@@ -145,11 +146,11 @@ static uint64_t write_begin(uint64_t *seq, bool leaving)
      * to all CPUs before any counter read below. */
     atomic_thread_fence(memory_order_seq_cst);
     uint64_t mult = fc_sig.old.mult;
-    uint64_t t0 = arch_fast_counter_ordered();
+    uint64_t t0 = arch_counter_ordered();
     uint64_t wait = fc_ns_to_ticks(WRITER_WAIT_NS, mult);
-    while (arch_fast_counter_ordered() - t0 < wait)
+    while (arch_counter_ordered() - t0 < wait)
         ;
-    return arch_fast_counter_ordered();
+    return arch_counter_ordered();
 }
 
 /* Tells a handler on this thread the new line (from t_a on), after folding in what handlers
@@ -165,7 +166,7 @@ static void fold_handler_floor(struct fc_line *next, uint64_t t_a)
     uint64_t f = fc_sig.floor;
     atomic_signal_fence(memory_order_seq_cst);
     if (fc_line_eval(next, t_a) < f) {
-        uint64_t now = arch_fast_counter_ordered();
+        uint64_t now = arch_counter_ordered();
         uint64_t own = fc_line_eval(next, now);
         next->anchor_ticks = now;
         next->anchor_ns = own > f ? own : f;
@@ -247,7 +248,7 @@ static bool line_due(uint64_t now)
 /* The write section of a refresh: the new line from the samples of the earlier steps. */
 static void commit(void)
 {
-    uint64_t now = arch_fast_counter_ordered();
+    uint64_t now = arch_counter_ordered();
     struct fc_line cur = current_line();
     uint64_t limit = atomic_load_explicit(&fc_line.limit_ticks, memory_order_relaxed);
     bool stale = (atomic_load_explicit(&fc_line.seq, memory_order_relaxed) & SEQ_STALE) ||
@@ -317,7 +318,7 @@ static bool step_once(void)
     if (atomic_load_explicit(&fc_line.source, memory_order_relaxed) != ST_COUNTER ||
         !atomic_load_explicit(&W.live_allowed, memory_order_acquire))
         return true;
-    uint64_t now = arch_fast_counter_ordered();
+    uint64_t now = arch_counter_ordered();
     uint64_t mult = atomic_load_explicit(&fc_line.mult, memory_order_relaxed);
     switch (W.step) {
     case 0:

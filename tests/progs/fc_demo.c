@@ -9,11 +9,13 @@
  *   demoted N B why...     with FC_DEMO_FLIP=DIR (a fake clocksource0 directory): after the
  *                          watchdog's demotion is written there (current hpet, the counter
  *                          gone from available), the source after the re-check and the
- *                          backward steps B across the switch
+ *                          backward steps B that 3 threads reading across the switch saw
  *   fork N below above     N: the child's restarted ticker advanced recent; below/above as
  *                          for bound, over the child's own reads */
 #include <fastclock.h>
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +51,27 @@ static void bound(void)
     printf("bound %lld %lld\nwidth %lld\n", (long long)below, (long long)above, (long long)width);
 }
 
+static _Atomic uint64_t demotion_max;
+static _Atomic int demotion_back;
+
+static void *demotion_reader(void *arg)
+{
+    (void)arg;
+    int64_t end = kns(CLOCK_MONOTONIC) + 400000000;
+    while (kns(CLOCK_MONOTONIC) < end) {
+        for (int i = 0; i < 100; i++) {
+            uint64_t seen = atomic_load(&demotion_max);
+            uint64_t v = fastclock_monotonic_ns();
+            if (v < seen)
+                atomic_fetch_add(&demotion_back, 1);
+            uint64_t cur = atomic_load(&demotion_max);
+            while (v > cur && !atomic_compare_exchange_weak(&demotion_max, &cur, v))
+                ;
+        }
+    }
+    return NULL;
+}
+
 int main(void)
 {
     fastclock_monotonic_ns();
@@ -77,14 +100,15 @@ int main(void)
             fputs("hpet acpi_pm\n", f);
             fclose(f);
         }
-        uint64_t prev = 0;
-        int back = 0;
-        int64_t end = kns(CLOCK_MONOTONIC) + 400000000;
-        while (kns(CLOCK_MONOTONIC) < end) {
-            uint64_t v = fastclock_monotonic_ns();
-            back += v < prev;
-            prev = v;
-        }
+        /* Three threads read across the switch, each checking its values against the
+         * largest any of them had published before its read (a seq_cst load, then the
+         * call, whose counter read is ordered after it). */
+        pthread_t th[3];
+        for (int i = 0; i < 3; i++)
+            pthread_create(&th[i], NULL, demotion_reader, NULL);
+        for (int i = 0; i < 3; i++)
+            pthread_join(th[i], NULL);
+        int back = atomic_load(&demotion_back);
         fastclock_info(&info);
         printf("demoted %d %d %s\n", info.source, back, info.why);
         bound();

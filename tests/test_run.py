@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, make, need_tool, run
+from conftest import REQUIRE_ALL, ROOT, make, need_tool, run
 
 # Bounds from the physics: every bracket is two raw syscalls (a few hundred ns apart here),
 # and a value the shim serves from fastclock is inside it up to fastclock's offset from the
@@ -321,6 +321,8 @@ def test_static_target_warns_and_runs(cs, tmp_path):
     src.write_text("#include <stdio.h>\nint main(void){puts(\"static ok\");return 0;}\n")
     exe = tmp_path / "s"
     if run(["cc", "-static", "-o", exe, src]).returncode != 0:
+        if REQUIRE_ALL:
+            pytest.fail("no static libc (libc6-dev provides it: scripts/install-deps.sh)")
         pytest.skip("no static libc")
     proc = run([cs, "run", "--", exe])
     assert proc.returncode == 0 and "static ok" in proc.stdout

@@ -209,7 +209,7 @@ static __attribute__((noinline)) uint64_t read_slow(int which, clockid_t id)
                 continue;
             }
         }
-        /* d < lim (at most ~102 ms of ticks): d * m fits in 64 bits (see FC_MAX_EXTRAPOLATION). */
+        /* d < lim (at most ~102 ms of ticks): d * m fits in 64 bits (FC_MAX_EXTRAPOLATION_NS, fc_math.h). */
         uint64_t v = an + ((d * m) >> FC_SHIFT);
         if (d >= rt)
             maybe_step(v);
@@ -250,7 +250,7 @@ static inline __attribute__((always_inline)) bool read_fast(int which, clockid_t
     /* SEQ_WRITING and SEQ_STALE both send the read to the slow path. */
     if (__builtin_expect((s1 != s2) | (s1 & (SEQ_WRITING | SEQ_STALE)) | (d >= rt) | (t >= due), 0))
         return false;
-    /* d < rt < limit: d * m fits in 64 bits (FC_MAX_EXTRAPOLATION). */
+    /* d < rt < limit: d * m fits in 64 bits (FC_MAX_EXTRAPOLATION_NS, fc_math.h). */
     *out = an + ((d * m) >> FC_SHIFT) + (uint64_t)off;
     return true;
 }

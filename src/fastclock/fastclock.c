@@ -209,7 +209,7 @@ static __attribute__((noinline)) uint64_t read_slow(int which, clockid_t id)
                 continue;
             }
         }
-        /* d < lim (at most ~102 ms of ticks): d * m fits in 64 bits (FC_MAX_EXTRAPOLATION_NS, fc_math.h). */
+        /* d < lim (~102 ms at most): d * m fits in 64 bits (FC_MAX_EXTRAPOLATION_NS). */
         uint64_t v = an + ((d * m) >> FC_SHIFT);
         if (d >= rt)
             maybe_step(v);

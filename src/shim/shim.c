@@ -40,7 +40,14 @@ static inline uintptr_t page_tag(const void *p)
 
 /* libc's definition of `name` (the next one after this library), looked up on first use
  * and kept in `slot`.  Two threads racing on the first call both look it up and store the
- * same pointer, so relaxed ordering is enough: dlsym's answer never changes. */
+ * same pointer, so relaxed ordering is enough: dlsym's answer never changes.
+ * Signal handlers: dlsym takes the loader's lock, so it must not run in a handler that
+ * interrupted a dlsym.  The constructor resolves all three before main() (and before any
+ * handler a program can install); only calls from constructors that run earlier can get
+ * here unresolved, and those are not in a handler.  Everything else a handler reaches in
+ * the shim is lock-free: the mode and per-clock decisions (relaxed atomics), count mode's
+ * tables (atomic adds, callers claimed by CAS), the good-page tag (initial-exec TLS), and
+ * fastclock's readers (async-signal-safe, docs/fastclock.md). */
 static void *real_symbol(_Atomic(void *) *slot, const char *name)
 {
     void *f = atomic_load_explicit(slot, memory_order_relaxed);

@@ -11,7 +11,22 @@ import pytest
 
 from conftest import ROOT, make, need_tool, run
 
-BOUND_NS = 20000  # correctness bound for a sandwich; the benchmark measures the real figure
+# Bounds from the physics.  A sandwich kernel / fastclock / kernel is as narrow as two
+# kernel reads (the program reports the narrowest it saw: ~50 ns here with the vDSO).
+# fastclock's offset from the kernel after calibration is a few sample-pair widths plus the
+# slew's residue: tens of ns here (docs/fastclock.md).  The margin allowed beyond the
+# sandwich is 10 narrowest sandwich widths, at least 200 ns: a 1 us error fails.
+def margin_ns(width):
+    return max(200, 10 * width)
+
+
+def assert_counter_expected(f):
+    """This project's CI machine (and any with an invariant TSC and clocksource tsc) must
+    use the counter: a test that accepts the kernel fallback there would pass with the
+    counter path gone (issue 19)."""
+    src = f["source"]
+    assert src.startswith("1 "), f"the counter must be used on this machine: {src}"
+    assert f.get("live") == "1", f"the first line never went live: {f}"
 
 
 @pytest.fixture(scope="module")
@@ -68,11 +83,97 @@ def test_values_follow_the_kernel(installed, tmp_path, static):
     proc = run([exe])
     assert proc.returncode == 0, proc.stderr
     f = facts(proc.stdout)
-    src, _, why = f["source"].partition(" ")
-    assert src in ("1", "2") and why
+    assert_counter_expected(f)
+    width = int(f["width"])
     below, above = map(int, f["bound"].split())
-    assert below <= BOUND_NS and above <= BOUND_NS, f
-    assert f["fork"] == "1"
+    assert below <= margin_ns(width) and above <= margin_ns(width), f
+    ok, fbelow, fabove = map(int, f["fork"].split())
+    assert ok == 1 and fbelow <= margin_ns(width) and fabove <= margin_ns(width), f
+
+
+def build_prog(installed, tmp_path, name, static=False, extra=()):
+    """A tests/progs program linked against the installed libfastclock (shared or static)."""
+    need_tool("cc")
+    exe = tmp_path / (name + ("_static" if static else ""))
+    src = ROOT / "tests" / "progs" / f"{name}.c"
+    inc = f"-I{installed / 'include'}"
+    if static:
+        cmd = ["cc", "-O2", "-static", *extra, inc, "-o", exe, src,
+               installed / "lib" / "libfastclock.a", "-lpthread"]
+    else:
+        cmd = ["cc", "-O2", *extra, inc, "-o", exe, src, f"-L{installed / 'lib'}", "-lfastclock",
+               f"-Wl,-rpath,{installed / 'lib'}"]
+    proc = run(cmd)
+    assert proc.returncode == 0, proc.stderr
+    return exe
+
+
+def sigalrm_facts(out):
+    f = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if parts[0] in ("below", "above"):
+            f[f"{parts[0]} {parts[1]}"] = int(parts[2])
+        else:
+            f[parts[0]] = int(parts[1])
+    return f
+
+
+def check_sigalrm(f, margin, clocks):
+    """The handler's values against its own brackets of raw syscalls (issue 9.1)."""
+    assert f["signals"] > 1000, f  # the 50 us timer really interrupted main many times
+    assert f["main_backwards"] == 0 and f["handler_backwards"] == 0, f
+    for clock in clocks:
+        assert f[f"below {clock}"] <= margin and f[f"above {clock}"] <= margin, (clock, f)
+
+
+# A signal handler reading the clock while the frame it interrupted is inside fastclock's
+# writer must not wait for it (it would wait for ever: issue 9.1).  FASTCLOCK_PERIOD_US=100
+# refreshes every ~100 us so that the 50 us timer lands in write sections hundreds of times
+# a second; a hang is a timeout, which fails the test (it never hangs CI).
+SIGALRM_ENV = {"FASTCLOCK_PERIOD_US": "100"}
+
+
+@pytest.mark.parametrize("static", [False, True])
+def test_signal_handler_reading_during_a_refresh(installed, tmp_path, static):
+    exe = build_prog(installed, tmp_path, "fc_sigalrm", static, ["-DUSE_FASTCLOCK"])
+    try:
+        proc = run([exe, "2"], env=dict(os.environ, **SIGALRM_ENV), timeout=30)
+    except subprocess.TimeoutExpired:
+        pytest.fail("a reader in a signal handler spun: the program hung (issue 9.1)")
+    assert proc.returncode == 0, proc.stderr
+    f = sigalrm_facts(proc.stdout)
+    # The brackets are two raw syscalls (~100-300 ns apart here); the margin is fastclock's
+    # offset from the kernel at a 100 us refresh period (tens of ns) with room: 1 us.
+    check_sigalrm(f, 1000, ("monotonic", "realtime", "boottime"))
+
+
+def test_reads_never_stall(installed, tmp_path):
+    """No single read does unbounded work (issue 18): over reads 0, 1 ms, 20 ms and 150 ms
+    apart, starting in a fresh process (so that the first refreshes, the cross-CPU check and
+    sysfs re-checks, every 50 ms here, all fall inside), no fastclock read that was not
+    preempted takes longer than 20 us (getrusage RUSAGE_THREAD: the program discards reads
+    with an involuntary switch).  Interrupts and the hypervisor can still stall any read by
+    tens of us at random (the vDSO rows show it): a run counts as clean when no fastclock read
+    stalled, and one clean run in five passes.  The old design ran the cross-CPU check
+    (~120 us) inline at the first refresh of every process, so no run of it was clean; a
+    design with whole refreshes inline stalls sparse reads in every run too."""
+    exe = build_prog(installed, tmp_path, "fc_gaps")
+    runs = []
+    for _ in range(5):
+        proc = run([exe, "0:10000", "1000:300", "20000:30", "150000:8"],
+                   env=dict(os.environ, FASTCLOCK_RECHECK_MS="50"), timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.splitlines()[1].startswith("source 1 "), proc.stdout
+        rows = [l.split() for l in proc.stdout.splitlines() if l.startswith("gap ")]
+        assert len(rows) == 4, proc.stdout
+        # gap G fastclock P50 P99 MAX N vdso P50 P99 MAX N discarded D
+        for r in rows:
+            assert int(r[6]) >= {"0": 8000, "1000": 200, "20000": 20, "150000": 5}[r[1]], r
+        runs.append(proc.stdout)
+        if all(int(r[5]) <= 20000 for r in rows):
+            return
+    pytest.fail("a fastclock read took over 20 us in every run:\n" + "\n".join(runs))
 
 
 def fake_sysfs(tmp_path, current, available):
@@ -105,12 +206,11 @@ def test_counter_listed_but_not_current_is_used(installed, tmp_path):
     fake_sysfs(tmp_path, "hpet", f"hpet {our_clocksource()} acpi_pm")
     proc = run([exe], env=dict(os.environ, FASTCLOCK_SYSFS_ROOT=str(tmp_path)))
     f = facts(proc.stdout)
-    src = f["source"]
-    if "CPUID" in src or "costs" in src:
-        pytest.skip(f"counter not usable on this machine: {src}")
-    assert src.startswith("1 ") and "listed in available_clocksource (current: hpet" in src, f
+    assert_counter_expected(f)
+    assert "listed in available_clocksource (current: hpet" in f["source"], f
+    width = int(f["width"])
     below, above = map(int, f["bound"].split())
-    assert below <= BOUND_NS and above <= BOUND_NS
+    assert below <= margin_ns(width) and above <= margin_ns(width), f
 
 
 def test_invariance_override_flips_nothing_else(installed, tmp_path):
@@ -125,9 +225,9 @@ def test_invariance_override_flips_nothing_else(installed, tmp_path):
     assert src.startswith("2 ") and "not in available_clocksource" in src, src
     proc = run([exe], env=env)
     src = facts(proc.stdout)["source"]
-    plain = facts(run([exe]).stdout)["source"]
-    if plain.startswith("1 "):  # invariant here: the override is not used, nor reported
-        assert src.startswith("1 ") and "ASSUME" not in src, src
+    plain = facts(run([exe]).stdout)
+    assert_counter_expected(plain)  # invariant here: the override is not used, nor reported
+    assert src.startswith("1 ") and "ASSUME" not in src, src
 
 
 def test_disable_hook(installed, tmp_path):
@@ -146,8 +246,7 @@ def test_demotion_while_running_keeps_monotonic(installed, tmp_path):
                FC_DEMO_FLIP=str(current.parent))
     proc = run([exe], env=env)
     f = facts(proc.stdout)
-    if not f["source"].startswith("1 "):
-        pytest.skip(f"counter not usable on this machine: {f['source']}")
+    assert_counter_expected(f)
     source, back, why = f["demoted"].split(" ", 2)
     assert source == "2" and back == "0" and "hpet" in why, f
 
@@ -188,7 +287,11 @@ def test_counter_paths_of_the_other_arches_under_qemu(cross_builds, tmp_path):
         env = dict(os.environ, FASTCLOCK_SYSFS_ROOT=str(root))
         f = facts(run([qemu, exe], env=env, timeout=300).stdout)
         assert f["source"].startswith("1 ") and names[arch] in f["source"], (arch, f)
+        # Under qemu-user every instruction is emulated: the sandwich is wide and the
+        # offset follows it; the margin scales with the narrowest sandwich measured there.
+        width = int(f["width"])
         below, above = map(int, f["bound"].split())
-        assert below <= BOUND_NS and above <= BOUND_NS and f["fork"] == "1", (arch, f)
+        assert below <= margin_ns(width) and above <= margin_ns(width), (arch, f)
+        assert f["fork"].split()[0] == "1" and f["live"] == "1", (arch, f)
         proc = run([qemu, build / "unit_tests", "fastclock"], env=env, timeout=300)
         assert proc.returncode == 0 and " 0 failed" in proc.stdout, proc.stdout + proc.stderr

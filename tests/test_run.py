@@ -3,13 +3,18 @@ kernel's clock (raw syscalls), errors and bad pointers exactly as without the sh
 exec and threads, and the command's own bad input."""
 import os
 import re
+import subprocess
 import sys
 
 import pytest
 
-from conftest import ROOT, make, need_tool, run
+from conftest import REQUIRE_ALL, ROOT, make, need_tool, run
 
-SHIM_BOUND_NS = 20000
+# Bounds from the physics: every bracket is two raw syscalls (a few hundred ns apart here),
+# and a value the shim serves from fastclock is inside it up to fastclock's offset from the
+# kernel (tens of ns: docs/fastclock.md).  1 us beyond the bracket fails: a served clock 1 us
+# off is wrong, not noise.
+SHIM_BOUND_NS = 1000
 COARSE_LAG_NS = 50_000_000  # a tick at HZ=100 is 10 ms; generous for a loaded machine
 
 
@@ -30,14 +35,43 @@ def pairs(tmp_path_factory):
     return exe
 
 
+TWO_WORD_KEYS = ("pair", "backwards", "invalid", "badptr", "forkpair", "execpair")
+
+
 def facts(out):
     d = {}
     for line in out.splitlines():
         parts = line.split()
         if parts:
-            d[" ".join(parts[:2]) if parts[0] in ("pair", "backwards", "invalid", "badptr")
-              else parts[0]] = parts[1:] if parts[0] not in ("pair", "backwards", "invalid", "badptr") else parts[2:]
+            two = parts[0] in TWO_WORD_KEYS
+            d[" ".join(parts[:2]) if two else parts[0]] = parts[2:] if two else parts[1:]
     return d
+
+
+def counter_expected():
+    """Whether fastclock must use the counter here: the kernel's clocksource is this arch's
+    counter and (x86) the CPU reports an invariant TSC.  Where it must, a test may not accept
+    'serving nothing' (issue 19)."""
+    if os.environ.get("FASTCLOCK_DISABLE"):
+        return False
+    names = {"x86_64": "tsc", "aarch64": "arch_sys_counter", "riscv64": "riscv_clocksource"}
+    try:
+        cur = open("/sys/devices/system/clocksource/clocksource0/current_clocksource").read().strip()
+    except OSError:
+        return False
+    if cur != names.get(os.uname().machine):
+        return False
+    if os.uname().machine == "x86_64":
+        flags = open("/proc/cpuinfo").read()
+        return " constant_tsc" in flags and " nonstop_tsc" in flags
+    return True
+
+
+def check_all_pairs(f, prefix, coarse=()):
+    for clock in ("realtime", "monotonic", "boottime", "gettimeofday"):
+        below, above = map(int, f[f"{prefix} {clock}"])
+        assert above <= SHIM_BOUND_NS, (prefix, clock, f)
+        assert below <= (COARSE_LAG_NS if clock in coarse else SHIM_BOUND_NS), (prefix, clock, f)
 
 
 @pytest.fixture(scope="module")
@@ -81,16 +115,19 @@ def test_c_program_under_each_mode(cs, pairs, plain, mode, env):
     assert f["threads"] == ["0"] and f["time"] == ["1"]
     below, above = map(int, f["fork"])
     assert above <= SHIM_BOUND_NS and below <= (COARSE_LAG_NS if "monotonic" in coarse else SHIM_BOUND_NS)
+    check_all_pairs(f, "forkpair", coarse)
     # exec: the shim removed itself from LD_PRELOAD; the exec'd child runs without it.
     assert f["exec"] == ["-", "0"]
+    check_all_pairs(f, "execpair")
     err = proc.stderr
+    nothing_ok = not counter_expected()  # where the counter is usable, it must be served
     if mode == "fast":
-        assert err.count("fastclock (mode fast)") == 3 or "serving nothing" in err, err
+        assert err.count("fastclock (mode fast)") == 3 or (nothing_ok and "serving nothing" in err), err
     if mode == "auto" and env:
-        assert err.count("fastclock (CLOCKSCOPE_RUN_SLOW=1)") == 3 or "serving nothing" in err, err
+        assert err.count("fastclock (CLOCKSCOPE_RUN_SLOW=1)") == 3 or (nothing_ok and "serving nothing" in err), err
     if mode == "auto" and not env:
         assert len(re.findall(r"^clockscope-shim: \w+: (fastclock|passed through)", err, re.M)) == 3 \
-            or "serving nothing" in err, err
+            or (nothing_ok and "serving nothing" in err), err
     if mode == "coarse":
         assert "realtime: from its _COARSE twin" in err and "monotonic: from its _COARSE twin" in err
     if mode == "count":
@@ -102,8 +139,45 @@ def test_c_program_under_each_mode(cs, pairs, plain, mode, env):
 
 def test_inherit_keeps_the_shim_for_exec(cs, pairs):
     proc = run([cs, "run", "--mode", "fast", "--inherit", "--", pairs])
-    exec_line = facts(proc.stdout)["exec"]
+    f = facts(proc.stdout)
+    exec_line = f["exec"]
     assert exec_line[1] == "1" and "libclockscope-shim.so" in exec_line[0]
+    check_all_pairs(f, "execpair")  # served by the exec'd child's own shim, within bounds
+    check_all_pairs(f, "forkpair")
+
+
+@pytest.fixture(scope="module")
+def sigalrm(tmp_path_factory):
+    need_tool("cc")
+    exe = tmp_path_factory.mktemp("progs") / "fc_sigalrm"
+    proc = run(["cc", "-O2", "-o", exe, ROOT / "tests/progs/fc_sigalrm.c"])
+    assert proc.returncode == 0, proc.stderr
+    return exe
+
+
+@pytest.mark.parametrize("mode,env", [("fast", {}), ("auto", {"CLOCKSCOPE_RUN_SLOW": "1"})],
+                         ids=["fast", "auto-slow"])
+def test_signal_handler_reads_during_refreshes(cs, sigalrm, mode, env):
+    """Issue 9.1 through the shim: a SIGALRM every 50 us whose handler calls clock_gettime
+    and gettimeofday while main loops on clock_gettime.  FASTCLOCK_PERIOD_US=100 makes
+    fastclock refresh every ~100 us, so that handlers land inside its write sections; a
+    reader that waited for the writer its handler interrupted would hang: the timeout fails
+    the test instead."""
+    e = dict(os.environ, FASTCLOCK_PERIOD_US="100", **env)
+    try:
+        proc = run([cs, "run", "--mode", mode, "--verbose", "--", sigalrm, "2"], env=e, timeout=30)
+    except subprocess.TimeoutExpired:
+        pytest.fail("a clock read in a signal handler hung under the shim (issue 9.1)")
+    assert proc.returncode == 0, proc.stderr
+    if counter_expected():
+        assert "serving nothing" not in proc.stderr and proc.stderr.count("fastclock") >= 3, proc.stderr
+    f = {}
+    for line in proc.stdout.splitlines():
+        p = line.split()
+        f[" ".join(p[:-1])] = int(p[-1])
+    assert f["signals"] > 1000 and f["main_backwards"] == 0 and f["handler_backwards"] == 0, f
+    for clock in ("monotonic", "realtime", "boottime", "gettimeofday"):
+        assert f[f"below {clock}"] <= SHIM_BOUND_NS and f[f"above {clock}"] <= SHIM_BOUND_NS, (clock, f)
 
 
 def test_count_output_file(cs, pairs, tmp_path):
@@ -247,6 +321,8 @@ def test_static_target_warns_and_runs(cs, tmp_path):
     src.write_text("#include <stdio.h>\nint main(void){puts(\"static ok\");return 0;}\n")
     exe = tmp_path / "s"
     if run(["cc", "-static", "-o", exe, src]).returncode != 0:
+        if REQUIRE_ALL:
+            pytest.fail("no static libc (libc6-dev provides it: scripts/install-deps.sh)")
         pytest.skip("no static libc")
     proc = run([cs, "run", "--", exe])
     assert proc.returncode == 0 and "static ok" in proc.stdout

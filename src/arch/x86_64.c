@@ -212,21 +212,20 @@ int arch_kvm_clock_stable_bit(void)
     __cpuid(0x40000001, a, b, c, d);
     return (a >> 24) & 1;
 }
-/* rdtscp where the CPU has it (as the kernel's rdtsc_ordered() prefers): it waits for
- * every earlier instruction and load, like lfence;rdtsc, and was the cheaper of the two
- * here.  Decided once; racing first calls all compute the same answer. */
-static int fast_use_rdtscp = -1;
+/* rdtscp where the CPU has it: decided once (racing first calls all compute the same
+ * answer); read inline by arch/x86_64/counter.h. */
+__attribute__((visibility("hidden"))) int arch_x86_fast_rdtscp = -1;
 
 static __attribute__((noinline)) uint64_t fast_counter_ordered_first(void)
 {
     char why[8];
-    __atomic_store_n(&fast_use_rdtscp, cpu_has_rdtscp(why, sizeof why) ? 1 : 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&arch_x86_fast_rdtscp, cpu_has_rdtscp(why, sizeof why) ? 1 : 0, __ATOMIC_RELAXED);
     return tsc_lfence();
 }
 
 uint64_t arch_fast_counter_ordered(void)
 {
-    int use = __atomic_load_n(&fast_use_rdtscp, __ATOMIC_RELAXED);
+    int use = __atomic_load_n(&arch_x86_fast_rdtscp, __ATOMIC_RELAXED);
     if (__builtin_expect(use > 0, 1))
         return tsc_rdtscp();
     return use == 0 ? tsc_lfence() : fast_counter_ordered_first();

@@ -18,6 +18,13 @@
 #define FC_SHIFT 32
 #define FC_NS_PER_S 1000000000ull
 
+/* The read path computes (d * mult) >> FC_SHIFT in 64 bits.  d * mult is the elapsed time
+ * in ns shifted left by FC_SHIFT (times the slew, at most 5% above the rate), so it fits
+ * while a line is extrapolated less than 2^(64 - FC_SHIFT) ns (4.29 s): lines are limited to
+ * FC_MAX_EXTRAPOLATION_NS, half of that (fc_refresh.c asserts its periods stay below). */
+#define FC_MAX_EXTRAPOLATION_NS (1ull << (64 - FC_SHIFT - 1))
+_Static_assert(FC_SHIFT == 32, "mult is 32.32 fixed point");
+
 struct fc_line {
     uint64_t anchor_ticks;
     uint64_t anchor_ns;

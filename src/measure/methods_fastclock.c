@@ -3,7 +3,6 @@
 #include "measure/method.h"
 
 #include "fastclock/fastclock.h"
-#include "fastclock/fc_internal.h"
 
 CALL_BATCH(monotonic_batch, , uint64_t v = fastclock_monotonic_ns(); KEEP(v))
 CALL_BATCH(realtime_batch, , uint64_t v = fastclock_realtime_ns(); KEEP(v))
@@ -37,6 +36,14 @@ static const struct {
      recent_call_batch, recent_call_read, UNIT_NS, false},
 };
 
+/* Through the public API (fastclock_info), like any user of the library. */
+static bool counter_in_use(void)
+{
+    struct fastclock_info info;
+    fastclock_info(&info);
+    return info.source == FASTCLOCK_SOURCE_COUNTER;
+}
+
 void methods_add_fastclock(struct method_list *list)
 {
     for (size_t i = 0; i < sizeof fastclock_methods / sizeof fastclock_methods[0]; i++) {
@@ -49,7 +56,7 @@ void methods_add_fastclock(struct method_list *list)
         m->unit = fastclock_methods[i].unit;
         /* Ticks are counter ticks only while fastclock uses the counter; otherwise they
          * are CLOCK_MONOTONIC ns (asking initialises fastclock: ~0.2 ms, once). */
-        if (m->unit == UNIT_TICKS && !fc_counter_in_use())
+        if (m->unit == UNIT_TICKS && !counter_in_use())
             m->unit = UNIT_NS;
         m->ordered = fastclock_methods[i].ordered;
     }

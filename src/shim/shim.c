@@ -40,7 +40,14 @@ static inline uintptr_t page_tag(const void *p)
 
 /* libc's definition of `name` (the next one after this library), looked up on first use
  * and kept in `slot`.  Two threads racing on the first call both look it up and store the
- * same pointer, so relaxed ordering is enough: dlsym's answer never changes. */
+ * same pointer, so relaxed ordering is enough: dlsym's answer never changes.
+ * Signal handlers: dlsym takes the loader's lock, so it must not run in a handler that
+ * interrupted a dlsym.  The constructor resolves all three before main() (and before any
+ * handler a program can install); only calls from constructors that run earlier can get
+ * here unresolved, and those are not in a handler.  Everything else a handler reaches in
+ * the shim is lock-free: the mode and per-clock decisions (relaxed atomics), count mode's
+ * tables (atomic adds, callers claimed by CAS), the good-page tag (initial-exec TLS), and
+ * fastclock's readers (async-signal-safe, docs/fastclock.md). */
 static void *real_symbol(_Atomic(void *) *slot, const char *name)
 {
     void *f = atomic_load_explicit(slot, memory_order_relaxed);
@@ -152,38 +159,47 @@ static void decide_fast(bool only_where_slow, bool verbose)
 {
     static const clockid_t served[] = {CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME};
     static const char *names[] = {"realtime", "monotonic", "boottime"};
-    struct fastclock_info info;
-    fastclock_info(&info);
-    if (info.source != FASTCLOCK_SOURCE_COUNTER) {
-        if (verbose)
-            fprintf(stderr, "clockscope-shim: serving nothing: counter not safe: %s\n", info.why);
-        return;
-    }
-    if (verbose)
-        fprintf(stderr, "clockscope-shim: fastclock source: %s\n", info.why);
     const char *forced = getenv("CLOCKSCOPE_RUN_SLOW");
+    bool slow[3];
+    uint64_t libc_ticks[3] = {0}, sys_ticks[3] = {0};
+    bool any = false;
     for (size_t i = 0; i < 3; i++) {
-        bool slow = true;
-        uint64_t libc_ticks = 0, sys_ticks = 0;
+        slow[i] = true;
         if (only_where_slow) {
             if (forced && *forced)
-                slow = strcmp(forced, "0") != 0;
+                slow[i] = strcmp(forced, "0") != 0;
             else
-                slow = shim_kernel_path_slow(get_real_cgt(), served[i], &libc_ticks, &sys_ticks);
+                slow[i] = shim_kernel_path_slow(get_real_cgt(), served[i], &libc_ticks[i], &sys_ticks[i]);
         }
-        if (slow)
+        any |= slow[i];
+    }
+    /* Auto mode with every kernel path fast: fastclock is not even initialised (no safety
+     * checks, no cross-CPU check thread in a program that gains nothing from it). */
+    if (any) {
+        struct fastclock_info info;
+        fastclock_info(&info);
+        if (info.source != FASTCLOCK_SOURCE_COUNTER) {
+            if (verbose)
+                fprintf(stderr, "clockscope-shim: serving nothing: counter not safe: %s\n", info.why);
+            return;
+        }
+        if (verbose)
+            fprintf(stderr, "clockscope-shim: fastclock source: %s\n", info.why);
+    }
+    for (size_t i = 0; i < 3; i++) {
+        if (slow[i])
             atomic_store(&serve[served[i]], FAST);
-        if (verbose) {
-            if (!only_where_slow)
-                fprintf(stderr, "clockscope-shim: %s: fastclock (mode fast)\n", names[i]);
-            else if (forced && *forced)
-                fprintf(stderr, "clockscope-shim: %s: %s (CLOCKSCOPE_RUN_SLOW=%s)\n", names[i],
-                        slow ? "fastclock" : "passed through", forced);
-            else
-                fprintf(stderr, "clockscope-shim: %s: %s (libc %llu ticks, syscall %llu ticks)\n",
-                        names[i], slow ? "fastclock: the kernel path is slow" : "passed through",
-                        (unsigned long long)libc_ticks, (unsigned long long)sys_ticks);
-        }
+        if (!verbose)
+            continue;
+        if (!only_where_slow)
+            fprintf(stderr, "clockscope-shim: %s: fastclock (mode fast)\n", names[i]);
+        else if (forced && *forced)
+            fprintf(stderr, "clockscope-shim: %s: %s (CLOCKSCOPE_RUN_SLOW=%s)\n", names[i],
+                    slow[i] ? "fastclock" : "passed through", forced);
+        else
+            fprintf(stderr, "clockscope-shim: %s: %s (libc %llu ticks, syscall %llu ticks)\n",
+                    names[i], slow[i] ? "fastclock: the kernel path is slow" : "passed through",
+                    (unsigned long long)libc_ticks[i], (unsigned long long)sys_ticks[i]);
     }
 }
 

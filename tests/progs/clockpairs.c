@@ -7,7 +7,12 @@
  *   badptr ...               outcome of clock_gettime/gettimeofday with a bad pointer
  *   threads N                backward steps seen by 4 threads
  *   fork below above         as pair, CLOCK_MONOTONIC in a forked child
+ *   forkpair CLOCK below above  as pair, every clock, in the forked child
  *   exec PRELOAD SHIM        LD_PRELOAD and whether the shim is mapped in an exec'd child
+ *   execpair CLOCK below above  as pair, every clock, in the exec'd child
+ * Before measuring, each process reads every clock densely for 50 ms: a served clock is
+ * then answered from fastclock's live line, not from the kernel clock it serves until its
+ * cross-CPU check has passed.
  * Usage: clockpairs [child] */
 #include <errno.h>
 #include <pthread.h>
@@ -35,6 +40,42 @@ int64_t lib_ns(clockid_t id)
     struct timespec ts;
     clock_gettime(id, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t gtod_ns(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (int64_t)tv.tv_sec * 1000000000 + tv.tv_usec * 1000;
+}
+
+static void warm_up(void)
+{
+    int64_t end = sys_ns(CLOCK_MONOTONIC) + 50000000;
+    while (sys_ns(CLOCK_MONOTONIC) < end)
+        for (int i = 0; i < 1000; i++)
+            (void)(lib_ns(CLOCK_MONOTONIC) + lib_ns(CLOCK_REALTIME) + lib_ns(CLOCK_BOOTTIME) + gtod_ns());
+}
+
+/* "PREFIX CLOCK below above" for every clock the shim serves, 1000 sandwiches each. */
+static void pairs_all(const char *prefix)
+{
+    static const clockid_t ids[] = {CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME};
+    static const char *names[] = {"realtime", "monotonic", "boottime", "gettimeofday"};
+    warm_up();
+    for (int c = 0; c < 4; c++) {
+        int64_t below = INT64_MIN, above = INT64_MIN;
+        for (int i = 0; i < 1000; i++) {
+            int64_t a = sys_ns(ids[c]);
+            int64_t v = c == 3 ? gtod_ns() : lib_ns(ids[c]);
+            int64_t b = sys_ns(ids[c]);
+            if (c == 3)
+                a = a / 1000 * 1000; /* microseconds */
+            below = a - v > below ? a - v : below;
+            above = v - b > above ? v - b : above;
+        }
+        printf("%s %s %lld %lld\n", prefix, names[c], (long long)below, (long long)above);
+    }
 }
 
 static void pair(const char *name, clockid_t id)
@@ -120,8 +161,10 @@ int main(int argc, char **argv)
         if (maps)
             fclose(maps);
         printf("exec %s %d\n", pre && *pre ? pre : "-", shim);
+        pairs_all("execpair");
         return 0;
     }
+    warm_up();
     pair("realtime", CLOCK_REALTIME);
     pair("monotonic", CLOCK_MONOTONIC);
     pair("boottime", CLOCK_BOOTTIME);
@@ -155,6 +198,7 @@ int main(int argc, char **argv)
             above = v - b > above ? v - b : above;
         }
         printf("fork %lld %lld\n", (long long)below, (long long)above);
+        pairs_all("forkpair");
         fflush(stdout);
         execl("/proc/self/exe", argv[0], "child", (char *)NULL);
         _exit(127);

@@ -1,0 +1,33 @@
+/* x86_64: the TSC for libfastclock's readers (see arch/counter.h).  rdtscp where the CPU
+ * has it (as the kernel's rdtsc_ordered() prefers): it waits for every earlier instruction
+ * and load, like lfence;rdtsc, and was the cheaper of the two here.  arch/x86_64.c decides
+ * once (CPUID) and keeps the answer in arch_x86_fast_rdtscp. */
+#ifndef CLOCKSCOPE_ARCH_X86_64_COUNTER_H
+#define CLOCKSCOPE_ARCH_X86_64_COUNTER_H
+
+#include <stdint.h>
+
+/* 1: rdtscp, 0: lfence;rdtsc, -1: not decided yet (arch_fast_counter_ordered decides). */
+extern __attribute__((visibility("hidden"))) int arch_x86_fast_rdtscp;
+uint64_t arch_fast_counter_ordered(void);
+
+static inline __attribute__((always_inline)) uint64_t arch_counter_ordered(void)
+{
+    if (__builtin_expect(__atomic_load_n(&arch_x86_fast_rdtscp, __ATOMIC_RELAXED) > 0, 1)) {
+        uint32_t lo, hi, aux;
+        /* Waits for earlier loads; later ones may start early (the seqlock's s2 load is
+         * ordered by the acquire fence after it, not by this). */
+        __asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux) : : "memory");
+        return ((uint64_t)hi << 32) | lo;
+    }
+    return arch_fast_counter_ordered(); /* first call, or no RDTSCP: out of line */
+}
+
+static inline __attribute__((always_inline)) uint64_t arch_counter_raw(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+#endif

@@ -1,0 +1,391 @@
+/* libfastclock's writer: the refresh in bounded steps, the write section, leaving the
+ * counter, and the state readers share (fc_state.h).  Initialisation, the cross-CPU check,
+ * fork and the ticker are fc_lifecycle.c.
+ *
+ * No read ever does unbounded work (issue 18).  A refresh is cut into steps, each a few
+ * kernel clock reads (or the sysfs re-check, or the write section's 2 us wait); a read does
+ * at most one step, and only when its thread reads densely (reads closer than DENSE_NS, fastclock.c),
+ * so that the steps are a small fraction of its reads: with the longest period, 100 ms,
+ * a thread reading every 100 us spends a step on at most 5 of its 1000 reads.  A sparse reader never refreshes: the
+ * line goes stale and it is answered by the kernel clock (fastclock.c).  The ticker thread
+ * and the cross-CPU checker do whole refreshes, off every user's read.  The memory-ordering
+ * argument for the write section is at the top of fastclock.c. */
+#define FASTCLOCK_BUILD
+#include "fastclock/fastclock.h"
+
+#include "arch/arch.h"
+#include "arch/counter.h"
+#include "fastclock/fc_internal.h"
+#include "fastclock/fc_state.h"
+#include "fastclock/fc_writer.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REBASE_NS 64000000000ull         /* rate baseline at most ~64 s long */
+#define WRITER_WAIT_NS 2000ull           /* see the ordering argument in fastclock.c */
+#define SAMPLE_MAX_AGE_NS 1000000ull     /* a refresh's samples are at most this old at commit */
+#define SUSPEND_JUMP_NS 1000000ll        /* BOOTTIME - MONOTONIC moved: suspended */
+#define REALTIME_HYSTERESIS_NS 2000ll    /* REALTIME offset changes smaller than this kept */
+
+_Static_assert(MAX_PERIOD_NS + GRACE_NS <= FC_MAX_EXTRAPOLATION_NS,
+               "a line's limit must keep the read path's d * mult within 64 bits");
+_Static_assert(SAMPLE_MAX_AGE_NS < GRACE_NS, "a refresh's samples fit in the grace period");
+
+static const struct fc_slew_policy SLEW = {
+    .max_slew_ppm = 200,
+    .max_big_slew_ppm = 50000,
+    .big_offset_ns = 100000,
+    .step_forward_ns = 1000000,
+};
+
+FC_HIDDEN struct fc_shared fc_line = {.kernel_clock = clock_gettime};
+FC_HIDDEN _Atomic uint64_t fc_kernel_floor;
+FC_HIDDEN struct fc_sig_snapshot fc_sig;
+FC_HIDDEN _Thread_local bool fc_tl_in_writer FC_TLS;
+FC_HIDDEN _Thread_local bool fc_tl_in_init FC_TLS;
+
+void fc_set_kernel_clock(fc_clock_fn fn) { fc_line.kernel_clock = fn; }
+
+
+FC_HIDDEN pthread_mutex_t fc_lock = PTHREAD_MUTEX_INITIALIZER;
+FC_HIDDEN _Atomic unsigned fc_refreshing; /* word-sized: riscv has no 1-byte exchange without libatomic */
+
+FC_HIDDEN struct fc_writer fc_w;
+
+
+/* The REALTIME or BOOTTIME offset from MONOTONIC: the tighter of 3 MONOTONIC sandwiches. */
+int64_t fc_clock_offset(clockid_t id)
+{
+    int64_t best = 0;
+    uint64_t best_w = UINT64_MAX;
+    for (int i = 0; i < 3; i++) {
+        uint64_t a = fc_kernel_ns(CLOCK_MONOTONIC), x = fc_kernel_ns(id), b = fc_kernel_ns(CLOCK_MONOTONIC);
+        if (b - a < best_w) {
+            best_w = b - a;
+            best = (int64_t)(x - (a + (b - a) / 2));
+        }
+    }
+    return best;
+}
+
+void fc_atomic_max_recent(uint64_t v)
+{
+    uint64_t r = __atomic_load_n(&fastclock_recent_cache, __ATOMIC_RELAXED);
+    while (v > r && !__atomic_compare_exchange_n(&fastclock_recent_cache, &r, v, true,
+                                                 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
+static struct fc_line current_line(void)
+{
+    struct fc_line l = {atomic_load_explicit(&fc_line.anchor_ticks, memory_order_relaxed),
+                        atomic_load_explicit(&fc_line.anchor_ns, memory_order_relaxed),
+                        atomic_load_explicit(&fc_line.mult, memory_order_relaxed)};
+    return l;
+}
+
+/* ---- the write section ---- */
+
+/* Opens the write section and returns the anchor counter value t_a, read WRITER_WAIT_NS
+ * after the odd sequence is visible to every CPU (see the top of fastclock.c).  Before the
+ * odd store, the snapshot a signal handler on this thread will use is complete. */
+static uint64_t write_begin(uint64_t *seq, bool leaving)
+{
+    fc_sig.old = current_line();
+    fc_sig.old_limit = atomic_load_explicit(&fc_line.limit_ticks, memory_order_relaxed);
+    fc_sig.old_real = atomic_load_explicit(&fc_line.real_offset, memory_order_relaxed);
+    fc_sig.old_boot = atomic_load_explicit(&fc_line.boot_offset, memory_order_relaxed);
+    fc_sig.t_a = 0;
+    fc_sig.leaving = leaving;
+    fc_sig.floor = 0;
+    /* Signal fences: a handler on this thread sees the snapshot before the flag, the flag
+     * before the odd sequence (program order is all a handler on the same thread needs). */
+    atomic_signal_fence(memory_order_seq_cst);
+    fc_tl_in_writer = true;
+    atomic_signal_fence(memory_order_seq_cst);
+    *seq = atomic_load_explicit(&fc_line.seq, memory_order_relaxed) & ~(SEQ_WRITING | SEQ_STALE);
+    /* An exchange, not a store: a reader's CAS setting SEQ_STALE may race with it, and
+     * whichever lands first, the writer's value wins. */
+    atomic_exchange_explicit(&fc_line.seq, *seq | SEQ_WRITING, memory_order_relaxed);
+    /* Pairs with the acquire fence before every reader's s2 load: the odd value is visible
+     * to all CPUs before any counter read below. */
+    atomic_thread_fence(memory_order_seq_cst);
+    uint64_t mult = fc_sig.old.mult;
+    uint64_t t0 = arch_counter_ordered();
+    uint64_t wait = fc_ns_to_ticks(WRITER_WAIT_NS, mult);
+    while (arch_counter_ordered() - t0 < wait)
+        ;
+    return arch_counter_ordered();
+}
+
+/* Tells a handler on this thread the new line (from t_a on), after folding in what handlers
+ * returned meanwhile (fc_read_in_own_writer): a value above the new line's start (a kernel
+ * value read after t_a, by a handler that found the old line past its limit) re-anchors the
+ * line at a counter value read now, at that value or the line's own, whichever is higher:
+ * never below what the handler returned, and not ahead of the kernel by the handler's
+ * duration.  A handler that runs after the last fold uses fc_sig.next: it ran at least a
+ * signal delivery (> 1 us) after the earlier handler's kernel read, far more than the new
+ * line's offset from the kernel (one kernel read's duration), so it does not go below it. */
+static void fold_handler_floor(struct fc_line *next, uint64_t t_a)
+{
+    uint64_t f = fc_sig.floor;
+    atomic_signal_fence(memory_order_seq_cst);
+    if (fc_line_eval(next, t_a) < f) {
+        uint64_t now = arch_counter_ordered();
+        uint64_t own = fc_line_eval(next, now);
+        next->anchor_ticks = now;
+        next->anchor_ns = own > f ? own : f;
+    }
+}
+
+static void write_next(struct fc_line *next, uint64_t t_a, int64_t real, int64_t boot)
+{
+    fold_handler_floor(next, t_a);
+    fc_sig.next = *next;
+    fc_sig.next_real = real, fc_sig.next_boot = boot;
+    atomic_signal_fence(memory_order_seq_cst);
+    fc_sig.t_a = t_a; /* from here on a handler uses fc_sig.next and records no floor */
+    atomic_signal_fence(memory_order_seq_cst);
+    /* A handler between the fold and t_a: fold again into what is published (not into
+     * fc_sig.next, which a handler may be reading; the published line is at or above it). */
+    fold_handler_floor(next, t_a);
+}
+
+static void write_end(uint64_t seq)
+{
+    /* Release: pairs with the acquire load of s1 in readers; the line's stores are visible
+     * to a reader that sees the new even value.  Clears SEQ_STALE too. */
+    atomic_store_explicit(&fc_line.seq, seq + SEQ_STEP, memory_order_release);
+    atomic_signal_fence(memory_order_seq_cst);
+    fc_tl_in_writer = false;
+}
+
+static void publish(const struct fc_line *l, uint64_t period_ns, int64_t real, int64_t boot)
+{
+    uint64_t refresh = fc_ns_to_ticks(period_ns, l->mult);
+    uint64_t limit = fc_ns_to_ticks(period_ns + GRACE_NS, l->mult);
+    atomic_store_explicit(&fc_line.anchor_ticks, l->anchor_ticks, memory_order_relaxed);
+    atomic_store_explicit(&fc_line.anchor_ns, l->anchor_ns, memory_order_relaxed);
+    atomic_store_explicit(&fc_line.mult, l->mult, memory_order_relaxed);
+    atomic_store_explicit(&fc_line.refresh_ticks, refresh, memory_order_relaxed);
+    atomic_store_explicit(&fc_line.limit_ticks, limit, memory_order_relaxed);
+    atomic_store_explicit(&fc_line.floor_ns, fc_line_eval(l, l->anchor_ticks + limit),
+                          memory_order_relaxed);
+    atomic_store_explicit(&fc_line.real_offset, real, memory_order_relaxed);
+    atomic_store_explicit(&fc_line.boot_offset, boot, memory_order_relaxed);
+}
+
+void fc_leave_counter(const char *why)
+{
+    /* Everything returned so far is at most the line's value at its limit. */
+    uint64_t seq;
+    uint64_t t = write_begin(&seq, true);
+    struct fc_line cur = fc_sig.old;
+    uint64_t lim = fc_sig.old_limit;
+    uint64_t until = t - cur.anchor_ticks < lim ? t : cur.anchor_ticks + lim;
+    uint64_t floor = fc_line_eval(&cur, until);
+    if (lim == 0) /* never live: kernel values only so far */
+        floor = 0;
+    atomic_store_explicit(&fc_kernel_floor, floor > fc_sig.floor ? floor : fc_sig.floor,
+                          memory_order_relaxed);
+    snprintf(fc_w.why, sizeof fc_w.why, "%s", why);
+    /* Readers that retry see the kernel source; readers that did not retry read their
+     * counter before t (see the top of fastclock.c), so their values are at most the floor. */
+    atomic_store_explicit(&fc_line.source, ST_KERNEL, memory_order_release);
+    atomic_signal_fence(memory_order_seq_cst);
+    /* A handler on this thread between the two loads of fc_sig.floor: fold it in too. */
+    uint64_t late = fc_sig.floor, cur_floor = atomic_load(&fc_kernel_floor);
+    while (late > cur_floor && !atomic_compare_exchange_weak(&fc_kernel_floor, &cur_floor, late))
+        ;
+    write_end(seq);
+}
+
+/* ---- the refresh, in steps ---- */
+
+static bool line_due(uint64_t now)
+{
+    uint64_t s = atomic_load_explicit(&fc_line.seq, memory_order_acquire);
+    uint64_t at = atomic_load_explicit(&fc_line.anchor_ticks, memory_order_relaxed);
+    uint64_t rt = atomic_load_explicit(&fc_line.refresh_ticks, memory_order_relaxed);
+    return (s & SEQ_STALE) || now - at >= rt;
+}
+
+/* The write section of a refresh: the new line from the samples of the earlier steps. */
+static void commit(void)
+{
+    uint64_t now = arch_counter_ordered();
+    struct fc_line cur = current_line();
+    uint64_t limit = atomic_load_explicit(&fc_line.limit_ticks, memory_order_relaxed);
+    bool stale = (atomic_load_explicit(&fc_line.seq, memory_order_relaxed) & SEQ_STALE) ||
+                 now - cur.anchor_ticks >= limit;
+    int64_t real = fc_w.real, boot = fc_w.boot;
+    int64_t old_boot = atomic_load_explicit(&fc_line.boot_offset, memory_order_relaxed);
+    int64_t old_real = atomic_load_explicit(&fc_line.real_offset, memory_order_relaxed);
+    /* Suspended since the last refresh: BOOTTIME - MONOTONIC moved.  The rate baseline
+     * spans the suspend, so it restarts (docs/fastclock.md, "Suspend"). */
+    bool suspended = boot - old_boot > SUSPEND_JUMP_NS || old_boot - boot > SUSPEND_JUMP_NS;
+    if (real - old_real < REALTIME_HYSTERESIS_NS && old_real - real < REALTIME_HYSTERESIS_NS)
+        real = old_real;
+
+    /* The measured rate, never the published (bent) slope: bending a bent slope again
+     * would make the offset correction an integrator that oscillates. */
+    uint64_t rate = fc_w.rate_mult;
+    fc_w.suspends += suspended;
+    if (suspended || fc_w.t_s <= fc_w.base_ticks || fc_w.k_s <= fc_w.base_ns) {
+        fc_w.base_ticks = fc_w.t_s, fc_w.base_ns = fc_w.k_s, fc_w.base_width = fc_w.w_s;
+    } else {
+        double span = (double)(fc_w.k_s - fc_w.base_ns);
+        double uncertainty = (double)fc_ticks_to_ns(fc_w.base_width + fc_w.w_s, cur.mult) / span;
+        if (uncertainty < fc_w.rate_uncertainty) {
+            rate = fc_mult_from_ratio(fc_w.k_s - fc_w.base_ns, fc_w.t_s - fc_w.base_ticks);
+            fc_w.rate_mult = rate;
+            fc_w.rate_uncertainty = uncertainty;
+        }
+        if (fc_w.k_s - fc_w.base_ns >= REBASE_NS) {
+            fc_w.base_ticks = fc_w.t_s, fc_w.base_ns = fc_w.k_s, fc_w.base_width = fc_w.w_s;
+            fc_w.rate_uncertainty *= 2;
+        }
+    }
+    /* Stale (the readers were sparse, or preempted past the grace period): same period. */
+    uint64_t next_period = stale ? fc_w.period_ns : fc_w.period_ns * 2;
+    if (next_period > fc_w.max_period_ns)
+        next_period = fc_w.max_period_ns;
+    /* Offsets are corrected over two periods: the remaining offset halves at each refresh. */
+    uint64_t horizon = next_period * 2;
+    uint64_t seq;
+    uint64_t t_a = write_begin(&seq, false);
+    struct fc_line next;
+    if (stale) {
+        /* Stale readers returned kernel values read before their s2 load saw the old even
+         * seq, so before t_a by at least WRITER_WAIT_NS: a kernel read taken now, after the
+         * wait, is above all of them.  (t_a, k): the tightest of three sandwiches
+         * counter/kernel/counter, t_a their midpoint (after the wait), so that a preemption
+         * inside one sandwich does not anchor the line on a stale kernel value. */
+        uint64_t k, width;
+        fc_sample_pair(arch_fast_counter_ordered, fc_line.kernel_clock, CLOCK_MONOTONIC, 3, &t_a,
+                       &k, &width);
+        next = fc_stale_line(&cur, t_a, k, limit, rate);
+    } else {
+        int64_t offset = (int64_t)(fc_line_eval(&cur, fc_w.t_s) - fc_w.k_s);
+        next = fc_next_line(&cur, t_a, offset, rate, horizon, &SLEW);
+    }
+    write_next(&next, t_a, real, boot);
+    publish(&next, next_period, real, boot);
+    write_end(seq);
+    fc_w.period_ns = next_period;
+    atomic_fetch_add_explicit(&fc_w.refreshes, 1, memory_order_relaxed);
+    fc_atomic_max_recent(next.anchor_ns);
+}
+
+/* One step; returns true when a refresh just completed (or none was due). */
+static bool step_once(void)
+{
+    if (atomic_load_explicit(&fc_line.source, memory_order_relaxed) != ST_COUNTER ||
+        !atomic_load_explicit(&fc_w.live_allowed, memory_order_acquire))
+        return true;
+    uint64_t now = arch_counter_ordered();
+    uint64_t mult = atomic_load_explicit(&fc_line.mult, memory_order_relaxed);
+    switch (fc_w.step) {
+    case 0:
+        if (!line_due(now))
+            return true;
+        fc_sample_pair(arch_fast_counter_ordered, fc_line.kernel_clock, CLOCK_MONOTONIC, 3, &fc_w.t_s,
+                       &fc_w.k_s, &fc_w.w_s);
+        fc_w.step = 1;
+        return false;
+    case 1:
+        fc_w.real = fc_clock_offset(CLOCK_REALTIME);
+        fc_w.step = 2;
+        return false;
+    case 2:
+        fc_w.boot = fc_clock_offset(CLOCK_BOOTTIME);
+        fc_w.step = 3;
+        return false;
+    case 3:
+        fc_w.step = 4;
+        if (fc_w.k_s - fc_w.last_check_ns >= fc_w.recheck_ns) {
+            char why[200];
+            fc_w.last_check_ns = fc_w.k_s;
+            if (!fc_check_clocksource(fc_sysfs_root(), arch_fast_counter_clocksource(),
+                                      fc_w.clocksource, sizeof fc_w.clocksource, why, sizeof why)) {
+                fc_leave_counter(why);
+                fc_w.step = 0;
+                return true;
+            }
+            return false;
+        }
+        /* no re-check due: the commit is this step */
+        __attribute__((fallthrough));
+    default:
+        fc_w.step = 0;
+        if (now - fc_w.t_s > fc_ns_to_ticks(SAMPLE_MAX_AGE_NS, mult))
+            return false; /* samples too old (reads thinned out): start again */
+        commit();
+        return true;
+    }
+}
+
+void fc_refresh_step(void)
+{
+    if (atomic_exchange_explicit(&fc_refreshing, 1u, memory_order_acquire))
+        return;
+    step_once();
+    atomic_store_explicit(&fc_refreshing, 0u, memory_order_release);
+}
+
+void fc_take_refreshing(void)
+{
+    while (atomic_exchange_explicit(&fc_refreshing, 1u, memory_order_acquire)) {
+        struct timespec nap = {0, 10000};
+        nanosleep(&nap, NULL);
+    }
+}
+
+void fc_release_refreshing(void)
+{
+    atomic_store_explicit(&fc_refreshing, 0u, memory_order_release);
+}
+
+void fc_refresh_locked(void)
+{
+    fc_w.step = 0;
+    for (int i = 0; i < 8 && !step_once(); i++)
+        ;
+}
+
+void fc_refresh_full(void)
+{
+    fc_take_refreshing();
+    fc_refresh_locked();
+    fc_release_refreshing();
+}
+
+void fc_set_max_period(uint64_t ns)
+{
+    fc_init();
+    fc_take_refreshing();
+    fc_w.max_period_ns = ns && ns < MAX_PERIOD_NS ? ns : MAX_PERIOD_NS;
+    if (fc_w.period_ns > fc_w.max_period_ns)
+        fc_w.period_ns = fc_w.max_period_ns;
+    atomic_store_explicit(&fc_refreshing, 0u, memory_order_release);
+}
+
+void fc_hold_torn_line(uint64_t ns)
+{
+    fc_take_refreshing();
+    uint64_t seq;
+    write_begin(&seq, false);
+    uint64_t an = atomic_load_explicit(&fc_line.anchor_ns, memory_order_relaxed);
+    atomic_store_explicit(&fc_line.anchor_ns, 0, memory_order_relaxed);
+    uint64_t end = fc_kernel_ns(CLOCK_MONOTONIC) + ns;
+    while (fc_kernel_ns(CLOCK_MONOTONIC) < end)
+        ;
+    atomic_store_explicit(&fc_line.anchor_ns, an, memory_order_relaxed);
+    write_end(seq);
+    atomic_store_explicit(&fc_refreshing, 0u, memory_order_release);
+}
+

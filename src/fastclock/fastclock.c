@@ -54,7 +54,8 @@
 #include <time.h>
 
 #define RECENT_GRANULE_NS 100000ull  /* monotonic calls refresh `recent` this often */
-#define DENSE_NS 100000ull           /* a thread whose slow reads are closer than this helps refresh */
+#define DENSE_NS 100000ull           /* a thread whose slow reads are closer than this ... */
+#define DENSE_RUN 16u                /* ... this many times in a row helps refresh */
 #define REALTIME_HYSTERESIS_NS 2000ull
 
 /* `recent`: exported for fastclock_recent_ns_inline(); accessed only through __atomic
@@ -63,6 +64,8 @@ uint64_t fastclock_recent_cache __attribute__((aligned(64)));
 static _Atomic uint64_t g_recent_due_ticks; /* same line: counter value of the next update */
 /* The monotonic value of this thread's last slow read (density: see maybe_step). */
 static _Thread_local uint64_t tl_last_slow_ns FC_TLS;
+/* How many of this thread's slow reads in a row came closer than DENSE_NS (up to DENSE_RUN). */
+static _Thread_local uint32_t tl_dense_run FC_TLS;
 
 
 
@@ -99,14 +102,23 @@ static uint64_t clamp_to_floor(int which, uint64_t k, uint64_t floor_mono, int64
     return k > floor ? k : floor;
 }
 
-/* Density: a thread whose slow reads come closer than DENSE_NS does one bounded refresh
- * step in this read; a sparse one never does (its reads are answered by the kernel clock
- * once the line is stale).  Per thread, so the test costs no shared write. */
+/* Density: a thread whose last DENSE_RUN slow reads each came closer than DENSE_NS to the
+ * one before does one bounded refresh step in this read; a sparse one never does (its reads
+ * are answered by the kernel clock once the line is stale).  A step costs a few kernel
+ * reads (about 1.5 us on a vDSO kernel, several us where the kernel falls back to the
+ * syscall), so a short burst (a request that reads the time two or three times) must not
+ * pay it: only a run long enough to amortize it does.  Per thread: no shared write. */
 static inline void maybe_step(uint64_t now_ns)
 {
     uint64_t last = tl_last_slow_ns;
     tl_last_slow_ns = now_ns;
-    if (now_ns - last < DENSE_NS)
+    if (now_ns - last >= DENSE_NS) {
+        tl_dense_run = 0;
+        return;
+    }
+    if (tl_dense_run < DENSE_RUN)
+        tl_dense_run++;
+    else
         fc_refresh_step();
 }
 

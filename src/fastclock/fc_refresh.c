@@ -350,10 +350,14 @@ void fc_release_refreshing(void)
     atomic_store_explicit(&fc_refreshing, 0u, memory_order_release);
 }
 
+/* A whole refresh: up to 8 attempts of its 5 steps.  An attempt starts again when its
+ * samples are older than SAMPLE_MAX_AGE_NS at the commit, which happens when this thread
+ * is preempted between steps (a loaded machine, an emulated CPU); callers are background
+ * threads (the checker, the ticker) or explicit requests, never a user's read. */
 void fc_refresh_locked(void)
 {
     fc_w.step = 0;
-    for (int i = 0; i < 8 && !step_once(); i++)
+    for (int i = 0; i < 8 * 5 && !step_once(); i++)
         ;
 }
 

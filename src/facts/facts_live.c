@@ -132,11 +132,11 @@ char *facts_read_kernel_log(int journal_timeout_ms, size_t *len, const char **so
         *source = "syslog(2) (dmesg)";
     else if (journal_timeout_ms <= 0) {
         snprintf(why3, sizeof why3, "journalctl not tried");
-    } else if (program_on_path("journalctl")) {
+    } else if (subprocess_on_path("journalctl")) {
         char *out;
         size_t n;
         char *argv[] = {"journalctl", "-k", "-b", "-q", "--no-pager", "-o", "short-monotonic", NULL};
-        if (run_capture(argv, journal_timeout_ms, FACTS_LOG_CAP, &out, &n, why3, sizeof why3) &&
+        if (subprocess_capture(argv, journal_timeout_ms, FACTS_LOG_CAP, &out, &n, why3, sizeof why3) &&
             n > 0) {
             t.len = 0;
             text_add(&t, out, n);
@@ -190,14 +190,14 @@ static void read_uname(struct facts *fs)
 
 static void read_virt(struct facts *fs, int timeout_ms)
 {
-    if (!program_on_path("systemd-detect-virt"))
+    if (!subprocess_on_path("systemd-detect-virt"))
         return; /* not known; CPUID, sys/hypervisor and DMI are read separately */
     char *out;
     size_t len;
     char why[200];
     /* --vm: a container's name (docker, lxc) says nothing about the clock hardware. */
     char *argv[] = {"systemd-detect-virt", "--vm", NULL};
-    run_capture(argv, timeout_ms, 4096, &out, &len, why, sizeof why);
+    subprocess_capture(argv, timeout_ms, 4096, &out, &len, why, sizeof why);
     if (out && len > 0)
         fact_set_text(&fs->f[F_VIRT], "systemd-detect-virt", out, len);
     free(out);

@@ -376,7 +376,7 @@ static struct method fake_method(method_read_fn read)
 TEST(warp_collect_perfect_clock_never_goes_back)
 {
     struct cpu_list cpus;
-    CHECK(cpus_allowed(&cpus));
+    CHECK(cpuset_allowed(&cpus));
     int n = cpus.count > 4 ? 4 : cpus.count;
     struct method m = fake_method(perfect_read);
     struct warp_collected c;
@@ -405,7 +405,7 @@ TEST(warp_collect_perfect_clock_never_goes_back)
 TEST(warp_collect_finds_an_offset_cpu)
 {
     struct cpu_list cpus;
-    CHECK(cpus_allowed(&cpus));
+    CHECK(cpuset_allowed(&cpus));
     if (cpus.count < 2)
         return; /* one CPU: nothing to compare (the CLI tests cover that case) */
     fake_behind_cpu = cpus.cpu[1];

@@ -121,9 +121,9 @@ FUZZ_CC := clang -std=c11 -g -O1 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,u
 fuzz:
 	@mkdir -p build/fuzz
 	$(FUZZ_CC) -o build/fuzz/fuzz_vdso_elf tests/fuzz/fuzz_vdso_elf.c src/vdso/vdso_elf.c
-	$(FUZZ_CC) -o build/fuzz/fuzz_kernel_log tests/fuzz/fuzz_kernel_log.c src/warp/kernel_log.c
+	$(FUZZ_CC) -o build/fuzz/fuzz_kernel_log tests/fuzz/fuzz_kernel_log.c src/facts/tsc_calibration.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_facts_text tests/fuzz/fuzz_facts_text.c src/facts/klog.c \
-	    src/facts/cpuinfo.c src/facts/kernel_text.c src/doctor/logscan.c
+	    src/facts/cpuinfo.c src/facts/kernel_text.c src/facts/logscan.c src/facts/tsc_calibration.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_vm_frame tests/fuzz/fuzz_vm_frame.c src/vm/frame.c
 
 # The whole suite: C unit tests (native, sanitized, cross under qemu-user), CLI tests,

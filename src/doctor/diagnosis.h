@@ -3,7 +3,7 @@
 #ifndef CLOCKSCOPE_DIAGNOSIS_H
 #define CLOCKSCOPE_DIAGNOSIS_H
 
-#include "doctor/logscan.h"
+#include "facts/logscan.h"
 #include "doctor/proof.h"
 #include "facts/cpuinfo.h"
 #include "facts/facts.h"

@@ -2,7 +2,7 @@
  * prefixes (facts/klog.c), the clock events in them (doctor/logscan.c), /proc/cpuinfo,
  * the command line and the kernel version.  `make fuzz`, then
  * build/fuzz/fuzz_facts_text -max_total_time=60 CORPUS_DIR (seed: any dmesg, cpuinfo). */
-#include "doctor/logscan.h"
+#include "facts/logscan.h"
 #include "facts/cpuinfo.h"
 #include "facts/kernel_text.h"
 

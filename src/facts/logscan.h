@@ -1,11 +1,13 @@
 /* What the kernel log of the last boot says about clocks, as events with their lines.
  * Matching is on the kernel's message text (prefixes already stripped by facts/klog),
- * case-insensitive, on the stable parts of each message across kernel generations;
- * docs/doctor.md lists the messages and the kernel files that print them. */
+ * case-insensitive, on the stable parts of each message across kernel generations, by a
+ * table of matchers in logscan.c (one row per message form); docs/doctor.md lists the
+ * messages and the kernel files that print them. */
 #ifndef CLOCKSCOPE_LOGSCAN_H
 #define CLOCKSCOPE_LOGSCAN_H
 
 #include "facts/klog.h"
+#include "facts/tsc_calibration.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -60,8 +62,9 @@ struct logscan {
     char virt[64];             /* what the log says about the hypervisor, "" if nothing */
     bool bare_metal;           /* "Booting paravirtualized kernel on bare hardware" */
     bool hyperv;               /* Hyper-V mentioned */
-    bool tsc_refined;          /* "Refined TSC clocksource calibration" */
+    bool tsc_refined;          /* "Refined TSC clocksource calibration: N MHz" */
     bool tsc_detected;         /* "tsc: Detected N MHz" */
+    struct tsc_calibration tsc_claim; /* the last refined calibration, else the last "Detected" */
     bool riscv_timer;
     bool x86_hint;             /* names only x86 has: tsc, hpet, acpi_pm, x86/ */
     bool arch_timer;

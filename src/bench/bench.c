@@ -3,7 +3,7 @@
 #include "common/cli.h"
 #include "common/cpuset.h"
 #include "common/json.h"
-#include "common/sysinfo.h"
+#include "facts/sysinfo.h"
 #include "measure/clocks.h"
 #include "measure/engine.h"
 #include "measure/method.h"

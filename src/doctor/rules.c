@@ -1,8 +1,9 @@
 /* The rules: from the context (and the live proof) to findings and a verdict.
  * Each rule states the kernel behaviour it rests on; docs/doctor.md lists them. */
 #include "doctor/clocksources.h"
-#include "doctor/context.h"
+#include "facts/machine.h"
 #include "doctor/findings.h"
+#include "common/clocksource_sysfs.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -10,7 +11,6 @@
 #include <string.h>
 #include <strings.h>
 
-#define CS_SYSFS "/sys/devices/system/clocksource/clocksource0"
 
 const char *verdict_name(enum verdict v)
 {
@@ -66,7 +66,7 @@ static void coarse_fix(struct finding *f, const struct proof *p)
 
 static void switch_fix(struct finding *f, const char *to)
 {
-    finding_fix(f, "now, until reboot: echo %s | sudo tee " CS_SYSFS "/current_clocksource "
+    finding_fix(f, "now, until reboot: echo %s | sudo tee " CLOCKSOURCE_SYSFS_DIR "/" CLOCKSOURCE_CURRENT " "
                 "(risk: low when '%s' is listed in available_clocksource; the kernel refuses a "
                 "clocksource it marked unstable, and the watchdog may demote it again)", to, to);
     finding_fix(f, "every boot: add clocksource=%s to the kernel command line (GRUB_CMDLINE_LINUX "
@@ -96,7 +96,7 @@ static void meaning_from_judgement(struct finding *f, const char *before,
 
 static void rule_clocksource(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct context *c = &d->ctx;
+    const struct machine *c = &d->ctx;
     if (!c->current_cs[0]) {
         struct finding *f = finding_add(d, "clocksource-unknown", SEV_INFO,
                                         "The current clocksource is not known");
@@ -138,7 +138,7 @@ static void rule_clocksource(struct diagnosis *d, struct judgement *jd, const st
         static const char *const prefs[] = {"tsc", "arch_sys_counter", "hyperv_clocksource_tsc_page",
                                             "kvm-clock", "riscv_clocksource"};
         for (size_t i = 0; i < sizeof prefs / sizeof prefs[0] && !better; i++)
-            if (context_cs_available(c, prefs[i]) && !is(prefs[i], c->current_cs)) {
+            if (machine_cs_available(c, prefs[i]) && !is(prefs[i], c->current_cs)) {
                 struct cs_judgement alt;
                 cs_judge(c, prefs[i], &alt);
                 if (alt.cls == CS_FAST || alt.cls == CS_DEPENDS)
@@ -155,7 +155,7 @@ static void rule_clocksource(struct diagnosis *d, struct judgement *jd, const st
             finding_meaning(f, "Whether the host sets the stable bit cannot be read from these facts.");
         finding_fix(f, "run `clockscope doctor` on the machine itself: it counts the syscalls "
                     "clock_gettime really makes");
-        if (is(c->current_cs, "xen") && context_cs_available(c, "tsc"))
+        if (is(c->current_cs, "xen") && machine_cs_available(c, "tsc"))
             switch_fix(f, "tsc");
         else if (is(c->current_cs, "xen"))
             finding_fix(f, "on EC2, AWS recommends the tsc clocksource on Xen instances "
@@ -185,7 +185,7 @@ static const char *current_before(const struct logscan *s, size_t lineno)
     return cur;
 }
 
-static void tsc_reboot_and_params_fixes(struct finding *f, const struct context *c)
+static void tsc_reboot_and_params_fixes(struct finding *f, const struct machine *c)
 {
     finding_fix(f, "the TSC comes back only with a reboot: once marked unstable the kernel "
                 "will not select it again (writing tsc to current_clocksource is refused)");
@@ -200,7 +200,7 @@ static void tsc_reboot_and_params_fixes(struct finding *f, const struct context 
 
 static void rule_tsc_demotions(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct context *c = &d->ctx;
+    const struct machine *c = &d->ctx;
     const struct logscan *s = &c->log;
     bool cs_fast = jd->cs_known && jd->cs.cls == CS_FAST;
     for (int i = 0; i < s->demotions.n; i++) {
@@ -251,7 +251,7 @@ static void rule_tsc_demotions(struct diagnosis *d, struct judgement *jd, const 
             continue;
         }
         if (e->watchdog[0]) {
-            bool emulated = context_is_vm(c) &&
+            bool emulated = machine_is_vm(c) &&
                             (is(e->watchdog, "hpet") || is(e->watchdog, "acpi_pm") || is(e->watchdog, "pit"));
             if (emulated)
                 finding_meaning(f, "The accuser is '%s' in a %s guest, an emulated timer whose reads "
@@ -271,7 +271,7 @@ static void rule_tsc_demotions(struct diagnosis *d, struct judgement *jd, const 
         if (s->tsc_found_unstable.n)
             finding_log_evidence(f, &s->tsc_found_unstable.e[0]);
         tsc_reboot_and_params_fixes(f, c);
-        if (context_is_vm(c))
+        if (machine_is_vm(c))
             finding_fix(f, "host side: give the guest an invariant TSC (QEMU/KVM: -cpu host,+invtsc "
                         "or a CPU model with invtsc; risk: blocks live migration to hosts with "
                         "another TSC rate) and a current hypervisor");
@@ -286,7 +286,7 @@ static void rule_tsc_demotions(struct diagnosis *d, struct judgement *jd, const 
 
 static void rule_tsc_unstable_reasons(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct context *c = &d->ctx;
+    const struct machine *c = &d->ctx;
     const struct logscan *s = &c->log;
     for (int i = 0; i < s->tsc_unstable.n; i++) {
         const struct log_event *e = &s->tsc_unstable.e[i];
@@ -361,7 +361,7 @@ static void rule_tsc_unstable_reasons(struct diagnosis *d, struct judgement *jd,
 
 static void rule_tsc_warp(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct context *c = &d->ctx;
+    const struct machine *c = &d->ctx;
     const struct logscan *s = &c->log;
     if (!s->warps.n)
         return;
@@ -395,7 +395,7 @@ static void rule_tsc_warp(struct diagnosis *d, struct judgement *jd, const struc
 
 static void rule_tsc_calibration(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct context *c = &d->ctx;
+    const struct machine *c = &d->ctx;
     const struct logscan *s = &c->log;
     bool fatal = false;
     for (int i = 0; i < s->calibration.n; i++) {
@@ -433,7 +433,7 @@ static void rule_tsc_calibration(struct diagnosis *d, struct judgement *jd, cons
                     "The native calibration path ran, so no paravirtual clock supplied the "
                     "frequency: the kernel falls back to HPET, ACPI PM timer or jiffies, all "
                     "syscall-only.");
-    if (context_is_vm(c) || c->log.virt[0])
+    if (machine_is_vm(c) || c->log.virt[0])
         finding_fix(f, "hypervisor: run the guest with KVM acceleration and kvm-clock, or state "
                     "the TSC frequency (CPUID 0x15 / 0x40000010, QEMU -cpu host,+invtsc); TCG "
                     "emulation cannot calibrate reliably");
@@ -445,9 +445,9 @@ static void rule_tsc_calibration(struct diagnosis *d, struct judgement *jd, cons
 
 static void rule_tsc_missing(struct diagnosis *d, struct judgement *jd)
 {
-    const struct context *c = &d->ctx;
-    if (strcmp(c->family, "x86") != 0 || !c->available_cs[0] || context_cs_available(c, "tsc") ||
-        context_cs_available(c, "tsc-early"))
+    const struct machine *c = &d->ctx;
+    if (strcmp(c->family, "x86") != 0 || !c->available_cs[0] || machine_cs_available(c, "tsc") ||
+        machine_cs_available(c, "tsc-early"))
         return;
     bool slow = !(jd->cs_known && (jd->cs.cls == CS_FAST || jd->cs.cls == CS_DEPENDS));
     struct finding *f = finding_add(d, "tsc-not-registered", slow ? SEV_WARNING : SEV_NOTICE,
@@ -505,7 +505,7 @@ static void rule_arm_errata(struct diagnosis *d, const struct proof *p)
 
 static void rule_cmdline(struct diagnosis *d, struct judgement *jd)
 {
-    struct context *c = &d->ctx;
+    struct machine *c = &d->ctx;
     if (!c->cmdline[0])
         return;
     char v[128];
@@ -666,7 +666,7 @@ static void rule_benign(struct diagnosis *d)
 
 static void rule_cpu_flags(struct diagnosis *d)
 {
-    const struct context *c = &d->ctx;
+    const struct machine *c = &d->ctx;
     if (strcmp(c->family, "x86") != 0 || !c->cpu.parsed || !c->cpu.flags[0])
         return;
     static const char *const flags[] = {"tsc", "constant_tsc", "nonstop_tsc", "tsc_known_freq",
@@ -791,45 +791,31 @@ static void rule_proof(struct diagnosis *d, const struct proof *p)
 
 /* ---- the counter, as the CPU states it ------------------------------------------------ */
 
-static void rule_counter_facts(struct diagnosis *d, const struct facts *fs)
+static void rule_counter_facts(struct diagnosis *d)
 {
-    if (fs->f[F_CPU].status != FACT_OK)
+    const struct counter_facts *k = &d->ctx.counter;
+    if (!k->known)
         return;
-    char hz[64], src[128], inv[8];
-    facts_cpu_value(fs, "counter_hz", hz, sizeof hz);
-    facts_cpu_value(fs, "counter_hz_source", src, sizeof src);
-    facts_cpu_value(fs, "counter_invariant", inv, sizeof inv);
     struct finding *f = finding_add(d, "counter-facts", SEV_INFO,
                                     "The hardware counter, as the CPU states it");
-    if (hz[0])
-        finding_evidence(f, "counter frequency %s Hz (%s)", hz, src);
+    if (k->hz[0])
+        finding_evidence(f, "counter frequency %s Hz (%s)", k->hz, k->hz_source);
     else
         finding_evidence(f, "counter frequency not stated by the CPU");
-    if (inv[0])
-        finding_evidence(f, "constant-rate (invariant) counter: %s", inv[0] == '1' ? "yes" : "no");
-    if (d->ctx.kvm_stable_bit >= 0)
+    if (k->invariant >= 0)
+        finding_evidence(f, "constant-rate (invariant) counter: %s", k->invariant ? "yes" : "no");
+    if (k->kvm_stable_bit >= 0)
         finding_evidence(f, "KVM offers the kvm-clock stable bit (CPUID 0x40000001 EAX[24]): %s",
-                         d->ctx.kvm_stable_bit ? "yes" : "no");
-    /* counter.<name>=permitted|why, one line each */
-    const char *t = fs->f[F_CPU].text;
-    for (const char *line = t; line && *line;) {
-        const char *nl = strchr(line, '\n');
-        size_t n = nl ? (size_t)(nl - line) : strlen(line);
-        if (n > 8 && !strncmp(line, "counter.", 8))
-            finding_evidence(f, "user-space read %.*s", (int)(n - 8 < 300 ? n - 8 : 300), line + 8);
-        line = nl ? nl + 1 : NULL;
-    }
-    char pua[64];
-    fact_line(&fs->f[F_PERF_USER], pua, sizeof pua);
-    if (pua[0])
+                         k->kvm_stable_bit ? "yes" : "no");
+    for (int i = 0; i < k->nreads; i++)
+        finding_evidence(f, "user-space read %s", k->reads[i]);
+    if (k->perf_user_access[0])
         finding_evidence(f, "kernel.perf_user_access = %s (riscv/arm64: whether user space may read "
-                         "the cycle counter; 2 permits it on riscv)", pua);
-    if (fs->f[F_VDSO].status == FACT_OK) {
-        const char *v = fs->f[F_VDSO].text;
-        finding_evidence(f, "vDSO: %s", !strncmp(v, "absent", 6)           ? "absent"
-                                        : strstr(v, "clock_gettime") ? "has clock_gettime"
-                                                                     : "no clock_gettime");
-    }
+                         "the cycle counter; 2 permits it on riscv)", k->perf_user_access);
+    if (k->vdso != VDSO_UNKNOWN)
+        finding_evidence(f, "vDSO: %s", k->vdso == VDSO_ABSENT               ? "absent"
+                                        : k->vdso == VDSO_HAS_CLOCK_GETTIME ? "has clock_gettime"
+                                                                            : "no clock_gettime");
 }
 
 /* ---- emulation ------------------------------------------------------------------------ */
@@ -838,7 +824,7 @@ static void rule_counter_facts(struct diagnosis *d, const struct facts *fs)
  * user-mode emulation (qemu-user), where every fact is the host's and no timing is real. */
 static bool rule_foreign_kernel(struct diagnosis *d)
 {
-    const struct context *c = &d->ctx;
+    const struct machine *c = &d->ctx;
     const char *home = c->current_cs[0] ? cs_home(c->current_cs) : NULL;
     if (!home || !c->family[0] || !strncmp(c->family, home, strlen(home)))
         return false;
@@ -870,7 +856,7 @@ static void set_verdict(struct diagnosis *d, enum verdict v, int fast_path, cons
 
 static void verdict_from_facts(struct diagnosis *d, const struct judgement *jd)
 {
-    const struct context *c = &d->ctx;
+    const struct machine *c = &d->ctx;
     if (jd->cs_known) {
         switch (jd->cs.cls) {
         case CS_FAST:
@@ -915,7 +901,7 @@ static void verdict_from_facts(struct diagnosis *d, const struct judgement *jd)
     }
     if (!strcmp(c->family, "x86")) {
         if (jd->tsc_unusable) {
-            if (context_is_bare_metal(c) || jd->tsc_unusable_native) {
+            if (machine_is_bare_metal(c) || jd->tsc_unusable_native) {
                 set_verdict(d, V_SLOW, 0, "%s, and %s", jd->tsc_unusable_why,
                             jd->tsc_unusable_native ? "no paravirtual clock is in use: the "
                             "fallback (HPET, ACPI PM timer) is syscall-only"
@@ -944,13 +930,13 @@ static void verdict_from_facts(struct diagnosis *d, const struct judgement *jd)
                         jd->tsc_unusable_why);
             return;
         }
-        if (context_is_bare_metal(c)) {
+        if (machine_is_bare_metal(c)) {
             set_verdict(d, V_OK, 1, "bare-metal x86 with no sign of TSC trouble: Linux selects "
                         "the TSC, which the vDSO reads (inferred; the clocksource itself was not "
                         "given)");
             return;
         }
-        set_verdict(d, V_UNKNOWN, -1, "the clocksource is not known%s", context_is_vm(c)
+        set_verdict(d, V_UNKNOWN, -1, "the clocksource is not known%s", machine_is_vm(c)
                     ? " and in a VM it may be a paravirtual clock" : "");
         return;
     }
@@ -965,7 +951,7 @@ static void verdict_from_facts(struct diagnosis *d, const struct judgement *jd)
                         "the kernel log: the vDSO reads CNTVCT_EL0 (inferred)");
             return;
         }
-        if (context_is_vm(c)) {
+        if (machine_is_vm(c)) {
             /* Guests see the architected timer, and the erratum-affected parts (Allwinner A64,
              * NXP LS10xx/LS20xx, HiSilicon Hip05-07, Cortex-A73) are boards and old servers. */
             set_verdict(d, V_OK, 1, "arm64 %s guest with no sign of a timer erratum: the vDSO reads "
@@ -1035,7 +1021,7 @@ static void verdict_from_proof(struct diagnosis *d, const struct proof *p)
 void diagnose(const struct facts *fs, const struct proof *p, struct diagnosis *d)
 {
     memset(d, 0, sizeof *d);
-    context_derive(fs, &d->ctx);
+    machine_derive(fs, &d->ctx);
     struct judgement jd;
     memset(&jd, 0, sizeof jd);
     /* Under user-mode emulation the kernel facts are the host's: judging them as this
@@ -1056,7 +1042,7 @@ void diagnose(const struct facts *fs, const struct proof *p, struct diagnosis *d
         rule_benign(d);
         rule_cpu_flags(d);
     }
-    rule_counter_facts(d, fs);
+    rule_counter_facts(d);
     rule_proof(d, p);
     rule_cpu_time_and_coarse(d, p);
     verdict_from_facts(d, &jd);

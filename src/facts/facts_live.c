@@ -254,20 +254,42 @@ static void read_vdso(struct facts *fs)
     free(t.s);
 }
 
-void facts_load_live(struct facts *fs)
+/* The facts that are plain files under "/". */
+static void read_files(struct facts *fs, const enum fact_id *ids, size_t n)
+{
+    struct fact_reader r = {"/"};
+    for (size_t i = 0; i < n; i++)
+        fact_read(&r, fact_path(ids[i]), FACTS_FILE_CAP, false, &fs->f[ids[i]]);
+}
+
+static void live_init(struct facts *fs)
 {
     memset(fs, 0, sizeof *fs);
     fs->live = true;
     snprintf(fs->origin, sizeof fs->origin, "live");
-    struct fact_reader r = {"/"};
+}
+
+void facts_load_live(struct facts *fs)
+{
+    live_init(fs);
     static const enum fact_id files[] = {F_CURRENT_CS, F_AVAILABLE_CS, F_CPUINFO, F_CMDLINE,
                                          F_VERSION, F_HYPERVISOR, F_DMI_VENDOR, F_DMI_PRODUCT,
-                                         F_PERF_USER};
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        fact_read(&r, fact_path(files[i]), FACTS_FILE_CAP, false, &fs->f[files[i]]);
+                                         F_PERF_USER, F_DT_HYPERVISOR};
+    read_files(fs, files, sizeof files / sizeof files[0]);
     read_uname(fs);
     read_cpu(fs);
     read_vdso(fs);
     read_virt(fs, 500);
     read_kernel_log(fs, 1000);
+}
+
+void facts_load_live_quick(struct facts *fs)
+{
+    live_init(fs);
+    static const enum fact_id files[] = {F_CURRENT_CS, F_AVAILABLE_CS, F_CPUINFO, F_VERSION,
+                                         F_HYPERVISOR, F_DMI_VENDOR, F_DMI_PRODUCT,
+                                         F_DT_HYPERVISOR};
+    read_files(fs, files, sizeof files / sizeof files[0]);
+    read_uname(fs);
+    read_cpu(fs);
 }

@@ -251,6 +251,7 @@ void machine_derive(const struct facts *fs, struct machine *c)
     derive_kernel(fs, c);
     derive_virt(fs, c);
     derive_cmdline(fs, c);
+    machine_cpu_description(c, c->cpu_description, sizeof c->cpu_description);
 }
 
 bool machine_is_vm(const struct machine *c) { return c->virt[0] && strcmp(c->virt, "none") != 0; }

@@ -45,6 +45,7 @@ struct machine {
     char cmdline_source[64];
     int kvm_stable_bit;        /* = counter.kvm_stable_bit */
     struct cpuinfo cpu;
+    char cpu_description[128]; /* machine_cpu_description(), "" not known */
     struct counter_facts counter;
     struct logscan log;
 };

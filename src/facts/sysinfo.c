@@ -25,7 +25,7 @@ void sysinfo_from_machine(const struct machine *m, struct sysinfo *s)
 {
     memset(s, 0, sizeof *s);
     snprintf(s->arch, sizeof s->arch, "%s", arch_name());
-    machine_cpu_description(m, s->cpu_model, sizeof s->cpu_model);
+    snprintf(s->cpu_model, sizeof s->cpu_model, "%s", m->cpu_description);
     snprintf(s->kernel, sizeof s->kernel, "%s", m->kernel.release);
     snprintf(s->clocksource, sizeof s->clocksource, "%s", m->current_cs);
     snprintf(s->available_clocksource, sizeof s->available_clocksource, "%s", m->available_cs);
@@ -59,24 +59,16 @@ bool sysinfo_busy(const struct sysinfo *s)
     return s->loadavg_1m > 0.5 * (s->cpus_online > 0 ? s->cpus_online : 1);
 }
 
-static void kv_or_null(struct json *j, const char *k, const char *v)
-{
-    if (v[0])
-        json_kv_string(j, k, v);
-    else
-        json_kv_null(j, k);
-}
-
 void sysinfo_json(struct json *j, const struct sysinfo *s)
 {
     json_begin_object(j);
     json_kv_string(j, "arch", s->arch);
-    kv_or_null(j, "cpu_model", s->cpu_model);
-    kv_or_null(j, "kernel", s->kernel);
-    kv_or_null(j, "clocksource", s->clocksource);
-    kv_or_null(j, "available_clocksource", s->available_clocksource);
-    kv_or_null(j, "virtualization", s->virtualization);
-    kv_or_null(j, "virtualization_source", s->virtualization_source);
+    json_kv_string_or_null(j, "cpu_model", s->cpu_model);
+    json_kv_string_or_null(j, "kernel", s->kernel);
+    json_kv_string_or_null(j, "clocksource", s->clocksource);
+    json_kv_string_or_null(j, "available_clocksource", s->available_clocksource);
+    json_kv_string_or_null(j, "virtualization", s->virtualization);
+    json_kv_string_or_null(j, "virtualization_source", s->virtualization_source);
     json_kv_int(j, "cpus_online", s->cpus_online);
     if (s->loadavg_1m >= 0)
         json_kv_double(j, "loadavg_1m", s->loadavg_1m);

@@ -241,3 +241,41 @@ TEST(logscan_first_matching_row_decides)
     CHECK(scan.tsc_unstable.n == 1 && scan.tsc_unstable.e[0].reason == TSC_R_OTHER &&
           !strcmp(scan.tsc_unstable.e[0].name, "TSC halts in idle"));
 }
+
+#include "doctor/diagnosis.h"
+
+static struct diagnosis dg;
+
+static bool evidence_has(const char *id, const char *text)
+{
+    for (int i = 0; i < dg.nfindings; i++)
+        if (!strcmp(dg.findings[i].id, id))
+            for (int e = 0; e < dg.findings[i].nevidence; e++)
+                if (!strcmp(dg.findings[i].evidence[e], text))
+                    return true;
+    return false;
+}
+
+/* The counter-facts finding is built from the model's counter facts (not the raw text):
+ * every stated fact and every probed read appears as evidence, once. */
+TEST(doctor_counter_facts_come_from_the_model)
+{
+    struct facts fs;
+    memset(&fs, 0, sizeof fs);
+    set(&fs, F_CPU, "arch=riscv64\ncounter_hz=10000000\ncounter_hz_source=device tree "
+                    "timebase-frequency\ncounter_invariant=1\ncounter.rdtime=permitted\n"
+                    "counter.rdcycle=Illegal instruction: user access denied\n");
+    set(&fs, F_VDSO, "__vdso_clock_gettime@LINUX_4.15\n");
+    set(&fs, F_PERF_USER, "1\n");
+    struct proof none;
+    memset(&none, 0, sizeof none);
+    diagnose(&fs, &none, &dg);
+    CHECK(evidence_has("counter-facts", "counter frequency 10000000 Hz (device tree timebase-frequency)"));
+    CHECK(evidence_has("counter-facts", "constant-rate (invariant) counter: yes"));
+    CHECK(evidence_has("counter-facts", "user-space read rdtime=permitted"));
+    CHECK(evidence_has("counter-facts", "user-space read rdcycle=Illegal instruction: user access denied"));
+    CHECK(evidence_has("counter-facts", "vDSO: has clock_gettime"));
+    CHECK(evidence_has("counter-facts", "kernel.perf_user_access = 1 (riscv/arm64: whether user space "
+                                        "may read the cycle counter; 2 permits it on riscv)"));
+    facts_free(&fs);
+}

@@ -129,7 +129,7 @@ static void then_cmdline(THEN_ARGS)
 static void then_watchdog(THEN_ARGS)
 {
     (void)after;
-    const char *c = has(ln, "on CPU") ? line_find(ln, "on CPU", false) : NULL;
+    const char *c = line_find(ln, "on CPU", false);
     if (c)
         e->cpu = atoi(c + 6);
     sc->pending = e;
@@ -208,7 +208,7 @@ static void then_timer_workaround(THEN_ARGS)
 static void then_cpucaps_erratum(THEN_ARGS)
 {
     (void)e;
-    const char *p = after - strlen("erratum ");
+    const char *p = after - strlen("erratum "); /* the row's anchor: the name starts with it */
     bool compat = strcasestr(p, "1418040") != NULL;
     if (!compat && !strcasestr(p, "858921"))
         return;

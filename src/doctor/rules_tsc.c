@@ -240,14 +240,12 @@ void rule_tsc_calibration(struct diagnosis *d, struct judgement *jd, const struc
     const struct machine *c = &d->ctx;
     const struct logscan *s = &c->log;
     bool fatal = false;
-    for (int i = 0; i < s->calibration.n; i++) {
-        const char *l = s->calibration.e[i].lines[0];
-        /* "Fast TSC calibration failed" and "Unable to calibrate against PIT" are first
-         * attempts: the HPET/PM-timer reference calibration follows ("using HPET reference
-         * calibration").  Only its failure leaves the TSC without a frequency. */
-        if (strcasestr(l, "HPET/PMTIMER calibration failed") || strcasestr(l, "could not calculate"))
+    /* "Fast TSC calibration failed" and "Unable to calibrate against PIT" are first
+     * attempts: the HPET/PM-timer reference calibration follows ("using HPET reference
+     * calibration").  Only its failure leaves the TSC without a frequency. */
+    for (int i = 0; i < s->calibration.n; i++)
+        if (s->calibration.e[i].kind == EK_CALIBRATION_FATAL)
             fatal = true;
-    }
     if (!s->calibration.n)
         return;
     if (!fatal) {
@@ -317,16 +315,14 @@ void rule_benign(struct diagnosis *d)
     const struct logscan *s = &d->ctx.log;
     for (int i = 0; i < s->benign.n && i < 3; i++) {
         const struct log_event *e = &s->benign.e[i];
-        const char *l = e->lines[0];
         struct finding *f;
-        if (strcasestr(l, "TSC_DEADLINE")) {
+        if (e->kind == EK_BENIGN_TSC_DEADLINE) {
             f = finding_add(d, "tsc-deadline-erratum-benign", SEV_INFO,
                             "TSC_DEADLINE erratum: about the APIC timer, not the clock");
             finding_meaning(f, "Old microcode makes the kernel drive the local APIC timer in "
                             "one-shot mode instead of TSC-deadline mode; reading the time is "
                             "unaffected. A microcode update removes the message.");
-        } else if (strcasestr(l, "TSC ADJUST") || strcasestr(l, "Skipped synchronization") ||
-                   strcasestr(l, "passed")) {
+        } else if (e->kind == EK_BENIGN_TSC_SYNC) {
             f = finding_add(d, "tsc-adjust-benign", SEV_INFO,
                             "TSC synchronization was handled by the kernel");
             finding_meaning(f, "The kernel corrected or trusted the TSC offsets (TSC_ADJUST, "

@@ -154,7 +154,9 @@ static void then_tsc_reason(THEN_ARGS)
     snprintf(e->name, sizeof e->name, "%s", r);
     e->reason = classify_reason(r);
     if (e->reason == TSC_R_CALIBRATION)
-        add(&sc->s->calibration, ln->kl);
+        add(&sc->s->calibration, ln->kl)->kind =
+            has(ln, "could not calculate") || has(ln, "HPET/PMTIMER calibration failed")
+                ? EK_CALIBRATION_FATAL : EK_CALIBRATION_FIRST_TRY;
 }
 
 /* arch/x86/kernel/tsc_sync.c: "TSC synchronization [CPU#0 -> CPU#1]:" then "Measured N
@@ -272,6 +274,7 @@ struct matcher {
     size_t list;             /* LIST(x): adds an event to s->x, 0 none */
     enum name_rule name;
     size_t sets;             /* FLAG(x): sets the bool s->x, 0 none */
+    enum event_kind kind;    /* given to the event it adds */
     void (*then)(THEN_ARGS);
 };
 
@@ -299,8 +302,8 @@ static const struct matcher matchers[] = {
     /* The watchdog's read-back check, 5.14+: "... clock-skew test skipped!" and retries
      * change nothing; "... excessive read-back delay ..., marking tsc unstable" demotes. */
     {.anchor = {"clock-skew test skipped", "Long readout interval", "skipping watchdog check"},
-     .list = LIST(benign)},
-    {.anchor = {"watchdog"}, .with = {"retried"}, .list = LIST(benign)},
+     .list = LIST(benign), .kind = EK_BENIGN_WATCHDOG},
+    {.anchor = {"watchdog"}, .with = {"retried"}, .list = LIST(benign), .kind = EK_BENIGN_WATCHDOG},
     {.anchor = {"marking "}, .with = {"read-back delay"}, .list = LIST(demotions), .name = N_WORD},
     /* arch/x86/kernel/tsc.c mark_tsc_unstable(): "tsc: Marking TSC unstable due to R"
      * (RHEL 6 and older kernels print it without the "tsc: " prefix). */
@@ -308,19 +311,23 @@ static const struct matcher matchers[] = {
      .list = LIST(tsc_unstable), .then = then_tsc_reason},
     {.anchor = {"TSC found unstable after boot"}, .list = LIST(tsc_found_unstable)},
     /* tsc_sync.c, 2.6.x: "checking TSC synchronization [CPU#0 -> CPU#1]: passed." */
-    {.anchor = {"TSC synchronization [", "TSC sync"}, .with = {"passed"}, .list = LIST(benign)},
+    {.anchor = {"TSC synchronization [", "TSC sync"}, .with = {"passed"}, .list = LIST(benign),
+     .kind = EK_BENIGN_TSC_SYNC},
     {.anchor = {"TSC warp between CPUs", "TSC synchronization [", "TSCs unsynchronized"}, .then = then_warp},
     /* Calibration (tsc.c): "HPET/PMTIMER calibration failed", "Fast TSC calibration
      * failed" (alone harmless: slower methods follow), "Unable to calibrate against PIT". */
-    {.anchor = {"calibration failed", "Unable to calibrate", "could not calculate TSC"},
-     .list = LIST(calibration)},
+    {.anchor = {"HPET/PMTIMER calibration failed", "could not calculate"}, .list = LIST(calibration),
+     .kind = EK_CALIBRATION_FATAL},
+    {.anchor = {"calibration failed", "Unable to calibrate"}, .list = LIST(calibration),
+     .kind = EK_CALIBRATION_FIRST_TRY},
     /* "tsc: Detected ... MHz processor", "tsc: Refined TSC clocksource calibration: ... MHz"
      * (facts/tsc_calibration.c decides). */
     {.anchor = {"Detected ", "Refined TSC clocksource calibration"}, .flags = M_GO_ON,
      .then = then_tsc_calibration},
     /* TSC_DEADLINE erratum: the local APIC timer mode, not the clocksource. */
-    {.anchor = {"TSC_DEADLINE disabled", "TSC ADJUST", "Skipped synchronization checks"},
-     .list = LIST(benign)},
+    {.anchor = {"TSC_DEADLINE disabled"}, .list = LIST(benign), .kind = EK_BENIGN_TSC_DEADLINE},
+    {.anchor = {"TSC ADJUST", "Skipped synchronization checks"}, .list = LIST(benign),
+     .kind = EK_BENIGN_TSC_SYNC},
     {.anchor = {"arch_timer", "arch-timer"}, .flags = M_GO_ON, .sets = FLAG(arch_timer)},
     {.anchor = {"workaround for "}, .with_any = {"arch_timer", "erratum"}, .then = then_timer_workaround},
     {.anchor = {"erratum "}, .with = {"CPU features: detected:"}, .then = then_cpucaps_erratum},
@@ -382,6 +389,7 @@ static void match_rows(struct scanner *sc, const struct line *ln)
         struct log_event *e = NULL;
         if (m->list) {
             e = add((struct log_events *)((char *)sc->s + m->list), ln->kl);
+            e->kind = m->kind;
             if (m->name == N_WORD)
                 word_at(after, e->name, sizeof e->name);
         }

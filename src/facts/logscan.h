@@ -24,6 +24,16 @@ enum tsc_reason {
     TSC_R_OTHER,        /* "cpufreq changes", "TSC halts in idle", ... */
 };
 
+/* What a calibration or benign event is, so that the rules need not read its text again. */
+enum event_kind {
+    EK_NONE,
+    EK_CALIBRATION_FATAL,     /* "HPET/PMTIMER calibration failed", "could not calculate TSC khz" */
+    EK_CALIBRATION_FIRST_TRY, /* "Fast TSC calibration failed", "Unable to calibrate against PIT" */
+    EK_BENIGN_TSC_DEADLINE,   /* the APIC timer's TSC_DEADLINE erratum */
+    EK_BENIGN_TSC_SYNC,       /* TSC_ADJUST handled it, sync checks skipped or passed */
+    EK_BENIGN_WATCHDOG,       /* the watchdog skipped or retried a check */
+};
+
 struct log_event {
     double ts;                               /* seconds since boot, -1 unknown */
     size_t lineno;
@@ -31,6 +41,7 @@ struct log_event {
     char watchdog[64];                       /* for demotions: the accusing watchdog */
     int cpu;                                 /* watchdog CPU, -1 unknown */
     enum tsc_reason reason;
+    enum event_kind kind;
     bool failover_disabled;                  /* RHEL 6: "Enable clocksource failover by ..." */
     int nlines;
     char lines[LOG_EVENT_LINES][KLOG_LINE_MAX];

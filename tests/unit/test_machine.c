@@ -279,3 +279,26 @@ TEST(doctor_counter_facts_come_from_the_model)
                                         "may read the cycle counter; 2 permits it on riscv)"));
     facts_free(&fs);
 }
+
+/* Calibration failures and benign look-alikes carry their kind, so the rules read the kind
+ * and not the text again. */
+TEST(logscan_classifies_calibration_and_benign_events)
+{
+    const char *log = "tsc: Fast TSC calibration failed\n"
+                      "tsc: Unable to calibrate against PIT\n"
+                      "tsc: HPET/PMTIMER calibration failed\n"
+                      "[Firmware Bug]: TSC_DEADLINE disabled due to Errata\n"
+                      "TSC ADJUST compensate: CPU1 observed 1 warp. Adjust: 1\n"
+                      "clocksource: timekeeping watchdog on CPU3: hpet retried 2 times before success\n";
+    logscan_run(log, strlen(log), &scan);
+    CHECK(scan.calibration.n == 3);
+    CHECK(scan.calibration.e[0].kind == EK_CALIBRATION_FIRST_TRY &&
+          scan.calibration.e[1].kind == EK_CALIBRATION_FIRST_TRY &&
+          scan.calibration.e[2].kind == EK_CALIBRATION_FATAL);
+    CHECK(scan.benign.n == 3 && scan.benign.e[0].kind == EK_BENIGN_TSC_DEADLINE &&
+          scan.benign.e[1].kind == EK_BENIGN_TSC_SYNC && scan.benign.e[2].kind == EK_BENIGN_WATCHDOG);
+    const char *khz = "tsc: Marking TSC unstable due to could not calculate TSC khz\n";
+    logscan_run(khz, strlen(khz), &scan);
+    CHECK(scan.tsc_unstable.n == 1 && scan.calibration.n == 1 &&
+          scan.calibration.e[0].kind == EK_CALIBRATION_FATAL);
+}

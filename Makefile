@@ -5,6 +5,7 @@
 #   make cross                static aarch64 and riscv64 builds (Debian cross compilers):
 #                             build/aarch64/clockscope, build/riscv64/clockscope
 #   make vm-binaries          static x86_64, aarch64, riscv64 builds for clockscope vm
+#   make check                the quick inner loop (under a minute): C unit tests, fast CLI tests
 #   make test                 the whole test suite (see README)
 #   make install PREFIX=DIR   DIR/bin/clockscope, DIR/lib/libfastclock.{so,a}, DIR/include/fastclock.h,
 #                             DIR/lib/pkgconfig/fastclock.pc, DIR/lib/clockscope/libclockscope-shim.so
@@ -40,7 +41,7 @@ LIB_OBJ  := $(filter-out $(O)/obj/src/main.o,$(CLI_OBJ))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(O)/obj/%.o)
 
-.PHONY: all test install cross vm-binaries fuzz clean
+.PHONY: all check test install cross vm-binaries fuzz clean
 all: $(O)/clockscope fastclock-libs
 
 # libfastclock and the `clockscope run` shim: position-independent objects in $(O)/pic,
@@ -116,7 +117,8 @@ vm-binaries: cross
 	$(MAKE) O=build/x86_64 CC=x86_64-linux-gnu-gcc STATIC=1 all
 
 # libFuzzer harnesses (need clang): build/fuzz/fuzz_vdso_elf CORPUS,
-# build/fuzz/fuzz_kernel_log CORPUS, build/fuzz/fuzz_facts_text CORPUS, build/fuzz/fuzz_vm_frame CORPUS
+# build/fuzz/fuzz_kernel_log CORPUS, build/fuzz/fuzz_facts_text CORPUS, build/fuzz/fuzz_vm_frame CORPUS,
+# build/fuzz/fuzz_gap_list CORPUS, build/fuzz/fuzz_cli CORPUS
 FUZZ_CC := clang -std=c11 -g -O1 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,undefined
 fuzz:
 	@mkdir -p build/fuzz
@@ -126,9 +128,20 @@ fuzz:
 	    src/facts/cpuinfo.c src/facts/kernel_text.c src/facts/logscan.c src/facts/tsc_calibration.c \
 	    src/facts/machine.c src/facts/hypervisor.c src/facts/facts.c src/facts/reader.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_vm_frame tests/fuzz/fuzz_vm_frame.c src/vm/frame.c
+	$(FUZZ_CC) -o build/fuzz/fuzz_gap_list tests/fuzz/fuzz_gap_list.c src/bench/gap_list.c
+	$(FUZZ_CC) -o build/fuzz/fuzz_cli tests/fuzz/fuzz_cli.c src/common/cli_parse.c \
+	    src/common/cli.c src/common/cpuset.c
+
+# The quick inner loop: the native C unit tests, then the CLI tests that need no other
+# build (no sanitized or cross build, no qemu, no VM).  The whole suite is `make test`.
+CHECK_TESTS := tests/test_cli.py tests/test_bench.py tests/test_warp.py tests/test_vdso_cmd.py \
+               tests/test_doctor.py tests/test_run.py tests/test_fastclock.py
+check: all $(O)/unit_tests
+	$(O)/unit_tests
+	$(PYTHON) -m pytest -q $(CHECK_TESTS) -k "not cross and not qemu and not sanitized and not sanitizers"
 
 # The whole suite: C unit tests (native, sanitized, cross under qemu-user), CLI tests,
-# corpus, fuzz smoke, VM tests.  tests/README.md says what each part needs.
+# corpus, fuzz smoke, VM tests.  README.md ("Tests") says what each part needs.
 test:
 	sh scripts/install-deps.sh
 	$(PYTHON) -m pytest -q tests

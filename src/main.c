@@ -36,6 +36,19 @@ static void usage(FILE *out)
                  "1 failure, 2 bad usage.\n");
 }
 
+/* clockscope's own options, before the command: the help is usage(), built from commands[]. */
+struct main_options {
+    bool version;
+};
+
+static const struct cli_option main_decl[] = {
+    {.name = "version", CLI_FLAG_OF(struct main_options, version)},
+    {0},
+};
+
+static const struct cli_spec main_cli = {.cmd = NULL, .options = main_decl, .args = CLI_COMMAND,
+                                         .args_usage = "<command> [options]"};
+
 int main(int argc, char **argv)
 {
     /* As a VM's /init (clockscope vm), this binary is PID 1. */
@@ -45,18 +58,34 @@ int main(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+    struct main_options o = {0};
+    int first = 1;
+    char err[200];
+    switch (cli_parse_status(&main_cli, argc, argv, &o, &first, err, sizeof err)) {
+    case CLI_HELP:
         usage(stdout);
-        return 0;
+        return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+    case CLI_ERROR:
+        if (o.version && first >= argc)
+            break; /* "clockscope --version" has no command */
+        fprintf(stderr, "clockscope: %s\n", err);
+        usage(stderr);
+        return EXIT_USAGE;
+    case CLI_OK:
+        break;
     }
-    if (strcmp(argv[1], "--version") == 0) {
+    if (o.version) {
         printf("clockscope %s\n", CLOCKSCOPE_VERSION);
         return 0;
     }
+    if (strcmp(argv[first], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(argv[1], commands[i].name) == 0)
-            return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "clockscope: unknown command '%s'\n", argv[1]);
+        if (strcmp(argv[first], commands[i].name) == 0)
+            return commands[i].run(argc - first, argv + first);
+    fprintf(stderr, "clockscope: unknown command '%s'\n", argv[first]);
     usage(stderr);
     return EXIT_USAGE;
 }

@@ -88,25 +88,6 @@ def test_list_and_filters(clockscope):
     assert "libc.clock_gettime.monotonic" in ids and "libc.clock_gettime.realtime" not in ids
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["--threads", "0"], "--threads"),
-    (["--threads", "100000"], "--threads"),
-    (["--threads", "two"], "--threads"),
-    (["--cpus", "99999"], "does not exist"),
-    (["--cpus", "0-"], "bad CPU list"),
-    (["--clock", "sideways"], "unknown clock 'sideways'"),
-    (["--only", "nothing.*"], "no method matches"),
-    (["--samples", "1"], "--samples"),
-    (["--bogus"], "'--bogus'"),
-    (["extra"], "unexpected argument"),
-])
-def test_bad_usage_exits_2_with_a_message(clockscope, args, needle):
-    proc = run([clockscope, "bench", *args])
-    assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
-    assert needle in proc.stderr
-    assert "Traceback" not in proc.stderr and proc.stdout == ""
-
-
 def test_unknown_command_and_help(clockscope):
     proc = run([clockscope, "frobnicate"])
     assert proc.returncode == 2 and "unknown command 'frobnicate'" in proc.stderr

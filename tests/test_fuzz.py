@@ -32,12 +32,25 @@ def seed_vm_frame(corpus, clockscope):
     (corpus / "frame").write_bytes(b"[ 1.0] x@CSVM1 o 0 5 4f9f2cab aGVsbG8=\r\n")
 
 
+def seed_gap_list(corpus, clockscope):
+    """bench --gap LIST."""
+    (corpus / "list").write_bytes(b"0,1ms,20ms,150ms,1s:30")
+    (corpus / "decimals").write_bytes(b"1.5ms:200,250us,60s:1")
+def seed_cli(corpus, clockscope):
+    """The option parser, seeded with good and bad command lines (first byte: spec)."""
+    (corpus / "args").write_bytes(b"\0--json\n--count=5\n--only\na,b\n--\nfile")
+    (corpus / "command").write_bytes(b"\1-n\n3\n--mode\nfast\n--\nls\n-l")
+    (corpus / "bad").write_bytes(b"\0--root\nr\n--save\ns\n--seconds\n1e3")
+
+
 # harness, seconds, seeding
 HARNESSES = [
     ("fuzz_vdso_elf", 20, seed_vdso_elf),
     ("fuzz_kernel_log", 10, seed_kernel_log),
     ("fuzz_facts_text", 20, seed_facts_text),
     ("fuzz_vm_frame", 10, seed_vm_frame),
+    ("fuzz_gap_list", 10, seed_gap_list),
+    ("fuzz_cli", 10, seed_cli),
 ]
 
 

@@ -210,7 +210,7 @@ def test_python_under_each_mode(cs, mode):
 
 def test_bad_input(cs, tmp_path):
     cases = [
-        (["--mode", "bogus", "--", "true"], 2, "unknown mode 'bogus'"),
+        (["--mode", "bogus", "--", "true"], 2, "--mode: 'bogus' is not one of"),
         (["--mode", "coarse=boottime", "--", "true"], 2, "no _COARSE twin"),
         (["--mode", "coarse=nosuch", "--", "true"], 2, "unknown clock 'nosuch'"),
         (["--mode"], 2, "--mode needs a value"),

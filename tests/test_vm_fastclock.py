@@ -3,7 +3,7 @@ syscall (clocksource=hpet) while the TSC stays registered (1 vCPU, tsc=reliable)
 dynamically linked program added with `vm --add`, and `clockscope run` in the guest.
 
 Structure and correctness only: what the calls cost is in docs/benchmarks/fastclock.md
-(scripts/bench-vm-fallback.sh); host load makes timing ratios flaky.  Under TCG the CPU
+(benchmarks/bench-vm-fallback.sh); host load makes timing ratios flaky.  Under TCG the CPU
 cannot advertise an invariant TSC, so the counter is refused unless the test-only
 FASTCLOCK_UNSAFE_ASSUME_INVARIANT_TSC=1 is given: both are checked."""
 import re

@@ -3,8 +3,9 @@
  * rdtsc is not ordered against anything: it may execute before earlier loads complete
  * and after later ones start.  For a timestamp that is monotonic across CPUs, the read
  * must not run ahead of earlier loads (lfence on Intel and on AMD with LFENCE_RDTSC,
- * mfence on older AMD), and later memory accesses must not run ahead of it (source 002:
- * a load whose address depends on the counter value does that without a second fence). */
+ * mfence on older AMD), and later memory accesses must not run ahead of it (the 2011 kernel
+ * patch "x86-64: Optimize vread_tsc's barriers": a load whose address depends on the counter
+ * value does that without a second fence). */
 #include "arch/arch.h"
 #include "arch/counter_funcs.h"
 
@@ -48,7 +49,7 @@ static inline uint64_t tsc_rdtscp(void)
 /* Always zero; loaded at an address offset by a value derived from the counter. */
 static volatile uint64_t dependency_anchor;
 
-/* Source 002's trick: shifting rdx left by 32 twice yields zero that the CPU still sees
+/* That patch's trick: shifting rdx left by 32 twice yields zero that the CPU still sees
  * as depending on rdtsc's output.  Loading through an address offset by it makes that load
  * wait for the counter; x86 keeps loads ordered with later loads, so every later load
  * (and every store, which never passes an earlier load) is ordered after the read. */
@@ -121,7 +122,7 @@ static const struct counter_method x86_counters[] = {
      batch_rdtscp, cpu_has_rdtscp},
     {"rdtsc_dep", "rdtsc; next load depends on the value: before later loads only", false,
      read_rdtsc_dep, batch_rdtsc_dep, cpu_has_tsc},
-    {"lfence_rdtsc_dep", "lfence; rdtsc; dependent load (source 002): both sides", true,
+    {"lfence_rdtsc_dep", "lfence; rdtsc; dependent load (as the kernel's vread_tsc): both sides", true,
      read_lfence_rdtsc_dep, batch_lfence_rdtsc_dep, cpu_has_tsc},
 };
 

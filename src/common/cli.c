@@ -12,12 +12,17 @@
 void usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "clockscope %s: ", cmd);
+    fprintf(stderr, "clockscope%s%s: ", cmd ? " " : "", cmd ? cmd : "");
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\nTry 'clockscope %s --help'.\n", cmd);
+    fprintf(stderr, "\nTry 'clockscope%s%s --help'.\n", cmd ? " " : "", cmd ? cmd : "");
     exit(EXIT_USAGE);
+}
+
+void cli_not_one_of(char *err, size_t errlen, const char *value, const char *list)
+{
+    snprintf(err, errlen, "'%s' is not one of %s", value, list);
 }
 
 bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *err, size_t errlen)

@@ -6,7 +6,6 @@
 #include "doctor/report.h"
 #include "facts/facts.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,43 +29,27 @@ static const char help[] =
     "Exit status: 0 ok, 3 slow, 4 broken, 5 unknown (the facts do not decide it);\n"
     "2 bad usage or a facts root that is not a readable directory; 1 internal failure.\n";
 
+struct doctor_options {
+    const char *root;
+    bool no_proof, json, verbose;
+};
+
+static const struct cli_option doctor_decl[] = {
+    {.name = "root", .metavar = "DIR", CLI_STRING_OF(struct doctor_options, root)},
+    {.name = "no-proof", CLI_FLAG_OF(struct doctor_options, no_proof)},
+    {.name = "json", CLI_FLAG_OF(struct doctor_options, json)},
+    {.name = "verbose", CLI_FLAG_OF(struct doctor_options, verbose)},
+    {0},
+};
+
+const struct cli_spec doctor_cli = {.cmd = "doctor", .help = help, .options = doctor_decl};
+
 int cmd_doctor(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"root", required_argument, 0, 'r'}, {"no-proof", no_argument, 0, 'n'},
-        {"json", no_argument, 0, 'j'},       {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0},
-    };
-    const char *root = NULL;
-    bool json = false, verbose = false, proof = true;
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'r':
-            root = optarg;
-            break;
-        case 'n':
-            proof = false;
-            break;
-        case 'j':
-            json = true;
-            break;
-        case 'v':
-            verbose = true;
-            break;
-        case 'h':
-            fputs(help, stdout);
-            return 0;
-        default:
-            usage_error("doctor", "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        usage_error("doctor", "unexpected argument '%s'", argv[optind]);
-    if (root && !root[0])
-        usage_error("doctor", "--root needs a directory");
+    struct doctor_options o = {0};
+    cli_parse(&doctor_cli, argc, argv, &o);
+    const char *root = o.root;
+    bool json = o.json, verbose = o.verbose, proof = !o.no_proof;
 
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);

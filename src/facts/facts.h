@@ -1,5 +1,6 @@
 /* Everything the doctor reasons from, read either from the live machine or from a facts
- * root (a directory laid out like ../shared/corpus/README.md describes; docs/doctor.md).
+ * root (a directory laid out like the part of a Linux file system the doctor reads; the
+ * layout is in docs/doctor.md, "Facts-root layout").
  * The same rules run on both: a fact is text plus a status, and a missing fact means
  * "not known", never "absent". */
 #ifndef CLOCKSCOPE_FACTS_H

@@ -4,7 +4,6 @@
 #include "common/json.h"
 #include "facts/facts.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,45 +24,27 @@ static const char help[] =
     "\n"
     "Exit status: 0 done; 1 the facts root could not be written; 2 bad usage.\n";
 
+struct facts_options {
+    const char *save, *root;
+    bool force, json;
+};
+
+static const struct cli_option facts_decl[] = {
+    {.name = "save", .metavar = "DIR", CLI_STRING_OF(struct facts_options, save)},
+    {.name = "force", .needs = "save", CLI_FLAG_OF(struct facts_options, force)},
+    {.name = "root", .metavar = "DIR", CLI_STRING_OF(struct facts_options, root)},
+    {.name = "json", CLI_FLAG_OF(struct facts_options, json)},
+    {0},
+};
+
+const struct cli_spec facts_cli = {.cmd = "facts", .help = help, .options = facts_decl};
+
 int cmd_facts(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"save", required_argument, 0, 's'}, {"force", no_argument, 0, 'f'},
-        {"root", required_argument, 0, 'r'}, {"json", no_argument, 0, 'j'},
-        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0},
-    };
-    const char *save = NULL, *root = NULL;
-    bool force = false, json = false;
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 's':
-            save = optarg;
-            break;
-        case 'f':
-            force = true;
-            break;
-        case 'r':
-            root = optarg;
-            break;
-        case 'j':
-            json = true;
-            break;
-        case 'h':
-            fputs(help, stdout);
-            return 0;
-        default:
-            usage_error("facts", "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        usage_error("facts", "unexpected argument '%s'", argv[optind]);
-    if (force && !save)
-        usage_error("facts", "--force only goes with --save");
-    if (save && !save[0])
-        usage_error("facts", "--save needs a directory");
+    struct facts_options o = {0};
+    cli_parse(&facts_cli, argc, argv, &o);
+    const char *save = o.save, *root = o.root;
+    bool force = o.force, json = o.json;
     static struct facts fs;
     char why[4400];
     if (root) {

@@ -18,7 +18,8 @@ const char *fc_sysfs_root(void);
  * available_clocksource is readable, listed there), or another clocksource is current
  * and the counter is listed in available_clocksource.  The kernel hides a clocksource its
  * watchdog marked unstable from that list (and switches away if it was current); one that
- * never registered (source 004: TSC not calibrated) is not there either.  Fills current
+ * never registered (TSC not calibrated, as in the 2019 report "A performance issue caused by
+ * the TSC clocksource missing") is not there either.  Fills current
  * with current_clocksource ("" if unreadable). */
 bool fc_check_clocksource(const char *root, const char *expected, char *current, size_t clen,
                           char *why, size_t len);

@@ -104,46 +104,39 @@ static bool elf_is_static(const char *path)
            !f.has_interp;
 }
 
+struct run_options {
+    const char *mode_arg, *output;
+    bool inherit, verbose;
+    struct run_mode mode;
+};
+
+/* --mode MODE: parsed into run_options.mode as it is read. */
+static bool mode_valid(void *opts, const char *value, char *err, size_t errlen)
+{
+    return run_parse_mode(value, &((struct run_options *)opts)->mode, err, errlen);
+}
+
+static const struct cli_option run_decl[] = {
+    {.name = "mode", .metavar = "MODE", .check = mode_valid,
+     CLI_STRING_OF(struct run_options, mode_arg)},
+    {.name = "inherit", CLI_FLAG_OF(struct run_options, inherit)},
+    {.name = "output", .metavar = "FILE", CLI_STRING_OF(struct run_options, output)},
+    {.name = "verbose", CLI_FLAG_OF(struct run_options, verbose)},
+    {0},
+};
+
+const struct cli_spec run_cli = {.cmd = "run", .help = help, .options = run_decl,
+                                 .args = CLI_COMMAND, .args_usage = "-- COMMAND [ARG...]"};
+
 int cmd_run(int argc, char **argv)
 {
-    struct run_mode mode;
+    struct run_options o = {0};
     char err[160];
-    run_parse_mode("auto", &mode, err, sizeof err);
-    bool inherit = false, verbose = false;
-    const char *output = NULL;
-    int i = 1;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--") == 0) {
-            i++;
-            break;
-        }
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(help, stdout);
-            return 0;
-        }
-        if (strcmp(a, "--mode") == 0 || strncmp(a, "--mode=", 7) == 0) {
-            const char *v = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!v)
-                usage_error("run", "--mode needs a value (auto, fast, coarse[=CLOCKS], count)");
-            if (!run_parse_mode(v, &mode, err, sizeof err))
-                usage_error("run", "%s", err);
-        } else if (strcmp(a, "--output") == 0) {
-            if (i + 1 >= argc || !*argv[i + 1])
-                usage_error("run", "--output needs a file name");
-            output = argv[++i];
-        } else if (strcmp(a, "--inherit") == 0) {
-            inherit = true;
-        } else if (strcmp(a, "--verbose") == 0) {
-            verbose = true;
-        } else if (a[0] == '-') {
-            usage_error("run", "unknown option '%s'", a);
-        } else {
-            break; /* the command, without a "--" before it */
-        }
-    }
-    if (i >= argc)
-        usage_error("run", "no command given (clockscope run [options] -- COMMAND [ARG...])");
+    run_parse_mode("auto", &o.mode, err, sizeof err);
+    int i = cli_parse(&run_cli, argc, argv, &o);
+    const struct run_mode mode = o.mode;
+    bool inherit = o.inherit, verbose = o.verbose;
+    const char *output = o.output;
     if (output && strcmp(mode.name, "count") != 0)
         usage_error("run", "--output is for --mode count");
 

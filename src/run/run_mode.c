@@ -45,7 +45,7 @@ bool run_parse_mode(const char *arg, struct run_mode *out, char *err, size_t err
             return true;
         }
     if (strncmp(arg, "coarse", 6) != 0 || (arg[6] != 0 && arg[6] != '=')) {
-        snprintf(err, errlen, "unknown mode '%.40s' (auto, fast, coarse[=CLOCKS], count)", arg);
+        snprintf(err, errlen, "'%.40s' is not one of auto, fast, coarse[=CLOCKS], count", arg);
         return false;
     }
     snprintf(out->name, sizeof out->name, "coarse");

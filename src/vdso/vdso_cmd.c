@@ -8,7 +8,6 @@
 #include "arch/arch.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,31 +125,26 @@ static void print_image(const struct vdso_image *img, const char *origin, bool j
     }
 }
 
+struct vdso_options {
+    const char *file, *dump;
+    bool json;
+};
+
+static const struct cli_option vdso_decl[] = {
+    {.name = "file", .metavar = "IMAGE", .excludes = "dump", CLI_STRING_OF(struct vdso_options, file)},
+    {.name = "dump", .metavar = "OUT", CLI_STRING_OF(struct vdso_options, dump)},
+    {.name = "json", CLI_FLAG_OF(struct vdso_options, json)},
+    {0},
+};
+
+const struct cli_spec vdso_cli = {.cmd = "vdso", .help = help, .options = vdso_decl};
+
 int cmd_vdso(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"file", required_argument, 0, 'f'}, {"dump", required_argument, 0, 'd'},
-        {"json", no_argument, 0, 'j'},       {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
-    };
-    const char *file = NULL, *dump = NULL;
-    bool json = false;
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'f': file = optarg; break;
-        case 'd': dump = optarg; break;
-        case 'j': json = true; break;
-        case 'h': fputs(help, stdout); return 0;
-        default: usage_error("vdso", "unknown option or missing value: '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        usage_error("vdso", "unexpected argument '%s'", argv[optind]);
-    if (file && dump)
-        usage_error("vdso", "--file and --dump do not go together");
+    struct vdso_options o = {0};
+    cli_parse(&vdso_cli, argc, argv, &o);
+    const char *file = o.file, *dump = o.dump;
+    bool json = o.json;
 
     if (file) {
         size_t size;

@@ -17,7 +17,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,16 +122,6 @@ static bool find_guest_binary(const struct vm_arch *arch, const char *given, cha
     return check_guest_binary(arch, out, why, wl);
 }
 
-static bool parse_memory(const char *s, unsigned *mib)
-{
-    char err[80];
-    uint64_t v;
-    if (!parse_u64(s, 64, 1u << 20, &v, err, sizeof err))
-        return false;
-    *mib = (unsigned)v;
-    return true;
-}
-
 static void print_tail(const struct vm_result *r)
 {
     if (r->console_tail[0])
@@ -194,103 +183,154 @@ static int report(const struct vm_boot *b, const struct vm_result *r, bool quiet
     return EXIT_VM_FAILED;
 }
 
-int cmd_vm(int argc, char **argv)
+struct vm_options {
+    const char *arch_arg, *kernel, *append, *binary;
+    const struct vm_arch *arch;
+    int cpus, memory;
+    double timeout;
+    bool no_kvm, quiet;
+    const char *envs[GUEST_ENV_MAX], *adds[GUEST_FILES_MAX];
+    int n_env, n_add;
+};
+
+/* --arch ARCH: one vm_arch_find knows, kept in vm_options.arch. */
+static bool arch_known(void *opts, const char *value, char *err, size_t errlen)
 {
-    static const struct option longopts[] = {
-        {"arch", required_argument, 0, 'a'},   {"kernel", required_argument, 0, 'k'},
-        {"append", required_argument, 0, 'A'}, {"cpus", required_argument, 0, 'c'},
-        {"memory", required_argument, 0, 'm'}, {"timeout", required_argument, 0, 't'},
-        {"binary", required_argument, 0, 'b'}, {"no-kvm", no_argument, 0, 'n'},
-        {"quiet", no_argument, 0, 'q'},        {"help", no_argument, 0, 'h'},
-        {"env", required_argument, 0, 'e'},   {"add", required_argument, 0, 'F'},
-        {0, 0, 0, 0},
-    };
-    const char *arch_name_opt = NULL, *kernel = NULL, *append = NULL, *binary_opt = NULL;
-    unsigned cpus = 2, memory = 512;
-    double timeout = 300;
-    bool no_kvm = false, quiet = false;
-    static const char *envs[GUEST_ENV_MAX], *adds[GUEST_FILES_MAX];
-    int n_env = 0, n_add = 0;
-    size_t env_bytes = 0;
-    char err[160];
-    opterr = 0;
-    optind = 1;
-    int c;
-    /* "+": options end at the first non-option, so the command's own options are its. */
-    while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'a': arch_name_opt = optarg; break;
-        case 'k': kernel = optarg; break;
-        case 'A': append = optarg; break;
-        case 'b': binary_opt = optarg; break;
-        case 'n': no_kvm = true; break;
-        case 'q': quiet = true; break;
-        case 'c': {
-            uint64_t v;
-            if (!parse_u64(optarg, 1, 64, &v, err, sizeof err))
-                usage_error("vm", "--cpus: %s", err);
-            cpus = (unsigned)v;
-            break;
+    struct vm_options *o = opts;
+    o->arch = vm_arch_find(value);
+    if (!o->arch)
+        cli_not_one_of(err, errlen, value, vm_arch_names());
+    return o->arch != NULL;
+}
+
+/* --env NAME=VALUE: a valid assignment, each NAME once, all within the guest's budget. */
+static bool env_fits(void *opts, const char *value, char *err, size_t errlen)
+{
+    const struct vm_options *o = opts;
+    if (!guest_env_check(value, err, errlen))
+        return false;
+    size_t name_len = strcspn(value, "="), bytes = strlen(value) + 1;
+    for (int i = 0; i < o->n_env; i++) {
+        if (strcspn(o->envs[i], "=") == name_len && strncmp(o->envs[i], value, name_len) == 0) {
+            snprintf(err, errlen, "%.*s given twice", (int)name_len, value);
+            return false;
         }
-        case 'm':
-            if (!parse_memory(optarg, &memory))
-                usage_error("vm", "--memory: '%s' is not a size in MiB from 64 to 1048576",
-                            optarg);
-            break;
-        case 't':
-            if (!parse_seconds(optarg, 1, 86400, &timeout, err, sizeof err))
-                usage_error("vm", "--timeout: %s", err);
-            break;
-        case 'e':
-            if (!guest_env_check(optarg, err, sizeof err))
-                usage_error("vm", "%s", err);
-            for (int i = 0; i < n_env; i++)
-                if (strcspn(envs[i], "=") == strcspn(optarg, "=") &&
-                    strncmp(envs[i], optarg, strcspn(optarg, "=")) == 0)
-                    usage_error("vm", "--env: %.*s given twice", (int)strcspn(optarg, "="),
-                                optarg);
-            env_bytes += strlen(optarg) + 1;
-            if (n_env == GUEST_ENV_MAX || env_bytes > GUEST_ENV_MAX_BYTES)
-                usage_error("vm", "--env: more than %d variables or %d bytes", GUEST_ENV_MAX,
-                            GUEST_ENV_MAX_BYTES);
-            envs[n_env++] = optarg;
-            break;
-        case 'F':
-            if (n_add == GUEST_FILES_MAX)
-                usage_error("vm", "--add: more than %d files", GUEST_FILES_MAX);
-            adds[n_add++] = optarg;
-            break;
-        case 'h': fputs(help, stdout); return 0;
-        default: usage_error("vm", "unknown option or missing value: '%s'", argv[optind - 1]);
-        }
+        bytes += strlen(o->envs[i]) + 1;
     }
-    if (!arch_name_opt)
-        usage_error("vm", "--arch is required (%s)", vm_arch_names());
-    const struct vm_arch *arch = vm_arch_find(arch_name_opt);
-    if (!arch)
-        usage_error("vm", "unknown --arch '%s' (%s)", arch_name_opt, vm_arch_names());
-    if (optind >= argc)
-        usage_error("vm", "no command to run inside: `clockscope vm --arch %s -- bench --quick`",
-                    arch->name);
+    if (bytes > GUEST_ENV_MAX_BYTES) {
+        snprintf(err, errlen, "more than %d bytes of variables", GUEST_ENV_MAX_BYTES);
+        return false;
+    }
+    return true;
+}
+
+static const struct cli_option vm_decl[] = {
+    {.name = "arch", .metavar = "ARCH", .required = true, .check = arch_known,
+     CLI_STRING_OF(struct vm_options, arch_arg)},
+    {.name = "kernel", .metavar = "IMAGE", CLI_STRING_OF(struct vm_options, kernel)},
+    {.name = "append", .metavar = "ARGS", CLI_STRING_OF(struct vm_options, append)},
+    {.name = "cpus", .metavar = "N", CLI_UINT_OF(struct vm_options, cpus, 1, 64)},
+    /* A Debian kernel needs at least 128 MiB. */
+    {.name = "memory", .metavar = "MIB", CLI_UINT_OF(struct vm_options, memory, 128, 1u << 20)},
+    {.name = "timeout", .metavar = "S", CLI_SECONDS_OF(struct vm_options, timeout, 1, 86400)},
+    {.name = "binary", .metavar = "PATH", CLI_STRING_OF(struct vm_options, binary)},
+    {.name = "no-kvm", CLI_FLAG_OF(struct vm_options, no_kvm)},
+    {.name = "env", .metavar = "NAME=VALUE", .check = env_fits,
+     CLI_MULTI_OF(struct vm_options, envs, n_env)},
+    {.name = "add", .metavar = "HOST[:GUEST]", CLI_MULTI_OF(struct vm_options, adds, n_add)},
+    {.name = "quiet", CLI_FLAG_OF(struct vm_options, quiet)},
+    {0},
+};
+
+const struct cli_spec vm_cli = {.cmd = "vm", .help = help, .options = vm_decl,
+                                .args = CLI_COMMAND, .args_usage = "-- COMMAND [ARGS...]"};
+
+/* The options, and the index of the command to run inside. */
+static int parse_args(int argc, char **argv, struct vm_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->cpus = 2;
+    o->memory = 512;
+    o->timeout = 300;
+    int first = cli_parse(&vm_cli, argc, argv, o);
     size_t arg_bytes = 0;
-    for (int i = optind; i < argc; i++)
+    for (int i = first; i < argc; i++)
         arg_bytes += strlen(argv[i]) + 1;
-    if (argc - optind > GUEST_MAX_ARGS || arg_bytes > GUEST_MAX_ARGV_BYTES)
+    if (argc - first > GUEST_MAX_ARGS || arg_bytes > GUEST_MAX_ARGV_BYTES)
         usage_error("vm", "the command inside has more than %d arguments or %d bytes of them",
                     GUEST_MAX_ARGS, GUEST_MAX_ARGV_BYTES);
-    if (memory < 128)
-        usage_error("vm", "--memory %u: a Debian kernel needs at least 128 MiB", memory);
+    return first;
+}
+
+/* Boots b, under KVM where it works, and again under TCG where KVM turns out not to. */
+static void boot(struct vm_boot *b, const char *desc, bool no_kvm, bool quiet,
+                 struct vm_result *r)
+{
+    char kvm_why[160] = "";
+    if (no_kvm)
+        snprintf(kvm_why, sizeof kvm_why, "--no-kvm");
+    else if (strcmp(b->arch->name, arch_name()) != 0)
+        snprintf(kvm_why, sizeof kvm_why, "the guest is not this machine's arch (%s)", arch_name());
+    else
+        b->kvm = kvm_usable(b->arch->name, kvm_why, sizeof kvm_why);
+    if (b->kvm)
+        b->init_deadline_s = KVM_INIT_DEADLINE_S;
+    for (;;) {
+        if (!quiet) {
+            fprintf(stderr, "clockscope vm: %s guest, kernel %s, %u vCPU%s, %u MiB, %s\n",
+                    b->arch->name, desc, b->cpus, b->cpus == 1 ? "" : "s", b->memory_mb,
+                    b->kvm ? "KVM" : "TCG");
+            if (!b->kvm)
+                fprintf(stderr, "clockscope vm: TCG (no KVM: %s): the CPU is emulated, so "
+                                "timings inside are emulation timings, not hardware timings\n",
+                        kvm_why);
+        }
+        vm_boot_run(b, r);
+        /* KVM that opens but cannot run this guest (nested virtualization limits): once
+         * more under TCG. */
+        if (b->kvm && r->outcome == VM_QEMU_FAILED && !r->console_output) {
+            fprintf(stderr, "clockscope vm: qemu could not start with KVM (%s); retrying with "
+                            "TCG\n", r->qemu_stderr);
+            b->kvm = false;
+            snprintf(kvm_why, sizeof kvm_why, "qemu failed with KVM");
+            continue;
+        }
+        if (b->kvm && r->outcome == VM_INIT_LATE) {
+            char what[160];
+            snprintf(what, sizeof what, "under KVM the guest did not reach /init in %.0f s",
+                     b->init_deadline_s);
+            fprintf(stderr, "clockscope vm: %s (nested virtualization that cannot run guests?); "
+                            "retrying with TCG, and using TCG until this host reboots\n", what);
+            kvm_mark_broken(b->arch->name, what);
+            b->kvm = false;
+            b->init_deadline_s = 0;
+            snprintf(kvm_why, sizeof kvm_why, "%s", what);
+            continue;
+        }
+        break;
+    }
+}
+
+int cmd_vm(int argc, char **argv)
+{
+    static struct vm_options o;
+    int first = parse_args(argc, argv, &o);
+    const struct vm_arch *arch = o.arch;
+    const char *kernel = o.kernel, *append = o.append, *binary_opt = o.binary;
+    unsigned cpus = (unsigned)o.cpus, memory = (unsigned)o.memory;
+    double timeout = o.timeout;
+    bool no_kvm = o.no_kvm, quiet = o.quiet;
 
     static struct guest_files files;
     static char env_blob[GUEST_ENV_MAX_BYTES];
     size_t env_size = 0;
-    for (int i = 0; i < n_env; i++) {
-        memcpy(env_blob + env_size, envs[i], strlen(envs[i]) + 1);
-        env_size += strlen(envs[i]) + 1;
+    for (int i = 0; i < o.n_env; i++) {
+        memcpy(env_blob + env_size, o.envs[i], strlen(o.envs[i]) + 1);
+        env_size += strlen(o.envs[i]) + 1;
     }
-    for (int i = 0; i < n_add; i++) {
+    for (int i = 0; i < o.n_add; i++) {
         char add_why[1200];
-        if (!guest_files_add(&files, arch, adds[i], add_why, sizeof add_why)) {
+        if (!guest_files_add(&files, arch, o.adds[i], add_why, sizeof add_why)) {
             guest_files_free(&files);
             usage_error("vm", "%s", add_why);
         }
@@ -325,7 +365,7 @@ int cmd_vm(int argc, char **argv)
         return kernel ? EXIT_USAGE : EXIT_VM_FAILED;
     }
     char initrd[PATH_LEN];
-    bool built = initramfs_build(binary, argc - optind, argv + optind, &files, env_blob,
+    bool built = initramfs_build(binary, argc - first, argv + first, &files, env_blob,
                                  env_size, initrd, sizeof initrd, why, sizeof why);
     guest_files_free(&files);
     if (!built) {
@@ -344,50 +384,8 @@ int cmd_vm(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     struct vm_boot b = {arch, boot_path, initrd, append, cpus, memory, false, timeout, 0};
-    char kvm_why[160] = "";
-    if (no_kvm)
-        snprintf(kvm_why, sizeof kvm_why, "--no-kvm");
-    else if (strcmp(arch->name, arch_name()) != 0)
-        snprintf(kvm_why, sizeof kvm_why, "the guest is not this machine's arch (%s)", arch_name());
-    else
-        b.kvm = kvm_usable(arch->name, kvm_why, sizeof kvm_why);
-    if (b.kvm)
-        b.init_deadline_s = KVM_INIT_DEADLINE_S;
     static struct vm_result r;
-    for (;;) {
-        if (!quiet) {
-            fprintf(stderr, "clockscope vm: %s guest, kernel %s, %u vCPU%s, %u MiB, %s\n",
-                    arch->name, desc, cpus, cpus == 1 ? "" : "s", memory,
-                    b.kvm ? "KVM" : "TCG");
-            if (!b.kvm)
-                fprintf(stderr, "clockscope vm: TCG (no KVM: %s): the CPU is emulated, so "
-                                "timings inside are emulation timings, not hardware timings\n",
-                        kvm_why);
-        }
-        vm_boot_run(&b, &r);
-        /* KVM that opens but cannot run this guest (nested virtualization limits): once
-         * more under TCG. */
-        if (b.kvm && r.outcome == VM_QEMU_FAILED && !r.console_output) {
-            fprintf(stderr, "clockscope vm: qemu could not start with KVM (%s); retrying with "
-                            "TCG\n", r.qemu_stderr);
-            b.kvm = false;
-            snprintf(kvm_why, sizeof kvm_why, "qemu failed with KVM");
-            continue;
-        }
-        if (b.kvm && r.outcome == VM_INIT_LATE) {
-            char what[160];
-            snprintf(what, sizeof what, "under KVM the guest did not reach /init in %.0f s",
-                     b.init_deadline_s);
-            fprintf(stderr, "clockscope vm: %s (nested virtualization that cannot run guests?); "
-                            "retrying with TCG, and using TCG until this host reboots\n", what);
-            kvm_mark_broken(arch->name, what);
-            b.kvm = false;
-            b.init_deadline_s = 0;
-            snprintf(kvm_why, sizeof kvm_why, "%s", what);
-            continue;
-        }
-        break;
-    }
+    boot(&b, desc, no_kvm, quiet, &r);
     unlink(initrd);
     if (gz_tmp[0])
         unlink(gz_tmp);

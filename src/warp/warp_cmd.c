@@ -6,7 +6,6 @@
 #include "measure/batch.h"
 #include "warp/warp_run.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,43 +44,25 @@ static const char help[] =
     "are excused when REALTIME was stepped during the run); 1 when one went backwards or a\n"
     "thread could not run; 2 bad usage.\n";
 
+static const struct cli_option warp_decl[] = {
+    {.name = "seconds", .metavar = "S", CLI_SECONDS_OF(struct warp_options, seconds, 0.05, 3600)},
+    {.name = "cpus", .metavar = "LIST", CLI_STRING_OF(struct warp_options, cpus_arg)},
+    {.name = "only", .metavar = "GLOBS", CLI_LIST_OF(struct warp_options, patterns, npatterns)},
+    {.name = "json", CLI_FLAG_OF(struct warp_options, json)},
+    {0},
+};
+
+const struct cli_spec warp_cli = {.cmd = "warp", .help = help, .options = warp_decl};
+
 static void parse_args(int argc, char **argv, struct warp_options *o)
 {
-    static const struct option longopts[] = {
-        {"seconds", required_argument, 0, 's'}, {"cpus", required_argument, 0, 'c'},
-        {"only", required_argument, 0, 'o'},    {"json", no_argument, 0, 'j'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
-    };
     struct cpu_list allowed;
     cli_cpus_allowed("warp", &allowed);
     memset(o, 0, sizeof *o);
     o->seconds = 5;
-    const char *cpus_arg = NULL;
-    char err[200];
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case 's':
-            if (!parse_seconds(optarg, 0.05, 3600, &o->seconds, err, sizeof err))
-                usage_error("warp", "--seconds: %s", err);
-            break;
-        case 'c': cpus_arg = optarg; break;
-        case 'o':
-            cli_split_list("warp", optarg, o->patterns, &o->npatterns, MAX_PATTERNS,
-                           "--only patterns");
-            break;
-        case 'j': o->json = true; break;
-        case 'h': fputs(help, stdout); exit(0);
-        default:
-            cli_bad_option("warp", argv);
-        }
-    }
-    if (optind < argc)
-        usage_error("warp", "unexpected argument '%s'", argv[optind]);
-    if (cpus_arg)
-        cli_parse_cpus("warp", cpus_arg, &allowed, &o->cpus);
+    cli_parse(&warp_cli, argc, argv, o);
+    if (o->cpus_arg)
+        cli_parse_cpus("warp", o->cpus_arg, &allowed, &o->cpus);
     else
         o->cpus = allowed;
     if (o->cpus.count > WARP_MAX_CPUS)

@@ -20,6 +20,7 @@
 struct warp_options {
     double seconds;
     bool json;
+    const char *cpus_arg; /* --cpus as given; cpus is what it names */
     struct cpu_list cpus;
     const char *patterns[MAX_PATTERNS];
     int npatterns;

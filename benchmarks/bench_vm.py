@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """VM boot times and `bench --quick` figures inside guests (docs/benchmarks/vm.md).
 
-    make && make vm-binaries && python3 scripts/bench_vm.py [ROUNDS]
+    make && make vm-binaries && python3 benchmarks/bench_vm.py [ROUNDS]
 
 Each configuration is booted ROUNDS times (default 3); the table gives the median boot
 time (qemu start to /init), the median whole run, and the bench figures of the median

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How long a live `clockscope doctor` takes (goal: <= 3 s), and what its proof measured.
 
-    python3 tools/doctor_timing.py [--runs 10] [--binary build/clockscope]
+    python3 benchmarks/doctor_timing.py [--runs 10] [--binary build/clockscope]
 
 Runs `clockscope doctor --json` N times, timing each process from outside, and prints
 a Markdown table for docs/benchmarks/doctor.md."""

@@ -3,7 +3,7 @@
 # syscall (clocksource=hpet) while the TSC stays registered (1 vCPU, tsc=reliable).  Under
 # TCG the CPU cannot advertise invariant TSC, so fastclock needs the test-only
 # FASTCLOCK_UNSAFE_ASSUME_INVARIANT_TSC=1 (docs/fastclock.md).  Figures: docs/benchmarks/fastclock.md.
-# Usage: scripts/bench-vm-fallback.sh [OUTDIR]   (after `make && make vm-binaries`)
+# Usage: benchmarks/bench-vm-fallback.sh [OUTDIR]   (after `make && make vm-binaries`)
 set -eu
 cd "$(dirname "$0")/.."
 out=${1:-build/bench-vm-fallback}

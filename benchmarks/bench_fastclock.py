@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """libfastclock's targets, measured (docs/benchmarks/fastclock.md records the figures).
 
-    python3 tools/bench_fastclock.py [--processes 40] [--offset-seconds 60] [--quick]
+    python3 benchmarks/bench_fastclock.py [--processes 40] [--offset-seconds 60] [--quick]
 
-Builds the tree (make), compiles tools/fastclock_accuracy.c against build/libfastclock.a,
+Builds the tree (make), compiles benchmarks/fastclock_accuracy.c against build/libfastclock.a,
 then measures:
   1. cost, in ONE `clockscope bench` run: fastclock.monotonic / counter.lfence_rdtsc,
      fastclock.monotonic vs libc.clock_gettime.monotonic, fastclock.ticks / counter.rdtsc,
@@ -37,7 +37,7 @@ def main():
         a.processes, a.offset_seconds = 5, 5
     sh("make", "-s", "-j2")
     exe = ROOT / "build" / "fastclock_accuracy"
-    sh("cc", "-O2", "-Isrc/fastclock", "-o", exe, "tools/fastclock_accuracy.c",
+    sh("cc", "-O2", "-Isrc/fastclock", "-o", exe, "benchmarks/fastclock_accuracy.c",
        "build/libfastclock.a", "-lpthread")
     missed = []
 

@@ -9,7 +9,7 @@
  * Both hand the record to the other CPU first (up to 200 pauses), so most comparisons are
  * cross-CPU.  Prints cross-CPU comparisons and backward steps.
  *
- *   gcc -O2 -pthread -o /tmp/warp_protocols docs/benchmarks/warp_protocols.c
+ *   gcc -O2 -pthread -o /tmp/warp_protocols benchmarks/warp_protocols.c
  *   /tmp/warp_protocols lock 2000000; /tmp/warp_protocols seqlock 2000000
  */
 #define _GNU_SOURCE

@@ -1,4 +1,4 @@
-/* One fresh process's view of libfastclock, for tools/bench_fastclock.py:
+/* One fresh process's view of libfastclock, for benchmarks/bench_fastclock.py:
  *   fastclock_accuracy first            ns the first fastclock_monotonic_ns() call took
  *   fastclock_accuracy rate SECONDS idle|busy
  *                                        rate error (ppm) against CLOCK_MONOTONIC over

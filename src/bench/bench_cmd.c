@@ -1,5 +1,6 @@
 /* clockscope bench: the cost of every way of reading the time on this machine. */
 #include "commands.h"
+#include "bench/bench_gap.h"
 #include "common/cli.h"
 #include "common/cpuset.h"
 #include "common/json.h"
@@ -8,7 +9,6 @@
 #include "measure/engine.h"
 #include "measure/method.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
@@ -22,20 +22,28 @@
 struct bench_options {
     bool quick, json, list;
     int threads;
-    struct cpu_list cpus;
+    const char *cpus_arg;
+    struct cpu_list allowed, cpus;
     int samples;
     const char *patterns[MAX_PATTERNS];
     int npatterns;
+    const char *clock_names[16];
+    int nclock_names;
     const struct clock_info *clocks[16];
     int nclocks;
+    const char *gap_arg;
+    int reads, bracket; /* --reads (0: not given), --bracket (index in bracket_names, -1) */
+    struct bench_gap_options gap; /* --gap, --reads, --bracket (bench_gap.c) */
 };
 
 static const char help[] =
     "usage: clockscope bench [options]\n"
     "\n"
-    "Measures what each way of reading the time costs on this machine: libc calls, the\n"
-    "vDSO entry points called directly, raw syscalls, raw counters under each ordering,\n"
-    "and reference rungs (an empty call, getppid).  Ids are <path>.<api>[.<clock>].\n"
+    "Measures what each way of reading the time costs on this machine: libc calls\n"
+    "(libc.*), the vDSO entry points called directly (vdso.*), raw syscalls (syscall.*), raw\n"
+    "counters under each ordering (counter.*), libfastclock's reads (fastclock.*), and\n"
+    "reference rungs (ref.*: an empty call, getppid).  Ids are <path>.<api>[.<clock>];\n"
+    "--list shows them all.\n"
     "\n"
     "options:\n"
     "  --quick            fewer, shorter samples (about 1 s in all)\n"
@@ -46,6 +54,16 @@ static const char help[] =
     "  --only GLOBS       only ids matching these comma-separated globs, e.g. 'libc.*,counter.*'\n"
     "  --clock NAMES      only these clocks for clock_* methods, e.g. monotonic,realtime\n"
     "  --samples N        samples per method (default 41, quick 15)\n"
+    "  --gap LIST         read patterns: gaps between reads, e.g. 0,1ms,20ms,150ms,1s:30\n"
+    "                     (units ns, us, ms, s; ':N' sets that gap's reads).  0 is the hot\n"
+    "                     loop above; any other gap times each read alone after sleeping the\n"
+    "                     gap: per-read p50, p99, p99.9, max, min, cold and hot, for all the\n"
+    "                     methods side by side (docs/METHODOLOGY.md, 'Sparse reads')\n"
+    "  --reads N          reads per method at each gap without ':N' (default 200, at most\n"
+    "                     about 10 s of sleep per gap, at least 10)\n"
+    "  --bracket KIND     timer around each sparse read: auto (default: the ordered counter\n"
+    "                     when the CPU promises a constant rate, else CLOCK_MONOTONIC_RAW),\n"
+    "                     counter, clock\n"
     "  --list             list the methods and whether each can run here; measure nothing\n"
     "  --json             machine-readable output (schema: docs/json.md)\n"
     "  --help             this text\n"
@@ -55,70 +73,73 @@ static const char help[] =
     "and a result with spread above 10% is marked noisy.  Timer: CLOCK_MONOTONIC_RAW\n"
     "(CLOCK_MONOTONIC for methods that read MONOTONIC_RAW).  docs/METHODOLOGY.md has the detail.\n";
 
+/* --clock NAME: a clock this build knows (clock_by_name takes names and macros). */
+static bool known_clock(void *opts, const char *name, char *err, size_t errlen)
+{
+    (void)opts;
+    if (clock_by_name(name))
+        return true;
+    const struct clock_info *all;
+    size_t na = clocks_all(&all);
+    char known[400] = "";
+    for (size_t k = 0; k < na; k++)
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", k ? ", " : "",
+                 all[k].name);
+    cli_not_one_of(err, errlen, name, known);
+    return false;
+}
+
+/* --gap LIST: parsed into the options' gap list (gap_list.c). */
+static bool gap_check(void *opts, const char *value, char *err, size_t errlen)
+{
+    struct bench_options *o = opts;
+    return gap_list_parse(value, strlen(value), &o->gap.gaps, err, errlen);
+}
+
+static const char *const bracket_names[] = {"auto", "counter", "clock", NULL};
+
+static const struct cli_option bench_decl[] = {
+    {.name = "quick", CLI_FLAG_OF(struct bench_options, quick)},
+    {.name = "threads", .metavar = "N", 
+     CLI_UINT_OF(struct bench_options, threads, 1, CPUSET_MAX),
+     CLI_MAX_FROM(struct bench_options, allowed.count), .max_note = "the CPUs this process may use"},
+    {.name = "cpus", .metavar = "LIST", CLI_STRING_OF(struct bench_options, cpus_arg)},
+    {.name = "only", .metavar = "GLOBS", CLI_LIST_OF(struct bench_options, patterns, npatterns)},
+    {.name = "clock", .metavar = "NAMES", .check = known_clock,
+     CLI_LIST_OF(struct bench_options, clock_names, nclock_names)},
+    {.name = "samples", .metavar = "N", CLI_UINT_OF(struct bench_options, samples, 3, 1000)},
+    {.name = "list", CLI_FLAG_OF(struct bench_options, list)},
+    {.name = "json", CLI_FLAG_OF(struct bench_options, json)},
+    {.name = "gap", .metavar = "LIST", .check = gap_check, CLI_STRING_OF(struct bench_options, gap_arg)},
+    {.name = "reads", .metavar = "N", .needs = "gap",
+     CLI_UINT_OF(struct bench_options, reads, 1, GAP_READS_MAX)},
+    {.name = "bracket", .metavar = "KIND", .needs = "gap",
+     CLI_ENUM_OF(struct bench_options, bracket, bracket_names)},
+    {0},
+};
+
+const struct cli_spec bench_cli = {.cmd = "bench", .help = help, .options = bench_decl};
+
 static void parse_args(int argc, char **argv, struct bench_options *o)
 {
-    static const struct option longopts[] = {
-        {"quick", no_argument, 0, 'q'},     {"json", no_argument, 0, 'j'},
-        {"list", no_argument, 0, 'l'},      {"threads", required_argument, 0, 't'},
-        {"cpus", required_argument, 0, 'c'}, {"only", required_argument, 0, 'o'},
-        {"clock", required_argument, 0, 'k'}, {"samples", required_argument, 0, 's'},
-        {"help", no_argument, 0, 'h'},      {0, 0, 0, 0},
-    };
-    struct cpu_list allowed;
-    cli_cpus_allowed("bench", &allowed);
     memset(o, 0, sizeof *o);
+    cli_cpus_allowed("bench", &o->allowed);
+    const struct cpu_list allowed = o->allowed;
     o->threads = 1;
-    const char *cpus_arg = NULL;
-    char err[200];
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        uint64_t v;
-        switch (c) {
-        case 'q': o->quick = true; break;
-        case 'j': o->json = true; break;
-        case 'l': o->list = true; break;
-        case 't':
-            if (!parse_u64(optarg, 1, (uint64_t)allowed.count, &v, err, sizeof err))
-                usage_error("bench", "--threads: %s; this process may use %d CPU%s", err,
-                            allowed.count, allowed.count == 1 ? "" : "s");
-            o->threads = (int)v;
-            break;
-        case 'c': cpus_arg = optarg; break;
-        case 'o': cli_split_list("bench", optarg, o->patterns, &o->npatterns, MAX_PATTERNS, "--only patterns"); break;
-        case 'k': {
-            const char *names[16];
-            int n = 0;
-            cli_split_list("bench", optarg, names, &n, 16, "--clock names");
-            for (int i = 0; i < n; i++) {
-                const struct clock_info *ci = clock_by_name(names[i]);
-                if (!ci) {
-                    const struct clock_info *all;
-                    size_t na = clocks_all(&all);
-                    char known[400] = "";
-                    for (size_t k = 0; k < na; k++)
-                        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
-                                 k ? ", " : "", all[k].name);
-                    usage_error("bench", "unknown clock '%s' (known: %s)", names[i], known);
-                }
-                o->clocks[o->nclocks++] = ci;
-            }
-            break;
-        }
-        case 's':
-            if (!parse_u64(optarg, 3, 1000, &v, err, sizeof err))
-                usage_error("bench", "--samples: %s", err);
-            o->samples = (int)v;
-            break;
-        case 'h': fputs(help, stdout); exit(0);
-        case '?':
-        default:
-            cli_bad_option("bench", argv);
-        }
-    }
-    if (optind < argc)
-        usage_error("bench", "unexpected argument '%s'", argv[optind]);
+    o->bracket = -1;
+    cli_parse(&bench_cli, argc, argv, o);
+    for (int i = 0; i < o->nclock_names; i++)
+        o->clocks[o->nclocks++] = clock_by_name(o->clock_names[i]);
+    const char *cpus_arg = o->cpus_arg;
+    bool reads_given = o->reads > 0, bracket_given = o->bracket >= 0;
+    o->gap.reads = (uint32_t)o->reads;
+    if (bracket_given)
+        read_bracket_request_parse(bracket_names[o->bracket], &o->gap.bracket);
+    if ((reads_given || bracket_given) && !bench_gap_any_sparse(&o->gap.gaps))
+        usage_error("bench", "%s needs --gap with a gap other than 0",
+                    reads_given ? "--reads" : "--bracket");
+    if (o->threads > 1 && bench_gap_any_sparse(&o->gap.gaps))
+        usage_error("bench", "--gap measures sparse reads on one thread: drop --threads");
     if (cpus_arg) {
         cli_parse_cpus("bench", cpus_arg, &allowed, &o->cpus);
         if (o->cpus.count < o->threads)
@@ -312,6 +333,11 @@ int cmd_bench(int argc, char **argv)
     if (o.list)
         return list_methods(&ml, &o);
 
+    /* Gap 0 is the hot loop: always without --gap, and when the list names it. */
+    bool hot_loop = o.gap_arg == NULL;
+    for (int i = 0; i < o.gap.gaps.count; i++)
+        hot_loop |= o.gap.gaps.item[i].gap_ns == 0;
+
     struct measure_config cfg;
     if (o.quick)
         measure_config_quick(&cfg);
@@ -349,11 +375,18 @@ int cmd_bench(int argc, char **argv)
         json_kv_double(&j, "warmup_ns", cfg.warmup_ns);
         json_kv_double(&j, "budget_ns", cfg.budget_ns);
         json_kv_double(&j, "noisy_spread", cfg.noisy_spread);
+        json_key(&j, "gaps_ns");
+        json_begin_array(&j);
+        for (int i = 0; i < o.gap.gaps.count; i++)
+            json_uint(&j, o.gap.gaps.item[i].gap_ns);
+        json_end_array(&j);
         json_end_object(&j);
         json_key(&j, "results");
         json_begin_array(&j);
-    } else {
+    } else if (hot_loop) {
         print_header(&si, &o, &cfg);
+    } else {
+        sysinfo_print_header(stdout, "bench", &si);
     }
 
     struct timespec t0, t1;
@@ -362,7 +395,7 @@ int cmd_bench(int argc, char **argv)
     int failures = 0;
     static struct measurement r;
     size_t done = 0;
-    for (size_t i = 0; i < ml.count; i++) {
+    for (size_t i = 0; hot_loop && i < ml.count; i++) {
         const struct method *m = &ml.m[i];
         if (!selected(&o, m))
             continue;
@@ -382,17 +415,34 @@ int cmd_bench(int argc, char **argv)
     }
     if (progress)
         fprintf(stderr, "\r%60s\r", "");
+    if (o.json)
+        json_end_array(&j);
+    else
+        print_unavailable(&ml, &o);
+    if (bench_gap_any_sparse(&o.gap.gaps)) {
+        static const struct method *sel[METHODS_MAX];
+        size_t n = 0;
+        for (size_t i = 0; i < ml.count; i++)
+            if (selected(&o, &ml.m[i]))
+                sel[n++] = &ml.m[i];
+        failures += bench_gap_run(sel, n, &o.gap, o.cpus.cpu[0], o.json ? &j : NULL);
+    }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     if (o.json) {
-        json_end_array(&j);
         json_kv_double(&j, "elapsed_s", elapsed);
         json_end_object(&j);
         json_finish(&j);
-    } else {
-        print_unavailable(&ml, &o);
+    } else if (hot_loop) {
         printf("\n%zu methods in %.1f s; '!' marks a noisy result (spread > %.0f%%).\n", nsel,
                elapsed, cfg.noisy_spread * 100);
+    } else {
+        printf("\n%zu methods in %.1f s.\n", nsel, elapsed);
+    }
+    /* A full disk or a closed stdout must not pass for a result. */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "clockscope bench: cannot write the results to standard output\n");
+        return 1;
     }
     return failures ? 1 : 0;
 }

@@ -2,13 +2,13 @@
 """Validates `clockscope bench` against an independent measurement, in one run:
 
 1. For each of ROUNDS rounds: a full default `bench` (pinned to --cpu), then the plain loop
-   (tools/plainloop.c: 10 million clock_gettime(CLOCK_MONOTONIC) calls in a bare loop, timed
+   (benchmarks/plainloop.c: 10 million clock_gettime(CLOCK_MONOTONIC) calls in a bare loop, timed
    as a whole, pinned to the same CPU; its wall time is also taken from outside the process).
 2. Compares bench's libc.clock_gettime.monotonic with the plain loop of the same round, and
    every method's median across rounds (max/min - 1).
 3. Times `bench` and `bench --quick` end to end.
 
-Usage: tools/bench_validate.py [--binary build/clockscope] [--cpu N] [--rounds 3]
+Usage: benchmarks/bench_validate.py [--binary build/clockscope] [--cpu N] [--rounds 3]
 Prints a Markdown report (docs/benchmarks/bench.md holds one)."""
 import argparse
 import json
@@ -31,7 +31,7 @@ def main():
     a = ap.parse_args()
 
     plain = ROOT / "build/plainloop"
-    subprocess.run(["cc", "-O2", "-o", plain, ROOT / "tools/plainloop.c"], check=True)
+    subprocess.run(["cc", "-O2", "-o", plain, ROOT / "benchmarks/plainloop.c"], check=True)
 
     rounds = []
     for r in range(a.rounds):

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Sparse reads: what one clock read costs when a program reads the time now and then
+(issue 18's table; figures in docs/benchmarks/fastclock.md, section "Sparse reads").
+
+    make -j2 && make vm-binaries && python3 benchmarks/bench_sparse.py [--host] [--vm]
+
+One `clockscope bench --gap` run per machine measures fastclock.monotonic, the libc and
+vDSO clock_gettime(CLOCK_MONOTONIC) and the raw syscall side by side (interleaved after
+every sleep), at gaps of 1 ms, 20 ms, 150 ms (200 reads each) and 1 s (30 reads), plus
+the hot loop (gap 0) for reference:
+  --host  this machine;
+  --vm    an x86_64 guest whose kernel serves clock_gettime by syscall: `clockscope vm
+          --cpus 1 --append 'clocksource=hpet tsc=reliable' --env
+          FASTCLOCK_UNSAFE_ASSUME_INVARIANT_TSC=1` (the setup of the fallback experiment
+          in docs/benchmarks/fastclock.md: TCG cannot advertise invariant TSC, so the
+          test-only override lets fastclock use the counter; `--bracket counter` for the
+          same reason, its rate checked at the start and end of the run).
+Neither flag: both.  The tables use cold reads (the first read after each sleep, what a
+sparse reader pays) and the ratios are fastclock / vDSO from the same run.  Prints the
+issue's acceptance checks; exits 0 whatever they say (the figures are the product), 1 if
+a run failed.  --json-out DIR keeps each run's JSON; --from DIR renders kept JSON again."""
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CLOCKSCOPE = ROOT / "build" / "clockscope"
+FASTCLOCK = "fastclock.monotonic"
+VDSO = "vdso.clock_gettime.monotonic"
+LIBC = "libc.clock_gettime.monotonic"
+SYSCALL = "syscall.clock_gettime.monotonic"
+METHODS = [FASTCLOCK, VDSO, LIBC, SYSCALL]
+GAPS = "0,1ms:200,20ms:200,150ms:200,1s:30"
+BENCH = ["bench", "--json", "--gap", GAPS, "--only", ",".join(METHODS)]
+VM = ["vm", "--arch", "x86_64", "--cpus", "1", "--timeout", "900",
+      "--append", "clocksource=hpet tsc=reliable",
+      "--env", "FASTCLOCK_UNSAFE_ASSUME_INVARIANT_TSC=1", "--"]
+
+
+def run(args):
+    cmd = [str(CLOCKSCOPE), *args]
+    print("$ clockscope " + " ".join(f"'{a}'" if " " in a or "*" in a else a for a in args),
+          flush=True)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=1200)
+    if p.returncode != 0:
+        sys.exit(f"failed ({p.returncode}):\n{p.stderr[-3000:]}")
+    return json.loads(p.stdout)
+
+
+def ns(v):
+    if v is None:
+        return "-"
+    return f"{v / 1000:.2f} µs" if v >= 1000 else f"{v:.0f} ns"
+
+
+def gap_name(g):
+    return f"{g // 1_000_000_000} s" if g % 1_000_000_000 == 0 else f"{g / 1e6:g} ms"
+
+
+def table(doc, title):
+    m = doc["machine"]
+    sp = doc["sparse"]
+    b = sp["bracket"]
+    print(f"\n### {title}\n")
+    print(f"{m['arch']}, {m['cpu_model']}, Linux {m['kernel']}, clocksource {m['clocksource']}, "
+          f"virtualization {m['virtualization']}, load average {m['loadavg_1m']}; bracket "
+          f"{b['name']}" + (f" at {b['hz_start'] / 1e6:.3f} MHz (start/end {b['rate_disagreement_ppm']:.0f} ppm apart)"
+                            if b["kind"] == "counter" else "") + "\n")
+    hot = {r["id"]: r for r in doc["results"]}
+    print("hot loop (gap 0), ns/call median: " + ", ".join(
+        f"{i} {hot[i]['ns_per_call']['median']:.1f}" for i in METHODS
+        if i in hot and hot[i].get("ns_per_call")) + "\n")
+    head = ["gap (reads kept, preempted rounds)", "bracket p50 (subtracted)"]
+    head += [f"{i} p50 / p99 / max" for i in METHODS]
+    head += ["fastclock / vDSO p50", "fastclock / vDSO p99"]
+    print("| " + " | ".join(head) + " |")
+    print("|---|" + "---:|" * (len(head) - 1))
+    checks = []
+    for g in sp["gaps"]:
+        ms = {x["id"]: x["cold"] for x in g["methods"]}
+        cells = [f"{gap_name(g['gap_ns'])} ({g['rounds']}, {g['preempted_rounds']})",
+                 ns(g["bracket"]["cold"]["p50"])]
+        for i in METHODS:
+            c = ms.get(i)
+            cells.append(f"{ns(c['p50'])} / {ns(c['p99'])} / {ns(c['max'])}" if c else "-")
+        f, v = ms.get(FASTCLOCK), ms.get(VDSO)
+        r50 = f["p50"] / v["p50"] if f and v and v["p50"] else None
+        r99 = f["p99"] / v["p99"] if f and v and v["p99"] else None
+        cells += [f"{r50:.2f}x" if r50 else "-", f"{r99:.2f}x" if r99 else "-"]
+        print("| " + " | ".join(cells) + " |")
+        checks.append((g, ms, r50, r99))
+    print("\nHot reads (the read right after the cold one), p50 / p99:\n")
+    print("| gap | bracket p50 (subtracted) | " + " | ".join(METHODS) + " |")
+    print("|---|" + "---:|" * (len(METHODS) + 1))
+    for g in sp["gaps"]:
+        hs = {x["id"]: x["hot"] for x in g["methods"]}
+        print(f"| {gap_name(g['gap_ns'])} | {ns(g['bracket']['hot']['p50'])} | " + " | ".join(
+            f"{ns(hs[i]['p50'])} / {ns(hs[i]['p99'])}" if i in hs else "-" for i in METHODS)
+            + " |")
+    return checks
+
+
+def acceptance(checks, hpet):
+    print()
+    for g, ms, r50, r99 in checks:
+        name = gap_name(g["gap_ns"])
+        if not hpet and g["gap_ns"] < 1_000_000_000:
+            ok = r50 is not None and r50 <= 1.2 and r99 <= 1.5
+            print(f"- gap {name}: fastclock/vDSO p50 {r50:.2f}x (<= 1.2x), p99 {r99:.2f}x "
+                  f"(<= 1.5x): {'met' if ok else 'NOT met'}; {g['rounds']} reads"
+                  + ("" if g["rounds"] >= 200 else " (fewer than 200)"))
+        if hpet:
+            f, s = ms.get(FASTCLOCK), ms.get(SYSCALL)
+            ok = f and s and f["p99"] < s["p50"]
+            print(f"- gap {name}: fastclock p99 {ns(f['p99'])} below the syscall's p50 "
+                  f"{ns(s['p50'])}: {'met' if ok else 'NOT met'}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--host", action="store_true")
+    ap.add_argument("--vm", action="store_true")
+    ap.add_argument("--json-out", type=Path, help="keep each run's JSON (host.json, vm-hpet.json)")
+    ap.add_argument("--from", dest="from_dir", type=Path,
+                    help="render the tables from JSON kept with --json-out; run nothing")
+    a = ap.parse_args()
+    both = not a.host and not a.vm
+    runs = []
+    if a.host or both:
+        runs.append(("host", "This machine", BENCH, False))
+    if a.vm or both:
+        runs.append(("vm-hpet", "x86_64 guest, clocksource=hpet (TCG: emulation timings; "
+                     "ratios only)", VM + BENCH + ["--bracket", "counter"], True))
+    for key, title, args, hpet in runs:
+        if a.from_dir:
+            doc = json.loads((a.from_dir / f"{key}.json").read_text())
+        else:
+            doc = run(args)
+        if a.json_out:
+            a.json_out.mkdir(parents=True, exist_ok=True)
+            (a.json_out / f"{key}.json").write_text(json.dumps(doc, indent=1))
+        acceptance(table(doc, title), hpet)
+
+
+if __name__ == "__main__":
+    main()

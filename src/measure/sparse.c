@@ -1,0 +1,155 @@
+#include "measure/sparse.h"
+
+#include "arch/counter_funcs.h" /* KEEP */
+#include "common/stats.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+bool sparse_method_supported(const struct method *m)
+{
+    return m->available && m->read != NULL;
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Involuntary context switches of this thread so far (outside every timed region). */
+static long preemptions(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nivcsw : 0;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+        ;
+}
+
+/* One bracketed read of slot s (0: nothing between the timer reads).  The bracket reads
+ * are calls into another translation unit, so the compiler cannot move the method's call
+ * across them; the ordered counter read keeps the CPU from closing the bracket before the
+ * call's loads are done. */
+static uint64_t timed_read(const struct bracket *b, const struct method *m)
+{
+    uint64_t t0 = read_bracket_read(b);
+    if (m) {
+        uint64_t v = m->read(m->ctx);
+        KEEP(v);
+    }
+    uint64_t t1 = read_bracket_read(b);
+    return t1 - t0;
+}
+
+bool sparse_measure_gap(const struct method *const *ms, size_t nm, const struct bracket *b,
+                        uint64_t gap_ns, uint32_t reads, struct sparse_gap *out, char *err,
+                        size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    size_t nslots = nm + 1;
+    out->gap_ns = gap_ns;
+    out->reads_wanted = reads;
+    out->warmup_rounds = SPARSE_WARMUP_ROUNDS;
+    out->nmethods = nm;
+    out->methods = calloc(nm ? nm : 1, sizeof *out->methods);
+    out->raw_cold = calloc(nslots * reads, sizeof *out->raw_cold);
+    out->raw_hot = calloc(nslots * reads, sizeof *out->raw_hot);
+    if (!out->methods || !out->raw_cold || !out->raw_hot) {
+        snprintf(err, errlen, "out of memory for %zu x %u reads", nslots, reads);
+        sparse_gap_free(out);
+        return false;
+    }
+    for (size_t i = 0; i < nm; i++)
+        out->methods[i].m = ms[i];
+
+    uint64_t start = mono_ns();
+    /* A machine so busy that most rounds are preempted: stop after this many attempts
+     * and report what was kept. */
+    size_t max_attempts = (size_t)reads * 4 + 20;
+    uint64_t cold[METHODS_MAX + 1], hot[METHODS_MAX + 1];
+    for (size_t round = 0, attempts = 0; out->rounds_kept < reads && attempts < max_attempts;
+         round++) {
+        bool warmup = round < SPARSE_WARMUP_ROUNDS;
+        attempts += !warmup;
+        sleep_ns(gap_ns);
+        long before = preemptions();
+        for (size_t k = 0; k < nslots; k++) {
+            size_t s = (k + round) % nslots;
+            const struct method *m = s ? ms[s - 1] : NULL;
+            cold[s] = timed_read(b, m);
+            hot[s] = timed_read(b, m);
+        }
+        if (preemptions() != before) {
+            out->rounds_preempted += !warmup;
+            continue;
+        }
+        if (warmup)
+            continue;
+        for (size_t s = 0; s < nslots; s++) {
+            out->raw_cold[s * reads + out->rounds_kept] = cold[s];
+            out->raw_hot[s * reads + out->rounds_kept] = hot[s];
+        }
+        out->rounds_kept++;
+    }
+    out->elapsed_ns = (double)(mono_ns() - start);
+    return true;
+}
+
+/* Converts n raw tick counts to ns less `subtract` (clamped at 0) and summarizes them. */
+static void dist_of(const uint64_t *raw, size_t n, double ns_per_tick, double subtract,
+                    double *scratch, struct sparse_dist *d)
+{
+    for (size_t i = 0; i < n; i++) {
+        double v = (double)raw[i] * ns_per_tick - subtract;
+        scratch[i] = v > 0 ? v : 0;
+    }
+    struct summary s;
+    stats_summarize(scratch, n, &s); /* sorts scratch */
+    d->n = n;
+    d->min = s.min;
+    d->p50 = s.median;
+    d->p99 = s.p99;
+    d->p999 = stats_quantile_sorted(scratch, n, 0.999);
+    d->max = s.max;
+    d->mean = s.mean;
+}
+
+void sparse_gap_summarize(struct sparse_gap *g, double ns_per_tick)
+{
+    size_t n = g->rounds_kept, reads = g->reads_wanted;
+    double none;
+    double *allocated = malloc(sizeof(double) * (n ? n : 1));
+    double *scratch = allocated ? allocated : &none;
+    if (!allocated)
+        n = 0; /* every figure NaN: "not measured" rather than a wrong number */
+    dist_of(g->raw_cold, n, ns_per_tick, 0, scratch, &g->bracket_cold);
+    dist_of(g->raw_hot, n, ns_per_tick, 0, scratch, &g->bracket_hot);
+    for (size_t i = 0; i < g->nmethods; i++) {
+        size_t s = i + 1;
+        dist_of(g->raw_cold + s * reads, n, ns_per_tick, g->bracket_cold.p50, scratch,
+                &g->methods[i].cold);
+        dist_of(g->raw_hot + s * reads, n, ns_per_tick, g->bracket_hot.p50, scratch,
+                &g->methods[i].hot);
+    }
+    free(allocated);
+}
+
+void sparse_gap_free(struct sparse_gap *g)
+{
+    free(g->methods);
+    free(g->raw_cold);
+    free(g->raw_hot);
+    g->methods = NULL;
+    g->raw_cold = g->raw_hot = NULL;
+}

@@ -1,0 +1,67 @@
+/* Sparse reads (bench --gap): what one read costs when a program reads the time now and
+ * then instead of in a loop.
+ *
+ * Schedule for one gap, all methods side by side: a round is a sleep of `gap`
+ * (clock_nanosleep, relative, like a program's usleep), then every method in turn, in an
+ * order rotated by one each round; each is read twice in a row, each read timed on its own
+ * between two bracket reads (measure/bracket.h):
+ *   cold = the method's first read after the sleep (other methods' reads may precede it
+ *          in the round, so it is "cold" for its own code and data, not for the CPU);
+ *   hot  = the read of the same method right after its cold read.
+ * The empty bracket (nothing between the two timer reads) is one more slot of the
+ * rotation, so its cost is measured cold and hot under the same conditions; its median
+ * is subtracted from every read (cold from cold, hot from hot), clamped at 0.
+ * A round during which the thread's involuntary context switch count changed (it was
+ * preempted) is discarded as a whole and retaken, and counted.  The first rounds of each
+ * gap are warm-up and not recorded. */
+#ifndef CLOCKSCOPE_SPARSE_H
+#define CLOCKSCOPE_SPARSE_H
+
+#include "measure/bracket.h"
+#include "measure/method.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SPARSE_WARMUP_ROUNDS 2
+
+/* A distribution of per-read costs in ns.  n == 0: no read kept, every figure NaN. */
+struct sparse_dist {
+    size_t n;
+    double min, p50, p99, p999, max, mean;
+};
+
+struct sparse_method {
+    const struct method *m;
+    struct sparse_dist cold, hot; /* net of the bracket's median */
+};
+
+struct sparse_gap {
+    uint64_t gap_ns;
+    uint32_t reads_wanted;
+    size_t rounds_kept;
+    size_t rounds_preempted;       /* discarded and retaken */
+    int warmup_rounds;
+    struct sparse_dist bracket_cold, bracket_hot; /* the empty bracket itself: subtracted */
+    double elapsed_ns;
+    size_t nmethods;
+    struct sparse_method *methods; /* nmethods, in the caller's order */
+    /* Raw bracketed ticks per slot (slot 0: the empty bracket), [slot * reads + round]. */
+    uint64_t *raw_cold, *raw_hot;
+};
+
+/* Whether a method can be read once on its own (it has a read function). */
+bool sparse_method_supported(const struct method *m);
+/* Runs the schedule for one gap over ms[0..nm) (each sparse_method_supported) on the
+ * calling thread, which the caller has pinned.  Keeps raw ticks; figures come from
+ * sparse_gap_summarize.  False with err filled when memory runs out. */
+bool sparse_measure_gap(const struct method *const *ms, size_t nm, const struct bracket *b,
+                        uint64_t gap_ns, uint32_t reads, struct sparse_gap *out, char *err,
+                        size_t errlen);
+/* Turns the raw ticks into the distributions, ns_per_tick from the bracket's rate (known
+ * once the whole run has ended). */
+void sparse_gap_summarize(struct sparse_gap *g, double ns_per_tick);
+void sparse_gap_free(struct sparse_gap *g);
+
+#endif

@@ -1,0 +1,155 @@
+"""clockscope bench --gap: sparse reads, each timed alone (docs/METHODOLOGY.md, "Sparse
+reads").  Option parsing, the JSON shape, and live runs whose numbers must be coherent and
+physically possible: no timing ratio is asserted (the machine is shared and noisy), only
+bounds that a wrong per-read timing (bracket not subtracted, ticks taken for ns, a batch
+timed instead of one call) cannot meet."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import run
+
+FEW = "ref.empty_call,ref.getppid,libc.clock_gettime.monotonic,vdso.clock_getres.monotonic"
+
+
+def gap_json(binary, *args, runner=None, timeout=180):
+    cmd = ([runner] if runner else []) + [binary, "bench", "--json", *args]
+    proc = run(cmd, timeout=timeout)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--gap", ""], "--gap needs a value (LIST)"),
+    (["--gap", "1"], "needs a unit"),
+    (["--gap", "5m"], "unknown unit 'm'"),
+    (["--gap", "1.5ns"], "whole number of nanoseconds"),
+    (["--gap", "-1ms"], "does not start with a number"),
+    (["--gap", "61s"], "longer than the maximum gap"),
+    (["--gap", "1ms,1000us"], "given twice"),
+    (["--gap", "1ms,,2ms"], "empty item"),
+    (["--gap", "0:10"], "hot loop"),
+    (["--gap", "1ms:0"], "read count '0'"),
+    (["--gap", "1ms:lots"], "read count 'lots'"),
+    (["--gap", "1ms", "--reads", "0"], "--reads"),
+    (["--gap", "1ms", "--reads", "100001"], "--reads"),
+    (["--gap", "1ms", "--reads", "ten"], "--reads"),
+    (["--reads", "10"], "--reads goes only with --gap"),
+    (["--gap", "0", "--reads", "10"], "--reads needs --gap"),
+    (["--bracket", "counter"], "--bracket goes only with --gap"),
+    (["--gap", "1ms", "--bracket", "tsc"], "'tsc' is not one of auto, counter, clock"),
+    (["--gap", "1ms", "--threads", "2"], "--threads"),
+    (["--gap"], "--gap"),
+])
+def test_bad_gap_usage_exits_2_with_a_message(clockscope, args, needle):
+    proc = run([clockscope, "bench", *args])
+    assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+    assert needle in proc.stderr, proc.stderr
+    assert proc.stdout == ""
+
+
+def ordered(d):
+    return d["min"] <= d["p50"] <= d["p99"] <= d["p999"] <= d["max"]
+
+
+def test_json_shape_and_coherent_numbers(clockscope):
+    doc = gap_json(clockscope, "--gap", "0,200us:40,2ms:12", "--only", FEW)
+    assert doc["schema"] == "clockscope.bench/1"
+    assert doc["config"]["gaps_ns"] == [0, 200000, 2000000]
+    # Gap 0 is today's hot loop, in "results" as before.
+    hot = {r["id"]: r for r in doc["results"]}
+    assert hot["ref.getppid"]["ns_per_call"]["median"] > 0
+    sp = doc["sparse"]
+    assert sp["cpu"] in os.sched_getaffinity(0)
+    b = sp["bracket"]
+    assert b["kind"] in ("counter", "clock") and b["name"]
+    if b["kind"] == "counter":
+        assert b["hz_start"] > 1e6 and b["hz_end"] > 1e6
+        assert b["rate_disagreement_ppm"] < 1000, b
+        assert b["counter_not_used_because"] is None
+    else:
+        assert b["counter_not_used_because"]
+    # A method with no single-read form is named, not silently dropped.
+    assert sp["not_measured"] == ["vdso.clock_getres.monotonic"]
+    assert [g["gap_ns"] for g in sp["gaps"]] == [200000, 2000000]
+    for g, wanted in zip(sp["gaps"], (40, 12)):
+        assert g["reads_wanted"] == wanted
+        assert g["rounds"] == wanted, g  # retaken when preempted, so all are kept here
+        assert g["preempted_rounds"] >= 0 and g["warmup_rounds"] == 2
+        # At least the sleeps themselves, warm-up and preempted rounds included.
+        assert g["elapsed_s"] >= g["gap_ns"] * (g["rounds"] + 2) / 1e9
+        # The bracket's own cost is measured, reported and positive: two timer reads.
+        for kind in ("cold", "hot"):
+            bd = g["bracket"][kind]
+            assert bd["reads"] == wanted and bd["p50"] > 0 and ordered(bd), bd
+        assert [m["id"] for m in g["methods"]] == ["ref.empty_call", "ref.getppid",
+                                                    "libc.clock_gettime.monotonic"]
+        for m in g["methods"]:
+            for kind in ("cold", "hot"):
+                d = m[kind]
+                assert d["reads"] == wanted
+                assert ordered(d), (m["id"], kind, d)
+                assert d["min"] >= 0  # net of the bracket, clamped at 0
+                assert d["min"] <= d["mean"] <= d["max"]
+
+
+def test_per_read_cost_is_physical(clockscope):
+    """getppid read alone costs what it costs in the hot loop (a syscall serializes: no
+    pipelining to lose), within bounds that a wrong conversion (ticks as ns: x2 or more
+    on a GHz counter; eight calls timed: x8) or a missing bracket subtraction breaks; an
+    empty call read alone costs far less than the bracket, once the bracket is subtracted."""
+    doc = gap_json(clockscope, "--gap", "0,500us:200", "--only", "ref.getppid,ref.empty_call")
+    loop = {r["id"]: r["ns_per_call"]["median"] for r in doc["results"]}
+    g = doc["sparse"]["gaps"][0]
+    m = {x["id"]: x for x in g["methods"]}
+    getppid_hot = m["ref.getppid"]["hot"]["p50"]
+    assert 0.5 * loop["ref.getppid"] <= getppid_hot <= 1.4 * loop["ref.getppid"] + 20, (
+        getppid_hot, loop["ref.getppid"])
+    # The first read after a sleep is never cheaper than the one right after it.
+    assert m["ref.getppid"]["cold"]["p50"] >= getppid_hot * 0.9
+    bracket_hot = g["bracket"]["hot"]["p50"]
+    empty_hot = m["ref.empty_call"]["hot"]["p50"]
+    assert empty_hot <= max(5.0, 0.5 * bracket_hot), (empty_hot, bracket_hot)
+
+
+def test_text_table(clockscope):
+    proc = run([clockscope, "bench", "--gap", "1ms:20", "--only", FEW], timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "gap 1 ms: 20 of 20 rounds kept" in out
+    assert "cold: the first read after the sleep" in out and "hot: the read right after it" in out
+    assert "bracket (empty; median subtracted)" in out
+    for rid in ("ref.empty_call", "ref.getppid", "libc.clock_gettime.monotonic"):
+        row = [line for line in out.splitlines() if line.startswith(rid + " ")]
+        assert len(row) == 1 and len(row[0].split()) == 11, row
+    assert "not measured with --gap (no single-read form): vdso.clock_getres.monotonic" in out
+    assert "ns/call" not in out  # no gap 0 asked: no hot-loop table
+
+
+def test_clock_bracket(clockscope):
+    doc = gap_json(clockscope, "--gap", "1ms:10", "--bracket", "clock", "--only",
+                   "ref.getppid")
+    b = doc["sparse"]["bracket"]
+    assert b["kind"] == "clock" and b["name"] == "CLOCK_MONOTONIC_RAW" and b["hz_start"] is None
+    g = doc["sparse"]["gaps"][0]
+    assert g["bracket"]["hot"]["p50"] > 0 and ordered(g["methods"][0]["hot"])
+
+
+def test_other_arches_under_qemu_user(cross_builds):
+    for arch, (build, qemu) in cross_builds.items():
+        doc = gap_json(build / "clockscope", "--gap", "1ms:10", "--only",
+                       "libc.clock_gettime.monotonic", runner=qemu, timeout=300)
+        g = doc["sparse"]["gaps"][0]
+        assert g["rounds"] == 10 and ordered(g["methods"][0]["cold"]), arch
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_unwritable_output_is_a_failure(clockscope, json_flag):
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([str(clockscope), "bench", *json_flag, "--gap", "1ms:3", "--only",
+                               "ref.getppid"], stdout=full, stderr=subprocess.PIPE, text=True,
+                              timeout=60)
+    assert proc.returncode == 1
+    assert "cannot write the results" in proc.stderr

@@ -1,0 +1,168 @@
+"""One table of bad command lines for every command: each ends with exit status 2, nothing on
+stdout, and exactly two lines on stderr, the one wording of src/common/cli.h and the
+pointer to --help.  Nothing here measures, boots or reads facts: the parser answers first."""
+import os
+import subprocess
+
+import pytest
+
+from conftest import run
+
+NCPUS = len(os.sched_getaffinity(0))
+
+# (command line after `clockscope`, the first line of stderr after "clockscope CMD: ")
+BAD = [
+    # bench
+    (["bench", "--samples"], "--samples needs a value (N)"),
+    (["bench", "--bogus"], "unknown option '--bogus'"),
+    (["bench", "--samples", "many"], "--samples: 'many' is not a whole number"),
+    (["bench", "--samples", "-5"], "--samples: '-5' is not a whole number"),
+    (["bench", "--samples", "2"], "--samples: 2 is out of range (3 to 1000)"),
+    (["bench", "--samples", "1001"], "--samples: 1001 is out of range (3 to 1000)"),
+    (["bench", "--clock", "sideways"], "--clock: 'sideways' is not one of realtime, monotonic, "
+     "monotonic_raw, realtime_coarse, monotonic_coarse, boottime, tai, process_cputime_id, "
+     "thread_cputime_id"),
+    (["bench", "stray"], "unexpected argument 'stray'"),
+    (["bench", "--samples", "5", "--samples", "7"], "--samples given more than once"),
+    (["bench", "--json=yes"], "--json takes no value"),
+    (["bench", "--threads", "0"], f"--threads: 0 is out of range (1 to {NCPUS}): the CPUs this "
+     "process may use"),
+    (["bench", "--threads", "100000"], f"--threads: 100000 is out of range (1 to {NCPUS}): the "
+     "CPUs this process may use"),
+    (["bench", "--threads", "two"], "--threads: 'two' is not a whole number"),
+    # warp
+    (["warp", "--seconds"], "--seconds needs a value (S)"),
+    (["warp", "--bogus"], "unknown option '--bogus'"),
+    (["warp", "--seconds", "soon"], "--seconds: 'soon' is not a duration in seconds"),
+    (["warp", "--seconds", "0.01"], "--seconds: 0.01 s is out of range (0.05 to 3600)"),
+    (["warp", "--seconds", "0"], "--seconds: 0 s is out of range (0.05 to 3600)"),
+    (["warp", "--seconds", "99999"], "--seconds: 99999 s is out of range (0.05 to 3600)"),
+    (["warp", "--seconds", "-1"], "--seconds: '-1' is not a duration in seconds"),
+    (["warp", "--seconds", "1e3"], "--seconds: '1e3' is not a duration in seconds"),
+    (["warp", "--cpus", ""], "--cpus needs a value (LIST)"),
+    (["warp", "stray"], "unexpected argument 'stray'"),
+    (["warp", "--seconds", "1", "--seconds=2"], "--seconds given more than once"),
+    # vdso
+    (["vdso", "--file"], "--file needs a value (IMAGE)"),
+    (["vdso", "--bogus"], "unknown option '--bogus'"),
+    (["vdso", "stray"], "unexpected argument 'stray'"),
+    (["vdso", "--file", "a", "--dump", "b"], "--file and --dump do not go together"),
+    (["vdso", "--dump", "a", "--dump", "b"], "--dump given more than once"),
+    # doctor
+    (["doctor", "--root"], "--root needs a value (DIR)"),
+    (["doctor", "--root", ""], "--root needs a value (DIR)"),
+    (["doctor", "--bogus"], "unknown option '--bogus'"),
+    (["doctor", "stray"], "unexpected argument 'stray'"),
+    (["doctor", "--", "--json"], "unexpected argument '--json'"),
+    (["doctor", "--root", "a", "--root", "b"], "--root given more than once"),
+    # facts
+    (["facts", "--save"], "--save needs a value (DIR)"),
+    (["facts", "--bogus"], "unknown option '--bogus'"),
+    (["facts", "stray"], "unexpected argument 'stray'"),
+    (["facts", "--force"], "--force goes only with --save"),
+    # run
+    (["run", "--mode"], "--mode needs a value (MODE)"),
+    (["run", "--bogus", "--", "true"], "unknown option '--bogus'"),
+    (["run", "--mode", "sideways", "--", "true"],
+     "--mode: 'sideways' is not one of auto, fast, coarse[=CLOCKS], count"),
+    (["run", "--verbose"], "no command given (clockscope run [options] -- COMMAND [ARG...])"),
+    (["run", "--mode", "fast", "--mode", "count", "--", "true"], "--mode given more than once"),
+    # vm
+    (["vm", "--arch", "x86_64", "--append"], "--append needs a value (ARGS)"),
+    (["vm", "--arch", "x86_64", "--bogus", "--", "bench"], "unknown option '--bogus'"),
+    (["vm", "--arch", "x86_64", "--cpus", "two", "--", "bench"], "--cpus: 'two' is not a whole number"),
+    (["vm", "--arch", "x86_64", "--cpus", "65", "--", "bench"], "--cpus: 65 is out of range (1 to 64)"),
+    (["vm", "--arch", "x86_64", "--memory", "64", "--", "bench"],
+     "--memory: 64 is out of range (128 to 1048576)"),
+    (["vm", "--arch", "x86_64", "--timeout", "0.5", "--", "bench"],
+     "--timeout: 0.5 s is out of range (1 to 86400)"),
+    (["vm", "--arch", "mips", "--", "bench"], "--arch: 'mips' is not one of x86_64, aarch64, riscv64"),
+    (["vm", "--", "bench"], "--arch is required"),
+    (["vm", "--arch", "x86_64"], "no command given (clockscope vm [options] -- COMMAND [ARGS...])"),
+    (["vm", "--arch", "x86_64", "--kernel", "a", "--kernel", "b", "--", "bench"],
+     "--kernel given more than once"),
+    (["vm", "--arch", "x86_64", "--env", "A=1", "--env", "A=2", "--", "bench"], "--env: A given twice"),
+]
+
+
+# Values that only the command can judge, once parsed (a CPU list against this machine, a
+# selection that matches no method): the same two lines; the first starts with this.
+JUDGED = [
+    (["bench", "--cpus", "99999"], "--cpus: CPU 99999 does not exist"),
+    (["bench", "--cpus", "0-"], "--cpus: bad CPU list '0-'"),
+    (["bench", "--only", "nothing.*"], "no method matches --only/--clock"),
+    (["warp", "--cpus", "9999"], "--cpus: CPU 9999 does not exist"),
+    (["warp", "--cpus", "0-"], "--cpus: bad CPU list '0-'"),
+    (["warp", "--cpus", "1,"], "--cpus: bad CPU list '1,'"),
+    (["warp", "--cpus", "x"], "--cpus: bad CPU list 'x'"),
+    (["warp", "--only", "ref.*"], "no method matches --only"),
+    (["warp", "--only", "libc.time"], "no method matches --only"),
+    (["run", "--output", "x", "--", "true"], "--output is for --mode count"),
+]
+
+
+@pytest.mark.parametrize("args,message", BAD, ids=[" ".join(a) or "-" for a, _ in BAD])
+def test_bad_usage_has_one_wording(clockscope, tmp_path, args, message):
+    # In an empty directory: a parser that let a bad line through must not write here.
+    proc = run([clockscope, *args], timeout=10, cwd=tmp_path)
+    cmd = args[0]
+    assert proc.returncode == 2, (args, proc.returncode, proc.stderr)
+    assert proc.stdout == "", (args, proc.stdout)
+    assert proc.stderr == f"clockscope {cmd}: {message}\nTry 'clockscope {cmd} --help'.\n"
+
+
+@pytest.mark.parametrize("args,start", JUDGED, ids=[" ".join(a) for a, _ in JUDGED])
+def test_values_judged_after_parsing(clockscope, tmp_path, args, start):
+    proc = run([clockscope, *args], timeout=10, cwd=tmp_path)
+    cmd = args[0]
+    assert proc.returncode == 2 and proc.stdout == "", (args, proc.returncode, proc.stderr)
+    first, hint = proc.stderr.splitlines()
+    assert first.startswith(f"clockscope {cmd}: {start}"), (args, first)
+    assert hint == f"Try 'clockscope {cmd} --help'."
+
+
+def test_every_command_is_in_the_table(clockscope):
+    """Each command has at least an unknown option and a missing value in the table."""
+    proc = run([clockscope, "--help"])
+    commands = [line.split()[0] for line in proc.stdout.split("commands:\n")[1].splitlines()
+                if line.startswith("  ")]
+    assert len(commands) >= 7, proc.stdout
+    for cmd in commands:
+        messages = [m for a, m in BAD if a[0] == cmd]
+        assert any(m.startswith("unknown option") for m in messages), cmd
+        assert any(" needs a value " in m for m in messages), cmd
+
+
+@pytest.mark.parametrize("args,first_line", [
+    (["--bogus"], "clockscope: unknown option '--bogus'"),
+    (["frobnicate"], "clockscope: unknown command 'frobnicate'"),
+    (["--version", "--version"], "clockscope: --version given more than once"),
+])
+def test_global_bad_usage(clockscope, args, first_line):
+    proc = run([clockscope, *args], timeout=10)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines()[0] == first_line
+    assert "usage: clockscope <command>" in proc.stderr
+
+
+@pytest.mark.parametrize("cmd", ["bench", "warp", "vdso", "doctor", "facts", "run", "vm"])
+def test_help_of_every_command(clockscope, cmd):
+    for flag in ("--help", "-h"):
+        proc = run([clockscope, cmd, flag], timeout=10)
+        assert proc.returncode == 0 and proc.stdout.startswith(f"usage: clockscope {cmd}")
+        assert proc.stderr == ""
+
+
+def test_options_after_the_command_belong_to_it(clockscope):
+    """run and vm stop at the command: its own options are not theirs."""
+    proc = run([clockscope, "run", "--", "sh", "-c", "exit 3", "--bogus"], timeout=10)
+    assert proc.returncode == 3, proc.stderr
+    proc = run([clockscope, "run", "sh", "-c", "exit 4"], timeout=10)
+    assert proc.returncode == 4, proc.stderr
+
+
+@pytest.mark.parametrize("args", [["--help"], ["bench", "--help"], ["vm", "-h"]])
+def test_help_that_cannot_be_written_fails(clockscope, args):
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([clockscope, *args], stdout=full, stderr=subprocess.PIPE, timeout=10)
+    assert proc.returncode == 1, proc.stderr

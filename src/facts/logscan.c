@@ -43,14 +43,22 @@ static const char *line_find(const struct line *ln, const char *needle, bool exa
 {
     if (exact)
         return strstr(ln->msg, needle);
-    char nl[96];
+    /* Each place the needle's first letter occurs (memchr), then the rest, lower-cased as
+     * it is compared: no copy of the needle per call. */
     size_t n = strlen(needle);
-    if (n >= sizeof nl)
-        return NULL;
-    for (size_t i = 0; i <= n; i++)
-        nl[i] = (char)tolower((unsigned char)needle[i]);
-    const char *q = strstr(ln->lower, nl);
-    return q ? ln->msg + (q - ln->lower) : NULL;
+    if (n == 0 || n > ln->len)
+        return n == 0 ? ln->msg : NULL;
+    char first = (char)tolower((unsigned char)needle[0]);
+    const char *p = ln->lower, *last = ln->lower + (ln->len - n);
+    while (p <= last && (p = memchr(p, first, (size_t)(last - p) + 1)) != NULL) {
+        size_t k = 1;
+        while (k < n && p[k] == (char)tolower((unsigned char)needle[k]))
+            k++;
+        if (k == n)
+            return ln->msg + (p - ln->lower);
+        p++;
+    }
+    return NULL;
 }
 
 static bool has(const struct line *ln, const char *needle) { return line_find(ln, needle, false); }

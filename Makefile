@@ -6,7 +6,9 @@
 #                             build/aarch64/clockscope, build/riscv64/clockscope
 #   make vm-binaries          static x86_64, aarch64, riscv64 builds for clockscope vm
 #   make check                the quick inner loop (under a minute): C unit tests, fast CLI tests
-#   make test                 the whole test suite (see README)
+#   make test                 the whole test suite (see README, docs/testing.md)
+#   make mutants              deliberate breakages (tests/mutants/*.mutant) must each fail
+#                             their tests (docs/testing.md, "Mutants")
 #   make install PREFIX=DIR   DIR/bin/clockscope, DIR/lib/libfastclock.{so,a}, DIR/include/fastclock.h,
 #                             DIR/lib/pkgconfig/fastclock.pc, DIR/lib/clockscope/libclockscope-shim.so
 CC      ?= cc
@@ -34,14 +36,14 @@ LDFLAGS    += -fsanitize=address,undefined
 endif
 
 # The directories whose sources make up the clockscope binary, and the one arch file.
-CLI_DIRS := common vdso measure bench warp fastclock run facts doctor vm
+CLI_DIRS := common vdso measure bench warp fastclock run facts doctor vm collect
 CLI_SRC  := src/main.c $(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c)) src/arch/$(ARCH).c
 CLI_OBJ  := $(CLI_SRC:%.c=$(O)/obj/%.o)
 LIB_OBJ  := $(filter-out $(O)/obj/src/main.o,$(CLI_OBJ))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(O)/obj/%.o)
 
-.PHONY: all check test install cross vm-binaries fuzz clean
+.PHONY: all check test mutants install cross vm-binaries fuzz clean
 all: $(O)/clockscope fastclock-libs
 
 # libfastclock and the `clockscope run` shim: position-independent objects in $(O)/pic,
@@ -108,6 +110,15 @@ install: $(O)/clockscope $(FC_OUTPUTS)
 	$(call fastclock_pc,$(PREFIX)) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/fastclock.pc
 	install -m 755 $(O)/libclockscope-shim.so $(DESTDIR)$(PREFIX)/lib/clockscope/libclockscope-shim.so
 
+# clockscope report's Python package (report/, issue 12): installed as
+# PREFIX/share/clockscope/report/clockscope_report, where `clockscope report` finds it
+# beside PREFIX/bin; its dependency (matplotlib) comes from pip or apt.
+.PHONY: install-report
+install: install-report
+install-report:
+	install -d $(DESTDIR)$(PREFIX)/share/clockscope/report/clockscope_report
+	install -m 644 report/clockscope_report/*.py $(DESTDIR)$(PREFIX)/share/clockscope/report/clockscope_report/
+
 cross:
 	$(MAKE) O=build/aarch64 CC=aarch64-linux-gnu-gcc STATIC=1 all
 	$(MAKE) O=build/riscv64 CC=riscv64-linux-gnu-gcc STATIC=1 all
@@ -139,12 +150,17 @@ CHECK_TESTS := tests/test_cli.py tests/test_bench.py tests/test_warp.py tests/te
 check: all $(O)/unit_tests
 	$(O)/unit_tests
 	$(PYTHON) -m pytest -q $(CHECK_TESTS) -k "not cross and not qemu and not sanitized and not sanitizers"
+	$(FUZZ_CC) -o build/fuzz/fuzz_json_check tests/fuzz/fuzz_json_check.c src/collect/json_check.c
 
 # The whole suite: C unit tests (native, sanitized, cross under qemu-user), CLI tests,
-# corpus, fuzz smoke, VM tests.  README.md ("Tests") says what each part needs.
+# corpus, fuzz smoke, VM tests.  docs/testing.md says what each part needs.
 test:
 	sh scripts/install-deps.sh
 	$(PYTHON) -m pytest -q tests
+
+# Each mutant applied in a scratch copy, only its kill tests run (at most 2 at once).
+mutants:
+	$(PYTHON) tests/mutants/run.py
 
 clean:
 	rm -rf build

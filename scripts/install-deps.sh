@@ -12,7 +12,8 @@ gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
 qemu-user-static clang
 qemu-system-x86 qemu-system-arm qemu-system-misc opensbi
 cpio zstd xz-utils gnupg debian-archive-keyring file
-pkg-config binutils"
+pkg-config binutils
+util-linux libcap2-bin chromium"
 
 missing=""
 for p in $PACKAGES; do
@@ -33,4 +34,10 @@ fi
 if ! python3 -c 'import pytest' >/dev/null 2>&1; then
     python3 -m pip install -q -r requirements-test.txt || \
         echo "install-deps: could not install Python test requirements"
+fi
+
+# clockscope report (report/, a Python package): its declared dependencies (matplotlib).
+if ! python3 -c 'import matplotlib' >/dev/null 2>&1; then
+    python3 -m pip install -q -r report/requirements.txt || \
+        echo "install-deps: could not install the report's requirements (report/requirements.txt)"
 fi

@@ -1,5 +1,6 @@
 /* clockscope: what reading the time costs on this machine, why, and what to do about it. */
 #include "commands.h"
+#include "common/stdout_check.h"
 #include "common/cli.h"
 #include "vm/guest_init.h"
 
@@ -25,6 +26,8 @@ static const struct command commands[] = {
     {"facts", "the facts doctor reads; --save DIR writes them as a facts root", cmd_facts},
     {"run", "run a program with cheaper (or counted) clock reads", cmd_run},
     {"vm", "run a clockscope command inside a VM of any arch", cmd_vm},
+    {"collect", "run every part here and write one bundle for `report`", cmd_collect},
+    {"report", "compare bundles from many machines: tables, charts, HTML (Python)", cmd_report},
 };
 
 static void usage(FILE *out)
@@ -54,6 +57,7 @@ int main(int argc, char **argv)
     /* As a VM's /init (clockscope vm), this binary is PID 1. */
     if (getpid() == 1)
         guest_init_main();
+    stdout_check_at_exit();
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;

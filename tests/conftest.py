@@ -2,8 +2,13 @@
 
 Tooling that a developer's machine may lack (cross compilers, qemu-user, clang) makes the
 tests that need it skip locally; with CLOCKSCOPE_REQUIRE_ALL=1 (set by .ci/run) a missing
-tool fails the run instead, so that CI can never pass by skipping."""
+tool fails the run instead, so that CI can never pass by skipping.
+
+Under CLOCKSCOPE_REQUIRE_ALL=1 every skip is a failure (pytest_runtest_makereport below),
+unless docs/testing.md lists the test under "Skips that CI allows" with the reason the CI
+machine cannot run it; the same list governs the C unit tests' SKIPs (allowed_skip)."""
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -17,6 +22,41 @@ CROSS = {
     "aarch64": ("aarch64-linux-gnu-gcc", "qemu-aarch64-static"),
     "riscv64": ("riscv64-linux-gnu-gcc", "qemu-riscv64-static"),
 }
+
+
+def allowed_skips():
+    """{(test id, where)} from docs/testing.md's table "Skips that CI allows": rows
+    "| `TEST ID` | WHERE | WHY |"; test ids are pytest node ids or unit:NAME."""
+    text = (ROOT / "docs" / "testing.md").read_text()
+    section = text.split("## Skips that CI allows", 1)[-1].split("\n## ", 1)[0]
+    return {(m.group(1), m.group(2).strip())
+            for m in re.finditer(r"^\| `([^`]+)` \| ([^|]+?) \|", section, re.M)}
+
+
+def skip_is_allowed(test_id, where="any"):
+    allowed = allowed_skips()
+    return (test_id, where) in allowed or (test_id, "any") in allowed
+
+
+def allowed_skip(test_id, where, reason):
+    """A skip reported from inside a test (a C unit test's SKIP): fails under
+    CLOCKSCOPE_REQUIRE_ALL unless docs/testing.md lists it for `where`."""
+    if REQUIRE_ALL and not skip_is_allowed(test_id, where):
+        pytest.fail(f"{test_id} skipped ({where}): {reason}; under CLOCKSCOPE_REQUIRE_ALL=1 "
+                    f"a skip must be listed in docs/testing.md")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Under CLOCKSCOPE_REQUIRE_ALL=1 a skipped test fails, unless docs/testing.md lists it."""
+    outcome = yield
+    rep = outcome.get_result()
+    if REQUIRE_ALL and rep.skipped and not hasattr(rep, "wasxfail"):
+        if not skip_is_allowed(item.nodeid):
+            reason = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
+            rep.outcome = "failed"
+            rep.longrepr = (f"skipped under CLOCKSCOPE_REQUIRE_ALL=1: {reason} (not listed in "
+                            f"docs/testing.md, 'Skips that CI allows')")
 
 
 def need_tool(*names):

@@ -82,6 +82,20 @@ BAD = [
     (["vm", "--arch", "x86_64", "--kernel", "a", "--kernel", "b", "--", "bench"],
      "--kernel given more than once"),
     (["vm", "--arch", "x86_64", "--env", "A=1", "--env", "A=2", "--", "bench"], "--env: A given twice"),
+    # collect
+    (["collect", "--bogus"], "unknown option '--bogus'"),
+    (["collect", "-o"], "--output needs a value (FILE)"),
+    (["collect", "--output", ""], "--output needs a value (FILE)"),
+    (["collect", "extra"], "unexpected argument 'extra'"),
+    (["collect", "--parts", "bench,nope"], "--parts: unknown part 'nope' (parts: facts, doctor, bench, warp)"),
+    (["collect", "--warp-seconds", "0"], "--warp-seconds: 0 s is out of range (0.1 to 60)"),
+    (["collect", "--timeout", "abc"], "--timeout: 'abc' is not a duration in seconds"),
+    (["collect", "--quick", "--quick"], "--quick given more than once"),
+    # report (its Python package speaks the same wording)
+    (["report", "--bogus"], "unknown option '--bogus'"),
+    (["report", "-o"], "--output needs a value (OUT.html)"),
+    (["report", "--baseline"], "--baseline needs a value (NAME)"),
+    (["report", "--markdown", "--csv"], "--markdown and --csv do not go together"),
 ]
 
 

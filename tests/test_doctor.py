@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, run
+from conftest import REQUIRE_ALL, ROOT, run
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "cases"
 CS = "sys/devices/system/clocksource/clocksource0/"
@@ -66,10 +66,18 @@ def test_corpus_case_gets_an_accepted_verdict(clockscope, case):
         assert any(f["severity"] == "warning" and f["fix"] for f in doc["findings"])
 
 
-def test_corpus_is_present_here():
-    """CI has shared/ beside the clone; locally it may be absent, then the cases skip."""
+def require_corpus():
+    """CI has shared/ beside the clone: there a missing corpus fails (its cases would
+    vanish from the parametrized tests without a word).  Locally it may be absent: skip."""
     if not CORPUS.is_dir():
-        pytest.skip(f"no corpus at {CORPUS}")
+        msg = f"no corpus at {CORPUS}"
+        if REQUIRE_ALL:
+            pytest.fail(msg + " (CLOCKSCOPE_REQUIRE_ALL=1: CI must have it)")
+        pytest.skip(msg)
+
+
+def test_corpus_is_present_here():
+    require_corpus()
     assert len(corpus_cases()) >= 12
 
 
@@ -421,6 +429,7 @@ def test_huge_log_is_capped_and_says_so(clockscope, tmp_path):
 
 
 def test_malformed_roots_under_sanitizers(san_build, tmp_path):
+    require_corpus()
     binary = san_build / "clockscope"
     roots = malformed_roots(tmp_path)
     roots.update({c.name: c for c in corpus_cases()})
@@ -461,6 +470,59 @@ def test_live_doctor_proves_the_path(clockscope):
     text = run([clockscope, "doctor"], timeout=60).stdout
     assert text.startswith("clockscope doctor: ")
     assert len(text.splitlines()) <= 40  # one terminal screen
+
+
+@pytest.fixture(scope="module")
+def seccomp_works(tmp_path_factory):
+    """Whether this machine gives processes seccomp filters, asked by a probe that shares
+    no code with the doctor (tests/progs/seccomp_probe.c)."""
+    exe = tmp_path_factory.mktemp("probe") / "seccomp_probe"
+    proc = run(["cc", "-O2", "-o", exe, ROOT / "tests/progs/seccomp_probe.c"])
+    assert proc.returncode == 0, proc.stderr
+    probe = run([exe])
+    return probe.returncode == 0, probe.stderr.strip()
+
+
+def test_live_proof_counts_where_seccomp_works(clockscope, seccomp_works):
+    """Where seccomp filters work (a KVM guest, bare metal), the proof must count: "not
+    counted, with a reason" is only for machines that refuse filters (qemu-user)."""
+    works, why = seccomp_works
+    if not works:
+        pytest.skip(f"this machine refuses seccomp filters: {why}")
+    doc = json.loads(run([clockscope, "doctor", "--json"], timeout=60).stdout)
+    count = doc["proof"]["syscall_count"]
+    assert count["counted"], count["why_not"]
+    assert count["syscalls"]["control_raw_syscall"] == count["calls"] == 1000
+
+
+def test_proof_counts_every_call_of_a_library_that_makes_syscalls(clockscope, seccomp_works,
+                                                                   tmp_path):
+    """The proof, checked on the host against a known answer: with clock_gettime and
+    gettimeofday preloaded as raw syscalls (tests/progs/syscall_clock.c), each of the
+    doctor's 1000 calls of each enters the kernel, so every count is exactly 1000 and the
+    verdict is slow, decided by the proof."""
+    works, why = seccomp_works
+    if not works:
+        pytest.skip(f"this machine refuses seccomp filters: {why}")
+    lib = tmp_path / "syscall_clock.so"
+    proc = run(["cc", "-O2", "-shared", "-fPIC", "-o", lib, ROOT / "tests/progs/syscall_clock.c"])
+    assert proc.returncode == 0, proc.stderr
+    env = dict(os.environ, LD_PRELOAD=str(lib))
+    proc = run([clockscope, "doctor", "--json"], env=env, timeout=120)
+    doc = json.loads(proc.stdout)
+    count = doc["proof"]["syscall_count"]
+    assert count["counted"], count["why_not"]
+    assert count["calls"] == 1000
+    assert count["syscalls"] == {"clock_gettime_monotonic": 1000, "clock_gettime_realtime": 1000,
+                                 "gettimeofday": 1000, "control_raw_syscall": 1000,
+                                 "control_cputime_clock": 1000}, count
+    assert doc["fast_path"] is False and doc["decided_by"] == "proof"
+    assert doc["verdict"] == "slow" and proc.returncode == EXIT["slow"]
+    # ... and without the preload, on this machine's own library, the same count says
+    # whether the vDSO answered: 0 or 1000, never something in between.
+    plain = json.loads(run([clockscope, "doctor", "--json"], timeout=60).stdout)
+    mono = plain["proof"]["syscall_count"]["syscalls"]["clock_gettime_monotonic"]
+    assert mono in (0, 1000) and plain["fast_path"] is (mono == 0)
 
 
 def test_facts_save_then_doctor_root_reasons_offline(clockscope, tmp_path):

@@ -36,11 +36,19 @@ def seed_gap_list(corpus, clockscope):
     """bench --gap LIST."""
     (corpus / "list").write_bytes(b"0,1ms,20ms,150ms,1s:30")
     (corpus / "decimals").write_bytes(b"1.5ms:200,250us,60s:1")
+
+
 def seed_cli(corpus, clockscope):
     """The option parser, seeded with good and bad command lines (first byte: spec)."""
     (corpus / "args").write_bytes(b"\0--json\n--count=5\n--only\na,b\n--\nfile")
     (corpus / "command").write_bytes(b"\1-n\n3\n--mode\nfast\n--\nls\n-l")
     (corpus / "bad").write_bytes(b"\0--root\nr\n--save\ns\n--seconds\n1e3")
+
+
+def seed_json_check(corpus, clockscope):
+    """collect's JSON check, seeded with a real document."""
+    (corpus / "facts").write_bytes(run([clockscope, "facts", "--json"]).stdout.encode())
+    (corpus / "small").write_bytes(b'{"schema": "clockscope.x/1", "a": [1, -2.5e3, "\\u00e9", null]}')
 
 
 # harness, seconds, seeding
@@ -51,6 +59,7 @@ HARNESSES = [
     ("fuzz_vm_frame", 10, seed_vm_frame),
     ("fuzz_gap_list", 10, seed_gap_list),
     ("fuzz_cli", 10, seed_cli),
+    ("fuzz_json_check", 10, seed_json_check),
 ]
 
 

@@ -1,12 +1,14 @@
 """clockscope warp: structure of real runs (never whether a given read happened to warp),
-one CPU, CPUs excluded by affinity, qemu-user, and bad usage."""
+one CPU, CPUs excluded by affinity, qemu-user, bad usage, and faults injected on cue
+(CLOCKSCOPE_WARP_FAULT: a clock that really goes backwards, stalls or jumps, driven
+through the exit status and the JSON)."""
 import json
 import os
 import shutil
 
 import pytest
 
-from conftest import run
+from conftest import need_tool, run
 
 CPUS = sorted(os.sched_getaffinity(0))
 
@@ -104,7 +106,6 @@ def test_text_output_and_exit_status(clockscope):
     assert proc.stderr == ""  # progress only goes to a terminal
 
 
-@pytest.mark.skipif(len(CPUS) < 1, reason="no CPU")
 def test_one_cpu_says_nothing_to_compare(clockscope):
     proc, doc = warp_json(clockscope, "--seconds", "0.5", "--cpus", str(CPUS[-1]),
                           "--only", "counter.*,libc.clock_gettime.monotonic*")
@@ -115,8 +116,9 @@ def test_one_cpu_says_nothing_to_compare(clockscope):
 
 
 def test_cpus_excluded_by_affinity(clockscope):
-    if not shutil.which("taskset") or len(CPUS) < 2:
-        pytest.skip("needs taskset and two CPUs")
+    need_tool("taskset")
+    if len(CPUS) < 2:
+        pytest.skip("needs two CPUs in the affinity mask")
     only = str(CPUS[-1])
     prefix = ["taskset", "-c", only]
     proc, doc = warp_json(clockscope, "--seconds", "0.4", "--only", "libc.clock_gettime.monotonic",
@@ -148,3 +150,113 @@ def test_cross_builds_under_qemu_user(cross_builds):
         proc, doc = warp_json(build / "clockscope", "--seconds", "0.05", "--cpus", str(CPUS[0]),
                               runner=qemu, timeout=300)
         check_document(proc, doc, [CPUS[0]])
+
+
+# ---- faults injected on cue (CLOCKSCOPE_WARP_FAULT, docs/warp.md "Fault injection") -------
+
+def faulty_warp(clockscope, fault, *args):
+    env = dict(os.environ, CLOCKSCOPE_WARP_FAULT=fault)
+    proc = run([clockscope, "warp", "--json", *args], env=env, timeout=120)
+    assert proc.returncode in (0, 1), proc.stderr
+    assert "injecting a fault" in proc.stderr
+    return proc, json.loads(proc.stdout)
+
+
+def method(doc, mid):
+    return next(m for m in doc["methods"] if m["id"] == mid)
+
+
+def test_a_cpu_behind_is_an_offset_fault_exit_1(clockscope):
+    """One CPU's clock 5 ms behind: every hand-over to it goes back by 5 ms less the
+    hand-over latency (under 0.1 ms even on a loaded machine), judged, exit 1."""
+    if len(CPUS) < 2:
+        pytest.skip("needs two CPUs in the affinity mask")
+    cpus = CPUS[:2]
+    proc, doc = faulty_warp(clockscope, f"behind:{cpus[1]}:5000000", "--seconds", "0.6",
+                            "--cpus", f"{cpus[0]},{cpus[1]}", "--only", "libc.clock_gettime.monotonic")
+    check_document(proc, doc, cpus)
+    m = method(doc, "libc.clock_gettime.monotonic")
+    assert m["must_be_monotonic"] and m["backward_steps"] > 0
+    assert m["classification"] == "offset"
+    assert 4.9e6 <= m["max_backward_ns"] <= 5e6
+    pair = next(p for p in m["pairs"] if p["cpu_a"] != p["cpu_b"])
+    # CPU b behind a by 5 ms: the two-way estimate recovers it within the latency.
+    assert abs(pair["offset_b_minus_a_ns"] + 5e6) < 1e5
+    assert pair["backward_a_to_b"] > 0 and pair["backward_b_to_a"] == 0
+    assert doc["faults"] == 1 and proc.returncode == 1
+    text = run([clockscope, "warp", "--seconds", "0.3", "--cpus", f"{cpus[0]},{cpus[1]}", "--only",
+                "libc.clock_gettime.monotonic"],
+               env=dict(os.environ, CLOCKSCOPE_WARP_FAULT=f"behind:{cpus[1]}:5000000"))
+    assert text.returncode == 1 and "FAULT: a method that must be monotonic went backwards" in text.stdout
+
+
+def test_a_clock_stepping_back_on_one_cpu_exit_1_and_exact_counts(clockscope):
+    """Every 100th read 10 s early on a single CPU: exactly reads // 100 backward steps
+    (10 s: no preemption between two reads is that long), each under 10 s by the time
+    between two reads, same_cpu, exit 1; the resolution reads see the same fraction.  An
+    unordered counter stepping back is shown, not judged: exit 0."""
+    cpu = str(CPUS[0])
+    proc, doc = faulty_warp(clockscope, "back:10000000000:100", "--seconds", "0.3", "--cpus", cpu,
+                            "--only", "libc.clock_gettime.monotonic")
+    check_document(proc, doc, [CPUS[0]])
+    m = method(doc, "libc.clock_gettime.monotonic")
+    assert m["backward_steps"] == m["reads"] // 100
+    assert m["classification"] == "same_cpu"
+    assert 0.999e10 < m["max_backward_ns"] <= 1e10
+    assert m["resolution"]["backward"] == m["resolution"]["reads"] // 100
+    assert doc["faults"] == 1 and proc.returncode == 1
+    # counter.rdtsc / cntvct_el0 reads are unordered: their warps are expected, not judged.
+    unordered = {"x86_64": "counter.rdtsc", "aarch64": "counter.cntvct_el0"}.get(os.uname().machine)
+    if unordered:
+        proc, doc = faulty_warp(clockscope, "back:10000000000:100", "--seconds", "0.2", "--cpus", cpu,
+                                "--only", unordered)
+        check_document(proc, doc, [CPUS[0]])
+        m = method(doc, unordered)
+        assert m["backward_steps"] == m["reads"] // 100 and not m["must_be_monotonic"]
+        assert doc["faults"] == 0 and proc.returncode == 0
+
+
+def test_a_stalled_clock_shows_as_stalls_not_backward(clockscope):
+    """The clock stops 1 us after its first read: nearly every read then equals the one
+    before (stalls), none goes back, exit 0."""
+    proc, doc = faulty_warp(clockscope, "stall:1000", "--seconds", "0.5",
+                            "--only", "libc.clock_gettime.monotonic")
+    check_document(proc, doc, CPUS)
+    m = method(doc, "libc.clock_gettime.monotonic")
+    assert m["backward_steps"] == 0 and m["classification"] == "monotonic"
+    assert m["equal_steps"] > 0.95 * m["comparisons"]
+    assert m["resolution"]["stall_fraction"] > 0.95
+    assert proc.returncode == 0 and doc["faults"] == 0
+
+
+def test_a_counter_jump_shows_in_its_rate_and_is_no_backward_step(clockscope):
+    """Every counter jumps 10^9 ticks ahead 0.1 s after its first read (the start of the
+    rate bracket, in a 0.5 s run): the measured rate rises by 10^9 / the run's length; no
+    read goes back."""
+    need = {"x86_64": "counter.lfence_rdtsc", "aarch64": "counter.cntvct_el0"}.get(os.uname().machine)
+    assert need, "an arch with a known ordered counter"
+    plain = json.loads(run([clockscope, "warp", "--json", "--seconds", "0.2", "--only", need]).stdout)
+    true_hz = next(c for c in plain["rate"]["counters"] if c["id"] == need)["measured_hz"]
+    proc, doc = faulty_warp(clockscope, f"jump:1000000000:{int(true_hz / 10)}", "--seconds", "0.5",
+                            "--only", need)
+    check_document(proc, doc, CPUS)
+    assert method(doc, need)["backward_steps"] == 0 and proc.returncode == 0
+    rate = next(c for c in doc["rate"]["counters"] if c["id"] == need)
+    excess = rate["measured_hz"] - true_hz
+    expected = 1e9 / doc["drift"]["seconds"]
+    assert 0.8 * expected < excess < 1.2 * expected, (excess, expected)
+
+
+@pytest.mark.parametrize("spec", ["", "x", "behind", "behind:0", "behind:0:0", "back:5",
+                                  "back:5:0", "stall:-1", "stall:1:2", "jump:1", "jump:1:x",
+                                  "behind:0:1e6", "stall:99999999999999999999999"])
+def test_bad_fault_spec_is_bad_usage(clockscope, spec):
+    if spec == "":  # empty means no fault
+        env = dict(os.environ, CLOCKSCOPE_WARP_FAULT="")
+        proc = run([clockscope, "warp", "--seconds", "0.1", "--only", "libc.clock_gettime.monotonic"],
+                   env=env)
+        assert proc.returncode == 0 and "injecting" not in proc.stderr
+        return
+    env = dict(os.environ, CLOCKSCOPE_WARP_FAULT=spec)
+    proc = run([clockscope, "warp", "--seconds", "0.1"], env=env)
+    assert proc.returncode == 2 and "CLOCKSCOPE_WARP_FAULT" in proc.stderr, (spec, proc.stderr)

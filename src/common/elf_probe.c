@@ -3,10 +3,12 @@
 #include "common/elf_probe.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define PT_DYNAMIC_TYPE 2
 #define PT_INTERP_TYPE 3
@@ -24,12 +26,18 @@ enum elf_probe_result elf_probe(const char *path, struct elf_facts *f, char *why
 {
     memset(f, 0, sizeof *f);
     why[0] = 0;
-    FILE *fp = fopen(path, "rb");
+    /* O_NONBLOCK and regular files only: a FIFO named as a program is refused, never
+     * waited on. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    FILE *fp = fd >= 0 ? fdopen(fd, "rb") : NULL;
     struct stat st;
-    if (!fp || fstat(fileno(fp), &st) != 0) {
-        snprintf(why, wl, "cannot open '%s': %s", path, strerror(errno));
+    if (!fp || fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, wl, "cannot open '%s': %s", path,
+                 fp && !S_ISREG(st.st_mode) ? "not a regular file" : strerror(errno));
         if (fp)
             fclose(fp);
+        else if (fd >= 0)
+            close(fd);
         return ELF_PROBE_BAD;
     }
     unsigned char h[64];

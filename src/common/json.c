@@ -104,6 +104,12 @@ void json_uint(struct json *j, uint64_t v) { before_item(j); fprintf(j->out, "%"
 void json_bool(struct json *j, bool v) { before_item(j); fputs(v ? "true" : "false", j->out); }
 void json_null(struct json *j) { before_item(j); fputs("null", j->out); }
 
+void json_raw(struct json *j, const char *text, size_t n)
+{
+    before_item(j);
+    fwrite(text, 1, n, j->out);
+}
+
 void json_double(struct json *j, double v)
 {
     before_item(j);

@@ -29,6 +29,8 @@ void json_uint(struct json *j, uint64_t v);
 void json_double(struct json *j, double v);          /* NaN/inf -> null */
 void json_bool(struct json *j, bool v);
 void json_null(struct json *j);
+/* A value that is already JSON text (n bytes, validated by the caller), placed as is. */
+void json_raw(struct json *j, const char *text, size_t n);
 /* Convenience: key + value in one call. */
 void json_kv_string(struct json *j, const char *k, const char *v);
 void json_kv_int(struct json *j, const char *k, int64_t v);

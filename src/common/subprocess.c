@@ -276,3 +276,101 @@ int subprocess_pipe(char *const left[], char *const right[], const char *cwd, ch
     int sb = b < 0 ? -1 : wait_exit(b, false);
     return sa == 0 && sb == 0 ? 0 : -1;
 }
+
+/* Drains two pipes at once until both reach end of file or the deadline passes. */
+static bool drain_both(int out_fd, struct head *h, bool *truncated, int err_fd, char *err,
+                       size_t errlen, int timeout_ms)
+{
+    long long deadline = now_ms() + timeout_ms;
+    struct pollfd p[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+    char chunk[65536];
+    bool timed_out = false;
+    while (p[0].fd >= 0 || p[1].fd >= 0) {
+        long long left = deadline - now_ms();
+        if (left <= 0) {
+            timed_out = true;
+            break;
+        }
+        int r = poll(p, 2, (int)left);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            break;
+        for (int i = 0; i < 2; i++) {
+            if (p[i].fd < 0 || !p[i].revents)
+                continue;
+            ssize_t n = read(p[i].fd, chunk, sizeof chunk);
+            if (n < 0 && (errno == EINTR || errno == EAGAIN))
+                continue;
+            if (n <= 0) {
+                close(p[i].fd);
+                p[i].fd = -1;     /* poll ignores negative fds */
+            } else if (i == 0) {
+                if ((size_t)n > h->cap - h->got)
+                    *truncated = true;
+                head_append(h, chunk, (size_t)n);
+            } else {
+                subprocess_tail_append(err, errlen, chunk, (size_t)n);
+            }
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        if (p[i].fd >= 0)
+            close(p[i].fd);
+    return !timed_out;
+}
+
+bool run_capture_all(char *const argv[], int timeout_ms, size_t cap, char **out, size_t *len,
+                     char *err, size_t errlen, struct run_outcome *oc, char *why, size_t whylen)
+{
+    *oc = (struct run_outcome){.exit_status = -1};
+    *out = NULL;
+    *len = 0;
+    if (errlen)
+        err[0] = '\0';
+    struct head h = {malloc(cap + 1), cap, 0};
+    int po[2], pe[2];
+    if (!h.buf) {
+        snprintf(why, whylen, "out of memory");
+        return false;
+    }
+    if (pipe2(po, O_CLOEXEC) != 0) {
+        snprintf(why, whylen, "pipe: %s", strerror(errno));
+        free(h.buf);
+        return false;
+    }
+    if (pipe2(pe, O_CLOEXEC) != 0) {
+        snprintf(why, whylen, "pipe: %s", strerror(errno));
+        close(po[0]);
+        close(po[1]);
+        free(h.buf);
+        return false;
+    }
+    pid_t pid = spawn(argv, NULL, -1, po[1], pe[1]);
+    close(po[1]);
+    close(pe[1]);
+    if (pid < 0) {
+        snprintf(why, whylen, "fork: %s", strerror(errno));
+        close(po[0]);
+        close(pe[0]);
+        free(h.buf);
+        return false;
+    }
+    oc->timed_out = !drain_both(po[0], &h, &oc->truncated, pe[0], err, errlen, timeout_ms);
+    if (oc->timed_out)
+        kill(pid, SIGKILL);
+    int st = 0;
+    pid_t w;
+    while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+        ;
+    if (w < 0)
+        oc->exit_status = -1;
+    else if (WIFEXITED(st))
+        oc->exit_status = WEXITSTATUS(st);
+    else if (WIFSIGNALED(st))
+        oc->signal = WTERMSIG(st);
+    h.buf[h.got] = 0;
+    *out = h.buf;
+    *len = h.got;
+    return true;
+}

@@ -37,6 +37,22 @@ bool subprocess_capture(char *const argv[], int timeout_ms, size_t cap, char **o
  * or -1 when the program could not be run or died by a signal. */
 int subprocess_run_tool(char *const argv[], const char *cwd, int stdout_fd, char *out, size_t outlen);
 
+/* How a program run by run_capture_all ended. */
+struct run_outcome {
+    int exit_status;   /* its exit code; -1 when it could not be run or died by a signal */
+    int signal;        /* the signal that ended it (SIGKILL after a timeout), else 0 */
+    bool timed_out;    /* it outlived timeout_ms and was killed */
+    bool truncated;    /* it wrote more than cap bytes to stdout: only the first cap kept */
+};
+
+/* Runs argv with stdin from /dev/null, its stdout and stderr on separate pipes drained
+ * together (neither can block the other): the first cap bytes of stdout in *out
+ * (malloc'ed, NUL-terminated; caller frees), the last errlen-1 bytes of stderr in err.
+ * A program that outlives timeout_ms is killed.  Returns false only when it could not
+ * be started (why says so); how it ended is in *oc. */
+bool run_capture_all(char *const argv[], int timeout_ms, size_t cap, char **out, size_t *len,
+                     char *err, size_t errlen, struct run_outcome *oc, char *why, size_t whylen);
+
 /* Runs `left | right` (each argv in cwd), capturing both stderrs into err.  Returns 0
  * when both exit 0, else -1. */
 int subprocess_pipe(char *const left[], char *const right[], const char *cwd, char *err, size_t errlen);

@@ -89,6 +89,9 @@ void report_text(FILE *out, const struct facts *fs, const struct proof *p,
             c->current_cs[0] ? c->current_cs : "unknown");
     if (!fs->live)
         fprintf(out, "  facts root: %s\n", fs->origin);
+    for (int i = 0; i < F_COUNT && !fs->live; i++) /* not known, and why: never "absent" */
+        if (fs->f[i].status == FACT_UNREADABLE)
+            fprintf(out, "  unreadable: %s (%s)\n", fact_path(i), fs->f[i].why);
     for (int i = 0; i < fs->nnotes; i++)
         fprintf(out, "  note: %s\n", fs->notes[i]);
     for (int sev = SEV_CRITICAL; sev >= SEV_NOTICE; sev--)

@@ -20,8 +20,14 @@ void rule_clocksource(struct diagnosis *d, struct judgement *jd, const struct pr
     if (!c->current_cs[0]) {
         struct finding *f = finding_add(d, "clocksource-unknown", SEV_INFO,
                                         "The current clocksource is not known");
-        finding_evidence(f, "no current_clocksource file and no \"Switched to clocksource\" line "
-                         "in the kernel log");
+        /* Unreadable is "not known", never "absent": say which it was. */
+        bool cs_unreadable = c->current_cs_unreadable[0], log_unreadable = c->log_unreadable[0];
+        finding_evidence(f, "%s%s%s and %s%s%s", cs_unreadable
+                         ? "current_clocksource unreadable (" : "no current_clocksource file",
+                         c->current_cs_unreadable, cs_unreadable ? ")" : "",
+                         log_unreadable ? "the kernel log unreadable ("
+                         : "no \"Switched to clocksource\" line in the kernel log",
+                         c->log_unreadable, log_unreadable ? ")" : "");
         finding_meaning(f, "The verdict rests on the other facts; a live `clockscope doctor` on "
                         "the machine reads it and proves the path.");
         return;

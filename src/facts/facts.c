@@ -2,13 +2,14 @@
 
 #include "common/clocksource_sysfs.h"
 
-#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char *const paths[F_COUNT] = {
     [F_CURRENT_CS] = CLOCKSOURCE_SYSFS_REL "/" CLOCKSOURCE_CURRENT,
@@ -67,6 +68,17 @@ bool facts_load_root(const char *root, struct facts *out, char *why, size_t whyl
         snprintf(why, whylen, "facts root '%s' is not a directory", root);
         return false;
     }
+    /* Readable and searchable, or nothing in it can be read: that is bad usage (exit 2),
+     * not a machine whose every fact happens to be unknown. */
+    int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || faccessat(fd, ".", R_OK | X_OK, AT_EACCESS) != 0) {
+        snprintf(why, whylen, "facts root '%s' is not a readable directory: %s", root,
+                 strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return false;
+    }
+    close(fd);
     struct fact_reader r;
     if (strlen(root) >= sizeof r.root) {
         snprintf(why, whylen, "facts root path too long");
@@ -108,73 +120,4 @@ const char *facts_cpu_value(const struct facts *fs, const char *key, char *buf, 
         p = nl ? nl + 1 : NULL;
     }
     return buf;
-}
-
-/* mkdir -p for the parent directories of root/rel. */
-static bool make_parents(const char *root, const char *rel, char *why, size_t whylen)
-{
-    char path[4400];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')) != NULL; p++) {
-        *p = 0;
-        if (mkdir(path, 0755) != 0 && errno != EEXIST) {
-            snprintf(why, whylen, "cannot create '%s': %s", path, strerror(errno));
-            return false;
-        }
-        *p = '/';
-    }
-    return true;
-}
-
-static bool dir_is_empty(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return false;
-    bool empty = true;
-    for (struct dirent *e; empty && (e = readdir(d)) != NULL;)
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            empty = false;
-    closedir(d);
-    return empty;
-}
-
-bool facts_save(const struct facts *fs, const char *dir, bool force, char *why, size_t whylen)
-{
-    struct stat st;
-    if (stat(dir, &st) == 0) {
-        if (!S_ISDIR(st.st_mode)) {
-            snprintf(why, whylen, "'%s' exists and is not a directory", dir);
-            return false;
-        }
-        if (!force && !dir_is_empty(dir)) {
-            snprintf(why, whylen, "'%s' is not empty (use --force to write into it)", dir);
-            return false;
-        }
-    } else if (mkdir(dir, 0755) != 0) {
-        snprintf(why, whylen, "cannot create '%s': %s", dir, strerror(errno));
-        return false;
-    }
-    for (int i = 0; i < F_COUNT; i++) {
-        const struct fact *f = &fs->f[i];
-        if (f->status != FACT_OK)
-            continue;
-        if (!make_parents(dir, paths[i], why, whylen))
-            return false;
-        char path[4400];
-        snprintf(path, sizeof path, "%s/%s", dir, paths[i]);
-        FILE *out = fopen(path, "w");
-        if (!out) {
-            snprintf(why, whylen, "cannot write '%s': %s", path, strerror(errno));
-            return false;
-        }
-        size_t n = fwrite(f->text, 1, f->len, out);
-        if (f->len && f->text[f->len - 1] != '\n')
-            fputc('\n', out);
-        if (fclose(out) != 0 || n != f->len) {
-            snprintf(why, whylen, "cannot write '%s'", path);
-            return false;
-        }
-    }
-    return true;
 }

@@ -18,11 +18,13 @@ static const char help[] =
     "`clockscope doctor --root DIR` reads on another machine.\n"
     "\n"
     "  --save DIR   write a facts root to DIR (created; must be empty unless --force)\n"
-    "  --force      write into a non-empty DIR, replacing files of the same names\n"
+    "  --force      write into a non-empty DIR, replacing files of the same names (a link\n"
+    "               there is replaced itself, never written through)\n"
     "  --root DIR   list the facts of a facts root instead of this machine's\n"
     "  --json       list as JSON (clockscope.facts/1)\n"
     "\n"
-    "Exit status: 0 done; 1 the facts root could not be written; 2 bad usage.\n";
+    "Exit status: 0 done; 1 the facts root (or the output) could not be written; 2 bad\n"
+    "usage, or a --root that is not a readable directory.\n";
 
 struct facts_options {
     const char *save, *root;

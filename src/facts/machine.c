@@ -239,6 +239,11 @@ static void derive_counter(const struct facts *fs, struct counter_facts *k)
 void machine_derive(const struct facts *fs, struct machine *c)
 {
     memset(c, 0, sizeof *c);
+    /* Unreadable is "not known", never "absent": keep why, for the rules to say so. */
+    if (fs->f[F_CURRENT_CS].status == FACT_UNREADABLE)
+        snprintf(c->current_cs_unreadable, sizeof c->current_cs_unreadable, "%s", fs->f[F_CURRENT_CS].why);
+    if (fs->f[F_DMESG].status == FACT_UNREADABLE)
+        snprintf(c->log_unreadable, sizeof c->log_unreadable, "%s", fs->f[F_DMESG].why);
     const struct fact *log = &fs->f[F_DMESG];
     if (log->status == FACT_OK)
         logscan_run(log->text, log->len, &c->log);

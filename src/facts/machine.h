@@ -38,6 +38,8 @@ struct machine {
     char kernel_source[64];
     char current_cs[64];       /* "" unknown */
     char current_cs_source[96];
+    char current_cs_unreadable[160]; /* why current_clocksource could not be read, "" else */
+    char log_unreadable[160];  /* why the kernel log could not be read, "" else */
     char available_cs[256];    /* "" unknown */
     char virt[64];             /* "none", a hypervisor name, or "" unknown */
     char virt_source[96];

@@ -1,4 +1,5 @@
 #include "facts/reader.h"
+#include "common/beneath.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -75,17 +76,32 @@ void fact_read(const struct fact_reader *r, const char *relpath, size_t cap, boo
     snprintf(f->source, sizeof f->source, "%s", path);
     /* O_NONBLOCK: a FIFO planted where a file should be must not hang us (we then refuse
      * it below anyway); O_NOCTTY: a terminal device must not become ours. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+    int fd;
+    if (strcmp(r->root, "/") == 0) {
+        fd = open(path, flags); /* the live machine: nothing lies outside "/" */
+    } else {
+        /* Someone else's tree: every link is resolved beneath the root, and one that
+         * leads out of it is refused (EXDEV), never followed (common/beneath.h). */
+        int rootfd = open(r->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        fd = rootfd < 0 ? -1 : beneath_open(rootfd, relpath, flags);
+        int e = errno;
+        if (rootfd >= 0)
+            close(rootfd);
+        errno = e;
+    }
     if (fd < 0) {
         if (errno == ENOENT || errno == ENOTDIR)
             f->status = FACT_MISSING;
         else
-            fact_set_unreadable(f, path, strerror(errno));
+            fact_set_unreadable(f, path, beneath_strerror(errno));
         return;
     }
-    struct stat st;
+    struct stat st = {0};
+    errno = 0;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        const char *what = S_ISDIR(st.st_mode) ? "a directory, not a file"
+        const char *what = errno && st.st_mode == 0 ? "cannot stat"
+                           : S_ISDIR(st.st_mode) ? "a directory, not a file"
                            : S_ISFIFO(st.st_mode) ? "a FIFO, not a file"
                            : "not a regular file";
         close(fd);

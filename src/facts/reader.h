@@ -1,7 +1,9 @@
 /* Reading one fact file, live ("/") or under a facts root, without ever blocking or
  * trusting the file: only regular files are read (a FIFO, a directory or a device where a
  * file is expected is "unreadable", never waited on), reads are capped, and a missing file
- * is reported as missing ("not known"), distinct from a file that exists but cannot be read. */
+ * is reported as missing ("not known"), distinct from a file that exists but cannot be read.
+ * Under a facts root (anything but "/"), paths are resolved beneath the root: links that
+ * stay inside are followed, a link that leads out is "unreadable" and never followed. */
 #ifndef CLOCKSCOPE_FACTS_READER_H
 #define CLOCKSCOPE_FACTS_READER_H
 

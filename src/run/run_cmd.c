@@ -9,10 +9,14 @@
 #include "run/run_mode.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #define SHIM_NAME "libclockscope-shim.so"
@@ -34,15 +38,18 @@ static const char help[] =
     "  --mode count     change nothing; at exit, print calls and calls/s per clock and per\n"
     "                   calling function\n"
     "  --inherit        keep the shim for programs the command executes (default: removed)\n"
-    "  --output FILE    count mode: append the table to FILE instead of stderr\n"
+    "  --output FILE    count mode: append the table to FILE (a regular file, not a link)\n"
+    "                   instead of stderr; without it, a program started with stderr closed\n"
+    "                   gets no table\n"
     "  --verbose        the shim says at start what it serves and why\n"
     "\n"
-    "Cannot reach: static binaries, Go programs (Go's runtime calls the vDSO itself), calls\n"
-    "made inside libc.  The shim is found next to this binary or in PREFIX/lib/clockscope/\n"
-    "(override: CLOCKSCOPE_SHIM=PATH).\n"
+    "Cannot reach: static binaries, set-user-ID, set-group-ID or capability programs (the\n"
+    "loader ignores LD_PRELOAD for them), Go programs (Go's runtime calls the vDSO itself),\n"
+    "calls made inside libc.  The shim is found next to this binary or in\n"
+    "PREFIX/lib/clockscope/ (override: CLOCKSCOPE_SHIM=PATH).\n"
     "\n"
-    "Exit status: the command's own; 127 command not found; 126 not executable; 2 bad usage;\n"
-    "1 shim missing.\n";
+    "Exit status: the command's own; 127 command not found; 126 not executable; 2 bad usage\n"
+    "(including an --output FILE that cannot be written); 1 shim missing.\n";
 
 /* The shim: $CLOCKSCOPE_SHIM, next to this binary, or ../lib/clockscope/ from it. */
 static bool find_shim(char *out, size_t len, char *tried, size_t tlen)
@@ -93,6 +100,54 @@ static bool is_script(const char *path)
     size_t n = fread(magic, 1, 2, f);
     fclose(f);
     return n == 2 && magic[0] == '#' && magic[1] == '!';
+}
+
+/* Whether the kernel will run path in secure-execution mode (AT_SECURE), where the loader
+ * ignores LD_PRELOAD: a set-user-ID or set-group-ID file that changes our IDs, or a file
+ * with capabilities, on a mount that honours them. */
+static const char *secure_exec_reason(const char *path)
+{
+    struct stat st;
+    struct statvfs vfs;
+    if (stat(path, &st) != 0 || (statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_NOSUID)))
+        return NULL;
+    if ((st.st_mode & S_ISUID) && st.st_uid != geteuid())
+        return "set-user-ID";
+    if ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getegid())
+        return "set-group-ID";
+    /* Capabilities make it secure only for a caller that gains some: not for root. */
+    if (geteuid() != 0 && getxattr(path, "security.capability", NULL, 0) > 0)
+        return "given file capabilities";
+    return NULL;
+}
+
+/* --output FILE, checked before exec so that a mistake is said at once (exit 2) rather
+ * than losing the table at exit: it must be a regular file or a new one in an existing,
+ * writable directory, and not a link (the shim opens it O_NOFOLLOW).  It becomes absolute:
+ * the program may change its working directory before the shim writes. */
+static void check_output(const char *path, char *abs, size_t len)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0) {
+        if (S_ISLNK(st.st_mode))
+            usage_error("run", "--output '%s' is a symbolic link: name the file itself", path);
+        if (!S_ISREG(st.st_mode))
+            usage_error("run", "--output '%s' is %s, not a regular file", path,
+                        S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
+                        : S_ISCHR(st.st_mode) ? "a character device" : "a special file");
+    }
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (fd < 0)
+        usage_error("run", "--output '%s': %s", path, strerror(errno));
+    close(fd);
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
+    char real[PATH_MAX];
+    if (!realpath(dir, real) || (size_t)snprintf(abs, len, "%s/%s",
+                                                 strcmp(real, "/") ? real : "", base) >= len)
+        usage_error("run", "--output '%s': cannot resolve its directory", path);
 }
 
 /* A 64-bit ELF executable without PT_INTERP is static: the shim cannot reach it. */
@@ -153,9 +208,24 @@ int cmd_run(int argc, char **argv)
                 r == EXIT_NOT_FOUND ? "command not found" : "permission denied (not executable)");
         return r;
     }
+    struct stat target_st;
+    if (stat(target, &target_st) != 0 || !S_ISREG(target_st.st_mode)) {
+        /* execve would refuse it anyway; probing it first must not block on a FIFO. */
+        fprintf(stderr, "clockscope run: %s: permission denied (not a regular file)\n", target);
+        return EXIT_CANNOT_RUN;
+    }
+    char output_abs[PATH_MAX + NAME_MAX + 2];
+    if (output) {
+        check_output(output, output_abs, sizeof output_abs);
+        output = output_abs;
+    }
     if (elf_is_static(target))
         fprintf(stderr, "clockscope run: warning: %s is statically linked: the shim cannot "
                 "reach it, it runs unchanged\n", target);
+    else if (secure_exec_reason(target))
+        fprintf(stderr, "clockscope run: warning: %s is %s: the loader ignores LD_PRELOAD for "
+                "it (secure execution), so the shim cannot reach it; it runs unchanged\n",
+                target, secure_exec_reason(target));
     else if (is_script(target) && !inherit)
         fprintf(stderr, "clockscope run: note: %s is a script: the shim serves its interpreter "
                 "but not programs it executes (wrappers such as pyenv shims exec the real one); "

@@ -5,12 +5,14 @@
 #include "shim/shim.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define CALLERS 1024 /* distinct call sites kept; more are counted as "(other)" */
@@ -62,7 +64,9 @@ static void count_caller(const void *caller)
 }
 
 /* A private copy of stderr taken at start: many programs close stderr in an atexit
- * handler (coreutils' close_stdout), which runs before this library's destructor. */
+ * handler (coreutils' close_stdout), which runs before this library's destructor.  -1 when
+ * the program started with stderr closed (`2>&-`): then fd 2 is whatever file the program
+ * opens next, its own data, and the table is never written there (docs/run.md). */
 static int report_fd = -1;
 
 void shim_count_start(void)
@@ -133,6 +137,54 @@ static void print_rate(FILE *f, uint64_t calls, double secs, const char *what)
     fprintf(f, "  %12llu  %12.0f  %s\n", (unsigned long long)calls, r, what);
 }
 
+static int write_all(int fd, const char *s, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, s, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? errno : EIO;
+        s += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* "clockscope run: <what><path>: <why>" on the private stderr, if there is one. */
+static void say(int fd, const char *what, const char *path, const char *why)
+{
+    if (fd < 0)
+        return;
+    char line[4400];
+    int n = snprintf(line, sizeof line, "clockscope run: %s%s: %s\n", what, path, why);
+    if (n > 0)
+        write_all(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
+/* Where the table goes: --output's file (appended: forked children add their own), else
+ * the private copy of stderr; -1: nowhere.  Never fd 2 itself, never through a link, never
+ * into a FIFO or device (`run` checked the file before exec; this is the check at the
+ * moment of writing). */
+static int output_fd(const char *path)
+{
+    if (!path || !*path)
+        return report_fd;
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        say(report_fd, "cannot write the count table to ", path,
+            errno == ELOOP ? "a symbolic link: not followed" : strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        say(report_fd, "cannot write the count table to ", path, "not a regular file");
+        return -1;
+    }
+    return fd;
+}
+
 void shim_count_report(void)
 {
     struct timespec end = started;
@@ -140,18 +192,9 @@ void shim_count_report(void)
         now_fn(CLOCK_MONOTONIC, &end);
     double secs = (double)(end.tv_sec - started.tv_sec) + (end.tv_nsec - started.tv_nsec) * 1e-9;
     const char *path = getenv("CLOCKSCOPE_RUN_OUTPUT");
-    FILE *f = report_fd >= 0 ? fdopen(report_fd, "w") : NULL;
-    if (!f)
-        f = stderr;
-    if (path && *path) {
-        int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-        f = fd >= 0 ? fdopen(fd, "a") : NULL;
-        if (!f) {
-            if (fd >= 0)
-                close(fd);
-            f = stderr;
-        }
-    }
+    int out_fd = output_fd(path);
+    if (out_fd < 0)
+        return;
     char exe[256] = "?";
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n > 0)
@@ -160,8 +203,11 @@ void shim_count_report(void)
     char *buf = NULL;
     size_t buflen = 0;
     FILE *m = open_memstream(&buf, &buflen);
-    if (!m)
-        m = f;
+    if (!m) {
+        if (out_fd != report_fd)
+            close(out_fd);
+        return;
+    }
     fprintf(m, "clockscope run --mode count: pid %d (%s), %.3f s\n", (int)getpid(), exe, secs);
     fprintf(m, "  %12s  %12s  %s\n", "calls", "calls/s", "call");
     for (int i = 0; i <= SHIM_MAX_CLOCK; i++) {
@@ -205,12 +251,13 @@ void shim_count_report(void)
         for (size_t i = 0; i < nrows; i++)
             print_rate(m, rows[i].calls, secs, rows[i].name);
     }
-    if (m != f) {
-        fclose(m);
-        fwrite(buf, 1, buflen, f);
-        free(buf);
+    fclose(m);
+    int err = write_all(out_fd, buf, buflen);
+    free(buf);
+    if (out_fd != report_fd) {
+        if (close(out_fd) != 0 && !err)
+            err = errno;
+        if (err)
+            say(report_fd, "cannot write the count table to ", path, strerror(err));
     }
-    fflush(f);
-    if (f != stderr)
-        fclose(f);
 }

@@ -8,9 +8,12 @@
 #include "arch/arch.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_IMAGE (16u << 20)
 
@@ -26,14 +29,26 @@ static const char help[] =
     "  --dump OUT     write this process's vDSO image to OUT (\"-\": stdout)\n"
     "  --json         machine-readable output\n"
     "\n"
-    "Exit status: 0 parsed; 1 this process has no vDSO; 2 bad usage or an image that does\n"
-    "not parse.\n";
+    "Exit status: 0 parsed (or dumped); 1 this process has no vDSO, or OUT could not be\n"
+    "written; 2 bad usage (--dump with --json; an OUT that is a link, directory, FIFO or\n"
+    "device) or an image that does not parse.\n";
 
 static void *read_file(const char *path, size_t *size)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    /* O_NONBLOCK: a FIFO given as IMAGE is refused below, never waited on. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
         usage_error("vdso", "cannot open '%s': %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        usage_error("vdso", "'%s' is not a regular file", path);
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        usage_error("vdso", "cannot open '%s': %s", path, strerror(errno));
+    }
     unsigned char *buf = malloc(MAX_IMAGE);
     if (!buf) {
         fclose(f);
@@ -49,6 +64,31 @@ static void *read_file(const char *path, size_t *size)
         usage_error("vdso", "'%s' is larger than %u MiB: not a vDSO image", path, MAX_IMAGE >> 20);
     *size = n;
     return buf;
+}
+
+/* OUT for --dump: a regular file or a new one, never a link (not followed), a FIFO (never
+ * waited on) or a device; those are bad usage. */
+static FILE *open_dump(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        usage_error("vdso", "--dump '%s' is %s: give a regular file (or - for stdout)", path,
+                    S_ISLNK(st.st_mode)   ? "a symbolic link"
+                    : S_ISDIR(st.st_mode) ? "a directory"
+                    : S_ISFIFO(st.st_mode) ? "a FIFO" : "not a regular file");
+    int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return NULL;
+    /* Checked again on what was opened: the name may have changed since lstat. */
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || ftruncate(fd, 0) != 0) {
+        close(fd);
+        errno = EINVAL;
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "wb");
+    if (!f)
+        close(fd);
+    return f;
 }
 
 static void print_image(const struct vdso_image *img, const char *origin, bool json)
@@ -145,6 +185,9 @@ int cmd_vdso(int argc, char **argv)
     cli_parse(&vdso_cli, argc, argv, &o);
     const char *file = o.file, *dump = o.dump;
     bool json = o.json;
+    if (dump && json)
+        usage_error("vdso", "--dump and --json do not go together (list the dumped image with "
+                    "--file OUT --json)");
 
     if (file) {
         size_t size;
@@ -180,9 +223,13 @@ int cmd_vdso(int argc, char **argv)
         /* "-": the image alone on stdout (e.g. out of a VM: clockscope vm ... -- vdso
          * --dump - > image.so), and the note on stderr. */
         bool to_stdout = strcmp(dump, "-") == 0;
-        FILE *f = to_stdout ? stdout : fopen(dump, "wb");
-        if (!f || fwrite(v->base, 1, v->size, f) != v->size || fclose(f) != 0) {
+        FILE *f = to_stdout ? stdout : open_dump(dump);
+        /* stdout is flushed, not closed: the exit check (common/stdout_check) still uses it. */
+        if (!f || fwrite(v->base, 1, v->size, f) != v->size ||
+            (to_stdout ? fflush(f) : fclose(f)) != 0) {
             fprintf(stderr, "clockscope vdso: cannot write '%s': %s\n", dump, strerror(errno));
+            if (to_stdout)
+                clearerr(stdout); /* said once, here */
             return 1;
         }
         fprintf(to_stdout ? stderr : stdout, "wrote %zu bytes of vDSO image to %s\n", v->size,

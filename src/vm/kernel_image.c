@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define HEAD_BYTES 0x240
@@ -48,9 +49,16 @@ const char *kernel_image_kind(const unsigned char *h, size_t len)
 
 static bool read_head(const char *path, unsigned char *head, size_t *got, char *why, size_t wl)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Regular files only, opened non-blocking: a FIFO is refused, never waited on. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         snprintf(why, wl, "cannot open '%s': %s", path, strerror(errno));
+        return false;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        snprintf(why, wl, "cannot read '%s': not a regular file", path);
         return false;
     }
     memset(head, 0, HEAD_BYTES);

@@ -4,6 +4,7 @@
 #include "arch/arch.h"
 #include "common/cli.h"
 #include "measure/batch.h"
+#include "warp/warp_fault.h"
 #include "warp/warp_run.h"
 
 #include <math.h>
@@ -165,6 +166,16 @@ int cmd_warp(int argc, char **argv)
     parse_args(argc, argv, &o);
     static struct method_list ml;
     methods_collect(&ml);
+    const char *fault_spec = getenv(WARP_FAULT_ENV);
+    if (fault_spec && *fault_spec) {
+        struct warp_fault fault;
+        char err[200];
+        if (!warp_fault_parse(fault_spec, &fault, err, sizeof err))
+            usage_error("warp", "%s: %s", WARP_FAULT_ENV, err);
+        warp_fault_apply(&fault, &ml);
+        fprintf(stderr, "clockscope warp: %s=%s: injecting a fault into every clock read "
+                        "(a test, not a measurement)\n", WARP_FAULT_ENV, fault_spec);
+    }
     size_t nsel = 0;
     for (size_t i = 0; i < ml.count; i++)
         nsel += warp_selected(&o, &ml.m[i]);

@@ -1,0 +1,318 @@
+"""What the report says: the comparison rows (per API, each machine against the baseline),
+the explanation of each machine from its own doctor, the one-paragraph answer, and the
+fleet summary.  Renderers (text.py, html.py) only lay these out."""
+
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from .compare import Ratio, compare, fmt_ns
+from .model import Machine, Measure, Stat
+
+# The rows of the comparison, in source 000's spirit: what programs call, then what
+# that costs underneath.  "counter" is the CPU counter read plain (rdtsc, cntvct, rdtime).
+HEADLINE = [
+    "libc.clock_gettime.monotonic",
+    "libc.clock_gettime.realtime",
+    "libc.clock_gettime.monotonic_coarse",
+    "libc.gettimeofday",
+    "libc.time",
+    "syscall.clock_gettime.monotonic",
+    "counter",
+    "fastclock.monotonic",
+]
+KEY_ROW = "libc.clock_gettime.monotonic"
+# With more machines than this, the report leads with the fleet summary and its
+# per-machine table has one row per machine.
+FLEET_THRESHOLD = 6
+# A runtime figure whose harness takes at least this share measures the harness.
+HARNESS_BOUND_SHARE = 0.8
+
+
+@dataclass
+class Cell:
+    measure: Optional[Measure]
+    ratio: Optional[Ratio] = None
+    note: str = ""               # e.g. "harness 75 ns of 80 ns: measures the harness"
+    net: Optional[Stat] = None   # runtime rows: the figure less the harness
+
+
+@dataclass
+class Row:
+    key: str
+    label: str
+    cells: List[Cell]            # one per machine, in report order
+    runtime: bool = False
+
+
+@dataclass
+class Explanation:
+    short: str                   # one sentence: verdict, proof, clocksource, top finding, fix
+    details: List[str]           # the doctor's evidence and fix
+    brief: str = ""              # a few words beside a table row
+
+
+@dataclass
+class Report:
+    machines: List[Machine]
+    baseline: Machine
+    rows: List[Row]
+    explanations: Dict[str, Explanation]
+    answer: List[str]
+    fleet: Optional[dict] = None
+    problems: list = field(default_factory=list)
+
+    @property
+    def is_fleet(self) -> bool:
+        return len(self.machines) > FLEET_THRESHOLD
+
+
+def counter_measure(m: Machine) -> Optional[Measure]:
+    """The plain (unordered, first listed) CPU counter read bench measured."""
+    for mid, meas in m.measures.items():
+        if mid.startswith("counter.") and meas.stat is not None:
+            return meas
+    return None
+
+
+def measure_for(m: Machine, key: str) -> Optional[Measure]:
+    return counter_measure(m) if key == "counter" else m.measures.get(key)
+
+
+def _label(machines: List[Machine], key: str) -> str:
+    if key == "counter":
+        names = sorted({measure_for(m, key).id.split(".", 1)[1] for m in machines if measure_for(m, key)})
+        return f"CPU counter read ({' / '.join(names)})" if names else "CPU counter read"
+    for m in machines:
+        if key in m.measures:
+            return m.measures[key].label
+    return key
+
+
+def _bench_rows(machines, baseline, keys) -> List[Row]:
+    rows = []
+    for key in keys:
+        cells = []
+        base = measure_for(baseline, key)
+        for m in machines:
+            meas = measure_for(m, key)
+            cell = Cell(meas)
+            if m is not baseline and meas and base:
+                cell.ratio = compare(meas.stat, base.stat)
+            cells.append(cell)
+        if any(c.measure and c.measure.stat for c in cells):
+            rows.append(Row(key, _label(machines, key), cells))
+    return rows
+
+
+def _net(meas: Measure) -> (Optional[Stat], str):
+    """A runtime figure less its harness: (net stat or None, note)."""
+    s, h = meas.stat, meas.harness
+    if s is None or h is None:
+        return s, ""
+    share = h.median / s.median if s.median > 0 else 1.0
+    if share >= HARNESS_BOUND_SHARE:
+        return None, (f"harness {fmt_ns(h.median)} of {fmt_ns(s.median)} ({share:.0%}): "
+                      "this figure measures the harness, not the clock")
+    net = Stat(s.median - h.median, max(s.p10 - h.p90, 0.0), s.p90 - h.p10)
+    net.p10 = min(net.p10, net.median)
+    return net, f"harness {fmt_ns(h.median)} ({share:.0%}); clock alone ≈ {fmt_ns(net.median)}"
+
+
+def _runtime_rows(machines, baseline) -> List[Row]:
+    keys = []
+    for m in machines:
+        for r in m.runtimes:
+            if r.id not in keys:
+                keys.append(r.id)
+    rows = []
+    for key in keys:
+        cells = []
+        for m in machines:
+            meas = next((r for r in m.runtimes if r.id == key), None)
+            cell = Cell(meas)
+            if meas:
+                cell.net, cell.note = _net(meas)
+            cells.append(cell)
+        base_cell = cells[machines.index(baseline)]
+        for m, cell in zip(machines, cells):
+            # Compared net of the harness; a harness-bound figure is not compared at all.
+            if m is not baseline and cell.net and base_cell.net:
+                cell.ratio = compare(cell.net, base_cell.net)
+        label = next(c.measure.label for c in cells if c.measure)
+        rows.append(Row(key, label, cells, runtime=True))
+    return rows
+
+
+def _syscalls(n: float) -> str:
+    return f"{n:g} syscall{'' if n == 1 else 's'}"
+
+
+def explain(m: Machine) -> Explanation:
+    """Why reading the time costs what it does on m, from m's own bundle."""
+    d = m.diagnosis
+    parts = []
+    details = []
+    counter = counter_measure(m)
+    if counter and counter.stat and counter.stat.median >= 1000:
+        parts.append(f"{counter.id.split('.', 1)[1]} costs {fmt_ns(counter.stat.median)} per read "
+                     "(a counter read this slow is trapped and emulated)")
+    if d is None:
+        why = m.part_errors.get("doctor", "no doctor part")
+        return Explanation("; ".join(parts + [f"no diagnosis ({why})"]), details, "no diagnosis")
+    cs = d.clocksource or m.description.get("clocksource")
+    brief = [d.verdict]
+    if d.syscalls_per_call is not None:
+        brief.append(f"{_syscalls(d.syscalls_per_call)} per clock_gettime")
+    if cs:
+        brief.append(f"clocksource {cs}")
+    if counter and counter.stat and counter.stat.median >= 1000:
+        brief.append(f"{counter.id.split('.', 1)[1]} {fmt_ns(counter.stat.median)}")
+    proof = ""
+    if d.syscalls_per_call is not None:
+        proof = (f"clock_gettime makes {_syscalls(d.syscalls_per_call)} per call"
+                 + (" (served by the vDSO)" if d.syscalls_per_call == 0 else " (the vDSO falls back to the kernel)"))
+    parts.append(f"doctor: {d.verdict}")
+    if proof:
+        parts.append(proof)
+    if cs:
+        parts.append(f"clocksource {cs}")
+    virt = m.description.get("virtualization")
+    if "TCG" in str(m.description.get("cpu_model", "")):
+        parts.append("an emulated CPU (QEMU TCG): its timings are the emulator's")
+        brief.append("emulated CPU")
+    elif isinstance(virt, str) and virt not in ("none", ""):
+        parts.append(f"virtualization {virt}")
+    top = _top_finding(d)
+    if top:
+        parts.append(f"finding {top.id}: {top.title}")
+        if top.fix:
+            parts.append(f"fix: {top.fix[0]}")
+    details.append(d.summary)
+    if top:
+        details.extend(top.evidence[:3])
+        if top.meaning:
+            details.append(top.meaning)
+        details.extend(f"fix: {f}" for f in top.fix[:2])
+    top_id = f" ({top.id})" if top and top.severity != "info" else ""
+    return Explanation("; ".join(parts), [x for x in details if x], ", ".join(brief) + top_id)
+
+
+def _top_finding(d):
+    """The finding that explains most: the most severe, preferring one with a fix, and
+    never the purely informative ones when something worse exists."""
+    from .model import SEVERITY_ORDER
+    if not d.findings:
+        return None
+    return sorted(d.findings, key=lambda f: (SEVERITY_ORDER.get(f.severity, 9), not f.fix))[0]
+
+
+def _answer(machines, baseline, rows, explanations) -> List[str]:
+    key = next((r for r in rows if r.key == KEY_ROW), rows[0] if rows else None)
+    if key is None:
+        return ["No machine has a clock read measurement (no bench part): nothing to compare."]
+    base_cell = key.cells[machines.index(baseline)]
+    base_txt = fmt_ns(base_cell.measure.stat.median) if base_cell.measure and base_cell.measure.stat else "not measured"
+    if len(machines) == 1:
+        return [f"{baseline.name}: {key.label} costs {base_txt} per call.",
+                f"Why: {explanations[baseline.name].short}."]
+    ranked = []
+    for m, c in zip(machines, key.cells):
+        if m is not baseline and c.ratio:
+            ranked.append((c.ratio.ratio if c.ratio.slower else 1 / c.ratio.ratio, m, c))
+    ranked.sort(key=lambda t: -t[0])
+    if len(machines) > FLEET_THRESHOLD:
+        return _fleet_answer(baseline, key, base_txt, ranked, explanations, machines)
+    lines = []
+    for _, m, c in ranked[:5]:
+        cost = fmt_ns(c.measure.stat.median)
+        if c.ratio.significant:
+            lines.append(f"{m.name} is {c.ratio.ratio:.1f}x ± {c.ratio.error:.1f} "
+                         f"{'slower' if c.ratio.slower else 'faster'} than {baseline.name} at reading the time: "
+                         f"{key.label} costs {cost} per call against {base_txt}."
+                         + (f" Why: {explanations[m.name].short}." if c.ratio.slower else "")
+                         + (_no_fault(m) if c.ratio.slower else ""))
+        else:
+            lines.append(f"{m.name} against {baseline.name}: no significant difference, their p10-p90 ranges "
+                         f"overlap ({key.label}: median {cost} against {base_txt}, "
+                         f"{c.ratio.ratio:.1f}x ± {c.ratio.error:.1f} {'slower' if c.ratio.slower else 'faster'}).")
+    if len(ranked) > 5:
+        lines.append(f"... and {len(ranked) - 5} more machines (the tables below).")
+    missing = [m.name for m, c in zip(machines, key.cells) if m is not baseline and not c.ratio]
+    if missing:
+        lines.append(f"Not compared (no {key.label} figure): {', '.join(missing[:10])}"
+                     + (" ..." if len(missing) > 10 else "") + ".")
+    return lines
+
+
+def _no_fault(m: Machine) -> str:
+    """When the doctor found a slower machine healthy, say where the gap lies instead."""
+    d = m.diagnosis
+    if d and d.verdict == "ok" and d.syscalls_per_call == 0:
+        return (" Its doctor finds nothing wrong: the vDSO serves the call without a syscall, so the "
+                "gap lies in reading the counter and in the CPU itself (or its emulation).")
+    return ""
+
+
+def _fleet_answer(baseline, key, base_txt, ranked, explanations, machines) -> List[str]:
+    """Many machines: counts, the slowest, and the reason most of the slow ones share."""
+    slower = [(m, c) for _, m, c in ranked if c.ratio.significant and c.ratio.slower]
+    faster = [(m, c) for _, m, c in ranked if c.ratio.significant and not c.ratio.slower]
+    same = len(ranked) - len(slower) - len(faster)
+    lines = [f"Of {len(ranked)} machines compared with {baseline.name} ({key.label}: {base_txt}), "
+             f"{len(slower)} are significantly slower, {len(faster)} faster, and {same} show no "
+             f"significant difference (p10-p90 ranges overlap)."]
+    if ranked:
+        _, m, c = ranked[0]
+        lines.append(f"Slowest: {m.name}, {fmt_ns(c.measure.stat.median)} per call, "
+                     f"{c.ratio.words(baseline.name)}. Why: {explanations[m.name].short}.")
+    reasons = Counter()
+    for m, _ in slower:
+        top = _top_finding(m.diagnosis) if m.diagnosis else None
+        if top:
+            reasons[f"{top.id}: {top.title}"] += 1
+    if reasons:
+        reason, n = reasons.most_common(1)[0]
+        lines.append(f"The reason most of the slower machines share ({n} of {len(slower)}): {reason}.")
+    missing = len(machines) - 1 - len(ranked)
+    if missing:
+        lines.append(f"{missing} machines have no {key.label} figure to compare.")
+    return lines
+
+
+def _fleet(machines) -> dict:
+    verdicts = Counter(m.diagnosis.verdict if m.diagnosis else "no diagnosis" for m in machines)
+    sources = Counter(str(m.description.get("clocksource") or "unknown") for m in machines)
+    findings = Counter()
+    titles = {}
+    for m in machines:
+        if m.diagnosis:
+            for f in m.diagnosis.findings:
+                if f.severity != "info":
+                    findings[f.id] += 1
+                    titles.setdefault(f.id, f.title)
+    costs = sorted(s.median for s in (m.stat(KEY_ROW) for m in machines) if s and s.median > 0)
+    dist = None
+    if costs:
+        q = statistics.quantiles(costs, n=10, method="inclusive") if len(costs) > 1 else [costs[0]] * 9
+        dist = {"n": len(costs), "min": costs[0], "p10": q[0], "median": statistics.median(costs),
+                "p90": q[8], "max": costs[-1], "values": costs}
+    return {"verdicts": verdicts, "clocksources": sources, "findings": findings,
+            "finding_titles": titles, "cost": dist}
+
+
+def build(machines: List[Machine], baseline_name: Optional[str], all_rows: bool = False) -> Report:
+    baseline = machines[0]
+    if baseline_name is not None:
+        baseline = next(m for m in machines if m.name == baseline_name)
+    keys = list(HEADLINE)
+    if all_rows:
+        for m in machines:
+            keys += [k for k in m.measures if k not in keys and not k.startswith("counter.")]
+    rows = _bench_rows(machines, baseline, keys) + _runtime_rows(machines, baseline)
+    explanations = {m.name: explain(m) for m in machines}
+    rep = Report(machines, baseline, rows, explanations, _answer(machines, baseline, rows, explanations))
+    if rep.is_fleet:
+        rep.fleet = _fleet(machines)
+    return rep

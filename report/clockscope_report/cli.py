@@ -1,0 +1,151 @@
+"""clockscope report BUNDLE... [--baseline NAME] [-o OUT.html] [--markdown | --csv]
+[--charts DIR] [--all]"""
+
+import argparse
+import os
+import re
+import sys
+import tempfile
+
+from . import analysis, load, text
+
+EXIT_OK = 0
+EXIT_NOTHING = 1        # no input could be reported, or the output could not be written
+EXIT_USAGE = 2
+EXIT_PARTIAL = 3        # the report was produced, but some input was skipped or incomplete
+EXIT_MISSING_DEP = 4    # matplotlib is needed (charts, HTML) and missing
+
+EPILOG = """\
+Inputs: bundles from `clockscope collect`, or plain --json outputs of single commands
+(bench, doctor, warp, facts, runtimes); each file is one machine.
+
+Exit status: 0 report produced from every input; 3 report produced, but some input was
+skipped or incomplete (each problem on stderr, naming the file); 1 nothing could be
+reported, or the output could not be written; 2 bad usage; 4 matplotlib is missing
+(needed for -o and --charts).  docs/report.md has the detail."""
+
+
+# Control characters from a bundle (a kernel log line in the doctor's evidence, a hostile
+# machine name) must not reach a terminal as escape sequences, nor the HTML.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    return _CONTROL.sub("?", text)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with clockscope's one wording of bad usage (the C commands' common/cli.h):
+    "clockscope report: <what>", then "Try 'clockscope report --help'.", exit 2."""
+
+    def error(self, message):
+        sys.stderr.write(f"clockscope report: {_one_wording(message)}\n"
+                         "Try 'clockscope report --help'.\n")
+        sys.exit(EXIT_USAGE)
+
+
+_METAVARS = {"--baseline": "NAME", "--output": "OUT.html", "--charts": "DIR"}
+
+
+def _one_wording(message: str) -> str:
+    m = re.match(r"unrecognized arguments: (\S+)", message)
+    if m:
+        word = m.group(1)
+        return f"unknown option '{word}'" if word.startswith("-") else f"unexpected argument '{word}'"
+    m = re.match(r"argument (?:-\w/)?(--[\w-]+): expected one argument", message)
+    if m:
+        return f"{m.group(1)} needs a value ({_METAVARS.get(m.group(1), 'VALUE')})"
+    m = re.match(r"argument (--[\w-]+): not allowed with argument (--[\w-]+)", message)
+    if m:
+        return f"{m.group(2)} and {m.group(1)} do not go together"
+    return message
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = Parser(prog="clockscope report", allow_abbrev=False, description="What reading the time costs on each machine, "
+               "side by side, and why (from each machine's own doctor).", epilog=EPILOG,
+               formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("inputs", nargs="*", metavar="BUNDLE", help="bundles or single-command --json files")
+    p.add_argument("--baseline", metavar="NAME", help="the machine others are compared with (default: the first)")
+    p.add_argument("-o", "--output", metavar="OUT.html", help="write the HTML report (with charts) to this file")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--markdown", action="store_true", help="print the Markdown report on stdout")
+    out.add_argument("--csv", action="store_true", help="print every figure as CSV on stdout")
+    p.add_argument("--charts", metavar="DIR", help="also write each chart as an SVG file into DIR")
+    p.add_argument("--all", action="store_true", help="every bench method, not only the headline rows")
+    return p
+
+
+def _atomic_write(path: str, data: str) -> None:
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".report-", dir=d)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _charts(rep):
+    try:
+        from . import charts
+        return charts.all_charts(rep)
+    except ImportError as e:
+        sys.stderr.write(f"clockscope report: charts need matplotlib ({e}).\n"
+                         "  install it: python3 -m pip install matplotlib   (or: apt install python3-matplotlib)\n"
+                         "  or the whole package: python3 -m pip install ./report\n")
+        sys.exit(EXIT_MISSING_DEP)
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    if not args.inputs:
+        _parser().error("no input: name one or more bundles (clockscope collect -o FILE makes one)")
+    problems = []
+    machines = load.load_all(args.inputs, problems, every_method=args.all)
+    for p in problems:
+        sys.stderr.write(printable(f"clockscope report: {p}") + "\n")
+    if not machines:
+        sys.stderr.write("clockscope report: nothing to report: no input could be read\n")
+        return EXIT_NOTHING
+    if args.baseline is not None and args.baseline not in {m.name for m in machines}:
+        _parser().error(f"--baseline '{args.baseline}' is not one of the machines: "
+                        + ", ".join(m.name for m in machines[:20]))
+    rep = analysis.build(machines, args.baseline, args.all)
+    rep.problems = problems
+    charts = _charts(rep) if args.output or args.charts else []
+    try:
+        if args.charts:
+            os.makedirs(args.charts, exist_ok=True)
+            for name, _, svg in charts:
+                _atomic_write(os.path.join(args.charts, name), printable(svg))
+        if args.output:
+            from . import html
+            _atomic_write(args.output, printable(html.render(rep, charts)))
+    except OSError as e:
+        sys.stderr.write(f"clockscope report: cannot write {e.filename or ''}: {e.strerror or e}\n")
+        return EXIT_NOTHING
+    try:
+        if args.markdown:
+            sys.stdout.write(printable(text.markdown(rep)))
+        elif args.csv:
+            sys.stdout.write(printable(text.csv_text(rep)))
+        else:
+            sys.stdout.write(printable(text.terminal(rep)))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # A reader that stopped early (| head): not an error of ours.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError as e:
+        sys.stderr.write(f"clockscope report: cannot write to stdout: {e.strerror or e}\n")
+        return EXIT_NOTHING
+    if args.output:
+        sys.stderr.write(f"clockscope report: {args.output} written ({len(machines)} machines, {len(charts)} charts)\n")
+    return EXIT_PARTIAL if problems else EXIT_OK

@@ -1,0 +1,193 @@
+"""The report as text: the terminal table, Markdown, CSV."""
+
+import csv
+import io
+from typing import List
+
+from .analysis import KEY_ROW, Report, Row
+from .compare import fmt_ns, fmt_rate
+
+NOISY = " (noisy)"
+
+
+def _cost(cell) -> str:
+    if cell.measure is None:
+        return "—"
+    if cell.measure.stat is None:
+        return "n/a"
+    return fmt_ns(cell.measure.stat.median) + (NOISY if cell.measure.noisy else "")
+
+
+def _rate(cell) -> str:
+    return fmt_rate(cell.measure.calls_per_sec) if cell.measure and cell.measure.stat else "—"
+
+
+def _why_cell(rep: Report, row: Row, i: int, explained: set) -> str:
+    """The reason beside machine i on this row: a runtime figure's harness note, or, when
+    the machine is much slower than the baseline, its doctor's explanation (in full the
+    first time, then in brief)."""
+    m, cell = rep.machines[i], row.cells[i]
+    if cell.note:
+        return cell.note
+    if not (cell.ratio and cell.ratio.much_slower):
+        return ""
+    e = rep.explanations[m.name]
+    if m.name in explained:
+        return e.brief
+    explained.add(m.name)
+    return e.short
+
+
+def comparison_table(rep: Report):
+    """(header, rows, right-aligned column indexes).  Two machines: source 000's wide form,
+    one row per API with both machines side by side.  Otherwise one row per API and
+    machine.  The last column is the reason beside each much slower machine."""
+    explained = set()
+    base_i = rep.machines.index(rep.baseline)
+    if len(rep.machines) == 2:
+        other_i = 1 - base_i
+        o = rep.machines[other_i]
+        header = ["API", f"{rep.baseline.name} ns/call", f"{rep.baseline.name} calls/s",
+                  f"{o.name} ns/call", f"{o.name} calls/s", f"{o.name} vs {rep.baseline.name}", "why"]
+        rows = []
+        for r in rep.rows:
+            b, c = r.cells[base_i], r.cells[other_i]
+            rows.append([r.label, _cost(b), _rate(b), _cost(c), _rate(c),
+                         c.ratio.words() if c.ratio else "—",
+                         "; ".join(x for x in (b.note and f"{rep.baseline.name}: {b.note}",
+                                               _why_cell(rep, r, other_i, explained)) if x)])
+        return header, rows, {1, 2, 3, 4, 5}
+    header = ["API", "machine", "ns/call", "calls/s", f"vs {rep.baseline.name}", "why"]
+    rows = []
+    for r in rep.rows:
+        for i, m in enumerate(rep.machines):
+            c = r.cells[i]
+            vs = "baseline" if m is rep.baseline else (c.ratio.words() if c.ratio else "—")
+            rows.append([r.label if i == 0 else "", m.name, _cost(c), _rate(c), vs,
+                         _why_cell(rep, r, i, explained)])
+    return header, rows, {2, 3, 4}
+
+
+def fleet_rows(rep: Report):
+    """One row per machine, slowest clock_gettime first: (machine, cells)."""
+    idx = {m.name: i for i, m in enumerate(rep.machines)}
+    key = next((r for r in rep.rows if r.key == KEY_ROW), None)
+
+    def cost(m):
+        s = m.stat(KEY_ROW)
+        return -s.median if s else float("inf")
+    out = []
+    for m in sorted(rep.machines, key=cost):
+        cell = key.cells[idx[m.name]] if key else None
+        d = m.diagnosis
+        vs = "baseline" if m is rep.baseline else (cell.ratio.words() if cell and cell.ratio else "—")
+        out.append((m, [m.name, str(m.description.get("arch", "?")), str(m.description.get("clocksource") or "?"),
+                        d.verdict if d else "—", _cost(cell) if cell else "—", _rate(cell) if cell else "—", vs,
+                        rep.explanations[m.name].brief if cell and cell.ratio and cell.ratio.much_slower else ""]))
+    return out
+
+
+FLEET_HEADER = ["machine", "arch", "clocksource", "verdict", "clock_gettime(MONOTONIC)", "calls/s",
+                f"vs baseline", "why"]
+
+
+def _md_escape(s: str) -> str:
+    return s.replace("|", "\\|").replace("\n", " ")
+
+
+def _md_table(header: List[str], rows: List[List[str]], right: set) -> List[str]:
+    out = ["| " + " | ".join(_md_escape(h) for h in header) + " |",
+           "|" + "|".join("---:" if i in right else "---" for i in range(len(header))) + "|"]
+    out += ["| " + " | ".join(_md_escape(c) for c in r) + " |" for r in rows]
+    return out
+
+
+def markdown(rep: Report) -> str:
+    out = [f"# clockscope report: {len(rep.machines)} machine{'s' if len(rep.machines) != 1 else ''}", ""]
+    out += [f"Baseline: **{rep.baseline.name}**. Ratios are medians' ratios ± the propagated p10-p90 "
+            "half-widths; \"no significant difference\" when the p10-p90 ranges overlap.", ""]
+    out += ["## The answer", ""] + [f"- {a}" for a in rep.answer] + [""]
+    if rep.fleet:
+        out += fleet_markdown(rep)
+    if rep.is_fleet:
+        out += ["## Machines", ""]
+        out += _md_table(FLEET_HEADER, [c for _, c in fleet_rows(rep)], {4, 5})
+        out.append("")
+    else:
+        header, rows, right = comparison_table(rep)
+        out += ["## Cost of reading the time", ""] + _md_table(header, rows, right) + [""]
+        out += ["## Why, from each machine's doctor", ""]
+        for m in rep.machines:
+            e = rep.explanations[m.name]
+            out.append(f"- **{m.name}**: {e.short}")
+            out += [f"  - {d}" for d in e.details]
+        out.append("")
+    if rep.problems:
+        out += ["## Input problems", ""] + [f"- {p}" for p in rep.problems] + [""]
+    return "\n".join(out)
+
+
+def fleet_markdown(rep: Report) -> List[str]:
+    f = rep.fleet
+    out = ["## Fleet summary", ""]
+    out.append("Machines per verdict: " + ", ".join(f"{k} {v}" for k, v in f["verdicts"].most_common()))
+    out.append("")
+    out.append("Machines per clocksource: " + ", ".join(f"{k} {v}" for k, v in f["clocksources"].most_common()))
+    out.append("")
+    if f["findings"]:
+        out.append("Machines per finding (notice and worse):")
+        out += [f"- {k} ({f['finding_titles'][k]}): {v}" for k, v in f["findings"].most_common(10)]
+        out.append("")
+    c = f["cost"]
+    if c:
+        out.append(f"clock_gettime(CLOCK_MONOTONIC) over {c['n']} machines: min {fmt_ns(c['min'])}, "
+                   f"p10 {fmt_ns(c['p10'])}, median {fmt_ns(c['median'])}, p90 {fmt_ns(c['p90'])}, "
+                   f"max {fmt_ns(c['max'])}")
+        out.append("")
+    return out
+
+
+def terminal(rep: Report) -> str:
+    """An aligned table for a terminal; reasons on indented lines under their row."""
+    out = [f"clockscope report: {len(rep.machines)} machines, baseline {rep.baseline.name}", ""]
+    out += rep.answer + [""]
+    if rep.fleet:
+        out += [l for l in fleet_markdown(rep)[2:]]
+    if rep.is_fleet:
+        rows = fleet_rows(rep)
+        header = FLEET_HEADER[:-1]
+        table = [c[:-1] for _, c in rows]
+        notes = [[c[-1]] if c[-1] else [] for _, c in rows]
+    else:
+        header, rows, _ = comparison_table(rep)
+        header = header[:-1]
+        table = [r[:-1] for r in rows]
+        notes = [[r[-1]] if r[-1] else [] for r in rows]
+    widths = [max(len(h), *(len(r[i]) for r in table)) if table else len(h) for i, h in enumerate(header)]
+    out.append("  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths))))
+    for r, why in zip(table, notes):
+        out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+        out += [f"    ↳ {w}" for w in why]
+    if rep.problems:
+        out += ["", "input problems:"] + [f"  {p}" for p in rep.problems]
+    return "\n".join(out) + "\n"
+
+
+def csv_text(rep: Report) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["machine", "row", "measure", "label", "ns_median", "ns_p10", "ns_p90", "calls_per_sec", "noisy",
+                "harness_ns_median", "baseline", "ratio", "error", "direction", "significant"])
+    for row in rep.rows:
+        for m, cell in zip(rep.machines, row.cells):
+            meas = cell.measure
+            if meas is None:
+                continue
+            s, r = meas.stat, cell.ratio
+            w.writerow([m.name, row.key, meas.id, row.label,
+                        s.median if s else "", s.p10 if s else "", s.p90 if s else "",
+                        meas.calls_per_sec if meas.calls_per_sec is not None else "", int(meas.noisy),
+                        meas.harness.median if meas.harness else "", rep.baseline.name,
+                        f"{r.ratio:.4g}" if r else "", f"{r.error:.3g}" if r else "",
+                        ("slower" if r.slower else "faster") if r else "", int(r.significant) if r else ""])
+    return buf.getvalue()

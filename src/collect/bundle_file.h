@@ -1,0 +1,19 @@
+/* Writing the bundle: to stdout, or to a file replaced atomically. */
+#ifndef CLOCKSCOPE_BUNDLE_FILE_H
+#define CLOCKSCOPE_BUNDLE_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Whether a file could be created next to path (its directory exists and is writable),
+ * checked before minutes of work; why says what is wrong. */
+bool bundle_target_ok(const char *path, char *why, size_t whylen);
+
+/* Writes data to path ("-": stdout).  A file is written to a new temporary file in the
+ * same directory (created with O_EXCL, so never through a link planted there), synced,
+ * and renamed over path: a reader sees the old bundle or the whole new one, and a link at
+ * path is replaced, not followed.  False with why on any error (the temporary file is
+ * removed). */
+bool bundle_write(const char *path, const char *data, size_t n, char *why, size_t whylen);
+
+#endif

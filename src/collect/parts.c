@@ -1,0 +1,53 @@
+/* The table of parts collect runs, in order: the cheap descriptions first, so that a
+ * machine that fails later still yields its facts and diagnosis. */
+#include "collect/parts.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int bench_options(const struct collect_config *cfg, char **argv, int argc, char *buf,
+                         size_t buflen)
+{
+    (void)buf;
+    (void)buflen;
+    if (cfg->quick)
+        argv[argc++] = "--quick";
+    return argc;
+}
+
+static int warp_options(const struct collect_config *cfg, char **argv, int argc, char *buf,
+                        size_t buflen)
+{
+    snprintf(buf, buflen, "%g", cfg->warp_seconds);
+    argv[argc++] = "--seconds";
+    argv[argc++] = buf;
+    return argc;
+}
+
+const struct part collect_parts[] = {
+    {"facts", "what the doctor reads", 60, NULL},
+    {"doctor", "diagnosis and proof", 120, NULL},
+    {"bench", "the cost of every way of reading the time", 180, bench_options},
+    {"warp", "time going backwards between CPUs", 60, warp_options},
+};
+const size_t collect_nparts = sizeof collect_parts / sizeof collect_parts[0];
+
+const struct part *part_find(const char *name)
+{
+    for (size_t i = 0; i < collect_nparts; i++)
+        if (strcmp(collect_parts[i].name, name) == 0)
+            return &collect_parts[i];
+    return NULL;
+}
+
+void part_argv(const struct part *p, const struct collect_config *cfg, const char *program,
+               char **argv, char *buf, size_t buflen)
+{
+    int argc = 0;
+    argv[argc++] = (char *)program;
+    argv[argc++] = (char *)p->name;
+    argv[argc++] = "--json";
+    if (p->options)
+        argc = p->options(cfg, argv, argc, buf, buflen);
+    argv[argc] = NULL;
+}

@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""Mutants as a standing check (docs/testing.md, "Mutants").
+
+Each tests/mutants/NAME.mutant names one deliberate breakage of the code:
+
+    what: one line saying what breaks
+    file: src/path/to/file.c
+    kill: pytest node ids or unit:NAME / unit-san:NAME (C unit tests, native / ASan build)
+    --- find
+    exact text that occurs exactly once in the file
+    --- replace
+    the replacement text
+
+For each, this script copies the repository (the files git knows, plus build/ so that
+only what the mutant touches is rebuilt) into a scratch directory, applies the
+replacement, and runs only the `kill` tests there.  A mutant is killed when one of them
+fails.  First the unmutated copy runs every kill test once: they must pass, or a "kill"
+would prove nothing.  Exit status: 0 when every mutant was killed; 1 when one survived,
+its find-text did not occur exactly once, or the baseline failed; 2 bad usage.
+
+    python3 tests/mutants/run.py [--jobs N] [--keep] [--each] [NAME ...]
+
+--each runs every kill test of a mutant on its own and says which of them kill it (for the
+catalogue in docs/testing.md); by default a mutant's tests stop at the first failure.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+MUTANTS = ROOT / "tests" / "mutants"
+TIMEOUT_S = 900
+
+
+class MutantError(Exception):
+    pass
+
+
+def parse_mutant(path):
+    text = path.read_text()
+    head, sep, rest = text.partition("\n--- find\n")
+    if not sep:
+        raise MutantError(f"{path.name}: no '--- find' line")
+    find, sep, replace = rest.partition("\n--- replace\n")
+    if not sep:
+        raise MutantError(f"{path.name}: no '--- replace' line")
+    fields = {}
+    for line in head.splitlines():
+        key, colon, value = line.partition(":")
+        if colon and key.strip() in ("what", "file", "kill"):
+            fields[key.strip()] = value.strip()
+    for key in ("what", "file", "kill"):
+        if not fields.get(key):
+            raise MutantError(f"{path.name}: no '{key}:' line")
+    if replace.endswith("\n"):
+        replace = replace[:-1]
+    return {"name": path.stem, "what": fields["what"], "file": fields["file"],
+            "kill": fields["kill"].split(), "find": find, "replace": replace}
+
+
+def copy_repo(dest):
+    """The files git knows (tracked and untracked-but-not-ignored, so uncommitted work is
+    tested too) with their times kept, plus build/ so make rebuilds only what changed."""
+    listed = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, check=True).stdout.split(b"\0")
+    for rel in filter(None, listed):
+        src = ROOT / os.fsdecode(rel)
+        if not src.is_file():
+            continue  # deleted in the work tree
+        dst = dest / os.fsdecode(rel)
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dst, follow_symlinks=False)
+    if (ROOT / "build").is_dir():
+        shutil.copytree(ROOT / "build", dest / "build", symlinks=True,
+                        ignore=shutil.ignore_patterns("fuzz", "mutants"))
+
+
+def run_kill_tests(repo, kill, log):
+    """Runs the kill tests in `repo`; returns the first one that failed, or None."""
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    unit = {"unit": [], "unit-san": []}
+    pytest_ids = []
+    for k in kill:
+        kind, colon, name = k.partition(":")
+        if colon and kind in unit:
+            unit[kind].append(name)
+        else:
+            pytest_ids.append(k)
+    for kind, names in unit.items():
+        if not names:
+            continue
+        build = "build" if kind == "unit" else "build/san"
+        make = ["make", "-s", "-j1", f"O={build}", f"{build}/unit_tests"]
+        if kind == "unit-san":
+            make.insert(3, "SAN=1")
+        proc = subprocess.run(make, cwd=repo, capture_output=True, text=True, env=env,
+                              timeout=TIMEOUT_S)
+        log.write(proc.stdout + proc.stderr)
+        if proc.returncode != 0:
+            return f"{kind}: build failed"
+        for name in names:
+            proc = subprocess.run([f"{build}/unit_tests", name], cwd=repo, capture_output=True,
+                                  text=True, env=env, timeout=TIMEOUT_S)
+            log.write(f"$ {build}/unit_tests {name}\n{proc.stdout}{proc.stderr}\n")
+            m = re.search(r" (\d+) passed, (\d+) failed, (\d+) skipped$", proc.stdout, re.M)
+            if proc.returncode != 0 or not m or m.group(1) == "0" or m.group(3) != "0":
+                return f"{kind}:{name}"
+    if pytest_ids:
+        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                               *pytest_ids], cwd=repo, capture_output=True, text=True, env=env,
+                              timeout=TIMEOUT_S)
+        log.write(proc.stdout + proc.stderr)
+        if proc.returncode != 0:
+            failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", proc.stdout, re.M)
+            return failed[0] if failed else "pytest: " + (proc.stdout.strip().splitlines() or ["?"])[-1]
+    return None
+
+
+def apply_mutant(repo, m):
+    target = repo / m["file"]
+    if not target.is_file():
+        raise MutantError(f"{m['name']}: no file {m['file']}")
+    text = target.read_text()
+    n = text.count(m["find"])
+    if n != 1:
+        raise MutantError(f"{m['name']}: the find-text occurs {n} times in {m['file']} "
+                          f"(must be exactly once)")
+    st = target.stat()
+    target.write_text(text.replace(m["find"], m["replace"]))
+    # A later mtime than every object built from it, even within the copy's second.
+    os.utime(target, (st.st_atime, max(time.time(), st.st_mtime + 2)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("names", nargs="*", help="only these mutants (file names without .mutant)")
+    ap.add_argument("--jobs", type=int, default=2, choices=(1, 2),
+                    help="mutants tested at once (at most 2)")
+    ap.add_argument("--keep", action="store_true", help="keep the scratch directories")
+    ap.add_argument("--dir", type=Path, default=MUTANTS,
+                    help="where the .mutant files are (default tests/mutants)")
+    ap.add_argument("--each", action="store_true",
+                    help="run each kill test on its own and report every one that kills")
+    args = ap.parse_args()
+
+    paths = sorted(args.dir.glob("*.mutant"))
+    if args.names:
+        paths = [p for p in paths if p.stem in args.names]
+        missing = set(args.names) - {p.stem for p in paths}
+        if missing:
+            ap.error(f"no such mutant: {', '.join(sorted(missing))}")
+    if not paths:
+        print(f"mutants: none found in {args.dir}", file=sys.stderr)
+        return 1
+    problems, mutants = [], []
+    for p in paths:
+        try:
+            mutants.append(parse_mutant(p))
+        except MutantError as e:
+            problems.append(str(e))
+
+    t0 = time.monotonic()
+    scratch = Path(tempfile.mkdtemp(prefix="clockscope-mutants-"))
+    # Tests may read ../shared/corpus beside the repository: give the copies the same.
+    if (ROOT.parent / "shared").exists():
+        (scratch / "shared").symlink_to((ROOT.parent / "shared").resolve())
+    base = scratch / "base"
+    copy_repo(base)
+    # Every find-text must occur exactly once before anything runs.
+    for m in mutants:
+        target = base / m["file"]
+        n = target.read_text().count(m["find"]) if target.is_file() else -1
+        if n != 1:
+            problems.append(f"{m['name']}: the find-text occurs {max(n, 0)} times in {m['file']}"
+                            f"{'' if n >= 0 else ' (no such file)'} (must be exactly once)")
+    mutants = [m for m in mutants if not any(p.startswith(m["name"] + ":") for p in problems)]
+
+    all_kill = list(dict.fromkeys(k for m in mutants for k in m["kill"]))
+    with open(scratch / "baseline.log", "w") as log:
+        failed = run_kill_tests(base, all_kill, log) if all_kill else None
+    if failed:
+        print(f"mutants: the unmutated code fails {failed} (log: {scratch}/baseline.log)")
+        return 1
+    print(f"mutants: baseline passes all {len(all_kill)} kill tests "
+          f"({time.monotonic() - t0:.0f} s)", flush=True)
+
+    def one(m):
+        start = time.monotonic()
+        work = scratch / m["name"]
+        shutil.copytree(base, work, symlinks=True)
+        log_path = scratch / f"{m['name']}.log"
+        try:
+            apply_mutant(work, m)
+            with open(log_path, "w") as log:
+                if args.each:
+                    killers = [k for k in m["kill"] if run_kill_tests(work, [k], log)]
+                    spared = [k for k in m["kill"] if k not in killers]
+                    killer = ", ".join(killers) + (f"; NOT by {', '.join(spared)}" if spared else "")
+                    killer = killer if killers else None
+                else:
+                    killer = run_kill_tests(work, m["kill"], log)
+        except subprocess.TimeoutExpired:
+            killer = f"timeout after {TIMEOUT_S} s"
+        except MutantError as e:
+            return m, None, str(e), time.monotonic() - start
+        finally:
+            if not args.keep:
+                shutil.rmtree(work, ignore_errors=True)
+        return m, killer, None, time.monotonic() - start
+
+    killed = 0
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for m, killer, error, secs in pool.map(one, mutants):
+            if error:
+                problems.append(error)
+                print(f"  ERROR    {m['name']}: {error}", flush=True)
+            elif killer:
+                killed += 1
+                print(f"  killed   {m['name']:40s} by {killer} ({secs:.0f} s)", flush=True)
+            else:
+                problems.append(f"{m['name']} survived: {m['what']}")
+                print(f"  SURVIVED {m['name']:40s} {m['what']} (log: {scratch}/{m['name']}.log)",
+                      flush=True)
+    total = len(paths)
+    print(f"mutants: {killed}/{total} killed in {time.monotonic() - t0:.0f} s")
+    for p in problems:
+        print(f"mutants: {p}")
+    if not args.keep and not problems:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return 1 if problems or killed != total else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+"""The test machinery itself: the C unit runner accounts for every test (no cap, skips
+and failures counted apart), and the mutant runner fails on a surviving mutant and on a
+find-text that does not occur exactly once (docs/testing.md)."""
+import os
+import re
+import subprocess
+import sys
+
+from conftest import ROOT, run
+
+RUNNER = ROOT / "tests" / "mutants" / "run.py"
+
+
+def test_unit_runner_accounts_for_600_tests(tmp_path):
+    """600 tests (more than the old fixed table of 512): every 7th fails, every 11th skips
+    (and is not also failed), the rest pass; each is counted once, and the exit status is 1."""
+    src = tmp_path / "many.c"
+    lines = ['#include "check.h"']
+    for i in range(600):
+        if i % 7 == 0:
+            body = "CHECK(0);"
+        elif i % 11 == 0:
+            body = 'SKIP("cannot run here"); CHECK(0);'
+        else:
+            body = "CHECK(1 + 1 == 2);"
+        lines.append(f"TEST(t{i:03d}) {{ {body} }}")
+    src.write_text("\n".join(lines) + "\n")
+    exe = tmp_path / "many"
+    proc = run(["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-I", ROOT / "tests/unit", "-o", exe,
+                src, ROOT / "tests/unit/main.c"])
+    assert proc.returncode == 0, proc.stderr
+    failing = sum(1 for i in range(600) if i % 7 == 0)
+    skipping = sum(1 for i in range(600) if i % 7 and i % 11 == 0)
+    proc = run([exe])
+    assert proc.returncode == 1
+    assert (f"unit: 600 registered, 600 selected, 600 ran, {600 - failing - skipping} passed, "
+            f"{failing} failed, {skipping} skipped") in proc.stdout, proc.stdout[-300:]
+    assert len(re.findall(r"^SKIP t\d+: cannot run here$", proc.stdout, re.M)) == skipping
+    assert "FAIL t599" not in proc.stdout and "FAIL t595" in proc.stdout  # 595 = 7 * 85
+    proc = run([exe, "t59"])
+    assert "unit: 600 registered, 10 selected, 10 ran," in proc.stdout
+
+
+def write_mutant(d, name, find, replace, kill="unit:cmdline_param_last_wins_quotes_and_bare_flags"):
+    (d / f"{name}.mutant").write_text(
+        f"what: test mutant {name}\nfile: src/facts/kernel_text.c\nkill: {kill}\n"
+        f"--- find\n{find}\n--- replace\n{replace}\n")
+
+
+def mutants_run(d):
+    return subprocess.run([sys.executable, RUNNER, "--dir", d], capture_output=True, text=True,
+                          timeout=600, cwd=ROOT)
+
+
+def test_mutant_runner_fails_on_a_survivor_and_a_bad_find_text(native_build, tmp_path):
+    killed = tmp_path / "killed"
+    killed.mkdir()
+    write_mutant(killed, "first_wins", "            found = true;\n            if (len) {",
+                 "            if (found)\n                continue;\n            found = true;\n"
+                 "            if (len) {")
+    proc = mutants_run(killed)
+    assert proc.returncode == 0 and "mutants: 1/1 killed" in proc.stdout, proc.stdout + proc.stderr
+    survivor = tmp_path / "survivor"
+    survivor.mkdir()
+    write_mutant(survivor, "comment_only", "    return found;\n}", "    return found; /* same */\n}")
+    proc = mutants_run(survivor)
+    assert proc.returncode == 1 and "SURVIVED comment_only" in proc.stdout, proc.stdout
+    assert "mutants: 0/1 killed" in proc.stdout
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    write_mutant(bad, "absent", "this text is not in the file", "x")
+    write_mutant(bad, "twice", "return", "return")
+    proc = mutants_run(bad)
+    assert proc.returncode == 1, proc.stdout
+    assert "absent: the find-text occurs 0 times" in proc.stdout
+    assert re.search(r"twice: the find-text occurs \d+ times", proc.stdout)
+
+
+def test_a_skip_fails_under_require_all_unless_listed(tmp_path):
+    """conftest's hook: under CLOCKSCOPE_REQUIRE_ALL=1 a pytest skip is a failure, unless
+    docs/testing.md lists the test; without it the skip stays a skip."""
+    (tmp_path / "test_skipper.py").write_text(
+        "import pytest\n\ndef test_skips():\n    pytest.skip('no such thing here')\n")
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "conftest", "-p", "no:cacheprovider",
+           str(tmp_path / "test_skipper.py")]
+    base = dict(os.environ, PYTHONPATH=str(ROOT / "tests"))
+    strict = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path,
+                            env=dict(base, CLOCKSCOPE_REQUIRE_ALL="1"))
+    assert strict.returncode == 1 and "1 failed" in strict.stdout, strict.stdout
+    assert "not listed in docs/testing.md" in strict.stdout
+    local = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path,
+                           env={k: v for k, v in base.items() if k != "CLOCKSCOPE_REQUIRE_ALL"})
+    assert local.returncode == 0 and "1 skipped" in local.stdout, local.stdout

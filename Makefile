@@ -134,13 +134,16 @@ FUZZ_CC := clang -std=c11 -g -O1 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,u
 fuzz:
 	@mkdir -p build/fuzz
 	$(FUZZ_CC) -o build/fuzz/fuzz_vdso_elf tests/fuzz/fuzz_vdso_elf.c src/vdso/vdso_elf.c
-	$(FUZZ_CC) -o build/fuzz/fuzz_kernel_log tests/fuzz/fuzz_kernel_log.c src/warp/kernel_log.c
+	$(FUZZ_CC) -o build/fuzz/fuzz_kernel_log tests/fuzz/fuzz_kernel_log.c src/facts/tsc_calibration.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_facts_text tests/fuzz/fuzz_facts_text.c src/facts/klog.c \
-	    src/facts/cpuinfo.c src/facts/kernel_text.c src/doctor/logscan.c
+	    src/facts/cpuinfo.c src/facts/kernel_text.c src/facts/logscan.c src/facts/tsc_calibration.c \
+	    src/facts/machine.c src/facts/hypervisor.c src/facts/facts.c src/facts/reader.c \
+	    src/common/beneath.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_vm_frame tests/fuzz/fuzz_vm_frame.c src/vm/frame.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_gap_list tests/fuzz/fuzz_gap_list.c src/bench/gap_list.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_cli tests/fuzz/fuzz_cli.c src/common/cli_parse.c \
 	    src/common/cli.c src/common/cpuset.c
+	$(FUZZ_CC) -o build/fuzz/fuzz_json_check tests/fuzz/fuzz_json_check.c src/collect/json_check.c
 
 # The quick inner loop: the native C unit tests, then the CLI tests that need no other
 # build (no sanitized or cross build, no qemu, no VM).  The whole suite is `make test`.
@@ -149,7 +152,6 @@ CHECK_TESTS := tests/test_cli.py tests/test_bench.py tests/test_warp.py tests/te
 check: all $(O)/unit_tests
 	$(O)/unit_tests
 	$(PYTHON) -m pytest -q $(CHECK_TESTS) -k "not cross and not qemu and not sanitized and not sanitizers"
-	$(FUZZ_CC) -o build/fuzz/fuzz_json_check tests/fuzz/fuzz_json_check.c src/collect/json_check.c
 
 # The whole suite: C unit tests (native, sanitized, cross under qemu-user), CLI tests,
 # corpus, fuzz smoke, VM tests.  docs/testing.md says what each part needs.

@@ -23,20 +23,8 @@ struct counter_method {
     bool (*permitted)(char *why, size_t len);
 };
 
-/* vDSO symbol names of this arch (NULL where the arch's vDSO has no such entry). */
-struct vdso_symbol_names {
-    const char *clock_gettime;
-    const char *gettimeofday;
-    const char *time;
-    const char *clock_getres;
-    const char *getcpu;
-    const char *version; /* symbol version, e.g. "LINUX_2.6" */
-};
-
 const char *arch_name(void);
 size_t arch_counters(const struct counter_method **out);
-/* This arch's names (implemented in vdso/vdso_names.c, the table of every arch's). */
-const struct vdso_symbol_names *arch_vdso_symbols(void);
 /* The time(2) syscall number, or -1 where the arch has none (aarch64, riscv64). */
 long arch_syscall_time_nr(void);
 /* Hypervisor vendor from the CPU itself (x86 CPUID leaf 0x40000000), or false. */

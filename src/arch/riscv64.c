@@ -58,7 +58,7 @@ static int read_perf_user_access(void)
 static bool probe(uint64_t (*read)(void), bool perf_counter, char *why, size_t len)
 {
     int sig = 0;
-    if (guarded_read(read, NULL, &sig))
+    if (trap_guard_read(read, NULL, &sig))
         return true;
     int access = perf_counter ? read_perf_user_access() : -1;
     if (perf_counter && access >= 0 && access != 2)

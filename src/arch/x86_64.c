@@ -236,15 +236,14 @@ const char *arch_fast_counter_name(void) { return "rdtsc"; }
 
 bool arch_fast_counter_constant(char *why, size_t len)
 {
-    unsigned a, b, c, d;
     if (!cpu_has_tsc(why, len))
         return false;
-    if (__get_cpuid_max(0x80000000, NULL) < 0x80000007) {
+    int invariant = arch_counter_invariant(); /* the one decoding of CPUID 0x80000007 */
+    if (invariant < 0) {
         snprintf(why, len, "CPUID has no leaf 0x80000007: cannot tell whether the TSC is invariant");
         return false;
     }
-    __cpuid(0x80000007, a, b, c, d);
-    if (!(d & (1u << 8))) {
+    if (!invariant) {
         snprintf(why, len, "TSC not invariant (CPUID 0x80000007 EDX bit 8 clear): its rate may "
                  "change with P-states or stop in deep C-states");
         return false;

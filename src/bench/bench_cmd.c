@@ -4,7 +4,7 @@
 #include "common/cli.h"
 #include "common/cpuset.h"
 #include "common/json.h"
-#include "common/sysinfo.h"
+#include "facts/sysinfo.h"
 #include "measure/clocks.h"
 #include "measure/engine.h"
 #include "measure/method.h"
@@ -148,7 +148,7 @@ static void parse_args(int argc, char **argv, struct bench_options *o)
     } else if (o->threads == 1) {
         int cur = sched_getcpu();
         o->cpus.count = 1;
-        o->cpus.cpu[0] = cpu_is_allowed(&allowed, cur) ? cur : allowed.cpu[0];
+        o->cpus.cpu[0] = cpuset_contains(&allowed, cur) ? cur : allowed.cpu[0];
     } else {
         o->cpus = allowed;
     }
@@ -346,7 +346,7 @@ int cmd_bench(int argc, char **argv)
     if (o.samples)
         cfg.samples = o.samples;
 
-    if (o.threads == 1 && !pin_to_cpu(o.cpus.cpu[0])) {
+    if (o.threads == 1 && !cpuset_pin(o.cpus.cpu[0])) {
         fprintf(stderr, "clockscope bench: cannot pin to CPU %d: %m\n", o.cpus.cpu[0]);
         return 1;
     }

@@ -52,7 +52,7 @@ bool bundle_target_ok(const char *path, char *why, size_t whylen)
 bool bundle_write(const char *path, const char *data, size_t n, char *why, size_t whylen)
 {
     if (strcmp(path, "-") == 0) {
-        if (!write_fully(STDOUT_FILENO, data, n)) {
+        if (!subprocess_write_fully(STDOUT_FILENO, data, n)) {
             snprintf(why, whylen, "cannot write the bundle to stdout: %s", strerror(errno));
             return false;
         }
@@ -73,7 +73,7 @@ bool bundle_write(const char *path, const char *data, size_t n, char *why, size_
     /* mkstemp makes 0600; a bundle is as readable as any file this user creates. */
     mode_t mask = umask(0);
     umask(mask);
-    bool ok = fchmod(fd, 0666 & ~mask) == 0 && write_fully(fd, data, n) && fsync(fd) == 0;
+    bool ok = fchmod(fd, 0666 & ~mask) == 0 && subprocess_write_fully(fd, data, n) && fsync(fd) == 0;
     int saved = errno;
     if (close(fd) != 0 && ok) {
         ok = false;

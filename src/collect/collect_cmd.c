@@ -7,7 +7,7 @@
 #include "common/cli.h"
 #include "common/json.h"
 #include "common/subprocess.h"
-#include "common/sysinfo.h"
+#include "facts/sysinfo.h"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -83,7 +83,7 @@ int cmd_report(int argc, char **argv)
     char python[PATH_MAX];
     const char *py_env = getenv("CLOCKSCOPE_PYTHON");
     const char *py = py_env && py_env[0] ? py_env : "python3";
-    if (program_find(py, python, sizeof python) != 0) {
+    if (subprocess_find_program(py, python, sizeof python) != 0) {
         fprintf(stderr,
                 "clockscope report: %s not found: the report is made by a Python package "
                 "(report/ in the source tree).\n"

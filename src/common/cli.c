@@ -101,7 +101,7 @@ bool cli_matches_any(const char *const *globs, int n, const char *s)
 
 void cli_cpus_allowed(const char *cmd, struct cpu_list *allowed)
 {
-    if (!cpus_allowed(allowed))
+    if (!cpuset_allowed(allowed))
         usage_error(cmd, "cannot read this process's CPU affinity");
 }
 
@@ -109,7 +109,7 @@ void cli_parse_cpus(const char *cmd, const char *arg, const struct cpu_list *all
                     struct cpu_list *out)
 {
     char err[200];
-    if (!parse_cpu_list(arg, allowed, out, err, sizeof err))
+    if (!cpuset_parse_list(arg, allowed, out, err, sizeof err))
         usage_error(cmd, "--cpus: %s", err);
 }
 

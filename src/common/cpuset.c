@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-bool cpus_allowed(struct cpu_list *out)
+bool cpuset_allowed(struct cpu_list *out)
 {
     cpu_set_t set;
     out->count = 0;
@@ -19,7 +19,7 @@ bool cpus_allowed(struct cpu_list *out)
     return out->count > 0;
 }
 
-bool cpu_is_allowed(const struct cpu_list *allowed, int cpu)
+bool cpuset_contains(const struct cpu_list *allowed, int cpu)
 {
     for (int i = 0; i < allowed->count; i++)
         if (allowed->cpu[i] == cpu)
@@ -27,7 +27,7 @@ bool cpu_is_allowed(const struct cpu_list *allowed, int cpu)
     return false;
 }
 
-bool pin_to_cpu(int cpu)
+bool cpuset_pin(int cpu)
 {
     if (cpu < 0 || cpu >= CPU_SETSIZE) {
         errno = EINVAL;
@@ -39,7 +39,7 @@ bool pin_to_cpu(int cpu)
     return sched_setaffinity(0, sizeof set, &set) == 0;
 }
 
-int cpus_configured(void)
+int cpuset_configured_cpus(void)
 {
     long n = sysconf(_SC_NPROCESSORS_CONF);
     return n > 0 ? (int)n : 1;
@@ -61,17 +61,17 @@ static bool parse_cpu_number(const char *s, size_t len, int *out)
 
 static bool check_cpu(int cpu, const struct cpu_list *allowed, char *err, size_t errlen)
 {
-    if (cpu_is_allowed(allowed, cpu))
+    if (cpuset_contains(allowed, cpu))
         return true;
-    if (cpu >= cpus_configured())
+    if (cpu >= cpuset_configured_cpus())
         snprintf(err, errlen, "CPU %d does not exist (this machine has CPUs 0-%d)", cpu,
-                 cpus_configured() - 1);
+                 cpuset_configured_cpus() - 1);
     else
         snprintf(err, errlen, "CPU %d is not in this process's affinity mask", cpu);
     return false;
 }
 
-bool parse_cpu_list(const char *s, const struct cpu_list *allowed, struct cpu_list *out,
+bool cpuset_parse_list(const char *s, const struct cpu_list *allowed, struct cpu_list *out,
                     char *err, size_t errlen)
 {
     out->count = 0;

@@ -13,14 +13,14 @@ struct cpu_list {
 };
 
 /* Fills the list with the CPUs in this thread's affinity mask, ascending. */
-bool cpus_allowed(struct cpu_list *out);
-bool cpu_is_allowed(const struct cpu_list *allowed, int cpu);
+bool cpuset_allowed(struct cpu_list *out);
+bool cpuset_contains(const struct cpu_list *allowed, int cpu);
 /* Pins the calling thread to one CPU.  Returns false with errno set on failure. */
-bool pin_to_cpu(int cpu);
+bool cpuset_pin(int cpu);
 /* Parses "0,2-5,7" into a list; each CPU must be in `allowed`.  On error fills err. */
-bool parse_cpu_list(const char *s, const struct cpu_list *allowed, struct cpu_list *out,
+bool cpuset_parse_list(const char *s, const struct cpu_list *allowed, struct cpu_list *out,
                     char *err, size_t errlen);
 /* Number of CPUs the kernel has configured (for "does not exist" vs "not allowed"). */
-int cpus_configured(void);
+int cpuset_configured_cpus(void);
 
 #endif

@@ -124,6 +124,14 @@ void json_kv_int(struct json *j, const char *k, int64_t v) { json_key(j, k); jso
 void json_kv_uint(struct json *j, const char *k, uint64_t v) { json_key(j, k); json_uint(j, v); }
 void json_kv_double(struct json *j, const char *k, double v) { json_key(j, k); json_double(j, v); }
 void json_kv_bool(struct json *j, const char *k, bool v) { json_key(j, k); json_bool(j, v); }
+void json_kv_string_or_null(struct json *j, const char *k, const char *v)
+{
+    if (v && v[0])
+        json_kv_string(j, k, v);
+    else
+        json_kv_null(j, k);
+}
+
 void json_kv_null(struct json *j, const char *k) { json_key(j, k); json_null(j); }
 
 void json_finish(struct json *j)

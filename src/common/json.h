@@ -38,6 +38,8 @@ void json_kv_uint(struct json *j, const char *k, uint64_t v);
 void json_kv_double(struct json *j, const char *k, double v);
 void json_kv_bool(struct json *j, const char *k, bool v);
 void json_kv_null(struct json *j, const char *k);
+/* "k": v, or "k": null when v is NULL or "". */
+void json_kv_string_or_null(struct json *j, const char *k, const char *v);
 /* Ends the document with a newline. */
 void json_finish(struct json *j);
 

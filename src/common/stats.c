@@ -9,7 +9,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-double quantile_sorted(const double *v, size_t n, double q)
+double stats_quantile_sorted(const double *v, size_t n, double q)
 {
     if (n == 0)
         return NAN;
@@ -25,7 +25,7 @@ double quantile_sorted(const double *v, size_t n, double q)
     return v[lo] + (v[lo + 1] - v[lo]) * frac;
 }
 
-void summarize(double *v, size_t n, struct summary *out)
+void stats_summarize(double *v, size_t n, struct summary *out)
 {
     out->n = n;
     if (n == 0) {
@@ -40,9 +40,9 @@ void summarize(double *v, size_t n, struct summary *out)
     out->min = v[0];
     out->max = v[n - 1];
     out->mean = sum / (double)n;
-    out->p10 = quantile_sorted(v, n, 0.10);
-    out->median = quantile_sorted(v, n, 0.50);
-    out->p90 = quantile_sorted(v, n, 0.90);
-    out->p99 = quantile_sorted(v, n, 0.99);
+    out->p10 = stats_quantile_sorted(v, n, 0.10);
+    out->median = stats_quantile_sorted(v, n, 0.50);
+    out->p90 = stats_quantile_sorted(v, n, 0.90);
+    out->p99 = stats_quantile_sorted(v, n, 0.99);
     out->spread = out->median > 0 ? (out->p90 - out->p10) / out->median : NAN;
 }

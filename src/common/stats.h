@@ -12,8 +12,8 @@ struct summary {
 };
 
 /* Sorts `v` in place and summarizes it.  n == 0 gives all-NaN. */
-void summarize(double *v, size_t n, struct summary *out);
+void stats_summarize(double *v, size_t n, struct summary *out);
 /* Linear-interpolated quantile of a sorted array, q in [0, 1]. */
-double quantile_sorted(const double *v, size_t n, double q);
+double stats_quantile_sorted(const double *v, size_t n, double q);
 
 #endif

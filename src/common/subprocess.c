@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-int program_find(const char *cmd, char *out, size_t len)
+int subprocess_find_program(const char *cmd, char *out, size_t len)
 {
     if (strchr(cmd, '/')) {
         snprintf(out, len, "%s", cmd);
@@ -43,13 +43,13 @@ int program_find(const char *cmd, char *out, size_t len)
     return result;
 }
 
-bool program_on_path(const char *program)
+bool subprocess_on_path(const char *program)
 {
     char full[4096];
-    return program_find(program, full, sizeof full) == 0;
+    return subprocess_find_program(program, full, sizeof full) == 0;
 }
 
-bool write_fully(int fd, const void *data, size_t n)
+bool subprocess_write_fully(int fd, const void *data, size_t n)
 {
     const char *p = data;
     while (n > 0) {
@@ -64,7 +64,7 @@ bool write_fully(int fd, const void *data, size_t n)
     return true;
 }
 
-void text_tail_append(char *buf, size_t cap, const char *p, size_t n)
+void subprocess_tail_append(char *buf, size_t cap, const char *p, size_t n)
 {
     if (cap == 0)
         return;
@@ -170,7 +170,7 @@ static void head_append(void *ctx, const char *p, size_t n)
     h->got += keep;
 }
 
-bool run_capture(char *const argv[], int timeout_ms, size_t cap, char **out, size_t *len,
+bool subprocess_capture(char *const argv[], int timeout_ms, size_t cap, char **out, size_t *len,
                  char *why, size_t whylen)
 {
     *out = NULL;
@@ -230,7 +230,7 @@ struct tail {
 static void tail_append(void *ctx, const char *p, size_t n)
 {
     struct tail *t = ctx;
-    text_tail_append(t->buf, t->cap, p, n);
+    subprocess_tail_append(t->buf, t->cap, p, n);
 }
 
 static void drain_tail(int fd, char *out, size_t outlen)
@@ -241,7 +241,7 @@ static void drain_tail(int fd, char *out, size_t outlen)
     drain(fd, 0, tail_append, &t);
 }
 
-int tool_run(char *const argv[], const char *cwd, int stdout_fd, char *out, size_t outlen)
+int subprocess_run_tool(char *const argv[], const char *cwd, int stdout_fd, char *out, size_t outlen)
 {
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0)
@@ -256,7 +256,7 @@ int tool_run(char *const argv[], const char *cwd, int stdout_fd, char *out, size
     return wait_exit(pid, false);
 }
 
-int tool_pipe(char *const left[], char *const right[], const char *cwd, char *err, size_t errlen)
+int subprocess_pipe(char *const left[], char *const right[], const char *cwd, char *err, size_t errlen)
 {
     int data[2], errp[2];
     if (pipe2(data, O_CLOEXEC) != 0)
@@ -310,7 +310,7 @@ static bool drain_both(int out_fd, struct head *h, bool *truncated, int err_fd, 
                     *truncated = true;
                 head_append(h, chunk, (size_t)n);
             } else {
-                text_tail_append(err, errlen, chunk, (size_t)n);
+                subprocess_tail_append(err, errlen, chunk, (size_t)n);
             }
         }
     }

@@ -12,30 +12,30 @@
  * file of that name in a $PATH directory (without $PATH, the usual system directories)
  * that is executable; its path goes to out.  Returns 0, ENOENT (none), or EACCES (only
  * files that are not executable). */
-int program_find(const char *cmd, char *out, size_t len);
-/* Whether program_find() finds an executable PROGRAM. */
-bool program_on_path(const char *program);
+int subprocess_find_program(const char *cmd, char *out, size_t len);
+/* Whether subprocess_find_program() finds an executable PROGRAM. */
+bool subprocess_on_path(const char *program);
 
 /* Writes all n bytes, retrying after EINTR and short writes; false on an error. */
-bool write_fully(int fd, const void *data, size_t n);
+bool subprocess_write_fully(int fd, const void *data, size_t n);
 
 /* Appends n bytes to the NUL-terminated text in buf (capacity cap), keeping the last
  * cap-1 bytes: the tail of a stream, for error reports. */
-void text_tail_append(char *buf, size_t cap, const char *p, size_t n);
+void subprocess_tail_append(char *buf, size_t cap, const char *p, size_t n);
 
 /* Runs argv with stdin and stderr from/to /dev/null and its stdout captured: *out is
  * malloc'ed (NUL-terminated), at most cap bytes; caller frees.  A program that outlives
  * timeout_ms is killed.  Returns false when it could not run, failed, or timed out (why
  * says which); a failing program's output is kept (systemd-detect-virt exits 1 printing
  * "none"). */
-bool run_capture(char *const argv[], int timeout_ms, size_t cap, char **out, size_t *len,
+bool subprocess_capture(char *const argv[], int timeout_ms, size_t cap, char **out, size_t *len,
                  char *why, size_t whylen);
 
 /* Runs argv in cwd (NULL: ours) with stdin from /dev/null.  stdout goes to stdout_fd when
  * >= 0; otherwise it is captured, with stderr, into out (NUL-terminated, the last outlen-1
  * bytes kept).  With stdout_fd >= 0, stderr alone is captured.  Returns the exit status,
  * or -1 when the program could not be run or died by a signal. */
-int tool_run(char *const argv[], const char *cwd, int stdout_fd, char *out, size_t outlen);
+int subprocess_run_tool(char *const argv[], const char *cwd, int stdout_fd, char *out, size_t outlen);
 
 /* How a program run by run_capture_all ended. */
 struct run_outcome {
@@ -55,6 +55,6 @@ bool run_capture_all(char *const argv[], int timeout_ms, size_t cap, char **out,
 
 /* Runs `left | right` (each argv in cwd), capturing both stderrs into err.  Returns 0
  * when both exit 0, else -1. */
-int tool_pipe(char *const left[], char *const right[], const char *cwd, char *err, size_t errlen);
+int subprocess_pipe(char *const left[], char *const right[], const char *cwd, char *err, size_t errlen);
 
 #endif

@@ -13,7 +13,7 @@ static void on_trap(int sig)
     siglongjmp(guard_env, 1);
 }
 
-bool guarded_read(uint64_t (*read)(void), uint64_t *value, int *signo)
+bool trap_guard_read(uint64_t (*read)(void), uint64_t *value, int *signo)
 {
     struct sigaction sa, old_ill, old_segv;
     memset(&sa, 0, sizeof sa);

@@ -8,6 +8,6 @@
 #include <stdint.h>
 
 /* Returns true if read() completed; otherwise *signo is the signal it raised. */
-bool guarded_read(uint64_t (*read)(void), uint64_t *value, int *signo);
+bool trap_guard_read(uint64_t (*read)(void), uint64_t *value, int *signo);
 
 #endif

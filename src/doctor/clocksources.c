@@ -1,6 +1,6 @@
 #include "doctor/clocksources.h"
 
-#include "doctor/context.h"
+#include "facts/machine.h"
 
 #include "facts/kernel_text.h"
 
@@ -11,7 +11,7 @@
 static bool is(const char *a, const char *b) { return strcmp(a, b) == 0; }
 
 /* kernel < major.minor, only when the version is known */
-static bool older(const struct context *c, int major, int minor)
+static bool older(const struct machine *c, int major, int minor)
 {
     return c->kernel.known && kernel_version_cmp(&c->kernel, major, minor) < 0;
 }
@@ -47,7 +47,7 @@ static void depends_on_pvclock(struct cs_judgement *j, const char *why)
     j->pvclock = true;
 }
 
-static void judge_x86(const struct context *c, const char *n, struct cs_judgement *j)
+static void judge_x86(const struct machine *c, const char *n, struct cs_judgement *j)
 {
     bool i686 = c->machine[0] && strcmp(c->machine, "x86_64") != 0 && strcmp(c->machine, "amd64") != 0;
     if (is(n, "tsc") || is(n, "tsc-early")) {
@@ -125,7 +125,7 @@ static void judge_x86(const struct context *c, const char *n, struct cs_judgemen
     judged(j, CS_UNKNOWN, "'%s' is not a clocksource this doctor knows on x86", n);
 }
 
-static void judge_arm(const struct context *c, const char *n, bool arm64, struct cs_judgement *j)
+static void judge_arm(const struct machine *c, const char *n, bool arm64, struct cs_judgement *j)
 {
     if (is(n, "arch_sys_counter")) {
         if (c->log.arm_errata.n) {
@@ -155,7 +155,7 @@ static void judge_arm(const struct context *c, const char *n, bool arm64, struct
            arm64 ? "arm64" : "32-bit arm", n);
 }
 
-static void judge_riscv(const struct context *c, const char *n, struct cs_judgement *j)
+static void judge_riscv(const struct machine *c, const char *n, struct cs_judgement *j)
 {
     if (is(n, "riscv_clocksource")) {
         if (older(c, 5, 8)) {
@@ -175,7 +175,7 @@ static void judge_riscv(const struct context *c, const char *n, struct cs_judgem
            "(riscv_clocksource); with '%s' every call is a syscall", n);
 }
 
-static void judge_in_family(const struct context *c, const char *family, const char *n,
+static void judge_in_family(const struct machine *c, const char *family, const char *n,
                             struct cs_judgement *j)
 {
     memset(j, 0, sizeof *j);
@@ -209,7 +209,7 @@ const char *cs_home(const char *n)
     return NULL;
 }
 
-void cs_judge(const struct context *c, const char *n, struct cs_judgement *j)
+void cs_judge(const struct machine *c, const char *n, struct cs_judgement *j)
 {
     const char *fam = c->family;
     if (!fam[0]) { /* architecture not known: judge by names that belong to one */

@@ -20,7 +20,7 @@ struct cs_judgement {
     bool pvclock;     /* CS_DEPENDS on a stable pvclock (kvm-clock, xen), not on the kernel */
 };
 
-void cs_judge(const struct context *c, const char *name, struct cs_judgement *j);
+void cs_judge(const struct machine *c, const char *name, struct cs_judgement *j);
 /* The architecture a clocksource name belongs to ("x86", "arm", "riscv"), or NULL for
  * names several share or this doctor does not know. */
 const char *cs_home(const char *name);

@@ -3,11 +3,8 @@
 #ifndef CLOCKSCOPE_DIAGNOSIS_H
 #define CLOCKSCOPE_DIAGNOSIS_H
 
-#include "doctor/logscan.h"
 #include "doctor/proof.h"
-#include "facts/cpuinfo.h"
-#include "facts/facts.h"
-#include "facts/kernel_text.h"
+#include "facts/machine.h"
 
 #include <stdbool.h>
 
@@ -36,31 +33,12 @@ struct finding {
 
 enum verdict { V_OK, V_SLOW, V_BROKEN, V_UNKNOWN };
 
-/* What the rules derived from the facts before judging. */
-struct context {
-    char family[8];            /* "x86", "arm64", "arm32", "riscv" or "" */
-    char machine[16];
-    char family_source[64];
-    struct kernel_version kernel;
-    char kernel_source[64];
-    char current_cs[64];       /* "" unknown */
-    char current_cs_source[96];
-    char available_cs[256];    /* "" unknown */
-    char virt[64];             /* "none", a hypervisor name, or "" unknown */
-    char virt_source[96];
-    char cmdline[2048];        /* /proc/cmdline, else the log's "Kernel command line:" */
-    char cmdline_source[64];
-    int kvm_stable_bit;        /* clockscope/cpu kvm_clock_stable_bit: 1, 0, -1 not known */
-    struct cpuinfo cpu;
-    struct logscan log;
-};
-
 struct diagnosis {
     enum verdict verdict;
     int fast_path;             /* 1 yes, 0 no, -1 not known */
     char summary[400];         /* one sentence: why this verdict */
     bool decided_by_proof;
-    struct context ctx;
+    struct machine ctx;        /* the machine model the rules judge */
     int nfindings;
     struct finding findings[FINDINGS_MAX];
 };

@@ -270,9 +270,9 @@ static void time_methods(struct proof *p)
     cfg.budget_ns = 15e6;
     struct cpu_list allowed;
     int cpu = -1;
-    if (cpus_allowed(&allowed) && allowed.count > 0) {
+    if (cpuset_allowed(&allowed) && allowed.count > 0) {
         cpu = allowed.cpu[allowed.count - 1];
-        pin_to_cpu(cpu);
+        cpuset_pin(cpu);
     }
     static struct measurement m;
     for (int i = 0; i < n && p->ntimings < PROOF_MAX_TIMINGS; i++) {

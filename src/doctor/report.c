@@ -77,7 +77,7 @@ static void print_finding(FILE *out, const struct finding *f, bool full)
 void report_text(FILE *out, const struct facts *fs, const struct proof *p,
                  const struct diagnosis *d, bool verbose)
 {
-    const struct context *c = &d->ctx;
+    const struct machine *c = &d->ctx;
     fprintf(out, "clockscope doctor: %s\n", headline(d->verdict));
     wrap(out, "why: ", d->summary, 2, 100);
     fprintf(out, "  fast path for clock_gettime(CLOCK_MONOTONIC): %s   (%s)\n",
@@ -131,14 +131,6 @@ void report_text(FILE *out, const struct facts *fs, const struct proof *p,
             verdict_exit_status(d->verdict), verdict_name(d->verdict));
 }
 
-static void kv_str_or_null(struct json *j, const char *k, const char *v)
-{
-    if (v && v[0])
-        json_kv_string(j, k, v);
-    else
-        json_kv_null(j, k);
-}
-
 /* "key": [the n strings of a char[n][stride] table] */
 static void kv_string_rows(struct json *j, const char *k, const char *rows, size_t stride, int n)
 {
@@ -151,25 +143,25 @@ static void kv_string_rows(struct json *j, const char *k, const char *rows, size
 
 static void json_facts(struct json *j, const struct facts *fs, const struct diagnosis *d)
 {
-    const struct context *c = &d->ctx;
+    const struct machine *c = &d->ctx;
     json_key(j, "facts");
     json_begin_object(j);
     json_kv_string(j, "origin", fs->live ? "live" : fs->origin);
-    kv_str_or_null(j, "arch_family", c->family);
-    kv_str_or_null(j, "machine", c->machine);
-    kv_str_or_null(j, "kernel", c->kernel.known ? c->kernel.release : NULL);
-    kv_str_or_null(j, "clocksource", c->current_cs);
-    kv_str_or_null(j, "clocksource_source", c->current_cs_source);
-    kv_str_or_null(j, "available_clocksource", c->available_cs);
-    kv_str_or_null(j, "virtualization", c->virt);
-    kv_str_or_null(j, "virtualization_source", c->virt_source);
-    kv_str_or_null(j, "cmdline", c->cmdline);
-    kv_str_or_null(j, "cpu_model", c->cpu.model);
-    kv_str_or_null(j, "cpu_flags", c->cpu.flags);
+    json_kv_string_or_null(j, "arch_family", c->family);
+    json_kv_string_or_null(j, "machine", c->machine);
+    json_kv_string_or_null(j, "kernel", c->kernel.known ? c->kernel.release : NULL);
+    json_kv_string_or_null(j, "clocksource", c->current_cs);
+    json_kv_string_or_null(j, "clocksource_source", c->current_cs_source);
+    json_kv_string_or_null(j, "available_clocksource", c->available_cs);
+    json_kv_string_or_null(j, "virtualization", c->virt);
+    json_kv_string_or_null(j, "virtualization_source", c->virt_source);
+    json_kv_string_or_null(j, "cmdline", c->cmdline);
+    json_kv_string_or_null(j, "cpu_model", c->cpu_description);
+    json_kv_string_or_null(j, "cpu_flags", c->cpu.flags);
     json_key(j, "kernel_log");
     json_begin_object(j);
     const struct fact *log = &fs->f[F_DMESG];
-    kv_str_or_null(j, "source", log->status == FACT_OK ? log->source : NULL);
+    json_kv_string_or_null(j, "source", log->status == FACT_OK ? log->source : NULL);
     json_kv_uint(j, "bytes", log->status == FACT_OK ? log->len : 0);
     json_kv_bool(j, "truncated", log->truncated);
     json_kv_uint(j, "lines_last_boot", c->log.lines);
@@ -204,7 +196,7 @@ static void json_proof(struct json *j, const struct proof *p)
     json_key(j, "syscall_count");
     json_begin_object(j);
     json_kv_bool(j, "counted", p->counted);
-    kv_str_or_null(j, "why_not", p->counted ? NULL : p->count_why);
+    json_kv_string_or_null(j, "why_not", p->counted ? NULL : p->count_why);
     json_kv_int(j, "calls", p->calls);
     static const char *const keys[PC_COUNT] = {"clock_gettime_monotonic", "clock_gettime_realtime",
                                                "gettimeofday", "control_raw_syscall",
@@ -271,9 +263,9 @@ void report_json(FILE *out, const struct facts *fs, const struct proof *p,
         json_kv_string(&j, "severity", severity_name(f->severity));
         json_kv_string(&j, "title", f->title);
         kv_string_rows(&j, "evidence", f->evidence[0], sizeof f->evidence[0], f->nevidence);
-        kv_str_or_null(&j, "meaning", f->meaning);
+        json_kv_string_or_null(&j, "meaning", f->meaning);
         kv_string_rows(&j, "fix", f->fix[0], sizeof f->fix[0], f->nfix);
-        kv_str_or_null(&j, "gain", f->gain);
+        json_kv_string_or_null(&j, "gain", f->gain);
         json_end_object(&j);
     }
     json_end_array(&j);

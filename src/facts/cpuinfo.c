@@ -72,6 +72,10 @@ void cpuinfo_parse(const char *text, size_t len, struct cpuinfo *out)
         } else if (key_is(line, kl, "mmu") && memmem(v, vl, "sv", 2)) {
             family = "riscv";
         }
+        if (key_is(line, kl, "model name") && !out->model_name[0])
+            copy_value(out->model_name, sizeof out->model_name, v, vl);
+        if (key_is(line, kl, "CPU part") && !out->part[0])
+            copy_value(out->part, sizeof out->part, v, vl);
         if (family && !out->family[0])
             snprintf(out->family, sizeof out->family, "%s", family);
         if (dst && !dst[0])

@@ -12,7 +12,9 @@ struct cpuinfo {
     int processors;         /* "processor" lines (x86/arm) or "hart" lines (riscv) */
     char family[8];         /* "x86", "arm", "riscv" or "" from the keys present */
     char vendor[32];        /* vendor_id / CPU implementer / mvendorid */
-    char model[128];        /* model name / CPU part / uarch */
+    char model[128];        /* model name / cpu model / CPU part */
+    char model_name[128];   /* "model name" alone (x86, some arm) */
+    char part[32];          /* arm "CPU part" */
     char flags[4096];       /* x86 flags, arm Features, riscv isa (+ isa extensions) */
     char hardware[96];      /* arm Hardware, riscv uarch or mmu */
 };

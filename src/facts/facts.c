@@ -1,5 +1,7 @@
 #include "facts/facts.h"
 
+#include "common/clocksource_sysfs.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -10,8 +12,8 @@
 #include <unistd.h>
 
 static const char *const paths[F_COUNT] = {
-    [F_CURRENT_CS] = "sys/devices/system/clocksource/clocksource0/current_clocksource",
-    [F_AVAILABLE_CS] = "sys/devices/system/clocksource/clocksource0/available_clocksource",
+    [F_CURRENT_CS] = CLOCKSOURCE_SYSFS_REL "/" CLOCKSOURCE_CURRENT,
+    [F_AVAILABLE_CS] = CLOCKSOURCE_SYSFS_REL "/" CLOCKSOURCE_AVAILABLE,
     [F_CPUINFO] = "proc/cpuinfo",
     [F_CMDLINE] = "proc/cmdline",
     [F_VERSION] = "proc/version",
@@ -24,6 +26,7 @@ static const char *const paths[F_COUNT] = {
     [F_PERF_USER] = "proc/sys/kernel/perf_user_access",
     [F_CPU] = "clockscope/cpu",
     [F_VDSO] = "clockscope/vdso",
+    [F_DT_HYPERVISOR] = "proc/device-tree/hypervisor/compatible",
 };
 
 /* Where an unpacked sosreport (or a copied /var/log) keeps what the corpus layout keeps

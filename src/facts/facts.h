@@ -26,6 +26,7 @@ enum fact_id {
     F_PERF_USER,       /* proc/sys/kernel/perf_user_access (riscv, arm64) */
     F_CPU,             /* clockscope/cpu: key=value lines from the CPU itself (CPUID, CNTFRQ) */
     F_VDSO,            /* clockscope/vdso: the vDSO's exported symbols, one a line */
+    F_DT_HYPERVISOR,   /* proc/device-tree/hypervisor/compatible (arm, riscv guests) */
     F_COUNT
 };
 
@@ -47,6 +48,9 @@ bool facts_load_root(const char *root, struct facts *out, char *why, size_t whyl
 /* Reads the live machine, within a time budget for the slow sources (journalctl,
  * systemd-detect-virt), never blocking on any of them. */
 void facts_load_live(struct facts *out);
+/* The facts a command's header needs (clocksource, cpuinfo, version, uname, CPUID,
+ * hypervisor witnesses): no kernel log, no subprocess, no vDSO; the rest stay "not known". */
+void facts_load_live_quick(struct facts *out);
 /* The live kernel log, the one way clockscope reads it: /dev/kmsg without blocking (records
  * become "[seconds] message" lines), else syslog(2), else `journalctl -k -b` within
  * journal_timeout_ms.  Returns it malloc'ed (NUL-terminated, *len bytes, at most about

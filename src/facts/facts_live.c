@@ -132,11 +132,11 @@ char *facts_read_kernel_log(int journal_timeout_ms, size_t *len, const char **so
         *source = "syslog(2) (dmesg)";
     else if (journal_timeout_ms <= 0) {
         snprintf(why3, sizeof why3, "journalctl not tried");
-    } else if (program_on_path("journalctl")) {
+    } else if (subprocess_on_path("journalctl")) {
         char *out;
         size_t n;
         char *argv[] = {"journalctl", "-k", "-b", "-q", "--no-pager", "-o", "short-monotonic", NULL};
-        if (run_capture(argv, journal_timeout_ms, FACTS_LOG_CAP, &out, &n, why3, sizeof why3) &&
+        if (subprocess_capture(argv, journal_timeout_ms, FACTS_LOG_CAP, &out, &n, why3, sizeof why3) &&
             n > 0) {
             t.len = 0;
             text_add(&t, out, n);
@@ -190,14 +190,14 @@ static void read_uname(struct facts *fs)
 
 static void read_virt(struct facts *fs, int timeout_ms)
 {
-    if (!program_on_path("systemd-detect-virt"))
+    if (!subprocess_on_path("systemd-detect-virt"))
         return; /* not known; CPUID, sys/hypervisor and DMI are read separately */
     char *out;
     size_t len;
     char why[200];
     /* --vm: a container's name (docker, lxc) says nothing about the clock hardware. */
     char *argv[] = {"systemd-detect-virt", "--vm", NULL};
-    run_capture(argv, timeout_ms, 4096, &out, &len, why, sizeof why);
+    subprocess_capture(argv, timeout_ms, 4096, &out, &len, why, sizeof why);
     if (out && len > 0)
         fact_set_text(&fs->f[F_VIRT], "systemd-detect-virt", out, len);
     free(out);
@@ -254,20 +254,42 @@ static void read_vdso(struct facts *fs)
     free(t.s);
 }
 
-void facts_load_live(struct facts *fs)
+/* The facts that are plain files under "/". */
+static void read_files(struct facts *fs, const enum fact_id *ids, size_t n)
+{
+    struct fact_reader r = {"/"};
+    for (size_t i = 0; i < n; i++)
+        fact_read(&r, fact_path(ids[i]), FACTS_FILE_CAP, false, &fs->f[ids[i]]);
+}
+
+static void live_init(struct facts *fs)
 {
     memset(fs, 0, sizeof *fs);
     fs->live = true;
     snprintf(fs->origin, sizeof fs->origin, "live");
-    struct fact_reader r = {"/"};
+}
+
+void facts_load_live(struct facts *fs)
+{
+    live_init(fs);
     static const enum fact_id files[] = {F_CURRENT_CS, F_AVAILABLE_CS, F_CPUINFO, F_CMDLINE,
                                          F_VERSION, F_HYPERVISOR, F_DMI_VENDOR, F_DMI_PRODUCT,
-                                         F_PERF_USER};
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        fact_read(&r, fact_path(files[i]), FACTS_FILE_CAP, false, &fs->f[files[i]]);
+                                         F_PERF_USER, F_DT_HYPERVISOR};
+    read_files(fs, files, sizeof files / sizeof files[0]);
     read_uname(fs);
     read_cpu(fs);
     read_vdso(fs);
     read_virt(fs, 500);
     read_kernel_log(fs, 1000);
+}
+
+void facts_load_live_quick(struct facts *fs)
+{
+    live_init(fs);
+    static const enum fact_id files[] = {F_CURRENT_CS, F_AVAILABLE_CS, F_CPUINFO, F_VERSION,
+                                         F_HYPERVISOR, F_DMI_VENDOR, F_DMI_PRODUCT,
+                                         F_DT_HYPERVISOR};
+    read_files(fs, files, sizeof files / sizeof files[0]);
+    read_uname(fs);
+    read_cpu(fs);
 }

@@ -1,6 +1,7 @@
 #include "fastclock/fc_safety.h"
 
 #include "fastclock/fc_math.h"
+#include "common/clocksource_sysfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define CLOCKSOURCE_DIR "/sys/devices/system/clocksource/clocksource0/"
 
 const char *fc_sysfs_root(void)
 {
@@ -47,12 +47,12 @@ bool fc_check_clocksource(const char *root, const char *expected, char *current,
 {
     char path[512], avail[256];
     current[0] = 0;
-    snprintf(path, sizeof path, "%s" CLOCKSOURCE_DIR "current_clocksource", root);
+    snprintf(path, sizeof path, "%s" CLOCKSOURCE_SYSFS_DIR "/" CLOCKSOURCE_CURRENT, root);
     if (!read_line(path, current, clen)) {
         snprintf(why, len, "cannot read %s: %s", path, strerror(errno));
         return false;
     }
-    snprintf(path, sizeof path, "%s" CLOCKSOURCE_DIR "available_clocksource", root);
+    snprintf(path, sizeof path, "%s" CLOCKSOURCE_SYSFS_DIR "/" CLOCKSOURCE_AVAILABLE, root);
     bool have_avail = read_line(path, avail, sizeof avail);
     if (strcmp(current, expected) == 0) {
         if (have_avail && !has_word(avail, expected)) {

@@ -60,7 +60,7 @@ bool read_bracket_open(enum bracket_request req, struct bracket *b, char *err, s
     if (counter && req == BRACKET_COUNTER) {
         uint64_t v;
         int signo;
-        if (!guarded_read(arch_fast_counter_ordered, &v, &signo)) {
+        if (!trap_guard_read(arch_fast_counter_ordered, &v, &signo)) {
             snprintf(err, errlen, "the counter (%s) cannot be read here: signal %d",
                      arch_fast_counter_name(), signo);
             return false;

@@ -128,7 +128,7 @@ static uint64_t warmup_calls(uint64_t n)
 static void *thread_main(void *arg)
 {
     struct run *r = arg;
-    if (r->pin && !pin_to_cpu(r->cpu))
+    if (r->pin && !cpuset_pin(r->cpu))
         r->pin_failed = true;
     /* Warm this CPU's caches and branch predictors before the common start. */
     uint64_t until = now_ns(r->timer) + (uint64_t)r->c->warmup_ns;
@@ -173,7 +173,7 @@ static void summarize_run(struct run *r, double empty_median, double n, double *
         per_call[s] = v > 0 ? v : 0;
         net_out[(*net_count)++] = per_call[s];
     }
-    summarize(per_call, r->samples, &tm->ns_per_call);
+    stats_summarize(per_call, r->samples, &tm->ns_per_call);
     tm->cpu = r->cpu;
     tm->calls_per_sec = tm->ns_per_call.median > 0 ? 1e9 / tm->ns_per_call.median : INFINITY;
 }
@@ -236,7 +236,7 @@ bool measure_method(const struct method *m, const struct measure_config *c, cons
     for (int t = 0; ok && pooled && empty && t < nthreads; t++) {
         memcpy(empty, runs[t].empty_ns, sizeof(double) * runs[t].samples);
         struct summary es;
-        summarize(empty, runs[t].samples, &es);
+        stats_summarize(empty, runs[t].samples, &es);
         loop_sum += es.median / (double)n;
         summarize_run(&runs[t], es.median, (double)n, pooled, &pooled_n, &out->threads[t]);
         out->calls_per_sec += out->threads[t].calls_per_sec;
@@ -244,7 +244,7 @@ bool measure_method(const struct method *m, const struct measure_config *c, cons
         out->preempted_samples += runs[t].preempted;
     }
     if (ok && pooled && empty) {
-        summarize(pooled, pooled_n, &out->ns_per_call);
+        stats_summarize(pooled, pooled_n, &out->ns_per_call);
         out->loop_ns_per_call = loop_sum / nthreads;
         out->calls_per_sample = n;
         out->nthreads = nthreads;

@@ -5,6 +5,7 @@
 #include "measure/clocks.h"
 #include "measure/method.h"
 #include "vdso/vdso.h"
+#include "vdso/vdso_names.h"
 
 #include "arch/arch.h"
 
@@ -53,7 +54,7 @@ static const char *symbol_missing(const void *fn, const char *symbol)
         return "this arch's vDSO has no such entry";
     if (!fn) {
         snprintf(why, sizeof why, "the vDSO does not export %s@%s", symbol,
-                 arch_vdso_symbols()->version);
+                 vdso_names_self()->version);
         return why;
     }
     return NULL;
@@ -70,7 +71,7 @@ static void need_symbol(struct method *m, const void *fn, const char *symbol)
 void methods_add_vdso(struct method_list *list)
 {
     const struct vdso_live *v = vdso_live();
-    const struct vdso_symbol_names *names = arch_vdso_symbols();
+    const struct vdso_symbol_names *names = vdso_names_self();
     methods_add_per_clock(list, "vdso", "clock_gettime", names->clock_gettime,
                           clock_gettime_batch, clock_gettime_read,
                           symbol_missing((const void *)v->clock_gettime, names->clock_gettime));

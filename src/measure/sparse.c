@@ -115,12 +115,12 @@ static void dist_of(const uint64_t *raw, size_t n, double ns_per_tick, double su
         scratch[i] = v > 0 ? v : 0;
     }
     struct summary s;
-    summarize(scratch, n, &s); /* sorts scratch */
+    stats_summarize(scratch, n, &s); /* sorts scratch */
     d->n = n;
     d->min = s.min;
     d->p50 = s.median;
     d->p99 = s.p99;
-    d->p999 = quantile_sorted(scratch, n, 0.999);
+    d->p999 = stats_quantile_sorted(scratch, n, 0.999);
     d->max = s.max;
     d->mean = s.mean;
 }

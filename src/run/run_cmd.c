@@ -86,7 +86,7 @@ static bool find_shim(char *out, size_t len, char *tried, size_t tlen)
 /* PATH lookup as execvp does it; 0, EXIT_NOT_FOUND or EXIT_CANNOT_RUN. */
 static int resolve(const char *cmd, char *out, size_t len)
 {
-    int e = program_find(cmd, out, len);
+    int e = subprocess_find_program(cmd, out, len);
     return e == 0 ? 0 : e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
 }
 

@@ -1,6 +1,6 @@
 #include "vdso/vdso.h"
 
-#include "arch/arch.h"
+#include "vdso/vdso_names.h"
 
 #include <elf.h>
 #include <stdint.h>
@@ -78,7 +78,7 @@ const struct vdso_live *vdso_live(void)
         return &live;
     }
     live.parsed = true;
-    const struct vdso_symbol_names *n = arch_vdso_symbols();
+    const struct vdso_symbol_names *n = vdso_names_self();
     live.clock_gettime = (vdso_clock_gettime_fn)resolve(&live, n->clock_gettime, n->version);
     live.gettimeofday = (vdso_gettimeofday_fn)resolve(&live, n->gettimeofday, n->version);
     live.time = (vdso_time_fn)resolve(&live, n->time, n->version);

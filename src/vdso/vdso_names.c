@@ -2,6 +2,8 @@
  * arch/arm64/kernel/vdso/vdso.lds.S, arch/riscv/kernel/vdso/vdso.lds.S. */
 #include "vdso/vdso_names.h"
 
+#include "arch/arch.h"
+
 #include <string.h>
 
 static const struct {
@@ -24,5 +26,5 @@ const struct vdso_symbol_names *vdso_names_for(const char *arch)
     return NULL;
 }
 
-/* arch.h's accessor for the binary's own arch, from the same table. */
-const struct vdso_symbol_names *arch_vdso_symbols(void) { return vdso_names_for(arch_name()); }
+/* This binary's own arch, from the same table. */
+const struct vdso_symbol_names *vdso_names_self(void) { return vdso_names_for(arch_name()); }

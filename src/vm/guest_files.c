@@ -235,7 +235,7 @@ static bool add_libraries(struct guest_files *g, const char *path, char *why, si
     }
     char err[1024];
     char *argv[] = {"ldd", "--", (char *)path, NULL};
-    int status = tool_run(argv, NULL, fileno(out), err, sizeof err);
+    int status = subprocess_run_tool(argv, NULL, fileno(out), err, sizeof err);
     static char text[LDD_MAX_OUTPUT + 1];
     rewind(out);
     size_t n = fread(text, 1, sizeof text, out);

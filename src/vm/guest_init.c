@@ -35,7 +35,7 @@ static void send_frame(char kind, const void *data, size_t len)
         size_t chunk = len < FRAME_MAX_PAYLOAD ? len : FRAME_MAX_PAYLOAD;
         char line[FRAME_MAX_LINE];
         size_t n = frame_encode(kind, frame_seq++, p, chunk, line);
-        write_fully(console_fd, line, n); /* on failure there is nowhere left to report to */
+        subprocess_write_fully(console_fd, line, n); /* on failure there is nowhere left to report to */
         p += chunk;
         len -= chunk;
     } while (len > 0);

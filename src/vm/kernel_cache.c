@@ -163,7 +163,7 @@ static int apt_run(struct apt *a, const char *program, char **words, const char 
     for (; *words && n < (int)(sizeof argv / sizeof argv[0]) - 1; words++)
         argv[n++] = *words;
     argv[n] = NULL;
-    return tool_run(argv, cwd, -1, out, outlen);
+    return subprocess_run_tool(argv, cwd, -1, out, outlen);
 }
 
 static bool fetch(const struct vm_arch *arch, const char *cache, const char *kdir, char *why,
@@ -171,7 +171,7 @@ static bool fetch(const struct vm_arch *arch, const char *cache, const char *kdi
 {
     const char *tools[] = {"apt-get", "apt-cache", "dpkg-deb", "tar"};
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
-        if (!program_on_path(tools[i])) {
+        if (!subprocess_on_path(tools[i])) {
             snprintf(why, wl, "cannot fetch the default %s kernel: '%s' is not installed "
                               "(install with: apt-get install apt dpkg tar "
                               "debian-archive-keyring), or pass --kernel IMAGE",
@@ -270,7 +270,7 @@ static bool fetch(const struct vm_arch *arch, const char *cache, const char *kdi
     char image[PATH_MAX_LEN + 300], boot_path[PATH_MAX_LEN + 300], gz_tmp[PATH_MAX_LEN];
     char boot_dir[PATH_MAX_LEN + 32];
     snprintf(boot_dir, sizeof boot_dir, "%s/boot", tmp);
-    if (tool_pipe(left, right, tmp, err, sizeof err) != 0)
+    if (subprocess_pipe(left, right, tmp, err, sizeof err) != 0)
         snprintf(why, wl, "cannot extract the kernel from %s: %s", deb, err);
     else if (!find_file(boot_dir, "vmlinu", NULL, image, sizeof image))
         snprintf(why, wl, "%s holds no /boot/vmlinuz or /boot/vmlinux", deb);

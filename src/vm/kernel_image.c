@@ -98,7 +98,7 @@ static bool decompress(const char *program, const char *src, const char *what, c
         return false;
     char *argv[] = {(char *)program, "-dc", "--", (char *)src, NULL};
     char err[256];
-    int st = tool_run(argv, NULL, fd, err, sizeof err);
+    int st = subprocess_run_tool(argv, NULL, fd, err, sizeof err);
     close(fd);
     if (st != 0) {
         /* The tool's message, on one line. */

@@ -103,7 +103,7 @@ static void handle_line(struct console *c, struct vm_result *r)
     static struct frame f;
     int d = frame_decode(c->line, c->len, &f);
     if (d == 0) {
-        text_tail_append(r->console_tail, sizeof r->console_tail, c->line, c->len);
+        subprocess_tail_append(r->console_tail, sizeof r->console_tail, c->line, c->len);
         if (!r->panic_line[0]) {
             const char *p = memmem(c->line, c->len, "Kernel panic", 12);
             if (p) {
@@ -129,8 +129,8 @@ static void handle_line(struct console *c, struct vm_result *r)
         r->init_started = true;
         r->init_s = now_s() - c->t0;
         break;
-    case 'o': write_fully(1, f.data, f.len); break;
-    case 'e': write_fully(2, f.data, f.len); break;
+    case 'o': subprocess_write_fully(1, f.data, f.len); break;
+    case 'e': subprocess_write_fully(2, f.data, f.len); break;
     case 'm': fprintf(stderr, "%s\n", (char *)f.data); break;
     case 'x':
         c->got_exit = true;
@@ -212,7 +212,7 @@ void vm_boot_run(const struct vm_boot *b, struct vm_result *r)
             } else if (i == 0) {
                 feed(c, r, buf, (size_t)n);
             } else {
-                text_tail_append(r->qemu_stderr, sizeof r->qemu_stderr, buf, (size_t)n);
+                subprocess_tail_append(r->qemu_stderr, sizeof r->qemu_stderr, buf, (size_t)n);
             }
         }
     }

@@ -338,7 +338,7 @@ int cmd_vm(int argc, char **argv)
 
     /* Checks in the order of their cost: nothing is fetched or built for a VM that
      * cannot run. */
-    if (!program_on_path(arch->qemu)) {
+    if (!subprocess_on_path(arch->qemu)) {
         fprintf(stderr, "clockscope vm: %s is not installed (install it with: apt-get install "
                         "%s)\n", arch->qemu, arch->qemu_package);
         return EXIT_VM_FAILED;

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Warp asks early and must not wait long for a journal. */
 /* No journalctl: it may take a second, and warp's budget is the whole run's. */
 #define JOURNAL_TIMEOUT_MS 0
 
@@ -26,13 +25,12 @@ bool kernel_log_tsc_claim(struct kernel_tsc_claim *claim)
     struct klog_line line;
     klog_iter_init(&it, log, len);
     while (klog_next(&it, &line)) {
-        size_t n = strlen(line.msg);
-        uint64_t hz;
-        bool refined;
-        if (kernel_log_tsc_line(line.msg, n, &hz, &refined) && (refined || !claim->refined)) {
-            claim->hz = hz;
-            claim->refined = refined;
-            claim->step_hz = kernel_log_tsc_step_hz(line.msg, n);
+        struct tsc_calibration cal;
+        if (tsc_calibration_parse(line.msg, strlen(line.msg), &cal) &&
+            (cal.refined || !claim->refined)) {
+            claim->hz = cal.hz;
+            claim->refined = cal.refined;
+            claim->step_hz = cal.step_hz;
             snprintf(claim->line, sizeof claim->line, "%s", line.msg);
         }
     }

@@ -93,7 +93,7 @@ static void run_all(struct warp_run *r, struct method_list *ml)
     double res_each = r->nresults ? o->seconds * RESOLUTION_SHARE / (double)r->nresults : 0;
 
     /* The main thread stays on the first CPU: rate brackets must read one CPU's counter. */
-    pin_to_cpu(o->cpus.cpu[0]);
+    cpuset_pin(o->cpus.cpu[0]);
     r->stated_hz = arch_counter_stated_hz(r->stated_source, sizeof r->stated_source);
     if (arch_kernel_logs_counter_calibration())
         kernel_log_tsc_claim(&r->kernel);

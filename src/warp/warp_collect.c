@@ -112,7 +112,7 @@ static void *warp_thread_main(void *arg)
 {
     struct warp_thread *t = arg;
     struct warp_shared *sh = t->shared;
-    if (!pin_to_cpu(t->cpu))
+    if (!cpuset_pin(t->cpu))
         t->pin_errno = errno ? errno : EINVAL;
     /* A start gate rather than a pthread barrier: if starting a later thread fails, the
      * main thread can still release the ones waiting here (go with stop set). */

@@ -4,7 +4,7 @@
 #define CLOCKSCOPE_WARP_RUN_H
 
 #include "common/cpuset.h"
-#include "common/sysinfo.h"
+#include "facts/sysinfo.h"
 #include "measure/method.h"
 #include "warp/kernel_log.h"
 #include "warp/warp_analysis.h"

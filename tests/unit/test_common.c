@@ -40,15 +40,15 @@ TEST(cpu_list_parses_ranges_and_rejects_unknown_cpus)
 {
     struct cpu_list allowed = {.count = 4, .cpu = {0, 1, 2, 3}}, out;
     char err[160];
-    CHECK(parse_cpu_list("0,2-3", &allowed, &out, err, sizeof err));
+    CHECK(cpuset_parse_list("0,2-3", &allowed, &out, err, sizeof err));
     CHECK(out.count == 3 && out.cpu[0] == 0 && out.cpu[1] == 2 && out.cpu[2] == 3);
-    CHECK(parse_cpu_list("1,1", &allowed, &out, err, sizeof err) && out.count == 1);
-    CHECK(!parse_cpu_list("3-1", &allowed, &out, err, sizeof err));
-    CHECK(!parse_cpu_list("0,", &allowed, &out, err, sizeof err));
-    CHECK(!parse_cpu_list("a", &allowed, &out, err, sizeof err));
-    CHECK(!parse_cpu_list("", &allowed, &out, err, sizeof err));
-    CHECK(!parse_cpu_list("-", &allowed, &out, err, sizeof err));
-    CHECK(!parse_cpu_list("99999", &allowed, &out, err, sizeof err));
+    CHECK(cpuset_parse_list("1,1", &allowed, &out, err, sizeof err) && out.count == 1);
+    CHECK(!cpuset_parse_list("3-1", &allowed, &out, err, sizeof err));
+    CHECK(!cpuset_parse_list("0,", &allowed, &out, err, sizeof err));
+    CHECK(!cpuset_parse_list("a", &allowed, &out, err, sizeof err));
+    CHECK(!cpuset_parse_list("", &allowed, &out, err, sizeof err));
+    CHECK(!cpuset_parse_list("-", &allowed, &out, err, sizeof err));
+    CHECK(!cpuset_parse_list("99999", &allowed, &out, err, sizeof err));
     CHECK(strstr(err, "does not exist"));
 }
 
@@ -56,11 +56,11 @@ TEST(summary_quantiles)
 {
     double v[] = {5, 1, 4, 2, 3};
     struct summary s;
-    summarize(v, 5, &s);
+    stats_summarize(v, 5, &s);
     CHECK(s.min == 1 && s.max == 5 && s.median == 3 && s.mean == 3);
     CHECK(fabs(s.p10 - 1.4) < 1e-9 && fabs(s.p90 - 4.6) < 1e-9);
     CHECK(fabs(s.spread - (4.6 - 1.4) / 3) < 1e-9);
-    summarize(v, 0, &s);
+    stats_summarize(v, 0, &s);
     CHECK(isnan(s.median));
 }
 
@@ -92,14 +92,14 @@ TEST(json_escapes_and_nests)
 TEST(text_tail_keeps_the_last_bytes)
 {
     char buf[8] = "";
-    text_tail_append(buf, sizeof buf, "abc", 3);
+    subprocess_tail_append(buf, sizeof buf, "abc", 3);
     CHECK(strcmp(buf, "abc") == 0);
-    text_tail_append(buf, sizeof buf, "defgh", 5);
+    subprocess_tail_append(buf, sizeof buf, "defgh", 5);
     CHECK(strcmp(buf, "bcdefgh") == 0);
-    text_tail_append(buf, sizeof buf, "0123456789", 10);
+    subprocess_tail_append(buf, sizeof buf, "0123456789", 10);
     CHECK(strcmp(buf, "3456789") == 0);
-    text_tail_append(buf, sizeof buf, "", 0);
+    subprocess_tail_append(buf, sizeof buf, "", 0);
     CHECK(strcmp(buf, "3456789") == 0);
-    text_tail_append(buf, sizeof buf, "x", 1);
+    subprocess_tail_append(buf, sizeof buf, "x", 1);
     CHECK(strcmp(buf, "456789x") == 0);
 }

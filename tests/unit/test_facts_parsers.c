@@ -1,8 +1,8 @@
-/* The foreign-text parsers of facts/ and doctor/logscan: every kernel-log prefix, CRLF,
+/* The foreign-text parsers of facts/ and facts/logscan: every kernel-log prefix, CRLF,
  * garbage, truncation; cpuinfo of each architecture; command lines; versions.  Ends with
  * in-process mutation fuzzing (run under ASan/UBSan by the suite). */
 #include "check.h"
-#include "doctor/logscan.h"
+#include "facts/logscan.h"
 #include "facts/cpuinfo.h"
 #include "facts/kernel_text.h"
 #include "facts/klog.h"

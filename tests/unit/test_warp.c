@@ -5,7 +5,7 @@
 #include "check.h"
 #include "common/cpuset.h"
 #include "measure/method.h"
-#include "warp/kernel_log.h"
+#include "facts/tsc_calibration.h"
 #include "warp/warp_analysis.h"
 #include "warp/warp_collect.h"
 #include "warp/warp_rate.h"
@@ -277,7 +277,10 @@ static bool parse_line(const char *text, uint64_t *hz, bool *refined)
     if (!copy)
         return false;
     memcpy(copy, text, n);
-    bool ok = kernel_log_tsc_line(copy, n, hz, refined);
+    struct tsc_calibration cal = {0};
+    bool ok = tsc_calibration_parse(copy, n, &cal);
+    *hz = cal.hz;
+    *refined = cal.refined;
     free(copy);
     return ok;
 }
@@ -292,10 +295,18 @@ TEST(kernel_log_tsc_lines)
     CHECK(hz == 1996250000u && !refined);
     CHECK(parse_line("tsc: Detected 3000 MHz processor", &hz, &refined) && hz == 3000000000u);
     CHECK(parse_line("tsc: Detected 2.000001 MHz processor", &hz, &refined) && hz == 2000001);
-    const char *line = "tsc: Detected 1996.250 MHz processor";
-    CHECK(kernel_log_tsc_step_hz(line, strlen(line)) == 1000);
-    CHECK(kernel_log_tsc_step_hz("tsc: Detected 3000 MHz", 22) == 1000000);
-    CHECK(kernel_log_tsc_step_hz("tsc: nothing", 12) == 0);
+    struct tsc_calibration cal = {0};
+    CHECK(tsc_calibration_parse("tsc: Detected 1996.250 MHz processor", 36, &cal) && cal.step_hz == 1000);
+    CHECK(tsc_calibration_parse("tsc: Detected 3000 MHz", 22, &cal) && cal.step_hz == 1000000);
+    CHECK(!tsc_calibration_parse("tsc: nothing", 12, &cal));
+    /* The 2.6.x forms, without the "tsc: " prefix; "Detected" alone needs " MHz processor". */
+    CHECK(parse_line("Detected 2394.000 MHz processor.", &hz, &refined) && hz == 2394000000u && !refined);
+    CHECK(parse_line("Refined TSC clocksource calibration: 2394.011 MHz.", &hz, &refined) &&
+          hz == 2394011000u && refined);
+    CHECK(parse_line("TSC: DETECTED 2400 mhz TSC", &hz, &refined) && hz == 2400000000u);
+    CHECK(!parse_line("hpet: Detected 25 MHz timer", &hz, &refined));
+    CHECK(!parse_line("Detected 2394.000 MHz", &hz, &refined));
+    CHECK(!parse_line("Detected 2394.000 MHz process", &hz, &refined));
     const char *bad[] = {
         "", "tsc:", "tsc: Detected ", "tsc: Detected MHz processor",
         "tsc: Detected 1996.250", "tsc: Detected 1996.250 MH", "tsc: Detected 1996. MHz",
@@ -335,11 +346,10 @@ TEST(kernel_log_parser_survives_mutations)
         char *copy = malloc(n ? n : 1);
         CHECK(copy);
         memcpy(copy, buf, n);
-        uint64_t hz = 0;
-        bool refined;
-        if (kernel_log_tsc_line(copy, n, &hz, &refined)) {
+        struct tsc_calibration cal = {0};
+        if (tsc_calibration_parse(copy, n, &cal)) {
             accepted++;
-            CHECK(hz > 0 && hz < 10000000ull * 1000000ull);
+            CHECK(cal.hz > 0 && cal.hz < 10000000ull * 1000000ull && cal.step_hz > 0);
         }
         free(copy);
     }
@@ -376,7 +386,7 @@ static struct method fake_method(method_read_fn read)
 TEST(warp_collect_perfect_clock_never_goes_back)
 {
     struct cpu_list cpus;
-    CHECK(cpus_allowed(&cpus));
+    CHECK(cpuset_allowed(&cpus));
     int n = cpus.count > 4 ? 4 : cpus.count;
     struct method m = fake_method(perfect_read);
     struct warp_collected c;
@@ -405,7 +415,7 @@ TEST(warp_collect_perfect_clock_never_goes_back)
 TEST(warp_collect_finds_an_offset_cpu)
 {
     struct cpu_list cpus;
-    CHECK(cpus_allowed(&cpus));
+    CHECK(cpuset_allowed(&cpus));
     if (cpus.count < 2)
         SKIP("needs two CPUs in the affinity mask");
     fake_behind_cpu = cpus.cpu[1];

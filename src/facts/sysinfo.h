@@ -1,10 +1,12 @@
 /* A short description of the machine, attached to every result so that figures from
  * different machines can be compared: arch, CPU model, kernel, clocksource, virtualization.
- * (doctor's facts module reads far more; this is the part every command shares.) */
+ * It is a view of the machine model (facts/machine.h), read from the quick live facts: the
+ * header of bench and warp and the doctor name the same machine the same way. */
 #ifndef CLOCKSCOPE_SYSINFO_H
 #define CLOCKSCOPE_SYSINFO_H
 
 #include "common/json.h"
+#include "facts/machine.h"
 
 #include <stdio.h>
 
@@ -15,12 +17,15 @@ struct sysinfo {
     char clocksource[64];          /* "" when unreadable */
     char available_clocksource[256];
     char virtualization[96];       /* "none", a hypervisor name, or "" when unknown */
-    char virtualization_source[64];
+    char virtualization_source[96];
     int cpus_online;
     double loadavg_1m;             /* -1 when unknown */
 };
 
+/* The live machine (facts_load_live_quick, machine_derive) plus online CPUs and load. */
 void sysinfo_read(struct sysinfo *s);
+/* The description part from a machine model (arch is this binary's). */
+void sysinfo_from_machine(const struct machine *m, struct sysinfo *s);
 /* Whether other work is likely to share the CPUs being measured: the 1-minute load average
  * is above half the online CPUs (false when unknown). */
 bool sysinfo_busy(const struct sysinfo *s);
@@ -28,7 +33,5 @@ void sysinfo_json(struct json *j, const struct sysinfo *s);
 /* The first line of a command's text report: "clockscope CMD: arch, CPU, Linux kernel,
  * clocksource X, virtualization Y". */
 void sysinfo_print_header(FILE *out, const char *cmd, const struct sysinfo *s);
-/* Reads a whole small file into buf, trimming the trailing newline; false if unreadable. */
-bool read_small_file(const char *path, char *buf, size_t len);
 
 #endif

@@ -1,11 +1,13 @@
 /* What the kernel log of the last boot says about clocks, as events with their lines.
  * Matching is on the kernel's message text (prefixes already stripped by facts/klog),
- * case-insensitive, on the stable parts of each message across kernel generations;
- * docs/doctor.md lists the messages and the kernel files that print them. */
+ * case-insensitive, on the stable parts of each message across kernel generations, by a
+ * table of matchers in logscan.c (one row per message form); docs/doctor.md lists the
+ * messages and the kernel files that print them. */
 #ifndef CLOCKSCOPE_LOGSCAN_H
 #define CLOCKSCOPE_LOGSCAN_H
 
 #include "facts/klog.h"
+#include "facts/tsc_calibration.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,6 +24,16 @@ enum tsc_reason {
     TSC_R_OTHER,        /* "cpufreq changes", "TSC halts in idle", ... */
 };
 
+/* What a calibration or benign event is, so that the rules need not read its text again. */
+enum event_kind {
+    EK_NONE,
+    EK_CALIBRATION_FATAL,     /* "HPET/PMTIMER calibration failed", "could not calculate TSC khz" */
+    EK_CALIBRATION_FIRST_TRY, /* "Fast TSC calibration failed", "Unable to calibrate against PIT" */
+    EK_BENIGN_TSC_DEADLINE,   /* the APIC timer's TSC_DEADLINE erratum */
+    EK_BENIGN_TSC_SYNC,       /* TSC_ADJUST handled it, sync checks skipped or passed */
+    EK_BENIGN_WATCHDOG,       /* the watchdog skipped or retried a check */
+};
+
 struct log_event {
     double ts;                               /* seconds since boot, -1 unknown */
     size_t lineno;
@@ -29,6 +41,7 @@ struct log_event {
     char watchdog[64];                       /* for demotions: the accusing watchdog */
     int cpu;                                 /* watchdog CPU, -1 unknown */
     enum tsc_reason reason;
+    enum event_kind kind;
     bool failover_disabled;                  /* RHEL 6: "Enable clocksource failover by ..." */
     int nlines;
     char lines[LOG_EVENT_LINES][KLOG_LINE_MAX];
@@ -60,8 +73,9 @@ struct logscan {
     char virt[64];             /* what the log says about the hypervisor, "" if nothing */
     bool bare_metal;           /* "Booting paravirtualized kernel on bare hardware" */
     bool hyperv;               /* Hyper-V mentioned */
-    bool tsc_refined;          /* "Refined TSC clocksource calibration" */
+    bool tsc_refined;          /* "Refined TSC clocksource calibration: N MHz" */
     bool tsc_detected;         /* "tsc: Detected N MHz" */
+    struct tsc_calibration tsc_claim; /* the last refined calibration, else the last "Detected" */
     bool riscv_timer;
     bool x86_hint;             /* names only x86 has: tsc, hpet, acpi_pm, x86/ */
     bool arch_timer;

@@ -1,12 +1,12 @@
-/* From raw facts to the context the rules judge: which architecture, kernel, clocksource,
- * hypervisor and command line, each with where it came from. */
-#include "doctor/context.h"
+/* From raw facts to the machine model: which architecture, kernel, clocksource,
+ * hypervisor, command line and counter, each with where it came from. */
+#include "facts/machine.h"
+
+#include "facts/hypervisor.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-
-static bool has(const char *hay, const char *needle) { return strcasestr(hay, needle) != NULL; }
 
 /* Non-printable bytes of a fact shown in findings become '?'. */
 static void scrub(char *s)
@@ -32,7 +32,7 @@ static bool first_word(const struct fact *f, char *out, size_t len)
     return true;
 }
 
-static void derive_family(const struct facts *fs, struct context *c)
+static void derive_family(const struct facts *fs, struct machine *c)
 {
     char buf[512];
     if (fs->f[F_UNAME].status == FACT_OK) {
@@ -77,7 +77,7 @@ static void derive_family(const struct facts *fs, struct context *c)
 }
 
 /* The kernel version from one witness; true when it is known. */
-static bool kernel_from(struct context *c, const char *text, const char *source)
+static bool kernel_from(struct machine *c, const char *text, const char *source)
 {
     kernel_version_parse(text, &c->kernel);
     if (c->kernel.known)
@@ -85,7 +85,7 @@ static bool kernel_from(struct context *c, const char *text, const char *source)
     return c->kernel.known;
 }
 
-static void derive_kernel(const struct facts *fs, struct context *c)
+static void derive_kernel(const struct facts *fs, struct machine *c)
 {
     char buf[1024];
     const struct fact *v = &fs->f[F_VERSION], *u = &fs->f[F_UNAME];
@@ -97,22 +97,14 @@ static void derive_kernel(const struct facts *fs, struct context *c)
         kernel_from(c, c->log.version, "kernel log");
 }
 
-static const struct {
-    const char *needle, *name;
-} virt_names[] = {
-    {"KVMKVMKVM", "kvm"}, {"Linux KVM Hv", "kvm"}, {"Microsoft Hv", "microsoft"},
-    {"VMwareVMware", "vmware"}, {"XenVMMXenVMM", "xen"}, {"TCGTCGTCGTCG", "qemu"},
-    {"bhyve bhyve", "bhyve"}, {"VBoxVBoxVBox", "oracle"}, {"ACRNACRNACRN", "acrn"},
-};
-
-static void set_virt(struct context *c, const char *v, const char *src)
+static void set_virt(struct machine *c, const char *v, const char *src)
 {
     snprintf(c->virt, sizeof c->virt, "%.*s", (int)sizeof c->virt - 1, v);
     snprintf(c->virt_source, sizeof c->virt_source, "%s", src);
 }
 
 /* Virtualization, from the most direct witness to the least. */
-static void derive_virt(const struct facts *fs, struct context *c)
+static void derive_virt(const struct facts *fs, struct machine *c)
 {
     char buf[256];
     if (first_word(&fs->f[F_VIRT], buf, sizeof buf)) {
@@ -121,33 +113,25 @@ static void derive_virt(const struct facts *fs, struct context *c)
     }
     facts_cpu_value(fs, "hypervisor_vendor", buf, sizeof buf);
     if (buf[0]) {
-        for (size_t i = 0; i < sizeof virt_names / sizeof virt_names[0]; i++)
-            if (strstr(buf, virt_names[i].needle)) {
-                set_virt(c, virt_names[i].name, "CPUID hypervisor leaf");
-                return;
-            }
-        set_virt(c, buf, "CPUID hypervisor leaf");
+        const char *name = hypervisor_from_cpuid_signature(buf);
+        set_virt(c, name ? name : buf, "CPUID hypervisor leaf");
         return;
     }
     if (first_word(&fs->f[F_HYPERVISOR], buf, sizeof buf)) {
         set_virt(c, buf, "sys/hypervisor/type");
         return;
     }
+    if (first_word(&fs->f[F_DT_HYPERVISOR], buf, sizeof buf)) {
+        set_virt(c, buf, "device tree (hypervisor/compatible)");
+        return;
+    }
     char vendor[256] = "", product[256] = "";
     fact_line(&fs->f[F_DMI_VENDOR], vendor, sizeof vendor);
     fact_line(&fs->f[F_DMI_PRODUCT], product, sizeof product);
-    if (vendor[0] || product[0]) {
-        static const struct { const char *needle, *name; } dmi[] = {
-            {"QEMU", "qemu"}, {"KVM", "kvm"}, {"VMware", "vmware"}, {"Xen", "xen"},
-            {"VirtualBox", "oracle"}, {"innotek", "oracle"}, {"BHYVE", "bhyve"},
-            {"Amazon EC2", "amazon"}, {"Google Compute Engine", "google"},
-            {"Virtual Machine", "microsoft"}, {"Parallels", "parallels"},
-        };
-        for (size_t i = 0; i < sizeof dmi / sizeof dmi[0]; i++)
-            if (has(vendor, dmi[i].needle) || has(product, dmi[i].needle)) {
-                set_virt(c, dmi[i].name, "DMI (sys/class/dmi/id)");
-                return;
-            }
+    const char *dmi = hypervisor_from_dmi(vendor, product);
+    if (dmi) {
+        set_virt(c, dmi, "DMI (sys/class/dmi/id)");
+        return;
     }
     if (!strcmp(c->family, "x86") && c->cpu.parsed && c->cpu.flags[0]) {
         if (cpuinfo_has_flag(&c->cpu, "hypervisor")) {
@@ -184,7 +168,7 @@ static bool tsc_lost_after(const struct logscan *s)
     return false;
 }
 
-static void derive_clocksource(const struct facts *fs, struct context *c)
+static void derive_clocksource(const struct facts *fs, struct machine *c)
 {
     if (first_word(&fs->f[F_CURRENT_CS], c->current_cs, sizeof c->current_cs)) {
         snprintf(c->current_cs_source, sizeof c->current_cs_source, "current_clocksource");
@@ -207,7 +191,7 @@ static void derive_clocksource(const struct facts *fs, struct context *c)
     snprintf(c->available_cs, sizeof c->available_cs, "%s", line);
 }
 
-static void derive_cmdline(const struct facts *fs, struct context *c)
+static void derive_cmdline(const struct facts *fs, struct machine *c)
 {
     char buf[2048];
     fact_line(&fs->f[F_CMDLINE], buf, sizeof buf);
@@ -221,32 +205,83 @@ static void derive_cmdline(const struct facts *fs, struct context *c)
     scrub(c->cmdline);
 }
 
-void context_derive(const struct facts *fs, struct context *c)
+/* 1, 0 or -1 (not known) from a "0"/"1" value. */
+static int tristate(const char *v) { return v[0] == '1' ? 1 : v[0] == '0' ? 0 : -1; }
+
+/* The clockscope/cpu key=value lines (arch_* answers, written by facts_live.c), the
+ * perf_user_access sysctl and the vDSO's symbol list. */
+static void derive_counter(const struct facts *fs, struct counter_facts *k)
+{
+    char v[16];
+    k->known = fs->f[F_CPU].status == FACT_OK;
+    facts_cpu_value(fs, "counter_hz", k->hz, sizeof k->hz);
+    facts_cpu_value(fs, "counter_hz_source", k->hz_source, sizeof k->hz_source);
+    k->invariant = tristate(facts_cpu_value(fs, "counter_invariant", v, sizeof v));
+    k->kvm_stable_bit = tristate(facts_cpu_value(fs, "kvm_clock_stable_bit", v, sizeof v));
+    /* counter.<name>=permitted|why, one line each */
+    for (const char *line = k->known ? fs->f[F_CPU].text : NULL; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t n = nl ? (size_t)(nl - line) : strlen(line);
+        if (n > 8 && !strncmp(line, "counter.", 8) && k->nreads < MACHINE_COUNTER_READS) {
+            size_t keep = n - 8 < 300 ? n - 8 : 300;
+            snprintf(k->reads[k->nreads++], sizeof k->reads[0], "%.*s", (int)keep, line + 8);
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    fact_line(&fs->f[F_PERF_USER], k->perf_user_access, sizeof k->perf_user_access);
+    const struct fact *vd = &fs->f[F_VDSO];
+    if (vd->status == FACT_OK)
+        k->vdso = !strncmp(vd->text, "absent", 6)        ? VDSO_ABSENT
+                  : strstr(vd->text, "clock_gettime") ? VDSO_HAS_CLOCK_GETTIME
+                                                       : VDSO_NO_CLOCK_GETTIME;
+}
+
+void machine_derive(const struct facts *fs, struct machine *c)
 {
     memset(c, 0, sizeof *c);
+    /* Unreadable is "not known", never "absent": keep why, for the rules to say so. */
+    if (fs->f[F_CURRENT_CS].status == FACT_UNREADABLE)
+        snprintf(c->current_cs_unreadable, sizeof c->current_cs_unreadable, "%s", fs->f[F_CURRENT_CS].why);
+    if (fs->f[F_DMESG].status == FACT_UNREADABLE)
+        snprintf(c->log_unreadable, sizeof c->log_unreadable, "%s", fs->f[F_DMESG].why);
     const struct fact *log = &fs->f[F_DMESG];
     if (log->status == FACT_OK)
         logscan_run(log->text, log->len, &c->log);
     if (fs->f[F_CPUINFO].status == FACT_OK)
         cpuinfo_parse(fs->f[F_CPUINFO].text, fs->f[F_CPUINFO].len, &c->cpu);
-    char bit[8];
-    facts_cpu_value(fs, "kvm_clock_stable_bit", bit, sizeof bit);
-    c->kvm_stable_bit = bit[0] == '1' ? 1 : bit[0] == '0' ? 0 : -1;
+    derive_counter(fs, &c->counter);
+    c->kvm_stable_bit = c->counter.kvm_stable_bit;
     derive_clocksource(fs, c);
     derive_family(fs, c);
     derive_kernel(fs, c);
     derive_virt(fs, c);
     derive_cmdline(fs, c);
+    machine_cpu_description(c, c->cpu_description, sizeof c->cpu_description);
 }
 
-bool context_is_vm(const struct context *c) { return c->virt[0] && strcmp(c->virt, "none") != 0; }
-bool context_is_bare_metal(const struct context *c) { return strcmp(c->virt, "none") == 0; }
+bool machine_is_vm(const struct machine *c) { return c->virt[0] && strcmp(c->virt, "none") != 0; }
+bool machine_is_bare_metal(const struct machine *c) { return strcmp(c->virt, "none") == 0; }
 
-bool context_cs_available(const struct context *c, const char *name)
+bool machine_cs_available(const struct machine *c, const char *name)
 {
     size_t n = strlen(name);
     for (const char *p = c->available_cs; (p = strstr(p, name)) != NULL; p += n)
         if ((p == c->available_cs || p[-1] == ' ') && (p[n] == 0 || p[n] == ' '))
             return true;
     return false;
+}
+
+void machine_cpu_description(const struct machine *m, char *out, size_t len)
+{
+    const struct cpuinfo *c = &m->cpu;
+    if (c->model_name[0])
+        snprintf(out, len, "%s", c->model_name);
+    else if (c->hardware[0])
+        snprintf(out, len, "%s", c->hardware);
+    else if (c->part[0])
+        snprintf(out, len, "CPU part %s", c->part);
+    else if (!strcmp(c->family, "riscv") && c->flags[0])
+        snprintf(out, len, "%.*s", (int)(len > 0 ? len - 1 : 0), c->flags);
+    else
+        snprintf(out, len, "%s", c->model);
 }

@@ -1,0 +1,133 @@
+/* The kernel command line: parameters that choose or forbid clocksources, the TSC, the
+ * vDSO and kvm-clock. */
+#include "doctor/rules.h"
+
+#include "doctor/findings.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* tsc=unstable, tsc=reliable, tsc=nowatchdog (v: the tsc= value). */
+static void cmdline_tsc(struct diagnosis *d, struct judgement *jd, const char *v, const char *where)
+{
+    const struct machine *c = &d->ctx;
+    if (strstr(v, "unstable")) {
+        jd->cmdline_forces_slow = !strcmp(c->family, "x86") || !c->family[0];
+        struct finding *f = finding_add(d, "cmdline-tsc-unstable", SEV_WARNING,
+                                        "tsc=unstable on the command line takes the TSC out of use");
+        finding_evidence(f, "command line (%s): %s", c->cmdline_source, c->cmdline);
+        finding_meaning(f, "tsc_setup() marks the TSC unstable at boot (\"Marking TSC unstable "
+                        "due to boot parameter\"): the kernel uses HPET or ACPI PM timer, "
+                        "syscall-only.");
+        finding_fix(f, "remove tsc=unstable unless it works around a known TSC fault; %s", where);
+        jd->tsc_unusable = true;
+        jd->tsc_unusable_why = "tsc=unstable on the command line";
+    }
+    if (strstr(v, "reliable")) {
+        struct finding *f = finding_add(d, "cmdline-tsc-reliable", SEV_NOTICE,
+                                        "tsc=reliable: the kernel no longer checks the TSC");
+        finding_evidence(f, "command line (%s): %s", c->cmdline_source, c->cmdline);
+        finding_meaning(f, "It turns off the clocksource watchdog and the boot-time sync "
+                        "check for the TSC: fast, but a TSC that drifts between CPUs or "
+                        "stops in idle would make time wrong, unnoticed.");
+        if (c->cpu.parsed && !(cpuinfo_has_flag(&c->cpu, "constant_tsc") &&
+                               cpuinfo_has_flag(&c->cpu, "nonstop_tsc"))) {
+            f->severity = SEV_WARNING;
+            finding_evidence(f, "cpuinfo lacks constant_tsc or nonstop_tsc");
+        }
+        finding_fix(f, "keep it only on CPUs with constant_tsc and nonstop_tsc whose TSCs are "
+                    "known to be synchronized; otherwise remove it; %s", where);
+    }
+    if (strstr(v, "nowatchdog")) {
+        struct finding *f = finding_add(d, "cmdline-tsc-nowatchdog", SEV_INFO,
+                                        "tsc=nowatchdog: the TSC is not checked by the watchdog");
+        finding_evidence(f, "command line (%s): %s", c->cmdline_source, c->cmdline);
+        finding_meaning(f, "The boot-time synchronization check still runs.");
+    }
+}
+
+void rule_cmdline(struct diagnosis *d, struct judgement *jd)
+{
+    struct machine *c = &d->ctx;
+    if (!c->cmdline[0])
+        return;
+    char v[128];
+    const char *where = "it comes from the boot loader (GRUB_CMDLINE_LINUX in /etc/default/grub) "
+                        "or is built into the kernel (CONFIG_CMDLINE: zcat /proc/config.gz | grep "
+                        "CMDLINE)";
+    if (cmdline_param(c->cmdline, "clocksource", v, sizeof v) ||
+        cmdline_param(c->cmdline, "clock", v, sizeof v)) {
+        if (is(v, "pmtmr"))
+            snprintf(v, sizeof v, "acpi_pm");
+        struct cs_judgement j;
+        cs_judge(c, v, &j);
+        bool slow = j.cls == CS_SYSCALL || j.cls == CS_DEVICE_READ;
+        struct finding *f = finding_add(d, "cmdline-clocksource", slow ? SEV_WARNING : SEV_NOTICE,
+                                        "The command line selects clocksource '%s'", v);
+        finding_evidence(f, "command line (%s): %s", c->cmdline_source, c->cmdline);
+        meaning_from_judgement(f, "clocksource= overrides the kernel's choice whenever that "
+                               "clocksource registers (kernel/time/clocksource.c, "
+                               "boot_override_clocksource). ", &j);
+        if (c->current_cs[0] && !is(c->current_cs, v))
+            finding_meaning(f, "It did not take effect here: the current clocksource is '%s'.",
+                            c->current_cs);
+        if (slow) {
+            jd->cmdline_forces_slow = true;
+            snprintf(jd->forced_cs, sizeof jd->forced_cs, "%.*s", (int)sizeof jd->forced_cs - 1, v);
+            finding_fix(f, "remove clocksource=%s from the command line; %s", v, where);
+        }
+    }
+    if (cmdline_param(c->cmdline, "tsc", v, sizeof v))
+        cmdline_tsc(d, jd, v, where);
+    if (cmdline_param(c->cmdline, "notsc", v, sizeof v)) {
+        jd->cmdline_forces_slow = !strcmp(c->family, "x86") || !c->family[0];
+        jd->tsc_unusable = true;
+        jd->tsc_unusable_why = "notsc on the command line";
+        struct finding *f = finding_add(d, "cmdline-notsc", SEV_WARNING,
+                                        "notsc on the command line disables the TSC as a clocksource");
+        finding_evidence(f, "command line (%s): %s", c->cmdline_source, c->cmdline);
+        finding_meaning(f, "The kernel then uses HPET, ACPI PM timer or jiffies, none of which "
+                        "the vDSO can read.");
+        finding_fix(f, "remove notsc; %s", where);
+    }
+    if (cmdline_param(c->cmdline, "nohpet", v, sizeof v) ||
+        (cmdline_param(c->cmdline, "hpet", v, sizeof v) && is(v, "disable"))) {
+        struct finding *f = finding_add(d, "cmdline-nohpet", SEV_INFO,
+                                        "The HPET is disabled on the command line");
+        finding_evidence(f, "command line (%s): %s", c->cmdline_source, c->cmdline);
+        finding_meaning(f, "Harmless for reads; the clocksource watchdog then uses the ACPI PM "
+                        "timer (in VMs an emulated device whose delayed reads can accuse a good TSC).");
+    }
+    if (cmdline_param(c->cmdline, "vdso", v, sizeof v) && is(v, "0")) {
+        jd->cmdline_forces_slow = true;
+        struct finding *f = finding_add(d, "cmdline-vdso-off", SEV_WARNING,
+                                        "vdso=0: the vDSO is not mapped, every time read is a syscall");
+        finding_evidence(f, "command line (%s): %s", c->cmdline_source, c->cmdline);
+        finding_fix(f, "remove vdso=0; %s", where);
+    }
+    if (cmdline_param(c->cmdline, "no-kvmclock-vsyscall", v, sizeof v)) {
+        struct finding *f = finding_add(d, "cmdline-no-kvmclock-vsyscall",
+                                        is(c->current_cs, "kvm-clock") ? SEV_WARNING : SEV_NOTICE,
+                                        "no-kvmclock-vsyscall keeps kvm-clock out of the vDSO");
+        finding_evidence(f, "command line (%s): %s", c->cmdline_source, c->cmdline);
+        finding_fix(f, "remove no-kvmclock-vsyscall; %s", where);
+    }
+    if (cmdline_param(c->cmdline, "no-kvmclock", v, sizeof v)) {
+        struct finding *f = finding_add(d, "cmdline-no-kvmclock", SEV_INFO,
+                                        "no-kvmclock: the guest does not use kvm-clock");
+        finding_evidence(f, "command line (%s): %s", c->cmdline_source, c->cmdline);
+        finding_meaning(f, "Fine when the TSC is stable (then tsc is current); otherwise the guest "
+                        "falls back to HPET or ACPI PM timer.");
+    }
+    /* The log's command line differs from /proc/cmdline: one of them is not what the
+     * admin thinks (built-in parts, a different boot entry). */
+    if (is(c->cmdline_source, "proc/cmdline") && c->log.cmdline[0] &&
+        strcmp(c->log.cmdline, c->cmdline) != 0) {
+        struct finding *f = finding_add(d, "cmdline-differs", SEV_INFO,
+                                        "The kernel log's command line differs from /proc/cmdline");
+        finding_evidence(f, "proc/cmdline: %s", c->cmdline);
+        finding_evidence(f, "kernel log: %s", c->log.cmdline);
+        finding_meaning(f, "Parts may be built into the kernel (CONFIG_CMDLINE) or come from "
+                        "another boot entry; the rules read /proc/cmdline.");
+    }
+}

@@ -1,0 +1,242 @@
+/* The verdict: from the facts' judgement, or from the live proof when it counted; and
+ * diagnose(), which runs every rule family in order. */
+#include "doctor/rules.h"
+
+#include "doctor/findings.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *verdict_name(enum verdict v)
+{
+    static const char *const names[] = {"ok", "slow", "broken", "unknown"};
+    return names[v];
+}
+
+const char *severity_name(enum severity s)
+{
+    static const char *const names[] = {"info", "notice", "warning", "critical"};
+    return names[s];
+}
+
+static void set_verdict(struct diagnosis *d, enum verdict v, int fast_path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void set_verdict(struct diagnosis *d, enum verdict v, int fast_path, const char *fmt, ...)
+{
+    d->verdict = v;
+    d->fast_path = fast_path;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->summary, sizeof d->summary, fmt, ap);
+    va_end(ap);
+}
+
+/* x86 without a known clocksource: from what the rules learnt about the TSC. */
+static void verdict_x86(struct diagnosis *d, const struct judgement *jd)
+{
+    const struct machine *c = &d->ctx;
+    if (jd->tsc_unusable) {
+        if (machine_is_bare_metal(c) || jd->tsc_unusable_native) {
+            set_verdict(d, V_SLOW, 0, "%s, and %s", jd->tsc_unusable_why,
+                        jd->tsc_unusable_native ? "no paravirtual clock is in use: the "
+                        "fallback (HPET, ACPI PM timer) is syscall-only"
+                                                : "on bare metal the fallback (HPET, ACPI "
+                                                  "PM timer) is syscall-only");
+            return;
+        }
+        if (c->available_cs[0]) {
+            bool any = false;
+            char copy[256];
+            snprintf(copy, sizeof copy, "%s", c->available_cs);
+            for (char *save, *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+                struct cs_judgement j;
+                cs_judge(c, t, &j);
+                if (j.cls != CS_SYSCALL && j.cls != CS_DEVICE_READ && !is_tsc(t))
+                    any = true;
+            }
+            if (!any) {
+                set_verdict(d, V_SLOW, 0, "%s, and every other available clocksource (%s) "
+                            "is syscall-only", jd->tsc_unusable_why, c->available_cs);
+                return;
+            }
+        }
+        set_verdict(d, V_UNKNOWN, -1, "%s; in a VM a paravirtual clock may still serve the "
+                    "vDSO, and the facts do not say which clocksource is current",
+                    jd->tsc_unusable_why);
+        return;
+    }
+    if (machine_is_bare_metal(c)) {
+        set_verdict(d, V_OK, 1, "bare-metal x86 with no sign of TSC trouble: Linux selects "
+                    "the TSC, which the vDSO reads (inferred; the clocksource itself was not "
+                    "given)");
+        return;
+    }
+    set_verdict(d, V_UNKNOWN, -1, "the clocksource is not known%s", machine_is_vm(c)
+                ? " and in a VM it may be a paravirtual clock" : "");
+    return;
+}
+
+static void verdict_from_facts(struct diagnosis *d, const struct judgement *jd)
+{
+    const struct machine *c = &d->ctx;
+    if (jd->cs_known) {
+        switch (jd->cs.cls) {
+        case CS_FAST:
+            set_verdict(d, V_OK, 1, "clocksource '%s' is read by the vDSO in user space",
+                        c->current_cs);
+            return;
+        case CS_SYSCALL:
+            if (c->log.arm_errata.n && !strcmp(c->current_cs, "arch_sys_counter"))
+                set_verdict(d, V_SLOW, 0, "a timer erratum workaround traps CNTVCT and turns the "
+                            "vDSO counter off, although the clocksource is arch_sys_counter");
+            else
+                set_verdict(d, V_SLOW, !strcmp(c->current_cs, "hpet") && !c->kernel.known ? -1 : 0,
+                            "clocksource '%s' has no vDSO path: every clock_gettime is a syscall%s%s%s",
+                            c->current_cs, !strcmp(c->current_cs, "hpet") && !c->kernel.known
+                            ? " (kernels before 5.6 read the HPET in the vDSO instead: an uncached "
+                              "device read, as slow)" : "",
+                            jd->tsc_unusable_why ? "; the TSC is out because " : "",
+                            jd->tsc_unusable_why ? jd->tsc_unusable_why : "");
+            return;
+        case CS_DEVICE_READ:
+            set_verdict(d, V_SLOW, -1, "clocksource '%s': every read is an uncached device "
+                        "access", c->current_cs);
+            return;
+        case CS_DEPENDS:
+            set_verdict(d, V_UNKNOWN, -1, "clocksource '%s': %s; a live run decides",
+                        c->current_cs, jd->cs.why);
+            return;
+        case CS_COUNTER_TRAP:
+            set_verdict(d, V_UNKNOWN, 1, "clocksource '%s' is read by the vDSO, but whether the "
+                        "time CSR traps to firmware needs a live run", c->current_cs);
+            return;
+        default:
+            set_verdict(d, V_UNKNOWN, -1, "clocksource '%s' is not one this doctor knows",
+                        c->current_cs);
+            return;
+        }
+    }
+    if (jd->cmdline_forces_slow && jd->forced_cs[0]) {
+        set_verdict(d, V_SLOW, 0, "the command line forces clocksource '%s', which has no vDSO "
+                    "path", jd->forced_cs);
+        return;
+    }
+    if (!strcmp(c->family, "x86")) {
+        verdict_x86(d, jd);
+        return;
+    }
+    if (!strcmp(c->family, "arm64")) {
+        if (c->log.arm_errata.n) {
+            set_verdict(d, V_SLOW, 0, "a timer erratum workaround traps CNTVCT and turns the "
+                        "vDSO counter off");
+            return;
+        }
+        if (c->log.read && c->log.lines > 0 && (c->log.arch_timer || c->log.switches.n)) {
+            set_verdict(d, V_OK, 1, "arm64 with the architected timer and no trapping erratum in "
+                        "the kernel log: the vDSO reads CNTVCT_EL0 (inferred)");
+            return;
+        }
+        if (machine_is_vm(c)) {
+            /* Guests see the architected timer, and the erratum-affected parts (Allwinner A64,
+             * NXP LS10xx/LS20xx, HiSilicon Hip05-07, Cortex-A73) are boards and old servers. */
+            set_verdict(d, V_OK, 1, "arm64 %s guest with no sign of a timer erratum: the vDSO reads "
+                        "CNTVCT_EL0 from arch_sys_counter (inferred; neither the clocksource nor the "
+                        "kernel log was given)", c->virt);
+            return;
+        }
+        set_verdict(d, V_UNKNOWN, -1, "arm64 without the clocksource or a kernel log: a timer "
+                    "erratum cannot be ruled out");
+        return;
+    }
+    if (!strcmp(c->family, "riscv") && c->kernel.known && kernel_version_cmp(&c->kernel, 5, 8) < 0) {
+        set_verdict(d, V_SLOW, 0, "riscv kernel %s: its vDSO makes the syscall", c->kernel.release);
+        return;
+    }
+    set_verdict(d, V_UNKNOWN, -1, "the facts do not decide it: the clocksource is not known");
+}
+
+static void verdict_from_proof(struct diagnosis *d, const struct proof *p)
+{
+    const struct proof_timing *mono = proof_timing_find(p, "libc.clock_gettime.monotonic");
+    if (p->counted) {
+        d->decided_by_proof = true;
+        if (p->call_errors[PC_MONOTONIC] || p->call_errors[PC_REALTIME]) {
+            set_verdict(d, V_BROKEN, p->syscalls[PC_MONOTONIC] == 0,
+                        "clock_gettime returned errors (%ld of %ld MONOTONIC calls)",
+                        p->call_errors[PC_MONOTONIC], p->calls);
+            return;
+        }
+        if (p->backwards) {
+            set_verdict(d, V_BROKEN, p->syscalls[PC_MONOTONIC] == 0,
+                        "CLOCK_MONOTONIC went backwards %ld times in %ld calls", p->backwards, p->calls);
+            return;
+        }
+        if (p->syscalls[PC_MONOTONIC] > 0 || p->syscalls[PC_REALTIME] > 0) {
+            set_verdict(d, V_SLOW, p->syscalls[PC_MONOTONIC] == 0,
+                        "proven: %ld calls of clock_gettime(MONOTONIC) made %ld syscalls, "
+                        "REALTIME %ld", p->calls, p->syscalls[PC_MONOTONIC], p->syscalls[PC_REALTIME]);
+            return;
+        }
+        for (int i = 0; i < d->nfindings; i++)
+            if (!strcmp(d->findings[i].id, "counter-read-traps")) {
+                set_verdict(d, V_SLOW, 1, "no syscalls, but the counter the vDSO reads traps: %s",
+                            d->findings[i].title);
+                return;
+            }
+        if (mono && mono->ns_per_call > 1000) {
+            set_verdict(d, V_SLOW, 1, "no syscalls, but each clock_gettime costs %.0f ns (a "
+                        "device read or a trapping counter)", mono->ns_per_call);
+            return;
+        }
+        set_verdict(d, V_OK, 1, "proven: %ld calls of clock_gettime(MONOTONIC) and (REALTIME) "
+                    "made 0 syscalls", p->calls);
+        if (mono)
+            snprintf(d->summary + strlen(d->summary), sizeof d->summary - strlen(d->summary),
+                     ", %.1f ns per call", mono->ns_per_call);
+        return;
+    }
+    if (!p->vdso_present) {
+        set_verdict(d, V_SLOW, 0, "this process has no vDSO: every time read is a syscall (%s)",
+                    p->vdso_why);
+        return;
+    }
+    /* Not counted: keep the facts' verdict, which the findings explain. */
+}
+
+void diagnose(const struct facts *fs, const struct proof *p, struct diagnosis *d)
+{
+    memset(d, 0, sizeof *d);
+    machine_derive(fs, &d->ctx);
+    struct judgement jd;
+    memset(&jd, 0, sizeof jd);
+    /* Under user-mode emulation the kernel facts are the host's: judging them as this
+     * architecture's would be confidently wrong. */
+    bool emulated = fs->live && rule_foreign_kernel(d);
+    if (!emulated) {
+        rule_clocksource(d, &jd, p);
+        rule_cmdline(d, &jd);
+        if (!strcmp(d->ctx.family, "x86") || !d->ctx.family[0]) {
+            rule_tsc_demotions(d, &jd, p);
+            rule_tsc_unstable_reasons(d, &jd, p);
+            rule_tsc_warp(d, &jd, p);
+            rule_tsc_calibration(d, &jd, p);
+            rule_tsc_missing(d, &jd);
+        }
+        rule_arm_errata(d, p);
+        rule_override_refused(d);
+        rule_benign(d);
+        rule_cpu_flags(d);
+    }
+    rule_counter_facts(d);
+    rule_proof(d, p);
+    rule_counter_traps(d, p);
+    rule_cpu_time_and_coarse(d, p);
+    verdict_from_facts(d, &jd);
+    if (p && p->ran)
+        verdict_from_proof(d, p);
+    if (emulated && !d->decided_by_proof)
+        set_verdict(d, V_UNKNOWN, -1, "user-mode emulation: the kernel facts are another "
+                    "machine's and this process has %s", p && p->ran && !p->vdso_present
+                    ? "no vDSO" : "emulated timings");
+}

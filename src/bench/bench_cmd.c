@@ -318,6 +318,38 @@ static int list_methods(const struct method_list *ml, const struct bench_options
     return 0;
 }
 
+/* The document's head: schema, machine, the run's configuration (results follow). */
+static void json_preamble(struct json *j, const struct sysinfo *si, const struct bench_options *o,
+                          const struct measure_config *cfg)
+{
+    json_init(j, stdout, 2);
+    json_begin_object(j);
+    json_kv_string(j, "schema", "clockscope.bench/1");
+    json_key(j, "machine");
+    sysinfo_json(j, si);
+    json_key(j, "config");
+    json_begin_object(j);
+    json_kv_bool(j, "quick", o->quick);
+    json_kv_int(j, "threads", o->threads);
+    json_key(j, "cpus");
+    json_begin_array(j);
+    for (int i = 0; i < o->threads; i++)
+        json_int(j, o->cpus.cpu[i]);
+    json_end_array(j);
+    json_kv_int(j, "samples", cfg->samples);
+    json_kv_int(j, "min_samples", cfg->min_samples);
+    json_kv_double(j, "sample_target_ns", cfg->sample_target_ns);
+    json_kv_double(j, "warmup_ns", cfg->warmup_ns);
+    json_kv_double(j, "budget_ns", cfg->budget_ns);
+    json_kv_double(j, "noisy_spread", cfg->noisy_spread);
+    json_key(j, "gaps_ns");
+    json_begin_array(j);
+    for (int i = 0; i < o->gap.gaps.count; i++)
+        json_uint(j, o->gap.gaps.item[i].gap_ns);
+    json_end_array(j);
+    json_end_object(j);
+}
+
 int cmd_bench(int argc, char **argv)
 {
     struct bench_options o;
@@ -355,32 +387,7 @@ int cmd_bench(int argc, char **argv)
     sysinfo_read(&si);
     struct json j;
     if (o.json) {
-        json_init(&j, stdout, 2);
-        json_begin_object(&j);
-        json_kv_string(&j, "schema", "clockscope.bench/1");
-        json_key(&j, "machine");
-        sysinfo_json(&j, &si);
-        json_key(&j, "config");
-        json_begin_object(&j);
-        json_kv_bool(&j, "quick", o.quick);
-        json_kv_int(&j, "threads", o.threads);
-        json_key(&j, "cpus");
-        json_begin_array(&j);
-        for (int i = 0; i < o.threads; i++)
-            json_int(&j, o.cpus.cpu[i]);
-        json_end_array(&j);
-        json_kv_int(&j, "samples", cfg.samples);
-        json_kv_int(&j, "min_samples", cfg.min_samples);
-        json_kv_double(&j, "sample_target_ns", cfg.sample_target_ns);
-        json_kv_double(&j, "warmup_ns", cfg.warmup_ns);
-        json_kv_double(&j, "budget_ns", cfg.budget_ns);
-        json_kv_double(&j, "noisy_spread", cfg.noisy_spread);
-        json_key(&j, "gaps_ns");
-        json_begin_array(&j);
-        for (int i = 0; i < o.gap.gaps.count; i++)
-            json_uint(&j, o.gap.gaps.item[i].gap_ns);
-        json_end_array(&j);
-        json_end_object(&j);
+        json_preamble(&j, &si, &o, &cfg);
         json_key(&j, "results");
         json_begin_array(&j);
     } else if (hot_loop) {

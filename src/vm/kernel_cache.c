@@ -166,6 +166,56 @@ static int apt_run(struct apt *a, const char *program, char **words, const char 
     return subprocess_run_tool(argv, cwd, -1, out, outlen);
 }
 
+/* The kernel image out of the downloaded package, checked, moved to kdir/vmlinuz with a
+ * kdir/package description; the package file is removed once the image is kept. */
+static bool extract_image(const struct vm_arch *arch, const char *kdir, const char *pkg,
+                          char *deb, char *why, size_t wl)
+{
+    /* Only the image: the package also holds hundreds of MB of modules. */
+    char tmp[PATH_MAX_LEN + 16];
+    snprintf(tmp, sizeof tmp, "%s/extract.XXXXXX", kdir);
+    if (!mkdtemp(tmp)) {
+        snprintf(why, wl, "cannot create a directory in %s: %s", kdir, strerror(errno));
+        return false;
+    }
+    char *left[] = {"dpkg-deb", "--fsys-tarfile", deb, NULL};
+    char *right[] = {"tar", "-x", "--wildcards", "./boot/vmlinu*", NULL};
+    char err[1024];
+    bool ok = false;
+    char image[PATH_MAX_LEN + 300], boot_path[PATH_MAX_LEN + 300], gz_tmp[PATH_MAX_LEN];
+    char boot_dir[PATH_MAX_LEN + 32];
+    snprintf(boot_dir, sizeof boot_dir, "%s/boot", tmp);
+    if (subprocess_pipe(left, right, tmp, err, sizeof err) != 0)
+        snprintf(why, wl, "cannot extract the kernel from %s: %s", deb, err);
+    else if (!find_file(boot_dir, "vmlinu", NULL, image, sizeof image))
+        snprintf(why, wl, "%s holds no /boot/vmlinuz or /boot/vmlinux", deb);
+    else if (!kernel_image_check(arch, image, boot_path, sizeof boot_path, gz_tmp, sizeof gz_tmp,
+                                 why, wl))
+        ;
+    else {
+        char final[PATH_MAX_LEN + 16], desc[512], ver[128] = "";
+        const char *v = strstr(deb, "_");
+        if (v)
+            sscanf(v + 1, "%127[^_]", ver);
+        snprintf(final, sizeof final, "%s/vmlinuz", kdir);
+        if (rename(boot_path, final) != 0) {
+            snprintf(why, wl, "cannot move the kernel to %s: %s", final, strerror(errno));
+        } else {
+            snprintf(desc, sizeof desc, "%s %s, Debian %s\n", pkg, ver, arch->debian_suite);
+            snprintf(final, sizeof final, "%s/package", kdir);
+            ok = write_text(final, desc);
+            if (!ok)
+                snprintf(why, wl, "cannot write %s", final);
+        }
+    }
+    if (*gz_tmp)
+        unlink(gz_tmp);
+    remove_tree(tmp);
+    if (ok)
+        unlink(deb); /* the image is what is kept; the package is 60-110 MB */
+    return ok;
+}
+
 static bool fetch(const struct vm_arch *arch, const char *cache, const char *kdir, char *why,
                   size_t wl)
 {
@@ -256,49 +306,7 @@ static bool fetch(const struct vm_arch *arch, const char *cache, const char *kdi
         snprintf(why, wl, "cannot download %s from Debian %s:\n%s", pkg, arch->debian_suite, out);
         return false;
     }
-    /* Only the image: the package also holds hundreds of MB of modules. */
-    char tmp[PATH_MAX_LEN + 16];
-    snprintf(tmp, sizeof tmp, "%s/extract.XXXXXX", kdir);
-    if (!mkdtemp(tmp)) {
-        snprintf(why, wl, "cannot create a directory in %s: %s", kdir, strerror(errno));
-        return false;
-    }
-    char *left[] = {"dpkg-deb", "--fsys-tarfile", deb, NULL};
-    char *right[] = {"tar", "-x", "--wildcards", "./boot/vmlinu*", NULL};
-    char err[1024];
-    bool ok = false;
-    char image[PATH_MAX_LEN + 300], boot_path[PATH_MAX_LEN + 300], gz_tmp[PATH_MAX_LEN];
-    char boot_dir[PATH_MAX_LEN + 32];
-    snprintf(boot_dir, sizeof boot_dir, "%s/boot", tmp);
-    if (subprocess_pipe(left, right, tmp, err, sizeof err) != 0)
-        snprintf(why, wl, "cannot extract the kernel from %s: %s", deb, err);
-    else if (!find_file(boot_dir, "vmlinu", NULL, image, sizeof image))
-        snprintf(why, wl, "%s holds no /boot/vmlinuz or /boot/vmlinux", deb);
-    else if (!kernel_image_check(arch, image, boot_path, sizeof boot_path, gz_tmp, sizeof gz_tmp,
-                                 why, wl))
-        ;
-    else {
-        char final[PATH_MAX_LEN + 16], desc[512], ver[128] = "";
-        const char *v = strstr(deb, "_");
-        if (v)
-            sscanf(v + 1, "%127[^_]", ver);
-        snprintf(final, sizeof final, "%s/vmlinuz", kdir);
-        if (rename(boot_path, final) != 0) {
-            snprintf(why, wl, "cannot move the kernel to %s: %s", final, strerror(errno));
-        } else {
-            snprintf(desc, sizeof desc, "%s %s, Debian %s\n", pkg, ver, arch->debian_suite);
-            snprintf(final, sizeof final, "%s/package", kdir);
-            ok = write_text(final, desc);
-            if (!ok)
-                snprintf(why, wl, "cannot write %s", final);
-        }
-    }
-    if (*gz_tmp)
-        unlink(gz_tmp);
-    remove_tree(tmp);
-    if (ok)
-        unlink(deb); /* the image is what is kept; the package is 60-110 MB */
-    return ok;
+    return extract_image(arch, kdir, pkg, deb, why, wl);
 }
 
 bool kernel_default(const struct vm_arch *arch, char *path, size_t path_len, char *desc,

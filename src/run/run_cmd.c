@@ -20,7 +20,7 @@
 #define EXIT_CANNOT_RUN 126
 
 static const char help[] =
-    "usage: clockscope run [--mode MODE] [--inherit] [--output FILE] [--verbose] -- COMMAND [ARG...]\n"
+    "usage: clockscope run [--mode MODE] [--inherit|--no-follow] [--output FILE] [--verbose] -- COMMAND [ARG...]\n"
     "\n"
     "Runs an unmodified, dynamically linked program with a preloaded shim that interposes\n"
     "clock_gettime(), gettimeofday() and time().\n"
@@ -34,6 +34,8 @@ static const char help[] =
     "  --mode count     change nothing; at exit, print calls and calls/s per clock and per\n"
     "                   calling function\n"
     "  --inherit        keep the shim for programs the command executes (default: removed)\n"
+    "  --no-follow      a script COMMAND: serve only its interpreter (default: also the\n"
+    "                   program the script execs, as wrappers such as pyenv shims do)\n"
     "  --output FILE    count mode: append the table to FILE instead of stderr\n"
     "  --verbose        the shim says at start what it serves and why\n"
     "\n"
@@ -83,7 +85,7 @@ static int resolve(const char *cmd, char *out, size_t len)
     return e == 0 ? 0 : e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
 }
 
-/* A "#!" script: its interpreter gets the shim, what the script executes does not. */
+/* A "#!" script: by default the shim follows it into the program it execs (shim_env.c). */
 static bool is_script(const char *path)
 {
     char magic[2] = {0};
@@ -109,7 +111,7 @@ int cmd_run(int argc, char **argv)
     struct run_mode mode;
     char err[160];
     run_parse_mode("auto", &mode, err, sizeof err);
-    bool inherit = false, verbose = false;
+    bool inherit = false, verbose = false, follow = true;
     const char *output = NULL;
     int i = 1;
     for (; i < argc; i++) {
@@ -134,6 +136,8 @@ int cmd_run(int argc, char **argv)
             output = argv[++i];
         } else if (strcmp(a, "--inherit") == 0) {
             inherit = true;
+        } else if (strcmp(a, "--no-follow") == 0) {
+            follow = false;
         } else if (strcmp(a, "--verbose") == 0) {
             verbose = true;
         } else if (a[0] == '-') {
@@ -163,10 +167,14 @@ int cmd_run(int argc, char **argv)
     if (elf_is_static(target))
         fprintf(stderr, "clockscope run: warning: %s is statically linked: the shim cannot "
                 "reach it, it runs unchanged\n", target);
-    else if (is_script(target) && !inherit)
-        fprintf(stderr, "clockscope run: note: %s is a script: the shim serves its interpreter "
-                "but not programs it executes (wrappers such as pyenv shims exec the real one); "
-                "add --inherit to follow them\n", target);
+    /* Wrappers (pyenv and conda shims, `#!/usr/bin/env python3`) exec the real program in
+     * the same process: the shim follows that process through scripts, and only it. */
+    bool follow_script = follow && !inherit && is_script(target);
+    if (verbose && is_script(target) && !inherit)
+        fprintf(stderr, "clockscope run: %s is a script: %s\n", target,
+                follow ? "the shim also serves the program it execs (--no-follow: only the "
+                         "script's interpreter)"
+                       : "the shim serves only its interpreter (--no-follow)");
 
     const char *old = getenv("LD_PRELOAD");
     size_t len = strlen(shim) + (old ? strlen(old) + 1 : 0) + 1;
@@ -183,6 +191,13 @@ int cmd_run(int argc, char **argv)
     setenv("CLOCKSCOPE_RUN_COARSE", mask, 1);
     setenv("CLOCKSCOPE_RUN_INHERIT", inherit ? "1" : "0", 1);
     setenv("CLOCKSCOPE_RUN_VERBOSE", verbose ? "1" : "0", 1);
+    if (follow_script) {
+        char pid[24];
+        snprintf(pid, sizeof pid, "%ld", (long)getpid()); /* execv keeps it */
+        setenv("CLOCKSCOPE_RUN_FOLLOW_PID", pid, 1);
+    } else {
+        unsetenv("CLOCKSCOPE_RUN_FOLLOW_PID");
+    }
     if (output)
         setenv("CLOCKSCOPE_RUN_OUTPUT", output, 1);
     else

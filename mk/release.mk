@@ -36,21 +36,28 @@ BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
 # Where `make vm-binaries` / `make cross` leave the static guests `clockscope vm` boots.
 VM_ARCHES   := x86_64 aarch64 riscv64
 VM_BIN_DIR  ?= build
+SHIMDIR     = $(PREFIX)/lib/clockscope
 MAN_COMMANDS := bench warp vdso doctor facts run vm
-MAN_PAGES    := $(O)/man/clockscope.1 $(MAN_COMMANDS:%=$(O)/man/clockscope-%.1)
+# Man pages come from running a clockscope of this machine's arch (a cross build passes
+# the native one: make dist does).
+MAN_BIN      ?= $(O)/clockscope
+MAN_DIR      ?= $(O)/man
+MAN_PAGES    := $(MAN_DIR)/clockscope.1 $(MAN_COMMANDS:%=$(MAN_DIR)/clockscope-%.1)
+DOC_FILES    := README.md $(wildcard docs/*.md)
 
 .PHONY: install install-guests man
 install: $(O)/clockscope $(FC_OUTPUTS) $(MAN_PAGES)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
-	    $(DESTDIR)$(LIBDIR)/clockscope $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
+	    $(DESTDIR)$(SHIMDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DOCDIR)
 	install -m 755 $(O)/clockscope $(DESTDIR)$(BINDIR)/clockscope
 	install -m 644 $(O)/$(FC_SONAME) $(DESTDIR)$(LIBDIR)/$(FC_SONAME)
 	ln -sf $(FC_SONAME) $(DESTDIR)$(LIBDIR)/libfastclock.so
 	install -m 644 $(O)/libfastclock.a $(DESTDIR)$(LIBDIR)/libfastclock.a
 	install -m 644 src/fastclock/fastclock.h $(DESTDIR)$(INCLUDEDIR)/fastclock.h
 	$(call fastclock_pc,$(PREFIX)) > $(DESTDIR)$(LIBDIR)/pkgconfig/fastclock.pc
-	install -m 644 $(O)/libclockscope-shim.so $(DESTDIR)$(LIBDIR)/clockscope/libclockscope-shim.so
+	install -m 644 $(O)/libclockscope-shim.so $(DESTDIR)$(SHIMDIR)/libclockscope-shim.so
 	install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
 	install -m 644 completion/clockscope.bash $(DESTDIR)$(BASHCOMPDIR)/clockscope
 	@$(MAKE) -s install-guests
 	@echo "installed clockscope $(VERSION_STRING) under $(DESTDIR)$(PREFIX)"
@@ -81,19 +88,53 @@ HELP2MAN := help2man --no-info --no-discard-stderr
 # the page (clockscope-run) and capitalises "usage:" so help2man makes it the SYNOPSIS.
 # $(call man_wrapper,PAGE,SUBCOMMAND)
 man_wrapper = printf '\#!/bin/sh\nif [ "$$1" = --version ]; then %s --version | sed "s/^clockscope/%s/"; exit; fi\n%s %s "$$@" | sed "s/^usage:/Usage:/"\n' \
-    '$(abspath $(O))/clockscope' '$(1)' '$(abspath $(O))/clockscope' '$(2)' > $(O)/man/bin/$(1) && \
-    chmod +x $(O)/man/bin/$(1)
+    '$(abspath $(MAN_BIN))' '$(1)' '$(abspath $(MAN_BIN))' '$(2)' > $(MAN_DIR)/bin/$(1) && \
+    chmod +x $(MAN_DIR)/bin/$(1)
 
-$(O)/man/clockscope.1: $(O)/clockscope docs/man-extra.h2m mk/release.mk
-	@mkdir -p $(O)/man/bin
+$(MAN_DIR)/clockscope.1: $(MAN_BIN) docs/man-extra.h2m mk/release.mk
+	@mkdir -p $(MAN_DIR)/bin
 	@echo "  MAN $@"
 	@$(call man_wrapper,clockscope,)
 	@$(HELP2MAN) --name='what reading the time costs on Linux, why, and what to do about it' \
-	    --include=docs/man-extra.h2m --output=$@ $(abspath $(O))/man/bin/clockscope
+	    --include=docs/man-extra.h2m --output=$@ $(abspath $(MAN_DIR))/bin/clockscope
 
-$(O)/man/clockscope-%.1: $(O)/clockscope mk/release.mk
-	@mkdir -p $(O)/man/bin
+$(MAN_DIR)/clockscope-%.1: $(MAN_BIN) mk/release.mk
+	@mkdir -p $(MAN_DIR)/bin
 	@echo "  MAN $@"
 	@$(call man_wrapper,clockscope-$*,$*)
-	@$(HELP2MAN) --name="$$($(O)/clockscope --help | sed -n 's/^  $* *//p')" \
-	    --output=$@ $(abspath $(O))/man/bin/clockscope-$*
+	@$(HELP2MAN) --name="$$($(MAN_BIN) --help | sed -n 's/^  $* *//p')" \
+	    --output=$@ $(abspath $(MAN_DIR))/bin/clockscope-$*
+
+# ---- releases: make dist, make deb ----------------------------------------------------------
+# One tarball per arch: the static clockscope, that arch's shim and libfastclock (shared
+# objects built by its cross compiler), header, relocatable pkg-config file, man pages,
+# completion, docs, and the static vm guests of all three arches.  The .deb is this machine's
+# arch.  dist/SHA256SUMS covers them all (verify: cd dist && sha256sum -c SHA256SUMS).
+DIST_DIR   := dist
+DIST_STAGE := build/dist
+CC_x86_64  := x86_64-linux-gnu-gcc
+CC_aarch64 := aarch64-linux-gnu-gcc
+CC_riscv64 := riscv64-linux-gnu-gcc
+DIST_TARBALLS := $(VM_ARCHES:%=$(DIST_DIR)/clockscope-$(DIST_VERSION)-%.tar.gz)
+
+.PHONY: dist deb
+dist: $(DIST_TARBALLS) deb
+	@cd $(DIST_DIR) && rm -f SHA256SUMS && \
+	    sha256sum clockscope-$(DIST_VERSION)-*.tar.gz clockscope_$(DIST_VERSION)_*.deb > SHA256SUMS && \
+	    sha256sum -c --quiet SHA256SUMS && cat SHA256SUMS
+
+# Every tarball installs the guests of all arches: the static builds come first.
+$(DIST_DIR)/clockscope-$(DIST_VERSION)-%.tar.gz: FORCE
+	@$(MAKE) -s vm-binaries
+	@$(MAKE) -s O=build man
+	@rm -rf $(DIST_STAGE)/$* && mkdir -p $(DIST_STAGE)/$* $(DIST_DIR)
+	@$(MAKE) -s O=build/$* CC=$(CC_$*) STATIC=1 MAN_BIN=build/clockscope MAN_DIR=build/man \
+	    PREFIX=/clockscope-$(DIST_VERSION)-$* DESTDIR=$(abspath $(DIST_STAGE)/$*) install >/dev/null
+	@# Relocatable: pkg-config answers for wherever the tarball was unpacked.
+	@$(call fastclock_pc,$${pcfiledir}/../..) > $(DIST_STAGE)/$*/clockscope-$(DIST_VERSION)-$*/lib/pkgconfig/fastclock.pc
+	@tar -C $(DIST_STAGE)/$* --owner=0 --group=0 --sort=name -czf $@ clockscope-$(DIST_VERSION)-$*
+	@echo "  DIST $@"
+
+deb: $(O)/clockscope $(FC_OUTPUTS)
+	@$(MAKE) -s vm-binaries
+	@sh scripts/make-deb.sh '$(O)' '$(DIST_VERSION)' '$(DIST_DIR)'

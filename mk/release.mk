@@ -118,7 +118,9 @@ CC_riscv64 := riscv64-linux-gnu-gcc
 DIST_TARBALLS := $(VM_ARCHES:%=$(DIST_DIR)/clockscope-$(DIST_VERSION)-%.tar.gz)
 
 .PHONY: dist deb
-dist: $(DIST_TARBALLS) deb
+dist:
+	@rm -rf $(DIST_DIR)
+	@$(MAKE) -s $(DIST_TARBALLS) deb
 	@cd $(DIST_DIR) && rm -f SHA256SUMS && \
 	    sha256sum clockscope-$(DIST_VERSION)-*.tar.gz clockscope_$(DIST_VERSION)_*.deb > SHA256SUMS && \
 	    sha256sum -c --quiet SHA256SUMS && cat SHA256SUMS
@@ -132,6 +134,7 @@ $(DIST_DIR)/clockscope-$(DIST_VERSION)-%.tar.gz: FORCE
 	    PREFIX=/clockscope-$(DIST_VERSION)-$* DESTDIR=$(abspath $(DIST_STAGE)/$*) install >/dev/null
 	@# Relocatable: pkg-config answers for wherever the tarball was unpacked.
 	@$(call fastclock_pc,$${pcfiledir}/../..) > $(DIST_STAGE)/$*/clockscope-$(DIST_VERSION)-$*/lib/pkgconfig/fastclock.pc
+	@sh scripts/strip-tree.sh $(DIST_STAGE)/$*
 	@tar -C $(DIST_STAGE)/$* --owner=0 --group=0 --sort=name -czf $@ clockscope-$(DIST_VERSION)-$*
 	@echo "  DIST $@"
 

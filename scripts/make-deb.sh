@@ -27,20 +27,7 @@ make -s O="$build" PREFIX=/usr DESTDIR="$(pwd)/$stage" install >/dev/null
 
 # What Debian's policy asks of installed files: stripped ELF files (each with its own arch's
 # strip: the guests are foreign), compressed man pages, a copyright file and a changelog.
-strip_for() {
-    case $(file -b "$1") in
-        *x86-64*) echo x86_64-linux-gnu-strip ;;
-        *aarch64*) echo aarch64-linux-gnu-strip ;;
-        *RISC-V*) echo riscv64-linux-gnu-strip ;;
-    esac
-}
-find "$stage/usr" -type f | while read -r f; do
-    case $(file -b "$f") in
-        *ELF*executable*|*ELF*pie*) "$(strip_for "$f")" --remove-section=.comment --remove-section=.note "$f" ;;
-        *ELF*shared*) "$(strip_for "$f")" --remove-section=.comment --remove-section=.note --strip-unneeded "$f" ;;
-        *"ar archive"*) strip --strip-debug --enable-deterministic-archives "$f" ;;
-    esac
-done
+sh scripts/strip-tree.sh "$stage/usr"
 gzip -9n "$stage"/usr/share/man/man1/*.1
 doc=$stage/usr/share/doc/clockscope
 cp packaging/copyright "$doc/copyright"

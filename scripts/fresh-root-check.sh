@@ -5,13 +5,15 @@
 # the host has installed can help: the root starts from debootstrap's minimal base, and
 # .ci/run must install everything else itself (scripts/install-deps.sh).
 #
-#   sudo scripts/fresh-root-check.sh [--shared DIR] [--keep] [--worktree] [ROOT_DIR]
+#   sudo scripts/fresh-root-check.sh [--shared DIR] [--keep] [--worktree] [--deb] [ROOT_DIR]
 #
 #   ROOT_DIR     where to build the root (default: a new directory under /var/tmp)
 #   --shared DIR the directory copied beside the clone as shared/ (default: ../shared beside
 #                this repository when it exists; without it the corpus tests fail under CI)
 #   --keep       leave the root in place afterwards (for a look inside; default: removed)
 #   --worktree   copy the work tree with its uncommitted changes instead of cloning HEAD
+#   --deb        after .ci/run passes: `make deb`, `apt install ./dist/clockscope_*.deb` in
+#                the root, then the installed `clockscope --version` and `doctor`
 #   DEBIAN_MIRROR=URL  the archive debootstrap and apt use (default http://deb.debian.org/debian)
 #
 # Exit status: .ci/run's (0 when the whole suite passed), 2 for bad usage, 3 when the root
@@ -19,18 +21,19 @@
 # left as it was: the root's mounts (/proc, /sys, /dev) are undone on every exit.
 set -eu
 
-usage() { echo "usage: $0 [--shared DIR] [--keep] [--worktree] [ROOT_DIR]" >&2; exit 2; }
+usage() { echo "usage: $0 [--shared DIR] [--keep] [--worktree] [--deb] [ROOT_DIR]" >&2; exit 2; }
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 shared=""
 [ -d "$repo/../shared" ] && shared=$(cd "$repo/../shared" && pwd)
-keep=0 worktree=0 root=""
+keep=0 worktree=0 deb=0 root=""
 while [ $# -gt 0 ]; do
     case $1 in
         --shared) [ $# -ge 2 ] || usage; shared=$(cd "$2" && pwd) || usage; shift 2 ;;
         --keep) keep=1; shift ;;
         --worktree) worktree=1; shift ;;
-        -h|--help) sed -n '2,20s/^# \{0,1\}//p' "$0"; exit 0 ;;
+        --deb) deb=1; shift ;;
+        -h|--help) sed -n '2,22s/^# \{0,1\}//p' "$0"; exit 0 ;;
         -*) usage ;;
         *) [ -z "$root" ] || usage; root=$1; shift ;;
     esac
@@ -112,4 +115,15 @@ chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     sh -c 'cd /src/clockscope && ./.ci/run' || status=$?
 say ".ci/run exited with $status"
+if [ $status = 0 ] && [ $deb = 1 ]; then
+    say "make deb; apt install ./dist/clockscope_*.deb; the installed clockscope"
+    chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb DEBIAN_FRONTEND=noninteractive \
+        PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+        sh -exc 'cd /src/clockscope && make -s deb && apt-get install -y -q ./dist/clockscope_*.deb &&
+                 cd / && command -v clockscope && clockscope --version &&
+                 { clockscope doctor; s=$?; [ $s = 0 ] || [ $s = 3 ] || [ $s = 4 ] || [ $s = 5 ]; } &&
+                 clockscope run --mode count -- true' ||
+        status=$?
+    say "the .deb check exited with $status"
+fi
 exit $status

@@ -17,7 +17,7 @@ clang libclang-rt-14-dev
 qemu-system-x86 qemu-system-arm qemu-system-misc opensbi
 apt dpkg tar cpio gzip zstd xz-utils gnupg debian-archive-keyring
 file util-linux
-help2man lintian
+help2man lintian dpkg-dev
 chromium
 "
 # Why the less obvious ones:
@@ -31,6 +31,7 @@ chromium
 #   file                     tests check the static binaries' ELF type
 #   util-linux               taskset (warp's two-CPU test)
 #   help2man lintian         make man, make deb (man pages from --help; the .deb's check)
+#   dpkg-dev                 make deb: dpkg-architecture, dpkg-shlibdeps
 #   chromium                 headless rendering in the report tests
 
 # Cross compilers for the two arches the host is not (the host's own gcc builds the third).

@@ -45,8 +45,12 @@ MAN_DIR      ?= $(O)/man
 MAN_PAGES    := $(MAN_DIR)/clockscope.1 $(MAN_COMMANDS:%=$(MAN_DIR)/clockscope-%.1)
 DOC_FILES    := README.md $(wildcard docs/*.md)
 
+# Man pages need help2man; without it `make install` installs the rest and says so.
+HAVE_HELP2MAN := $(shell command -v help2man 2>/dev/null)
+INSTALL_MAN   := $(if $(HAVE_HELP2MAN),$(MAN_PAGES))
+
 .PHONY: install install-guests man
-install: $(O)/clockscope $(FC_OUTPUTS) $(MAN_PAGES)
+install: $(O)/clockscope $(FC_OUTPUTS) $(INSTALL_MAN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
 	    $(DESTDIR)$(SHIMDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DOCDIR)
 	install -m 755 $(O)/clockscope $(DESTDIR)$(BINDIR)/clockscope
@@ -56,7 +60,7 @@ install: $(O)/clockscope $(FC_OUTPUTS) $(MAN_PAGES)
 	install -m 644 src/fastclock/fastclock.h $(DESTDIR)$(INCLUDEDIR)/fastclock.h
 	$(call fastclock_pc,$(PREFIX)) > $(DESTDIR)$(LIBDIR)/pkgconfig/fastclock.pc
 	install -m 644 $(O)/libclockscope-shim.so $(DESTDIR)$(SHIMDIR)/libclockscope-shim.so
-	install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
+	$(if $(INSTALL_MAN),install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/,@echo "  man pages: skipped, help2man is not installed (apt-get install help2man)")
 	install -m 644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
 	install -m 644 completion/clockscope.bash $(DESTDIR)$(BASHCOMPDIR)/clockscope
 	@$(MAKE) -s install-guests

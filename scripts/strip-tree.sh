@@ -24,6 +24,6 @@ find "$1" -type f | while read -r f; do
             ar p "$f" "$(ar t "$f" | head -n 1)" > "$member"
             s=$(strip_for "$member")
             rm -f "$member"
-            "$s" --strip-debug --enable-deterministic-archives "$f" ;;
+            "$s" --strip-debug --remove-section=.comment --enable-deterministic-archives "$f" ;;
     esac
 done

@@ -248,3 +248,14 @@ def test_deb_installs_into_a_scratch_root(dist, tmp_path):
                timeout=20)
     assert proc.returncode == 2 and "no static" not in proc.stderr, proc.stderr
     assert (tmp_path / "usr/share/man/man1/clockscope-vm.1.gz").is_file()
+
+
+def test_fresh_root_check_refuses_bad_usage(tmp_path):
+    """Only its argument handling here: the check itself builds a Debian root (minutes, root
+    and network; docs/install.md says how it is run)."""
+    script = ROOT / "scripts/fresh-root-check.sh"
+    assert run(["sh", script, "--bogus"]).returncode == 2
+    assert run(["sh", script, "a", "b"]).returncode == 2
+    (tmp_path / "something").write_text("x")
+    proc = run(["sh", script, tmp_path])  # never builds into (or removes) a non-empty directory
+    assert proc.returncode == 2 and (tmp_path / "something").exists(), proc.stderr

@@ -14,9 +14,10 @@ for tool in dpkg-deb dpkg-architecture dpkg-shlibdeps lintian; do
     command -v $tool >/dev/null || { echo "make-deb: needs $tool (scripts/install-deps.sh)" >&2; exit 1; }
 done
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)
-# The maintainer: whoever builds it, as dch finds them (DEBFULLNAME/DEBEMAIL, else git's).
-name=${DEBFULLNAME:-$(git config user.name 2>/dev/null || true)}
-email=${DEBEMAIL:-$(git config user.email 2>/dev/null || true)}
+# The maintainer: whoever builds it, as dch finds them (DEBFULLNAME/DEBEMAIL, else git's
+# user), else the author of the commit being packaged (a fresh clone has no git identity).
+name=${DEBFULLNAME:-$(git config user.name 2>/dev/null || git log -1 --format=%an 2>/dev/null || true)}
+email=${DEBEMAIL:-$(git config user.email 2>/dev/null || git log -1 --format=%ae 2>/dev/null || true)}
 [ -n "$name" ] && [ -n "$email" ] ||
     { echo "make-deb: set DEBFULLNAME and DEBEMAIL (the package's maintainer)" >&2; exit 2; }
 maintainer="$name <$email>"

@@ -265,3 +265,20 @@ def test_fresh_root_check_refuses_bad_usage(tmp_path):
     (tmp_path / "something").write_text("x")
     proc = run(["sh", script, tmp_path])  # never builds into (or removes) a non-empty directory
     assert proc.returncode == 2 and (tmp_path / "something").exists(), proc.stderr
+
+
+def test_a_static_clockscope_is_its_own_guest(guests, tmp_path):
+    """A static clockscope alone (copied anywhere) boots its own arch with no libexec."""
+    need_tool("qemu-system-x86_64")
+    if os.uname().machine != "x86_64":
+        pytest.skip("copies the static x86_64 build")
+    (tmp_path / "bin").mkdir()
+    cs = tmp_path / "bin/clockscope"
+    shutil.copy(ROOT / "build/x86_64/clockscope", cs)
+    proc = run([cs, "vm", "--arch", "x86_64", "--kernel", tmp_path / "none", "--", "doctor"],
+               timeout=20)
+    assert proc.returncode == 2 and "no static" not in proc.stderr, proc.stderr
+    # ... and only its own: another arch's guest is still missing, and named.
+    need_tool("qemu-system-aarch64")
+    proc = run([cs, "vm", "--arch", "aarch64", "--", "doctor"], timeout=20)
+    assert proc.returncode == 125 and "no static aarch64 clockscope" in proc.stderr, proc.stderr

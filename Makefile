@@ -10,7 +10,10 @@
 #   make mutants              deliberate breakages (tests/mutants/*.mutant) must each fail
 #                             their tests (docs/testing.md, "Mutants")
 #   make install PREFIX=DIR   DIR/bin/clockscope, DIR/lib/libfastclock.{so,a}, DIR/include/fastclock.h,
-#                             DIR/lib/pkgconfig/fastclock.pc, DIR/lib/clockscope/libclockscope-shim.so
+#                             DIR/lib/pkgconfig/fastclock.pc, DIR/lib/clockscope/libclockscope-shim.so,
+#                             DIR/libexec/clockscope/ARCH/clockscope (the built vm guests), man pages,
+#                             bash completion (mk/release.mk; DESTDIR respected)
+#   make dist                 release tarballs for the three arches, a .deb, SHA256SUMS (mk/release.mk)
 CC      ?= cc
 O       ?= build
 PREFIX  ?= /usr/local
@@ -99,16 +102,8 @@ $(O)/obj/%.o: %.c
 	@echo "  CC  $<"
 	@$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-install: $(O)/clockscope $(FC_OUTPUTS)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-	    $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/clockscope
-	install -m 755 $(O)/clockscope $(DESTDIR)$(PREFIX)/bin/clockscope
-	install -m 755 $(O)/$(FC_SONAME) $(DESTDIR)$(PREFIX)/lib/$(FC_SONAME)
-	ln -sf $(FC_SONAME) $(DESTDIR)$(PREFIX)/lib/libfastclock.so
-	install -m 644 $(O)/libfastclock.a $(DESTDIR)$(PREFIX)/lib/libfastclock.a
-	install -m 644 src/fastclock/fastclock.h $(DESTDIR)$(PREFIX)/include/fastclock.h
-	$(call fastclock_pc,$(PREFIX)) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/fastclock.pc
-	install -m 755 $(O)/libclockscope-shim.so $(DESTDIR)$(PREFIX)/lib/clockscope/libclockscope-shim.so
+# install, man pages, releases and the version string: mk/release.mk
+include mk/release.mk
 
 # clockscope report's Python package (report/, issue 12): installed as
 # PREFIX/share/clockscope/report/clockscope_report, where `clockscope report` finds it

@@ -1,23 +1,54 @@
 #!/bin/sh
-# Installs what the test suite needs, only when something is missing: Debian packages
-# (compilers, cross compilers, qemu, clang, opensbi) and Python packages (requirements-test.txt).
+# Installs what the build, the test suite and the release targets need, only when something
+# is missing.  Everything comes from Debian 12 (bookworm) packages, installed with
+# --no-install-recommends: so every package a test uses must be named here, never left to a
+# recommendation (scripts/fresh-root-check.sh proves the list on an empty Debian root).
 # Without root or apt it only reports what is missing; the suite then skips those parts
 # (CI sets CLOCKSCOPE_REQUIRE_ALL=1, which turns every such skip into a failure).
 set -eu
 cd "$(dirname "$0")/.."
 
-PACKAGES="make gcc libc6-dev python3 python3-pip
-gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
-qemu-user-static clang
+# One line per purpose, so a removal is a visible decision.
+PACKAGES="
+make gcc libc6-dev binutils pkg-config git
+python3
+qemu-user-static
+clang libclang-rt-14-dev
 qemu-system-x86 qemu-system-arm qemu-system-misc opensbi
-cpio zstd xz-utils gnupg debian-archive-keyring file
-pkg-config binutils
-util-linux libcap2-bin chromium"
+apt dpkg tar cpio gzip zstd xz-utils gnupg debian-archive-keyring
+file util-linux libcap2-bin
+help2man lintian dpkg-dev
+chromium
+"
+# Why the less obvious ones:
+#   git                      `clockscope --version` is `git describe` at build time
+#   cross compilers          the static guests of `clockscope vm` (make vm-binaries) and the
+#                            cross-built libraries of `make dist`, for the two arches the host is not
+#   libclang-rt-14-dev       clang's libFuzzer/ASan runtimes (tests/fuzz); clang only recommends it
+#   apt dpkg tar             `clockscope vm` fetches a Debian kernel (apt-get download, dpkg-deb)
+#   cpio gzip zstd xz-utils  kernel images and initramfs of `clockscope vm`
+#   gnupg debian-archive-keyring  verifying that kernel's archive
+#   file                     tests check the static binaries' ELF type
+#   util-linux libcap2-bin   taskset (warp's two-CPU test); setpriv, setcap (tests that run
+#                            as another user, a target with file capabilities)
+#   help2man lintian         make man, make deb (man pages from --help; the .deb's check)
+#   dpkg-dev                 make deb: dpkg-architecture, dpkg-shlibdeps
+#   chromium                 headless rendering in the report tests
+
+# Cross compilers for the two arches the host is not (the host's own gcc builds the third).
+for arch in amd64:x86-64 arm64:aarch64 riscv64:riscv64; do
+    [ "${arch%%:*}" = "$(dpkg --print-architecture)" ] ||
+        PACKAGES="$PACKAGES gcc-${arch#*:}-linux-gnu libc6-dev-${arch%%:*}-cross"
+done
+# The suite's runner: Debian's (its pip refuses system-wide installs, PEP 668), unless a
+# pytest is importable already.
+python3 -c 'import pytest' >/dev/null 2>&1 || PACKAGES="$PACKAGES python3-pytest"
 
 missing=""
 for p in $PACKAGES; do
-    dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+    # `dpkg -s` answers 0 for a package removed but not purged; ask for the installed state.
+    state=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+    [ "$state" = installed ] || missing="$missing $p"
 done
 if [ -n "$missing" ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -32,12 +63,20 @@ if [ -n "$missing" ]; then
 fi
 
 if ! python3 -c 'import pytest' >/dev/null 2>&1; then
-    python3 -m pip install -q -r requirements-test.txt || \
-        echo "install-deps: could not install Python test requirements"
+    # Not root and no python3-pytest: a user-level pip install is the one remaining way.
+    python3 -m pip install -q --user -r requirements-test.txt || \
+        echo "install-deps: could not install Python test requirements (install python3-pytest)"
 fi
 
-# clockscope report (report/, a Python package): its declared dependencies (matplotlib).
+# clockscope report (report/, a Python package): its declared dependencies (matplotlib),
+# from PyPI; where pip may not install system-wide (Debian's own python3, PEP 668), from
+# Debian's python3-matplotlib.
 if ! python3 -c 'import matplotlib' >/dev/null 2>&1; then
-    python3 -m pip install -q -r report/requirements.txt || \
+    python3 -m pip install -q -r report/requirements.txt 2>/dev/null ||
+        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+                python3-matplotlib >/dev/null
+        fi
+    python3 -c 'import matplotlib' >/dev/null 2>&1 ||
         echo "install-deps: could not install the report's requirements (report/requirements.txt)"
 fi

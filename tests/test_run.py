@@ -207,13 +207,14 @@ def test_count_survives_a_program_that_closes_stderr_at_exit(cs, tmp_path):
     assert re.search(r"^\s+5\s+\d+\s+clock_gettime\(CLOCK_BOOTTIME\)", proc.stderr, re.M), proc.stderr
 
 
-def test_script_targets_get_a_note_about_inherit(cs, tmp_path):
+def test_script_targets_get_a_note_under_verbose(cs, tmp_path):
+    # What run does with scripts: tests/test_run_wrapper.py.
     script = tmp_path / "wrapper"
     script.write_text("#!/bin/sh\nexec true\n")
     script.chmod(0o755)
-    proc = run([cs, "run", "--", script])
-    assert proc.returncode == 0 and "is a script" in proc.stderr and "--inherit" in proc.stderr
-    proc = run([cs, "run", "--inherit", "--", script])
+    proc = run([cs, "run", "--verbose", "--", script])
+    assert proc.returncode == 0 and "is a script" in proc.stderr and "--no-follow" in proc.stderr
+    proc = run([cs, "run", "--verbose", "--inherit", "--", script])
     assert proc.returncode == 0 and "is a script" not in proc.stderr
 
 

@@ -24,7 +24,7 @@
 #define EXIT_CANNOT_RUN 126
 
 static const char help[] =
-    "usage: clockscope run [--mode MODE] [--inherit] [--output FILE] [--verbose] -- COMMAND [ARG...]\n"
+    "usage: clockscope run [--mode MODE] [--inherit|--no-follow] [--output FILE] [--verbose] -- COMMAND [ARG...]\n"
     "\n"
     "Runs an unmodified, dynamically linked program with a preloaded shim that interposes\n"
     "clock_gettime(), gettimeofday() and time().\n"
@@ -38,6 +38,8 @@ static const char help[] =
     "  --mode count     change nothing; at exit, print calls and calls/s per clock and per\n"
     "                   calling function\n"
     "  --inherit        keep the shim for programs the command executes (default: removed)\n"
+    "  --no-follow      a script COMMAND: serve only its interpreter (default: also the\n"
+    "                   program the script execs, as wrappers such as pyenv shims do)\n"
     "  --output FILE    count mode: append the table to FILE (a regular file, not a link)\n"
     "                   instead of stderr; without it, a program started with stderr closed\n"
     "                   gets no table\n"
@@ -90,7 +92,7 @@ static int resolve(const char *cmd, char *out, size_t len)
     return e == 0 ? 0 : e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
 }
 
-/* A "#!" script: its interpreter gets the shim, what the script executes does not. */
+/* A "#!" script: by default the shim follows it into the program it execs (shim_env.c). */
 static bool is_script(const char *path)
 {
     char magic[2] = {0};
@@ -161,7 +163,7 @@ static bool elf_is_static(const char *path)
 
 struct run_options {
     const char *mode_arg, *output;
-    bool inherit, verbose;
+    bool inherit, verbose, no_follow;
     struct run_mode mode;
 };
 
@@ -175,6 +177,7 @@ static const struct cli_option run_decl[] = {
     {.name = "mode", .metavar = "MODE", .check = mode_valid,
      CLI_STRING_OF(struct run_options, mode_arg)},
     {.name = "inherit", CLI_FLAG_OF(struct run_options, inherit)},
+    {.name = "no-follow", CLI_FLAG_OF(struct run_options, no_follow)},
     {.name = "output", .metavar = "FILE", CLI_STRING_OF(struct run_options, output)},
     {.name = "verbose", CLI_FLAG_OF(struct run_options, verbose)},
     {0},
@@ -192,6 +195,7 @@ int cmd_run(int argc, char **argv)
     const struct run_mode mode = o.mode;
     bool inherit = o.inherit, verbose = o.verbose;
     const char *output = o.output;
+    bool follow = !o.no_follow;
     if (output && strcmp(mode.name, "count") != 0)
         usage_error("run", "--output is for --mode count");
 
@@ -226,10 +230,14 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "clockscope run: warning: %s is %s: the loader ignores LD_PRELOAD for "
                 "it (secure execution), so the shim cannot reach it; it runs unchanged\n",
                 target, secure_exec_reason(target));
-    else if (is_script(target) && !inherit)
-        fprintf(stderr, "clockscope run: note: %s is a script: the shim serves its interpreter "
-                "but not programs it executes (wrappers such as pyenv shims exec the real one); "
-                "add --inherit to follow them\n", target);
+    /* Wrappers (pyenv and conda shims, `#!/usr/bin/env python3`) exec the real program in
+     * the same process: the shim follows that process through scripts, and only it. */
+    bool follow_script = follow && !inherit && is_script(target);
+    if (verbose && is_script(target) && !inherit)
+        fprintf(stderr, "clockscope run: %s is a script: %s\n", target,
+                follow ? "the shim also serves the program it execs (--no-follow: only the "
+                         "script's interpreter)"
+                       : "the shim serves only its interpreter (--no-follow)");
 
     const char *old = getenv("LD_PRELOAD");
     size_t len = strlen(shim) + (old ? strlen(old) + 1 : 0) + 1;
@@ -246,6 +254,13 @@ int cmd_run(int argc, char **argv)
     setenv("CLOCKSCOPE_RUN_COARSE", mask, 1);
     setenv("CLOCKSCOPE_RUN_INHERIT", inherit ? "1" : "0", 1);
     setenv("CLOCKSCOPE_RUN_VERBOSE", verbose ? "1" : "0", 1);
+    if (follow_script) {
+        char pid[24];
+        snprintf(pid, sizeof pid, "%ld", (long)getpid()); /* execv keeps it */
+        setenv("CLOCKSCOPE_RUN_FOLLOW_PID", pid, 1);
+    } else {
+        unsetenv("CLOCKSCOPE_RUN_FOLLOW_PID");
+    }
     if (output)
         setenv("CLOCKSCOPE_RUN_OUTPUT", output, 1);
     else

@@ -212,9 +212,8 @@ static void after_fork_child(void)
 __attribute__((constructor)) static void shim_init(void)
 {
     Dl_info self;
-    if (!env_is("CLOCKSCOPE_RUN_INHERIT", "1") && dladdr((void *)shim_init, &self) &&
-        self.dli_fname)
-        shim_strip_preload(self.dli_fname);
+    if (!shim_env_start(dladdr((void *)shim_init, &self) ? self.dli_fname : NULL))
+        return; /* a process a wrapper script started, not the program: serve nothing */
     fc_set_kernel_clock(get_real_cgt());
     get_real_gtod();
     get_real_time();

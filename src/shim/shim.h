@@ -3,12 +3,14 @@
  *   CLOCKSCOPE_RUN_MODE     auto | fast | coarse | count
  *   CLOCKSCOPE_RUN_COARSE   coarse mode: bit mask of the clock ids answered from *_COARSE
  *   CLOCKSCOPE_RUN_INHERIT  1: leave LD_PRELOAD as it is for programs this one executes
+ *   CLOCKSCOPE_RUN_FOLLOW_PID  the command is a script: follow it into what it execs (shim_env.c)
  *   CLOCKSCOPE_RUN_OUTPUT   count mode: append the table to this file instead of stderr
  *   CLOCKSCOPE_RUN_VERBOSE  1: say on stderr at start what is served and why
  *   CLOCKSCOPE_RUN_SLOW     test hook for auto: 1 = treat the kernel path as slow, 0 = fast */
 #ifndef CLOCKSCOPE_SHIM_H
 #define CLOCKSCOPE_SHIM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -29,7 +31,11 @@ void shim_count_after_fork(void);
 int shim_kernel_path_slow(real_clock_gettime_fn real, clockid_t id, uint64_t *libc_ticks,
                           uint64_t *syscall_ticks);
 
-/* Removes `self` from LD_PRELOAD (shim_env.c). */
-void shim_strip_preload(const char *self);
+/* At start: keeps `self` (the shim's path) in LD_PRELOAD or removes it, as `run` asked
+ * (CLOCKSCOPE_RUN_INHERIT, CLOCKSCOPE_RUN_FOLLOW_PID: shim_env.c); false when this process
+ * is one a wrapper script started rather than the program, which the shim leaves alone. */
+bool shim_env_start(const char *self);
+/* A process forked (not exec'd into) by a followed wrapper script: a subshell, say. */
+bool shim_env_in_wrapper_child(void);
 
 #endif

@@ -185,8 +185,20 @@ static int output_fd(const char *path)
     return fd;
 }
 
+static bool any_calls(void)
+{
+    for (int i = 0; i <= SHIM_MAX_CLOCK; i++)
+        if (atomic_load(&clock_calls[i]))
+            return true;
+    return atomic_load(&other_calls[0]) || atomic_load(&other_calls[1]);
+}
+
 void shim_count_report(void)
 {
+    /* A wrapper script's subshells (run follows the script into the program it execs):
+     * without a single call they are noise, not part of the answer. */
+    if (shim_env_in_wrapper_child() && !any_calls())
+        return;
     struct timespec end = started;
     if (now_fn)
         now_fn(CLOCK_MONOTONIC, &end);

@@ -1,11 +1,60 @@
-/* The shim removes itself from LD_PRELOAD at start, so that programs the target executes
- * run without it unless `clockscope run --inherit` asked otherwise. */
+/* What the shim does with LD_PRELOAD at start, and whether it serves this process.
+ *
+ * By default the shim removes itself from LD_PRELOAD, so that programs the command executes
+ * run without it.  Two exceptions, both chosen by `clockscope run`:
+ *   CLOCKSCOPE_RUN_INHERIT=1     keep it for every program executed, at any depth;
+ *   CLOCKSCOPE_RUN_FOLLOW_PID=P  the command is a script: follow it into the program it
+ *                                execs.  A wrapper (pyenv and conda shims, distributions'
+ *                                `python3` scripts, `#!/usr/bin/env python3`) replaces itself
+ *                                with the real program by exec, so that program runs in the
+ *                                same process P: while P runs a script, the shim stays in
+ *                                LD_PRELOAD; the first program P runs that is not a script is
+ *                                "the program" (served, and its own children run without the
+ *                                shim, as with any command).  Other processes the wrapper
+ *                                starts (`dirname`, `uname`, a subshell's programs) are not the
+ *                                program: there the shim removes itself and serves nothing.
+ * The kernel gives a script's interpreter the script's path as AT_EXECFN, which is how a
+ * process knows it is running one. */
 #include "shim/shim.h"
 
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
 
-void shim_strip_preload(const char *self)
+extern char **environ;
+
+/* Sets (value) or removes (NULL) NAME in environ's own array, in place, never through
+ * setenv/unsetenv: a program may define those itself, and bash does (its versions change
+ * shell variables that do not exist yet while constructors run, so LD_PRELOAD would stay in
+ * what bash passes on).  Programs that read main's envp see the change too: at start it is
+ * the same array as environ.  The new string is never freed: one per process. */
+static void env_set_in_place(const char *name, const char *value)
+{
+    size_t nl = strlen(name);
+    for (char **ep = environ; ep && *ep; ep++) {
+        if (strncmp(*ep, name, nl) != 0 || (*ep)[nl] != '=')
+            continue;
+        if (value) {
+            size_t len = nl + 1 + strlen(value) + 1;
+            char *entry = malloc(len);
+            if (!entry)
+                return;
+            snprintf(entry, len, "%s=%s", name, value);
+            *ep = entry;
+        } else {
+            char **dp = ep;
+            do
+                dp[0] = dp[1];
+            while (*dp++);
+            ep--; /* look at the entry that moved here */
+        }
+    }
+}
+
+static void strip_preload(const char *self)
 {
     const char *pre = getenv("LD_PRELOAD");
     if (!pre || !self)
@@ -27,10 +76,69 @@ void shim_strip_preload(const char *self)
             strcat(out, ":");
         strcat(out, tok);
     }
-    if (out[0])
-        setenv("LD_PRELOAD", out, 1);
-    else
-        unsetenv("LD_PRELOAD");
+    env_set_in_place("LD_PRELOAD", out[0] ? out : NULL);
     free(out);
     free(copy);
+}
+
+/* The file execve was given starts with "#!": this process is that script's interpreter. */
+static bool running_a_script(const char **script)
+{
+    const char *path = (const char *)getauxval(AT_EXECFN);
+    *script = path ? path : "?";
+    if (!path)
+        return false;
+    FILE *f = fopen(path, "rbe");
+    if (!f)
+        return false;
+    char magic[2] = {0};
+    size_t n = fread(magic, 1, 2, f);
+    fclose(f);
+    return n == 2 && magic[0] == '#' && magic[1] == '!';
+}
+
+/* CLOCKSCOPE_RUN_FOLLOW_PID as a pid, or 0 when absent or malformed. */
+static pid_t follow_pid(void)
+{
+    const char *v = getenv("CLOCKSCOPE_RUN_FOLLOW_PID");
+    if (!v || !*v)
+        return 0;
+    char *end;
+    long p = strtol(v, &end, 10);
+    return *end == '\0' && p > 0 && p == (pid_t)p ? (pid_t)p : 0;
+}
+
+bool shim_env_start(const char *self)
+{
+    const char *inherit = getenv("CLOCKSCOPE_RUN_INHERIT");
+    if (inherit && strcmp(inherit, "1") == 0)
+        return true;
+    pid_t follow = follow_pid();
+    if (follow == 0) {
+        strip_preload(self);
+        return true;
+    }
+    const char *verbose = getenv("CLOCKSCOPE_RUN_VERBOSE");
+    bool say = verbose && strcmp(verbose, "1") == 0;
+    const char *script;
+    if (getpid() != follow) {
+        /* Started by the wrapper, not exec'd into by it. */
+        strip_preload(self);
+        return false;
+    }
+    if (running_a_script(&script)) {
+        if (say)
+            fprintf(stderr, "clockscope-shim: %s is a script: staying for the program it "
+                            "execs\n", script);
+        return true;
+    }
+    strip_preload(self);
+    env_set_in_place("CLOCKSCOPE_RUN_FOLLOW_PID", NULL);
+    return true;
+}
+
+bool shim_env_in_wrapper_child(void)
+{
+    pid_t follow = follow_pid();
+    return follow != 0 && getpid() != follow;
 }

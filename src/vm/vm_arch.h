@@ -14,6 +14,7 @@ struct vm_arch {
     const char *debian_arch;  /* Debian architecture of the default kernel */
     const char *debian_suite; /* the suite it comes from */
     unsigned elf_machine;     /* e_machine of this arch's ELF files */
+    const char *cross_packages; /* Debian packages of its cross compiler and libc */
 };
 
 /* The row for an arch name, or NULL. */

@@ -4,7 +4,7 @@
 #include "commands.h"
 #include "common/cli.h"
 #include "arch/arch.h"
-#include "common/elf_probe.h"
+#include "vm/guest_binary.h"
 #include "vm/guest_files.h"
 #include "vm/guest_init.h"
 #include "vm/initramfs.h"
@@ -47,8 +47,10 @@ static const char help[] =
     "  --cpus N         virtual CPUs (default 2)\n"
     "  --memory MIB     guest memory in MiB (default 512)\n"
     "  --timeout S      give up after S seconds, killing the guest (default 300)\n"
-    "  --binary PATH    the static clockscope of ARCH to run inside (default:\n"
-    "                   <dir of this binary>/ARCH/clockscope, as built by `make vm-binaries`)\n"
+    "  --binary PATH    the static clockscope of ARCH to run inside (default: the first of\n"
+    "                   <dir of this binary>/ARCH/clockscope (`make vm-binaries`),\n"
+    "                   <dir of this binary>/../libexec/clockscope/ARCH/clockscope\n"
+    "                   (`make install`), or this binary when it is a static ARCH one)\n"
     "  --no-kvm         use TCG even where KVM works\n"
     "  --env NAME=VALUE set this in the command's environment (repeatable; PATH defaults\n"
     "                   to " GUEST_DEFAULT_PATH ")\n"
@@ -70,56 +72,6 @@ static void on_signal(int sig)
 {
     (void)sig;
     vm_stop_requested = 1;
-}
-
-/* A static ELF executable for the arch: the guest has no dynamic loader and no libc. */
-static bool check_guest_binary(const struct vm_arch *arch, const char *path, char *why, size_t wl)
-{
-    struct elf_facts f;
-    enum elf_probe_result r = elf_probe(path, &f, why, wl);
-    if (r == ELF_PROBE_BAD)
-        return false;
-    if (r == ELF_PROBE_NOT_ELF || !f.elf64_le || f.machine != arch->elf_machine) {
-        snprintf(why, wl, "'%s' is not a 64-bit little-endian %s executable", path, arch->name);
-        return false;
-    }
-    if (f.has_interp) {
-        snprintf(why, wl, "'%s' is dynamically linked; the guest has no libc: build it "
-                          "static (make STATIC=1)", path);
-        return false;
-    }
-    return true;
-}
-
-static bool find_guest_binary(const struct vm_arch *arch, const char *given, char *out,
-                              size_t len, char *why, size_t wl)
-{
-    if (given) {
-        snprintf(out, len, "%s", given);
-        return check_guest_binary(arch, out, why, wl);
-    }
-    char self[PATH_LEN];
-    const char *dir = getenv("CLOCKSCOPE_VM_BINARY_DIR");
-    if (dir && *dir) {
-        snprintf(out, len, "%s/%s/clockscope", dir, arch->name);
-    } else {
-        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-        if (n <= 0) {
-            snprintf(why, wl, "cannot find this binary's directory; pass --binary PATH");
-            return false;
-        }
-        self[n] = '\0';
-        char *slash = strrchr(self, '/');
-        *slash = '\0';
-        snprintf(out, len, "%.4000s/%s/clockscope", self, arch->name);
-    }
-    if (access(out, R_OK) != 0) {
-        snprintf(why, wl, "no static %s clockscope at %s: build it with `make vm-binaries` "
-                          "(or `make cross` for aarch64/riscv64), or pass --binary PATH",
-                 arch->name, out);
-        return false;
-    }
-    return check_guest_binary(arch, out, why, wl);
 }
 
 static void print_tail(const struct vm_result *r)
@@ -344,7 +296,7 @@ int cmd_vm(int argc, char **argv)
         return EXIT_VM_FAILED;
     }
     char binary[PATH_LEN], why[8192];
-    if (!find_guest_binary(arch, binary_opt, binary, sizeof binary, why, sizeof why)) {
+    if (!guest_binary_find(arch, binary_opt, binary, sizeof binary, why, sizeof why)) {
         fprintf(stderr, "clockscope vm: %s\n", why);
         return binary_opt ? EXIT_USAGE : EXIT_VM_FAILED;
     }

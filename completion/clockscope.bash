@@ -1,0 +1,76 @@
+# bash completion for clockscope.  Asks the installed binary itself, so it cannot drift from
+# it: commands from `clockscope --help`, each command's options from `clockscope CMD --help`,
+# bench method ids from `clockscope bench --list`, --arch values from `clockscope vm --help`.
+
+_clockscope_help_options()
+{
+    # Every --option at the start of a help line (after indentation), once.
+    "$1" "$2" --help 2>/dev/null |
+        sed -n 's/^ *\(--[a-z][a-z0-9-]*\).*/\1/p' | sort -u
+}
+
+_clockscope()
+{
+    local cur prev words cword
+    _init_completion 2>/dev/null || {
+        cur=${COMP_WORDS[COMP_CWORD]}
+        prev=${COMP_WORDS[COMP_CWORD-1]}
+        words=("${COMP_WORDS[@]}")
+        cword=$COMP_CWORD
+    }
+    local prog=${words[0]} cmd="" i
+    for ((i = 1; i < cword; i++)); do
+        case ${words[i]} in
+            --) return 0 ;;  # after --, the words belong to the command run inside
+            -*) ;;
+            *) cmd=${words[i]}; break ;;
+        esac
+    done
+    local commands
+    commands=$("$prog" --help 2>/dev/null | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p')
+    if [[ -z $cmd ]]; then
+        COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
+        return 0
+    fi
+    # A `--` after the command: what follows is a command line of its own (for vm, a
+    # clockscope command run inside the guest; for run, any program).
+    for ((i = i + 1; i < cword; i++)); do
+        if [[ ${words[i]} == -- ]]; then
+            if [[ $cmd == vm && $i == $((cword - 1)) ]]; then
+                COMPREPLY=($(compgen -W "$commands" -- "$cur"))
+            elif [[ $cmd == run && $i == $((cword - 1)) ]]; then
+                COMPREPLY=($(compgen -c -- "$cur"))
+            else
+                COMPREPLY=($(compgen -f -- "$cur"))
+            fi
+            return 0
+        fi
+    done
+    case $prev in
+        --arch)
+            local arches
+            # The names on vm's "--arch ARCH   x86_64, aarch64 or riscv64" line.
+            arches=$("$prog" vm --help 2>/dev/null |
+                sed -n 's/^ *--arch ARCH *//p' | tr -cs 'a-z0-9_' '\n' | grep '[0-9]')
+            COMPREPLY=($(compgen -W "$arches" -- "$cur"))
+            return 0 ;;
+        --only)
+            if [[ $cmd == bench ]]; then
+                local ids
+                ids=$("$prog" bench --list 2>/dev/null | awk '{print $1}')
+                COMPREPLY=($(compgen -W "$ids" -- "$cur"))
+                return 0
+            fi ;;
+    esac
+    # An option whose help line names a file or directory argument.
+    if [[ $prev == --* ]] && "$prog" "$cmd" --help 2>/dev/null |
+        grep -Eq "^ *$prev(=| )(FILE|DIR|PATH|IMAGE|ROOT|HOST)"; then
+        COMPREPLY=($(compgen -f -- "$cur"))
+        return 0
+    fi
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "$(_clockscope_help_options "$prog" "$cmd")" -- "$cur"))
+    fi
+    return 0
+}
+complete -F _clockscope clockscope

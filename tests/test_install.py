@@ -1,0 +1,284 @@
+"""An installed clockscope is complete: `make install` (PREFIX, DESTDIR) brings the vm guests,
+the shim, libfastclock, man pages and completion, and the installed binary finds them;
+`make dist` builds three arches' tarballs and a lintian-clean .deb whose checksums verify;
+`--version` names the commit.  Guests boot from an installed prefix (aarch64 under TCG)."""
+import hashlib
+import os
+import re
+import shutil
+import struct
+import subprocess
+import tarfile
+
+import pytest
+
+from conftest import ROOT, make, need_tool, run
+
+ARCHES = ("x86_64", "aarch64", "riscv64")
+ELF_MACHINE = {"x86_64": 62, "aarch64": 183, "riscv64": 243}
+COMMANDS = ("bench", "warp", "vdso", "doctor", "facts", "run", "vm")
+DOCTOR_VERDICTS = {0, 3, 4, 5}  # ok, slow, broken, unknown (docs/doctor.md)
+
+
+def elf(path):
+    """(e_machine, has PT_INTERP) of a 64-bit little-endian ELF file."""
+    data = path.read_bytes()
+    assert data[:4] == b"\x7fELF" and data[4] == 2 and data[5] == 1, path
+    machine = struct.unpack_from("<H", data, 18)[0]
+    phoff, = struct.unpack_from("<Q", data, 32)
+    phentsize, phnum = struct.unpack_from("<HH", data, 54)
+    interp = any(struct.unpack_from("<I", data, phoff + i * phentsize)[0] == 3
+                 for i in range(phnum))
+    return machine, interp
+
+
+@pytest.fixture(scope="module")
+def guests():
+    need_tool(*(f"{a}-linux-gnu-gcc" for a in ARCHES))
+    make("vm-binaries")
+
+
+@pytest.fixture(scope="module")
+def prefix(guests, tmp_path_factory):
+    """make install PREFIX=DIR, as a user does it."""
+    need_tool("help2man")
+    d = tmp_path_factory.mktemp("prefix")
+    make(f"PREFIX={d}", "install")
+    return d
+
+
+def test_install_puts_everything_under_the_prefix(prefix):
+    must = ["bin/clockscope", "lib/libfastclock.so.1", "lib/libfastclock.so", "lib/libfastclock.a",
+            "lib/pkgconfig/fastclock.pc", "include/fastclock.h",
+            "lib/clockscope/libclockscope-shim.so",
+            "share/bash-completion/completions/clockscope", "share/doc/clockscope/run.md",
+            "share/man/man1/clockscope.1", *(f"share/man/man1/clockscope-{c}.1" for c in COMMANDS)]
+    missing = [m for m in must if not (prefix / m).exists()]
+    assert not missing, missing
+    for arch in ARCHES:
+        machine, interp = elf(prefix / "libexec/clockscope" / arch / "clockscope")
+        assert machine == ELF_MACHINE[arch] and not interp, arch
+
+
+def test_destdir_stages_without_changing_the_prefix(guests, tmp_path):
+    need_tool("help2man")
+    make(f"DESTDIR={tmp_path}", "PREFIX=/opt/cs", "install")
+    assert (tmp_path / "opt/cs/libexec/clockscope/riscv64/clockscope").is_file()
+    pc = (tmp_path / "opt/cs/lib/pkgconfig/fastclock.pc").read_text()
+    assert "prefix=/opt/cs\n" in pc, pc  # the final prefix, not the staging directory
+
+
+def test_installed_vm_finds_its_guests(prefix, tmp_path):
+    """Past the guest lookup, vm stops at the kernel check (exit 2), before any boot."""
+    need_tool("qemu-system-aarch64", "qemu-system-riscv64")
+    cs = prefix / "bin/clockscope"
+    for arch in ("aarch64", "riscv64"):
+        proc = run([cs, "vm", "--arch", arch, "--kernel", tmp_path / "none", "--", "doctor"],
+                   timeout=20)
+        assert proc.returncode == 2 and "no static" not in proc.stderr, proc.stderr
+        assert str(tmp_path / "none") in proc.stderr, proc.stderr
+
+
+def test_missing_guest_names_its_package_and_make_target(prefix, tmp_path):
+    need_tool("qemu-system-aarch64")
+    copy = tmp_path / "p"
+    shutil.copytree(prefix, copy, symlinks=True)
+    shutil.rmtree(copy / "libexec/clockscope/aarch64")
+    proc = run([copy / "bin/clockscope", "vm", "--arch", "aarch64", "--", "doctor"], timeout=20)
+    assert proc.returncode == 125, proc.stderr
+    for words in ("no static aarch64 clockscope", "libexec/clockscope/aarch64/clockscope",
+                  "gcc-aarch64-linux-gnu libc6-dev-arm64-cross", "make vm-binaries",
+                  "make install"):
+        assert words in proc.stderr, (words, proc.stderr)
+
+
+def test_installed_vm_boots_an_aarch64_guest(prefix):
+    """The acceptance test: `DIR/bin/clockscope vm --arch aarch64 -- doctor`, no flags."""
+    need_tool("qemu-system-aarch64")
+    proc = run([prefix / "bin/clockscope", "vm", "--arch", "aarch64", "--timeout", "240", "--",
+                "doctor"], timeout=400)
+    assert proc.returncode in DOCTOR_VERDICTS, proc.stderr
+    assert proc.stdout.startswith("clockscope doctor: "), proc.stdout
+    assert "machine: aarch64" in proc.stdout, proc.stdout
+
+
+def test_installed_run_finds_its_shim(prefix):
+    proc = run([prefix / "bin/clockscope", "run", "--mode", "count", "--", "true"])
+    assert proc.returncode == 0 and "clockscope run --mode count: pid" in proc.stderr, proc.stderr
+
+
+def test_version_names_the_commit(clockscope):
+    need_tool("git")
+    described = run(["git", "-C", ROOT, "describe", "--tags", "--always", "--dirty"])
+    number = (ROOT / "VERSION").read_text().strip()
+    # make rebuilds main.o when the description changes (a commit, a dirty tree).
+    make("O=build", "build/clockscope")
+    out = run([clockscope, "--version"]).stdout.strip()
+    assert out == f"clockscope {number} (git {described.stdout.strip()})", out
+
+
+def test_version_without_git(tmp_path):
+    """A tree exported without .git (a source tarball) says so instead of failing."""
+    need_tool("git")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    archive = subprocess.run(["git", "-C", ROOT, "archive", "HEAD"], capture_output=True,
+                             check=True).stdout
+    subprocess.run(["tar", "-x", "-C", tree], input=archive, check=True)
+    proc = subprocess.run(["make", "-s", "-j2", "build/clockscope"], cwd=tree, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    out = run([tree / "build/clockscope", "--version"]).stdout.strip()
+    assert re.fullmatch(r"clockscope \d+\.\d+\.\d+ \(no git\)", out), out
+
+
+def test_man_pages_come_from_each_commands_help(prefix, clockscope):
+    for cmd in COMMANDS:
+        page = (prefix / f"share/man/man1/clockscope-{cmd}.1").read_text()
+        assert re.search(rf'^\.TH CLOCKSCOPE-{cmd.upper()} "1"', page, re.M), page[:300]
+        assert f"clockscope-{cmd} \\- " in page  # NAME: the summary from `clockscope --help`
+        assert ".SH SYNOPSIS" in page
+        # Every option the command's --help lists is in its page.
+        help_text = run([clockscope, cmd, "--help"]).stdout
+        for opt in set(re.findall(r"^\s+(--[a-z][a-z0-9-]*)", help_text, re.M)):
+            assert opt.replace("-", "\\-") in page, (cmd, opt)
+    top = (prefix / "share/man/man1/clockscope.1").read_text()
+    assert all(f"clockscope-{c} (1)" in top for c in COMMANDS)
+
+
+def complete(prefix, *words):
+    """What bash completion offers after `words` (the last one is being completed)."""
+    need_tool("bash")
+    script = (f"source {prefix}/share/bash-completion/completions/clockscope\n"
+              f"COMP_WORDS=({' '.join(repr(w) for w in words)}); COMP_CWORD={len(words) - 1}\n"
+              "_clockscope; printf '%s\\n' \"${COMPREPLY[@]}\"\n")
+    env = dict(os.environ, PATH=f"{prefix}/bin:{os.environ['PATH']}")
+    proc = run(["bash", "-c", script], env=env)
+    assert proc.returncode == 0, proc.stderr
+    return set(proc.stdout.split())
+
+
+def test_bash_completion(prefix, clockscope):
+    assert complete(prefix, "clockscope", "") >= set(COMMANDS)
+    assert complete(prefix, "clockscope", "d") == {"doctor"}
+    assert complete(prefix, "clockscope", "run", "--") >= {"--mode", "--inherit", "--no-follow"}
+    assert complete(prefix, "clockscope", "vm", "--arch", "") == set(ARCHES)
+    ids = {l.split()[0] for l in run([clockscope, "bench", "--list"]).stdout.splitlines()}
+    assert ids and complete(prefix, "clockscope", "bench", "--only", "") == ids
+    assert complete(prefix, "clockscope", "vm", "--arch", "aarch64", "--", "do") == {"doctor"}
+
+
+# ---- releases -----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def dist(guests):
+    need_tool("help2man", "dpkg-deb", "dpkg-shlibdeps", "lintian", "sha256sum")
+    # As in a fresh clone: no git identity, no DEBFULLNAME/DEBEMAIL (the package's maintainer
+    # then comes from the commit).  make dist fails on any lintian error.
+    env = {k: v for k, v in os.environ.items() if k not in ("DEBFULLNAME", "DEBEMAIL")}
+    env.update(GIT_CONFIG_GLOBAL="/dev/null", GIT_CONFIG_NOSYSTEM="1")
+    proc = subprocess.run(["make", "-s", "-j2", "dist"], cwd=ROOT, env=env, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return ROOT / "dist"
+
+
+def test_dist_checksums_verify(dist):
+    sums = (dist / "SHA256SUMS").read_text().splitlines()
+    names = sorted(l.split()[1] for l in sums)
+    assert len(names) == 4 and sum(n.endswith(".deb") for n in names) == 1, names
+    for line in sums:
+        digest, name = line.split()
+        assert hashlib.sha256((dist / name).read_bytes()).hexdigest() == digest, name
+    assert run(["sha256sum", "-c", "SHA256SUMS"], cwd=dist).returncode == 0
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_dist_tarball_holds_that_arch(dist, arch, tmp_path):
+    [tarball] = dist.glob(f"clockscope-*-{arch}.tar.gz")
+    with tarfile.open(tarball) as t:
+        t.extractall(tmp_path)
+    [top] = tmp_path.iterdir()
+    machine, interp = elf(top / "bin/clockscope")
+    assert machine == ELF_MACHINE[arch] and not interp  # static
+    for lib in ("lib/libfastclock.so.1", "lib/clockscope/libclockscope-shim.so"):
+        assert elf(top / lib)[0] == ELF_MACHINE[arch], lib
+    for f in ("include/fastclock.h", "lib/pkgconfig/fastclock.pc", "lib/libfastclock.a",
+              "share/man/man1/clockscope-run.1", "share/doc/clockscope/README.md",
+              "share/bash-completion/completions/clockscope"):
+        assert (top / f).is_file(), f
+    for guest in ARCHES:
+        assert elf(top / "libexec/clockscope" / guest / "clockscope") == (ELF_MACHINE[guest], False)
+
+
+def test_x86_64_tarball_works_where_unpacked(dist, tmp_path):
+    """Its clockscope runs, its run finds its shim, and pkg-config points a compiler at its
+    own header and library wherever it was unpacked."""
+    if os.uname().machine != "x86_64":
+        pytest.skip("runs the x86_64 tarball's binaries")
+    need_tool("pkg-config", "cc")
+    [tarball] = dist.glob("clockscope-*-x86_64.tar.gz")
+    with tarfile.open(tarball) as t:
+        t.extractall(tmp_path)
+    [top] = [p for p in tmp_path.iterdir() if p.is_dir()]
+    cs = top / "bin/clockscope"
+    assert run([cs, "--version"]).stdout.startswith("clockscope ")
+    assert run([cs, "doctor"]).returncode in DOCTOR_VERDICTS
+    proc = run([cs, "run", "--mode", "count", "--", "true"])
+    assert proc.returncode == 0 and "count: pid" in proc.stderr, proc.stderr
+    env = dict(os.environ, PKG_CONFIG_PATH=str(top / "lib/pkgconfig"))
+    flags = run(["pkg-config", "--cflags", "--libs", "fastclock"], env=env).stdout.split()
+    src = tmp_path / "t.c"
+    src.write_text('#include <fastclock.h>\n#include <stdio.h>\n'
+                   'int main(void) { printf("%d\\n", fastclock_monotonic_ns() > 0); return 0; }\n')
+    proc = run(["cc", "-o", tmp_path / "t", src, *flags, f"-Wl,-rpath,{top}/lib"])
+    assert proc.returncode == 0, (flags, proc.stderr)
+    assert run([tmp_path / "t"]).stdout == "1\n"
+
+
+def test_deb_installs_into_a_scratch_root(dist, tmp_path):
+    """The .deb's files, unpacked into a scratch root: --version, doctor, run's shim and the
+    vm guests all found from there."""
+    [deb] = dist.glob("clockscope_*.deb")
+    fields = run(["dpkg-deb", "-f", deb, "Package", "Version", "Depends"]).stdout
+    assert "Package: clockscope" in fields and "libc6" in fields, fields
+    assert run(["dpkg-deb", "-x", deb, tmp_path]).returncode == 0
+    cs = tmp_path / "usr/bin/clockscope"
+    version = run([cs, "--version"]).stdout
+    assert version.startswith("clockscope ") and "(git " in version, version
+    assert run([cs, "doctor"]).returncode in DOCTOR_VERDICTS
+    proc = run([cs, "run", "--mode", "count", "--", "true"])
+    assert proc.returncode == 0 and "count: pid" in proc.stderr, proc.stderr
+    need_tool("qemu-system-riscv64")
+    proc = run([cs, "vm", "--arch", "riscv64", "--kernel", tmp_path / "none", "--", "doctor"],
+               timeout=20)
+    assert proc.returncode == 2 and "no static" not in proc.stderr, proc.stderr
+    assert (tmp_path / "usr/share/man/man1/clockscope-vm.1.gz").is_file()
+
+
+def test_fresh_root_check_refuses_bad_usage(tmp_path):
+    """Only its argument handling here: the check itself builds a Debian root (minutes, root
+    and network; docs/install.md says how it is run)."""
+    script = ROOT / "scripts/fresh-root-check.sh"
+    assert run(["sh", script, "--bogus"]).returncode == 2
+    assert run(["sh", script, "a", "b"]).returncode == 2
+    (tmp_path / "something").write_text("x")
+    proc = run(["sh", script, tmp_path])  # never builds into (or removes) a non-empty directory
+    assert proc.returncode == 2 and (tmp_path / "something").exists(), proc.stderr
+
+
+def test_a_static_clockscope_is_its_own_guest(guests, tmp_path):
+    """A static clockscope alone (copied anywhere) boots its own arch with no libexec."""
+    need_tool("qemu-system-x86_64")
+    if os.uname().machine != "x86_64":
+        pytest.skip("copies the static x86_64 build")
+    (tmp_path / "bin").mkdir()
+    cs = tmp_path / "bin/clockscope"
+    shutil.copy(ROOT / "build/x86_64/clockscope", cs)
+    proc = run([cs, "vm", "--arch", "x86_64", "--kernel", tmp_path / "none", "--", "doctor"],
+               timeout=20)
+    assert proc.returncode == 2 and "no static" not in proc.stderr, proc.stderr
+    # ... and only its own: another arch's guest is still missing, and named.
+    need_tool("qemu-system-aarch64")
+    proc = run([cs, "vm", "--arch", "aarch64", "--", "doctor"], timeout=20)
+    assert proc.returncode == 125 and "no static aarch64 clockscope" in proc.stderr, proc.stderr

@@ -16,12 +16,12 @@ VERSION_STRING := $(VERSION_NUMBER) ($(if $(GIT_DESCRIBE),git $(GIT_DESCRIBE),no
 # For file names and the Debian version: 0.1.0+g47e6571.dirty
 DIST_VERSION   := $(VERSION_NUMBER)$(if $(GIT_DESCRIBE),+g$(subst -,.,$(GIT_DESCRIBE)))
 
-# main.o is rebuilt when the version changes, and only then.
+# version.o is rebuilt when the version changes, and only then.
 $(O)/version.txt: FORCE
 	@mkdir -p $(O)
 	@echo '$(VERSION_STRING)' | cmp -s - $@ || echo '$(VERSION_STRING)' > $@
-$(O)/obj/src/main.o: $(O)/version.txt
-$(O)/obj/src/main.o: CPPFLAGS += -DCLOCKSCOPE_VERSION='"$(VERSION_STRING)"'
+$(O)/obj/src/common/version.o: $(O)/version.txt
+$(O)/obj/src/common/version.o: CPPFLAGS += -DCLOCKSCOPE_VERSION='"$(VERSION_STRING)"'
 .PHONY: FORCE
 FORCE:
 

@@ -2,15 +2,13 @@
 #include "commands.h"
 #include "common/stdout_check.h"
 #include "common/cli.h"
+#include "common/version.h"
 #include "vm/guest_init.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#ifndef CLOCKSCOPE_VERSION
-#define CLOCKSCOPE_VERSION "0.1.0"
-#endif
 
 struct command {
     const char *name;
@@ -79,7 +77,7 @@ int main(int argc, char **argv)
         break;
     }
     if (o.version) {
-        printf("clockscope %s\n", CLOCKSCOPE_VERSION);
+        printf("clockscope %s\n", clockscope_version());
         return 0;
     }
     if (strcmp(argv[first], "help") == 0) {

@@ -111,7 +111,7 @@ def test_version_names_the_commit(clockscope):
     need_tool("git")
     described = run(["git", "-C", ROOT, "describe", "--tags", "--always", "--dirty"])
     number = (ROOT / "VERSION").read_text().strip()
-    # make rebuilds main.o when the description changes (a commit, a dirty tree).
+    # make rebuilds version.o when the description changes (a commit, a dirty tree).
     make("O=build", "build/clockscope")
     out = run([clockscope, "--version"]).stdout.strip()
     assert out == f"clockscope {number} (git {described.stdout.strip()})", out

@@ -5,6 +5,7 @@
 #include "collect/parts.h"
 #include "commands.h"
 #include "common/cli.h"
+#include "common/version.h"
 #include "common/json.h"
 #include "common/subprocess.h"
 #include "facts/sysinfo.h"
@@ -19,9 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef CLOCKSCOPE_VERSION
-#define CLOCKSCOPE_VERSION "0.1.0"
-#endif
 
 #define BUNDLE_SCHEMA "clockscope.bundle/1"
 #define PART_OUTPUT_CAP (32u << 20)   /* a part's JSON is tens of KB; this is a runaway */
@@ -212,7 +210,7 @@ static void bundle_json(FILE *out, const char *name, const struct collect_config
     machine_json(&j, name);
     json_key(&j, "clockscope");
     json_begin_object(&j);
-    json_kv_string(&j, "version", CLOCKSCOPE_VERSION);
+    json_kv_string(&j, "version", clockscope_version());
     json_end_object(&j);
     json_kv_string(&j, "started", started);
     json_kv_double(&j, "duration_s", duration_s);

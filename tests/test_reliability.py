@@ -488,6 +488,9 @@ def test_hostile_roots_under_sanitizers(san_build, fact_paths, outside, tmp_path
 # ---- other paths read from the command line: a FIFO or directory in place of a file ----------
 
 def test_a_fifo_or_directory_given_as_input_is_refused_not_waited_on(cs, tmp_path):
+    # vm checks its guest binary before --add and --kernel: build the x86_64 one (a fresh
+    # clone has none until test_vm's fixture runs, which comes later in the suite).
+    make("O=build/x86_64", "CC=x86_64-linux-gnu-gcc", "STATIC=1", "build/x86_64/clockscope")
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     fifo.chmod(0o755)  # executable, so that `run` gets past its PATH check

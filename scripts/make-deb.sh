@@ -15,9 +15,14 @@ for tool in dpkg-deb dpkg-architecture dpkg-shlibdeps lintian; do
 done
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)
 # The maintainer: whoever builds it, as dch finds them (DEBFULLNAME/DEBEMAIL, else git's
-# user), else the author of the commit being packaged (a fresh clone has no git identity).
+# user), else the author of the commit being packaged (a fresh clone has no git identity),
+# else the project's own line in packaging/maintainer (a tree without its git: an unpacked
+# source tarball, the mutant runner's scratch copy).
+project=$(sed -n 's/^\(.*\) <\(.*\)>$/\1\t\2/p' packaging/maintainer 2>/dev/null | head -n 1)
 name=${DEBFULLNAME:-$(git config user.name 2>/dev/null || git log -1 --format=%an 2>/dev/null || true)}
 email=${DEBEMAIL:-$(git config user.email 2>/dev/null || git log -1 --format=%ae 2>/dev/null || true)}
+[ -n "$name" ] || name=$(printf '%s' "$project" | cut -f1)
+[ -n "$email" ] || email=$(printf '%s' "$project" | cut -f2)
 [ -n "$name" ] && [ -n "$email" ] ||
     { echo "make-deb: set DEBFULLNAME and DEBEMAIL (the package's maintainer)" >&2; exit 2; }
 maintainer="$name <$email>"

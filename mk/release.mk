@@ -16,11 +16,11 @@ VERSION_STRING := $(VERSION_NUMBER) ($(if $(GIT_DESCRIBE),git $(GIT_DESCRIBE),no
 # For file names and the Debian version: 0.1.0+g47e6571.dirty
 DIST_VERSION   := $(VERSION_NUMBER)$(if $(GIT_DESCRIBE),+g$(subst -,.,$(GIT_DESCRIBE)))
 
-# version.o is rebuilt when the version changes, and only then.
+# version.o is rebuilt when the version (or how this file defines it) changes, and only then.
 $(O)/version.txt: FORCE
 	@mkdir -p $(O)
 	@echo '$(VERSION_STRING)' | cmp -s - $@ || echo '$(VERSION_STRING)' > $@
-$(O)/obj/src/common/version.o: $(O)/version.txt
+$(O)/obj/src/common/version.o: $(O)/version.txt mk/release.mk
 $(O)/obj/src/common/version.o: CPPFLAGS += -DCLOCKSCOPE_VERSION='"$(VERSION_STRING)"'
 .PHONY: FORCE
 FORCE:

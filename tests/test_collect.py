@@ -217,6 +217,25 @@ def test_json_check_agrees_with_python(clockscope, tmp_path):
     assert agreed[True] > 5 and agreed[False] > 50        # both sides were exercised
 
 
+def test_json_check_refuses_text_after_the_document(clockscope, tmp_path):
+    """A part that prints its document and then more (a second document, a stray byte) is a
+    failed part: embedding it would make the bundle itself invalid JSON."""
+    seed = run([clockscope, "facts", "--json"]).stdout.rstrip()
+    doc = tmp_path / "part.json"
+    for tail in ("x", "{}", "\n{\"schema\": \"clockscope.facts/1\"}", " ]", "\u0000"):
+        doc.write_text(seed + tail)
+        proc = collect(clockscope, "--parts", "facts", env=faked(clockscope, facts=f"file:{doc}"),
+                       timeout=30)
+        assert proc.returncode == 3, (tail, proc.stderr)
+        bundle = json.loads(proc.stdout)
+        assert bundle["runs"]["facts"]["ok"] is False, tail
+        assert "after the document" in json.dumps(bundle["parts"]["facts"]), (tail, bundle["parts"])
+    doc.write_text(seed + "\n\t ")                       # trailing white space is fine
+    proc = collect(clockscope, "--parts", "facts", env=faked(clockscope, facts=f"file:{doc}"),
+                   timeout=30)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["runs"]["facts"]["ok"] is True
+
+
 def test_collect_inside_a_riscv64_guest(clockscope, tmp_path):
     """The acceptance's first step: a riscv64 bundle from `clockscope vm`, read by report
     beside this machine's (TCG: about a minute)."""

@@ -117,6 +117,13 @@ def test_version_names_the_commit(clockscope):
     assert out == f"clockscope {number} (git {described.stdout.strip()})", out
 
 
+def test_version_says_where_it_comes_from(clockscope):
+    """Whatever tree it was built in, --version names its git description or says there was
+    none: never a bare number that could be any build."""
+    out = run([clockscope, "--version"]).stdout.strip()
+    assert re.fullmatch(r"clockscope \d+\.\d+\.\d+ \((git \S+|no git)\)", out), out
+
+
 def test_version_without_git(tmp_path):
     """A tree exported without .git (a source tarball) says so instead of failing."""
     need_tool("git")

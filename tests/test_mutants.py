@@ -74,6 +74,13 @@ def test_mutant_runner_fails_on_a_survivor_and_a_bad_find_text(native_build, tmp
     assert proc.returncode == 1, proc.stdout
     assert "absent: the find-text occurs 0 times" in proc.stdout
     assert re.search(r"twice: the find-text occurs \d+ times", proc.stdout)
+    stillborn = tmp_path / "stillborn"
+    stillborn.mkdir()
+    write_mutant(stillborn, "no_compile", "    return found;\n}", "    return found +;\n}")
+    proc = mutants_run(stillborn)
+    assert proc.returncode == 1, proc.stdout
+    assert "no_compile: the mutant does not build" in proc.stdout, proc.stdout
+    assert "killed   no_compile" not in proc.stdout
 
 
 def test_a_skip_fails_under_require_all_unless_listed(tmp_path):

@@ -15,8 +15,9 @@ For each, this script copies the repository (the files git knows, plus build/ so
 only what the mutant touches is rebuilt) into a scratch directory, applies the
 replacement, and runs only the `kill` tests there.  A mutant is killed when one of them
 fails.  First the unmutated copy runs every kill test once: they must pass, or a "kill"
-would prove nothing.  Exit status: 0 when every mutant was killed; 1 when one survived,
-its find-text did not occur exactly once, or the baseline failed; 2 bad usage.
+would prove nothing.  A mutant of the C sources must build, or every test that builds
+would "kill" it.  Exit status: 0 when every mutant was killed; 1 when one survived, did not
+build, its find-text did not occur exactly once, or the baseline failed; 2 bad usage.
 
     python3 tests/mutants/run.py [--jobs N] [--keep] [--each] [NAME ...]
 
@@ -138,6 +139,20 @@ def apply_mutant(repo, m):
     os.utime(target, (st.st_atime, max(time.time(), st.st_mtime + 2)))
 
 
+def check_it_builds(repo, m):
+    """A mutant of the C sources must compile: one that does not is killed by every test
+    that builds, and proves nothing about the tests (a stale replacement, a -Werror)."""
+    if not (m["file"].startswith("src/") and m["file"].endswith((".c", ".h"))):
+        return
+    proc = subprocess.run(["make", "-s", "-j1", "O=build", "all", "build/unit_tests"], cwd=repo,
+                          capture_output=True, text=True, timeout=TIMEOUT_S)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["?"])
+        errors = [line for line in last if "error" in line] or last
+        raise MutantError(f"{m['name']}: the mutant does not build, so no test can judge it: "
+                          f"{errors[0].strip()}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("names", nargs="*", help="only these mutants (file names without .mutant)")
@@ -198,6 +213,7 @@ def main():
         log_path = scratch / f"{m['name']}.log"
         try:
             apply_mutant(work, m)
+            check_it_builds(work, m)
             with open(log_path, "w") as log:
                 if args.each:
                     killers = [k for k in m["kill"] if run_kill_tests(work, [k], log)]

@@ -567,7 +567,7 @@ TEST(fastclock_counter_stalled_or_jumped_is_followed_without_going_back)
 TEST(fastclock_notices_a_suspend)
 {
     if (!counter_expected())
-        return; /* nothing to re-anchor: the kernel answers */
+        SKIP("the counter is not usable here: nothing to re-anchor, the kernel answers");
     CHECK(wait_live());
     struct fastclock_info before, after;
     fastclock_info(&before);
@@ -583,8 +583,16 @@ TEST(fastclock_notices_a_suspend)
         }
         fastclock_info(&after);
     } while (after.suspends == before.suspends && ts_ns(CLOCK_MONOTONIC) < end);
-    read_densely(10000);
-    int64_t boot_diff = (int64_t)fastclock_boottime_ns() - (int64_t)(ts_ns(CLOCK_BOOTTIME) + 5000000000ull);
+    /* The BOOTTIME offset follows at the refresh after the one that noticed the jump: dense
+     * reads until it has (at most 1 s; on an idle machine the first 10000 reads do). */
+    int64_t boot_diff;
+    uint64_t end_boot = ts_ns(CLOCK_MONOTONIC) + 1000000000ull;
+    do {
+        read_densely(10000);
+        boot_diff = (int64_t)fastclock_boottime_ns() - (int64_t)(ts_ns(CLOCK_BOOTTIME) + 5000000000ull);
+    } while ((boot_diff >= 20000 || boot_diff <= -20000) && ts_ns(CLOCK_MONOTONIC) < end_boot);
+    if (boot_diff >= 20000 || boot_diff <= -20000)
+        fprintf(stderr, "  boottime after the suspend: %lld ns from the kernel's\n", (long long)boot_diff);
     fc_set_kernel_clock(clock_gettime);
     atomic_store(&boot_shift_ns, 0);
     CHECK(after.suspends == before.suspends + 1);

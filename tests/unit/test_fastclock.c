@@ -357,10 +357,10 @@ static void *stress_thread(void *arg)
  * to 50 us: every due read of a dense reader does a refresh step), each value checked. */
 TEST(fastclock_stress_refreshes_under_concurrent_readers)
 {
-    if (!counter_expected())
+    if (!counter_expected()) {
         CHECK(!fc_counter_in_use()); /* then there is nothing to refresh: the kernel answers */
-    if (!counter_expected())
-        return;
+        SKIP("the counter is not usable here: nothing to refresh");
+    }
     CHECK(wait_live());
     struct fastclock_info before, after;
     fastclock_info(&before);
@@ -422,7 +422,7 @@ static void *torn_reader(void *arg)
 TEST(fastclock_readers_never_use_a_line_being_written)
 {
     if (!counter_expected())
-        return; /* no line: nothing to tear */
+        SKIP("the counter is not usable here: no line to tear");
     CHECK(wait_live());
     atomic_store(&torn_stop, false);
     atomic_store(&torn_seen, 0);
@@ -549,7 +549,7 @@ static bool converge_on_shift(int64_t shift, int64_t *final_error)
 TEST(fastclock_counter_stalled_or_jumped_is_followed_without_going_back)
 {
     if (!counter_expected())
-        return; /* on the kernel clock, shifts pass straight through: nothing to follow */
+        SKIP("the counter is not usable here: on the kernel clock, shifts pass straight through");
     CHECK(wait_live());
     fc_set_max_period(2000000); /* refreshes every 2 ms: the test takes well under 1 s */
     int64_t err;

@@ -7,6 +7,7 @@
  * over it.  So with --force into a tree someone else prepared, nothing outside DIR is
  * written, nothing blocks, and a failed write (full disk) leaves the old file in place. */
 #include "facts/facts.h"
+#include "common/fd_write.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -63,20 +64,6 @@ static int enter_dir(int parent, const char *name, const char *shown, char *why,
     return fd;
 }
 
-static int write_all(int fd, const char *s, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, s, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return n < 0 ? errno : EIO;
-        s += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 /* Writes name in dirfd by a temporary file renamed over it. */
 static bool write_file(int dirfd, const char *name, const struct fact *f, const char *shown,
                        char *why, size_t whylen)
@@ -94,9 +81,9 @@ static bool write_file(int dirfd, const char *name, const struct fact *f, const 
         snprintf(why, whylen, "cannot write '%s': %s", shown, strerror(errno));
         return false;
     }
-    int err = write_all(fd, f->text, f->len);
+    int err = fd_write_all(fd, f->text, f->len);
     if (!err && f->len && f->text[f->len - 1] != '\n')
-        err = write_all(fd, "\n", 1);
+        err = fd_write_all(fd, "\n", 1);
     if (close(fd) != 0 && !err)
         err = errno;
     if (!err && renameat(dirfd, tmp, dirfd, name) != 0)

@@ -3,6 +3,7 @@
  * so it is safe from any thread and costs a few atomic operations per call.  The table is
  * written at exit (a destructor: programs that leave through _exit() print nothing). */
 #include "shim/shim.h"
+#include "common/fd_write.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -137,20 +138,6 @@ static void print_rate(FILE *f, uint64_t calls, double secs, const char *what)
     fprintf(f, "  %12llu  %12.0f  %s\n", (unsigned long long)calls, r, what);
 }
 
-static int write_all(int fd, const char *s, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, s, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return n < 0 ? errno : EIO;
-        s += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 /* "clockscope run: <what><path>: <why>" on the private stderr, if there is one. */
 static void say(int fd, const char *what, const char *path, const char *why)
 {
@@ -159,7 +146,7 @@ static void say(int fd, const char *what, const char *path, const char *why)
     char line[4400];
     int n = snprintf(line, sizeof line, "clockscope run: %s%s: %s\n", what, path, why);
     if (n > 0)
-        write_all(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+        fd_write_all(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
 /* Where the table goes: --output's file (appended: forked children add their own), else
@@ -264,7 +251,7 @@ void shim_count_report(void)
             print_rate(m, rows[i].calls, secs, rows[i].name);
     }
     fclose(m);
-    int err = write_all(out_fd, buf, buflen);
+    int err = fd_write_all(out_fd, buf, buflen);
     free(buf);
     if (out_fd != report_fd) {
         if (close(out_fd) != 0 && !err)

@@ -87,6 +87,13 @@ def clockscope(native_build):
 
 
 @pytest.fixture(scope="session")
+def cs(clockscope):
+    """clockscope with the run shim and libfastclock built beside it (what `run` needs)."""
+    make("O=build", "fastclock-libs")
+    return clockscope
+
+
+@pytest.fixture(scope="session")
 def san_build():
     make("SAN=1", "O=build/san", "build/san/clockscope", "build/san/unit_tests")
     return ROOT / "build" / "san"

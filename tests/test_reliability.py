@@ -327,12 +327,6 @@ def test_save_onto_a_full_disk_keeps_the_old_files(clockscope, full_root, tmp_pa
 # ---- run --mode count: never into someone else's file --------------------------------------
 
 @pytest.fixture(scope="module")
-def cs(clockscope):
-    make("O=build", "fastclock-libs")
-    return clockscope
-
-
-@pytest.fixture(scope="module")
 def reuser(tmp_path_factory):
     need_tool("cc")
     exe = tmp_path_factory.mktemp("progs") / "stderr_reuser"

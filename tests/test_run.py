@@ -19,12 +19,6 @@ COARSE_LAG_NS = 50_000_000  # a tick at HZ=100 is 10 ms; generous for a loaded m
 
 
 @pytest.fixture(scope="module")
-def cs(clockscope):
-    make("O=build", "fastclock-libs")
-    return clockscope
-
-
-@pytest.fixture(scope="module")
 def pairs(tmp_path_factory):
     need_tool("cc")
     d = tmp_path_factory.mktemp("progs")

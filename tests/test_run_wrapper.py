@@ -19,12 +19,6 @@ REPORT = re.compile(r"^clockscope run --mode count: pid (\d+) \(([^)]*)\)", re.M
 REALTIME = re.compile(r"^\s+(\d+)\s+\d+\s+clock_gettime\(CLOCK_REALTIME\)", re.M)
 
 
-@pytest.fixture(scope="module")
-def cs(clockscope):
-    make("O=build", "fastclock-libs")
-    return clockscope
-
-
 def script(path, text):
     path.write_text(text)
     path.chmod(0o755)

@@ -91,6 +91,15 @@ BAD = [
     (["collect", "--warp-seconds", "0"], "--warp-seconds: 0 s is out of range (0.1 to 60)"),
     (["collect", "--timeout", "abc"], "--timeout: 'abc' is not a duration in seconds"),
     (["collect", "--quick", "--quick"], "--quick given more than once"),
+    # metrics
+    (["metrics", "--bogus"], "unknown option '--bogus'"),
+    (["metrics", "--textfile-dir"], "--textfile-dir needs a value (DIR)"),
+    (["metrics", "--root"], "--root needs a value (DIR)"),
+    (["metrics", "--quick", "--quick"], "--quick given more than once"),
+    (["metrics", "extra"], "unexpected argument 'extra'"),
+    (["metrics", "--textfile-dir", "/nonexistent-clockscope"],
+     "--textfile-dir '/nonexistent-clockscope': No such file or directory"),
+    (["metrics", "--textfile-dir", "/dev/null"], "--textfile-dir '/dev/null' is not a directory"),
     # report (its Python package speaks the same wording)
     (["report", "--bogus"], "unknown option '--bogus'"),
     (["report", "-o"], "--output needs a value (OUT.html)"),

@@ -238,13 +238,15 @@ static void json_proof(struct json *j, const struct proof *p)
     json_end_object(j);
 }
 
-void report_json(FILE *out, const struct facts *fs, const struct proof *p,
-                 const struct diagnosis *d, double elapsed_s)
+static void json_document(FILE *out, int indent, const char *root, const struct facts *fs,
+                          const struct proof *p, const struct diagnosis *d, double elapsed_s)
 {
     struct json j;
-    json_init(&j, out, 2);
+    json_init(&j, out, indent);
     json_begin_object(&j);
     json_kv_string(&j, "schema", "clockscope.doctor/1");
+    if (root)
+        json_kv_string(&j, "root", root);
     json_kv_string(&j, "verdict", verdict_name(d->verdict));
     json_key(&j, "fast_path");
     if (d->fast_path < 0)
@@ -275,4 +277,16 @@ void report_json(FILE *out, const struct facts *fs, const struct proof *p,
     json_kv_double(&j, "elapsed_s", elapsed_s);
     json_end_object(&j);
     json_finish(&j);
+}
+
+void report_json(FILE *out, const struct facts *fs, const struct proof *p,
+                 const struct diagnosis *d, double elapsed_s)
+{
+    json_document(out, 2, NULL, fs, p, d, elapsed_s);
+}
+
+void report_json_line(FILE *out, const char *root, const struct facts *fs,
+                      const struct proof *p, const struct diagnosis *d, double elapsed_s)
+{
+    json_document(out, 0, root, fs, p, d, elapsed_s);
 }

@@ -114,6 +114,19 @@ install-report:
 	install -d $(DESTDIR)$(PREFIX)/share/clockscope/report/clockscope_report
 	install -m 644 report/clockscope_report/*.py $(DESTDIR)$(PREFIX)/share/clockscope/report/clockscope_report/
 
+# clockscope metrics' systemd service and timer (packaging/systemd/, docs/metrics.md), with
+# the installed binary's path, and the Prometheus rules and Grafana dashboard beside the docs.
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+.PHONY: install-systemd
+install: install-systemd
+install-systemd:
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(PREFIX)/share/doc/clockscope/prometheus
+	sed 's#@BINDIR@#$(PREFIX)/bin#g' packaging/systemd/clockscope-metrics.service \
+	    > $(DESTDIR)$(SYSTEMDUNITDIR)/clockscope-metrics.service
+	install -m 644 packaging/systemd/clockscope-metrics.timer $(DESTDIR)$(SYSTEMDUNITDIR)/
+	chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/clockscope-metrics.service
+	install -m 644 docs/prometheus/* $(DESTDIR)$(PREFIX)/share/doc/clockscope/prometheus/
+
 cross:
 	$(MAKE) O=build/aarch64 CC=aarch64-linux-gnu-gcc STATIC=1 all
 	$(MAKE) O=build/riscv64 CC=riscv64-linux-gnu-gcc STATIC=1 all

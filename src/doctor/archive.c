@@ -271,7 +271,14 @@ static int select_members(const char *tar, const char *path, char **listing, cha
         next = strchr(line, '\n');
         if (next)
             *next++ = 0;
-        if (n < MAX_MEMBERS && archive_member_wanted(line, top, toplen, &have_top))
+        if (n >= MAX_MEMBERS || !archive_member_wanted(line, top, toplen, &have_top))
+            continue;
+        /* A name listed twice (a later member replaces an earlier one) is named once:
+         * tar extracts every member of that name. */
+        bool dup = false;
+        for (int i = 0; i < n && !dup; i++)
+            dup = strcmp(names[i], line) == 0;
+        if (!dup)
             names[n++] = line;
     }
     if (n == 0)

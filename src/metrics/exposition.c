@@ -138,8 +138,12 @@ static void put_value(struct prom *p, double v)
         snprintf(buf, sizeof buf, v > 0 ? "+Inf" : "-Inf");
     else if (v == floor(v) && fabs(v) < 1e15)
         snprintf(buf, sizeof buf, "%.0f", v);
-    else
-        snprintf(buf, sizeof buf, "%.17g", v);
+    else /* the shortest text that reads back as the same double */
+        for (int digits = 15; digits <= 17; digits++) {
+            snprintf(buf, sizeof buf, "%.*g", digits, v);
+            if (strtod(buf, NULL) == v)
+                break;
+        }
     puts_(p, buf);
 }
 

@@ -88,6 +88,10 @@ def main():
         lines = proc.stdout.splitlines()
         summary = json.loads(lines[-1])
         assert summary["roots"] == args.roots and summary["errors"] == 0, summary
+        # The same on one CPU (taskset): doctor then runs the roots in one process, in turn.
+        one_cpu = str(min(os.sched_getaffinity(0)))
+        wall1, proc1 = timed(["taskset", "-c", one_cpu, binary, "doctor", "--roots", str(roots), "--json"])
+        assert json.loads(proc1.stdout.splitlines()[-1])["roots"] == args.roots
         sep = min(args.separate, args.roots)
         t0 = time.monotonic()
         for i in range(sep):
@@ -101,14 +105,17 @@ def main():
         print()
         print("| what | roots | wall s | ms per root |")
         print("|---|---:|---:|---:|")
-        print(f"| `doctor --roots DIR --json` (one process) | {args.roots} | {wall:.3f} | {1000 * wall / args.roots:.3f} |")
+        ncpu = len(os.sched_getaffinity(0))
+        print(f"| `doctor --roots DIR --json` ({ncpu} CPUs: one worker each) | {args.roots} | {wall:.3f} | {1000 * wall / args.roots:.3f} |")
+        print(f"| the same under `taskset -c {one_cpu}` (one process) | {args.roots} | {wall1:.3f} | {1000 * wall1 / args.roots:.3f} |")
         print(f"| `doctor --root R --json`, one process per root | {sep} | {sep_wall:.3f} | {1000 * sep_wall / sep:.3f} |")
         if asum:
             assert asum["errors"] == 0, asum
             print(f"| `doctor --roots DIR --json` over .tar.xz sosreports | {args.archives} | {awall:.3f} | {1000 * awall / args.archives:.3f} |")
         print()
-        print(f"one process for all roots is {(sep_wall / sep) / (wall / args.roots):.1f}x cheaper per root "
-              f"than a process per root (same run)")
+        print(f"per root, in this run: workers on {ncpu} CPUs {wall1 / wall:.1f}x faster than one process; "
+              f"one process {(sep_wall / sep) / (wall1 / args.roots):.1f}x cheaper than a process per root")
+        print(f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

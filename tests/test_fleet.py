@@ -277,3 +277,36 @@ def test_signal_while_unpacking_removes_the_directory(clockscope, tmp_path, priv
     p.send_signal(signal.SIGTERM)
     assert p.wait(timeout=10) == -signal.SIGTERM
     assert list(private_tmp.iterdir()) == []
+
+
+def test_workers_keep_the_order_and_the_counts(clockscope, tmp_path):
+    """With more roots than one worker takes, the roots run in worker processes (one per
+    CPU): the lines come out in the same order, with the same content and summary, as in one
+    process (taskset to one CPU), bad roots included."""
+    import shutil
+    cases = sorted(p for p in CORPUS.iterdir() if p.is_dir())
+    roots = tmp_path / "roots"
+    roots.mkdir()
+    for i in range(150):
+        if i % 37 == 5:
+            (roots / f"m{i:03d}").mkdir()  # readable but empty: judged unknown
+        elif i % 41 == 7:
+            (roots / f"m{i:03d}.tar.gz").write_bytes(b"junk")  # an error line
+        else:
+            shutil.copytree(cases[i % len(cases)], roots / f"m{i:03d}")
+
+    def docs(cmd):
+        proc = run(cmd, timeout=120)
+        out = [json.loads(x) for x in proc.stdout.splitlines()]
+        for d in out:
+            d.pop("elapsed_s", None)
+        return proc.returncode, out
+    ncpu = len(os.sched_getaffinity(0))
+    assert ncpu >= 2, "needs two CPUs to run workers"
+    rc, many = docs([clockscope, "doctor", "--roots", roots, "--json"])
+    rc1, one = docs(["taskset", "-c", str(min(os.sched_getaffinity(0))), clockscope, "doctor",
+                     "--roots", roots, "--json"])
+    assert rc == rc1 == 1
+    assert [d["root"] for d in many[:-1]] == sorted(str(p) for p in roots.iterdir())
+    assert many == one
+    assert many[-1]["roots"] == 150 and many[-1]["errors"] == 4

@@ -54,7 +54,6 @@ BAD = [
     (["doctor", "--bogus"], "unknown option '--bogus'"),
     (["doctor", "stray"], "unexpected argument 'stray'"),
     (["doctor", "--", "--json"], "unexpected argument '--json'"),
-    (["doctor", "--root", "a", "--root", "b"], "--root given more than once"),
     # facts
     (["facts", "--save"], "--save needs a value (DIR)"),
     (["facts", "--bogus"], "unknown option '--bogus'"),
@@ -91,6 +90,10 @@ BAD = [
     (["collect", "--warp-seconds", "0"], "--warp-seconds: 0 s is out of range (0.1 to 60)"),
     (["collect", "--timeout", "abc"], "--timeout: 'abc' is not a duration in seconds"),
     (["collect", "--quick", "--quick"], "--quick given more than once"),
+    # doctor over many roots
+    (["doctor", "--roots"], "--roots needs a value (DIR)"),
+    (["doctor", "--roots", "a", "--roots", "b"], "--roots given more than once"),
+    (["doctor", "--root"], "--root needs a value (DIR)"),
     # metrics
     (["metrics", "--bogus"], "unknown option '--bogus'"),
     (["metrics", "--textfile-dir"], "--textfile-dir needs a value (DIR)"),

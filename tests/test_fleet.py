@@ -310,3 +310,13 @@ def test_workers_keep_the_order_and_the_counts(clockscope, tmp_path):
     assert [d["root"] for d in many[:-1]] == sorted(str(p) for p in roots.iterdir())
     assert many == one
     assert many[-1]["roots"] == 150 and many[-1]["errors"] == 4
+
+
+def test_closed_stdout_is_an_error(clockscope):
+    """With fd 1 closed the first file opened (a worker's output, tar's pipe) would take its
+    place and swallow the lines: refused at once."""
+    proc = subprocess.run([str(clockscope), "doctor", "--roots", str(CORPUS), "--json"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          preexec_fn=lambda: os.close(1), timeout=30)
+    assert proc.returncode == 1
+    assert proc.stderr == "clockscope: cannot write the output: Bad file descriptor\n"

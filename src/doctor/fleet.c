@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +227,12 @@ static void run_list(struct root_list *l, bool json, struct tally *total)
 
 int fleet_run(const char *const *roots, int nroots, const char *roots_dir, bool json)
 {
+    /* Closed at start, fd 1 would be the first file opened (a worker's temporary file, a
+     * pipe to tar) and the output would go there, unseen and without an error. */
+    if (fcntl(STDOUT_FILENO, F_GETFD) < 0) {
+        fprintf(stderr, "clockscope: cannot write the output: %s\n", strerror(errno));
+        return 1;
+    }
     struct tally t = {0};
     double t0 = now_s();
     struct root_list l = {0};

@@ -248,3 +248,24 @@ def test_signal_mid_run_leaves_no_temporary_file(clockscope, tmp_path):
     assert p.wait(timeout=30) == -signal.SIGTERM
     assert [x.name for x in tmp_path.iterdir()] == ["clockscope.prom"]
     assert (tmp_path / "clockscope.prom").read_text() == "# old\n"
+
+
+# ---- inside real kernels of the three arches (clockscope vm, TCG: slow, one boot each) ----
+
+from test_vm import guest_binaries, vm  # noqa: E402,F401  (the suite's vm fixtures)
+
+
+@pytest.mark.parametrize("arch", ["x86_64", "aarch64", "riscv64"])
+def test_metrics_inside_vm_guests(vm, arch):
+    """The guest's output passes promtool and the Python parser too: another arch's
+    counters, clocksources and methods (labels), a machine where the proof may not count."""
+    proc = vm(arch, "metrics", "--quick")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    promtool_check(proc.stdout)
+    textfile_rules(proc.stdout)
+    fams = parse(proc.stdout)
+    build = fams["clockscope_build_info"].samples[0].labels
+    assert build["arch"] == arch, build
+    verdict = {s.labels["verdict"]: s.value for s in fams["clockscope_verdict"].samples}
+    assert sum(verdict.values()) == 1, verdict
+    assert fams["clockscope_clocksource_current_info"].samples, "the guest's clocksource"

@@ -133,3 +133,44 @@ TEST(archive_selects_only_facts_under_one_top)
     CHECK(archive_is_archive("a.tar.xz") && archive_is_archive("b.tgz") && !archive_is_archive(".tar") &&
           !archive_is_archive("dir"));
 }
+
+/* In-process mutation test of the member filter: names spliced from pieces of real paths,
+ * dots, slashes and odd bytes.  Whatever it selects never climbs ("..") nor starts at "/",
+ * and lies at most one directory down. */
+TEST(archive_filter_never_selects_a_climbing_name)
+{
+    static const char *const pieces[] = {"proc/cpuinfo", "sos_commands/kernel/dmesg", "..", ".",
+                                         "/", "./", "top", "-x", "dmesg", "uname", "a b", "\n",
+                                         "sys/devices/system/clocksource/clocksource0/current_clocksource"};
+    const size_t np = sizeof pieces / sizeof pieces[0];
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    int selected = 0;
+    for (int round = 0; round < 200000; round++) {
+        char name[512] = "";
+        int n = 1 + (int)(seed % 5);
+        for (int k = 0; k < n; k++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            strncat(name, pieces[(seed >> 33) % np], sizeof name - strlen(name) - 1);
+            if ((seed >> 20) & 1)
+                strncat(name, "/", sizeof name - strlen(name) - 1);
+        }
+        char top[64] = "";
+        bool have = false;
+        if (!archive_member_wanted(name, top, sizeof top, &have))
+            continue;
+        selected++;
+        const char *p = name;
+        while (strncmp(p, "./", 2) == 0)
+            p += 2;
+        bool climbs = p[0] == '/' || strchr(p, '\n') != NULL;
+        char copy[512];
+        snprintf(copy, sizeof copy, "%s", p);
+        for (char *save = NULL, *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save))
+            climbs |= strcmp(c, "..") == 0 || strcmp(c, ".") == 0;
+        if (climbs || strstr(p, "//") || strncmp(p, top, strlen(top)) != 0) {
+            fprintf(stderr, "  selected '%s' (top '%s')\n", name, top);
+            CHECK(false);
+        }
+    }
+    CHECK(selected > 100); /* the generator does reach names that are selected */
+}

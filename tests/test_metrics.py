@@ -118,6 +118,23 @@ def test_root_slow_and_ok(clockscope):
     assert v["ok"] == 1
 
 
+@pytest.mark.parametrize("case", sorted(p.name for p in CORPUS.iterdir()) if CORPUS.is_dir() else [])
+def test_every_corpus_case_gives_valid_metrics(clockscope, case):
+    """Real machines' findings (several of one id, odd clocksource lists) stay valid text."""
+    proc = run([clockscope, "metrics", "--root", CORPUS / case])
+    assert proc.returncode == 0, proc.stderr
+    promtool_check(proc.stdout)
+    textfile_rules(proc.stdout)
+    fams = parse(proc.stdout)
+    doc = run([clockscope, "doctor", "--root", CORPUS / case, "--json"]).stdout
+    import json
+    d = json.loads(doc)
+    verdict = {s.labels["verdict"]: s.value for s in fams["clockscope_verdict"].samples}
+    assert verdict[d["verdict"]] == 1
+    ids = {(s.labels["id"], s.labels["severity"]) for s in fams["clockscope_finding_info"].samples}
+    assert ids == {(f["id"], f["severity"]) for f in d["findings"]}
+
+
 def test_bad_root_is_bad_usage(clockscope, tmp_path):
     proc = run([clockscope, "metrics", "--root", tmp_path / "none"])
     assert proc.returncode == 2 and proc.stdout == ""

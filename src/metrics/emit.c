@@ -41,6 +41,13 @@ static void emit_findings(const struct diagnosis *d, struct prom *p)
     prom_family(p, "clockscope_finding_info", PROM_GAUGE,
                 "One series of value 1 per finding of the doctor (id and severity).");
     for (int i = 0; i < d->nfindings; i++) {
+        /* A rule may add one id twice (two pieces of evidence): one series, not two. */
+        bool seen = false;
+        for (int k = 0; k < i && !seen; k++)
+            seen = strcmp(d->findings[k].id, d->findings[i].id) == 0 &&
+                   d->findings[k].severity == d->findings[i].severity;
+        if (seen)
+            continue;
         struct prom_label l[2] = {{"id", d->findings[i].id},
                                   {"severity", severity_name(d->findings[i].severity)}};
         prom_sample(p, l, 2, 1);

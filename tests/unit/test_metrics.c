@@ -2,6 +2,7 @@
  * (doctor/archive.c): both pure, both guard what other programs will parse or write. */
 #include "check.h"
 #include "doctor/archive.h"
+#include "metrics/emit.h"
 #include "metrics/exposition.h"
 
 #include <math.h>
@@ -173,4 +174,36 @@ TEST(archive_filter_never_selects_a_climbing_name)
         }
     }
     CHECK(selected > 100); /* the generator does reach names that are selected */
+}
+
+/* The metrics of a run whose rules gave one finding id twice, and a clocksource listed
+ * twice: valid text, each series once. */
+TEST(metrics_emit_writes_each_series_once)
+{
+    static struct metrics_run r;
+    memset(&r, 0, sizeof r);
+    r.d.verdict = V_SLOW;
+    r.d.fast_path = 0;
+    r.d.nfindings = 3;
+    snprintf(r.d.findings[0].id, sizeof r.d.findings[0].id, "tsc-demoted-by-watchdog");
+    r.d.findings[0].severity = SEV_WARNING;
+    r.d.findings[1] = r.d.findings[0];
+    snprintf(r.d.findings[2].id, sizeof r.d.findings[2].id, "tsc-demoted-by-watchdog");
+    r.d.findings[2].severity = SEV_INFO;
+    snprintf(r.d.ctx.current_cs, sizeof r.d.ctx.current_cs, "hpet");
+    snprintf(r.d.ctx.available_cs, sizeof r.d.ctx.available_cs, "hpet acpi_pm hpet");
+    r.success = true;
+    struct prom p;
+    prom_init(&p);
+    metrics_emit(&r, 1795431031.5, &p);
+    CHECK(prom_error(&p) == NULL);
+    CHECK(strstr(p.text, "clockscope_finding_info{id=\"tsc-demoted-by-watchdog\",severity=\"warning\"} 1\n"
+                         "clockscope_finding_info{id=\"tsc-demoted-by-watchdog\",severity=\"info\"} 1\n# HELP") != NULL);
+    CHECK(strstr(p.text, "clockscope_findings{severity=\"warning\"} 2\n") != NULL);
+    CHECK(strstr(p.text, "{clocksource=\"hpet\",device=\"0\"} 1\n"
+                         "clockscope_clocksource_available_info{clocksource=\"acpi_pm\",device=\"0\"} 1\n# HELP") != NULL);
+    CHECK(strstr(p.text, "clockscope_verdict{verdict=\"slow\"} 1\n") != NULL);
+    CHECK(strstr(p.text, "clockscope_fast_path 0\n") != NULL);
+    CHECK(strstr(p.text, "clockscope_run_timestamp_seconds 1795431031.5\n") != NULL);
+    prom_free(&p);
 }

@@ -243,8 +243,12 @@ def test_not_an_archive_and_no_facts(clockscope, tmp_path, private_tmp):
     empty = tmp_path / "nofacts.tar.xz"
     with tarfile.open(empty, "w:xz") as t:
         add(t, "top/README", b"hello\n")
-    proc = run_cs(clockscope, ["doctor", "--root", junk, "--root", empty, "--json"], private_tmp)
+    fifo = tmp_path / "fifo.tar.gz"
+    os.mkfifo(fifo)  # would block a reader forever: refused before tar sees it
+    proc = run_cs(clockscope, ["doctor", "--root", junk, "--root", empty, "--root", fifo, "--json"],
+                  private_tmp)
     docs = lines(proc.stdout)
+    assert docs[2]["error"] == f"archive '{fifo}' is not a regular file"
     assert docs[0]["error"].startswith(f"archive '{junk}': tar cannot read it: "), docs[0]
     assert docs[1]["error"] == f"archive '{empty}': no facts in it (no facts-root path such as " \
         "proc/cpuinfo or sos_commands/kernel/dmesg at its top or one directory down)"

@@ -135,6 +135,19 @@ def test_every_corpus_case_gives_valid_metrics(clockscope, case):
     assert ids == {(f["id"], f["severity"]) for f in d["findings"]}
 
 
+def test_root_may_be_a_sosreport_archive(clockscope, tmp_path):
+    import tarfile
+    archive = tmp_path / "sosreport-x.tar.xz"
+    with tarfile.open(archive, "w:xz") as t:
+        t.add(SLOW_ROOT, arcname="sosreport-x")
+    proc = run([clockscope, "metrics", "--root", archive], env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    direct = run([clockscope, "metrics", "--root", SLOW_ROOT]).stdout
+    strip = lambda t: [l for l in t.splitlines() if not l.startswith(("clockscope_run_", "clockscope_build"))]
+    assert strip(proc.stdout) == strip(direct)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sosreport-x.tar.xz"]
+
+
 def test_bad_root_is_bad_usage(clockscope, tmp_path):
     proc = run([clockscope, "metrics", "--root", tmp_path / "none"])
     assert proc.returncode == 2 and proc.stdout == ""

@@ -29,7 +29,7 @@ static const char help[] =
     "                      in DIR, synced, renamed over it (a scrape never sees half a file)\n"
     "  --quick             no warp (the proof and the verdict only: well under a second)\n"
     "  --root DIR          the verdict and findings of a facts root (saved by `clockscope\n"
-    "                      facts`, or an unpacked sosreport): nothing measured\n"
+    "                      facts`, a sosreport, unpacked or .tar.xz/.tar.gz): nothing measured\n"
     "\n"
     "Exit status: 0 written; 1 a part could not be measured (the metrics are still written,\n"
     "with clockscope_run_success 0) or the file could not be written; 2 bad usage (DIR not a\n"

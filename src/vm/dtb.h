@@ -1,0 +1,24 @@
+/* A QEMU machine's device tree with one property added to one node (a scenario's timer
+ * erratum): dumped by qemu, edited as source, compiled with dtc. */
+#ifndef CLOCKSCOPE_VM_DTB_H
+#define CLOCKSCOPE_VM_DTB_H
+
+#include "vm/qemu.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Pure: dtc's source text with "PROPERTY;" added as the first line of the one node whose
+ * compatible property lists COMPATIBLE.  *out is malloc'ed (NUL-terminated).  False, with
+ * why, when no node or several are compatible, or the text is not dtc's shape. */
+bool dts_add_property(const char *dts, size_t len, const char *compatible, const char *property,
+                      char **out, size_t *out_len, char *why, size_t whylen);
+
+/* The device tree b's machine would get, with PROPERTY in the node compatible with
+ * COMPATIBLE, written to dtb inside a new temporary directory dir (remove both with
+ * vm_dtb_remove, also after a failure).  Needs dtc (Debian: device-tree-compiler). */
+bool vm_dtb_patched(const struct vm_boot *b, const char *compatible, const char *property,
+                    char *dir, size_t dirlen, char *dtb, size_t dtblen, char *why, size_t whylen);
+void vm_dtb_remove(const char *dir);
+
+#endif

@@ -32,6 +32,104 @@ static void set_verdict(struct diagnosis *d, enum verdict v, int fast_path, cons
     va_end(ap);
 }
 
+/* The most likely verdict where a fact is missing: labelled, with that fact named. */
+static void set_inferred(struct diagnosis *d, enum verdict v, int fast_path, const char *missing,
+                         const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void set_inferred(struct diagnosis *d, enum verdict v, int fast_path, const char *missing,
+                         const char *fmt, ...)
+{
+    d->verdict = v;
+    d->fast_path = fast_path;
+    d->inferred = true;
+    snprintf(d->missing, sizeof d->missing, "%s", missing);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->summary, sizeof d->summary, fmt, ap);
+    va_end(ap);
+    size_t n = strlen(d->summary);
+    snprintf(d->summary + n, sizeof d->summary - n, " (inferred; not known: %s)", missing);
+}
+
+/* A Xen guest most likely pays a syscall per call: the pvclock finding becomes a warning
+ * (its fixes apply), or one is added when the clocksource itself is not known. */
+static void xen_warning(struct diagnosis *d)
+{
+    for (int i = 0; i < d->nfindings; i++)
+        if (!strcmp(d->findings[i].id, "clocksource-pvclock")) {
+            d->findings[i].severity = SEV_WARNING;
+            return;
+        }
+    struct finding *f = finding_add(d, "xen-pvclock-likely-syscall", SEV_WARNING,
+                                    "A Xen guest: the xen clocksource most likely makes a syscall "
+                                    "per call");
+    finding_evidence(f, "virtualization: %s (from %s)", d->ctx.virt, d->ctx.virt_source);
+    finding_meaning(f, "Linux prefers the xen clocksource in Xen guests; its vDSO path needs a "
+                    "vcpu time page with PVCLOCK_TSC_STABLE_BIT (Linux >= 4.11), which many Xen "
+                    "hosts (EC2's) do not give.");
+    finding_fix(f, "check `cat /sys/devices/system/clocksource/clocksource0/current_clocksource`; "
+                "with xen and tsc available: clocksource=tsc tsc=reliable (risk: trusts the "
+                "host's TSC), or a KVM-based instance type");
+    coarse_fix(f, NULL);
+}
+
+/* The TSC is lost and the current clocksource is not known: the next clocksource decides,
+ * and which exists depends on the platform.  Linux registers a paravirtual clocksource
+ * only under KVM (kvm-clock), Xen (xen) and Hyper-V (hyperv_clocksource_tsc_page); bare
+ * metal and every other hypervisor (VMware, QEMU's TCG, bhyve, ...) leave the HPET or the
+ * ACPI PM timer, which the vDSO cannot read.  The clocksource watchdog is the best-rated
+ * clocksource that needs no verification, which is also the one the kernel falls back to:
+ * a syscall-only accuser names the fallback. */
+static bool verdict_tsc_lost_by_platform(struct diagnosis *d, const struct judgement *jd)
+{
+    const struct machine *c = &d->ctx;
+    const char *accuser = "";
+    for (int i = 0; i < c->log.demotions.n; i++)
+        if (c->log.demotions.e[i].watchdog[0])
+            accuser = c->log.demotions.e[i].watchdog;
+    if (accuser[0]) {
+        struct cs_judgement j;
+        cs_judge(c, accuser, &j);
+        if (j.cls == CS_SYSCALL || j.cls == CS_DEVICE_READ) {
+            set_verdict(d, V_SLOW, 0, "%s, and the watchdog that accused it ('%s', the best-rated "
+                        "clocksource left, which the kernel falls back to) has no vDSO path",
+                        jd->tsc_unusable_why, accuser);
+            return true;
+        }
+    }
+    if (!c->virt[0] || is(c->virt, "vm")) {
+        set_inferred(d, V_SLOW, 0, "the hypervisor (a KVM or Hyper-V guest has a paravirtual "
+                     "clock the vDSO reads)", "%s; on bare metal and most hypervisors the "
+                     "fallback (HPET, ACPI PM timer) is syscall-only", jd->tsc_unusable_why);
+        return true;
+    }
+    if (is(c->virt, "kvm") || is(c->virt, "oracle")) { /* VirtualBox: KVM's interface */
+        set_inferred(d, V_OK, 1, "whether the host sets kvm-clock's stable bit "
+                     "(clockscope/cpu kvm_clock_stable_bit from a live `clockscope facts --save`)",
+                     "%s, but a %s guest falls back to kvm-clock, which the vDSO reads when the "
+                     "host sets its stable bit (hosts on a stable TSC do)", jd->tsc_unusable_why,
+                     c->virt);
+        return true;
+    }
+    if (is(c->virt, "microsoft")) {
+        set_inferred(d, V_OK, 1, "the current clocksource (a host too old for the TSC page "
+                     "leaves only the MSR, which is syscall-only)", "%s, but a Hyper-V guest "
+                     "falls back to the Hyper-V TSC page, which the vDSO reads",
+                     jd->tsc_unusable_why);
+        return true;
+    }
+    if (is(c->virt, "xen")) {
+        xen_warning(d);
+        set_inferred(d, V_SLOW, 0, "whether Xen places a vcpu time page with the stable bit for "
+                     "user space", "%s; a Xen guest falls back to the xen clocksource, which the "
+                     "vDSO reads only with a stable vcpu time page (EC2's Xen hosts commonly do "
+                     "not give one)", jd->tsc_unusable_why);
+        return true;
+    }
+    set_verdict(d, V_SLOW, 0, "%s, and Linux has no paravirtual clocksource for %s: the "
+                "fallback (HPET, ACPI PM timer) is syscall-only", jd->tsc_unusable_why, c->virt);
+    return true;
+}
+
 /* x86 without a known clocksource: from what the rules learnt about the TSC. */
 static void verdict_x86(struct diagnosis *d, const struct judgement *jd)
 {
@@ -61,15 +159,28 @@ static void verdict_x86(struct diagnosis *d, const struct judgement *jd)
                 return;
             }
         }
-        set_verdict(d, V_UNKNOWN, -1, "%s; in a VM a paravirtual clock may still serve the "
-                    "vDSO, and the facts do not say which clocksource is current",
-                    jd->tsc_unusable_why);
+        verdict_tsc_lost_by_platform(d, jd);
         return;
     }
     if (machine_is_bare_metal(c)) {
         set_verdict(d, V_OK, 1, "bare-metal x86 with no sign of TSC trouble: Linux selects "
                     "the TSC, which the vDSO reads (inferred; the clocksource itself was not "
                     "given)");
+        return;
+    }
+    if (is(c->virt, "kvm") || is(c->virt, "microsoft") || is(c->virt, "vmware") ||
+        is(c->virt, "oracle")) {
+        set_inferred(d, V_OK, 1, "the current clocksource", "a %s guest with no sign of TSC "
+                     "trouble: Linux uses the TSC or the hypervisor's paravirtual clock "
+                     "(kvm-clock, the Hyper-V TSC page), both read by the vDSO", c->virt);
+        return;
+    }
+    if (is(c->virt, "xen")) {
+        xen_warning(d);
+        set_inferred(d, V_SLOW, 0, "the current clocksource, and whether Xen places a vcpu time "
+                     "page with the stable bit", "a Xen guest uses the xen clocksource, which the "
+                     "vDSO reads only with a stable vcpu time page (EC2's Xen hosts commonly do "
+                     "not give one)");
         return;
     }
     set_verdict(d, V_UNKNOWN, -1, "the clocksource is not known%s", machine_is_vm(c)
@@ -104,6 +215,20 @@ static void verdict_from_facts(struct diagnosis *d, const struct judgement *jd)
                         "access", c->current_cs);
             return;
         case CS_DEPENDS:
+            if (jd->cs.pvclock && is(c->current_cs, "kvm-clock")) {
+                set_inferred(d, V_OK, 1, "whether the host sets kvm-clock's stable bit "
+                             "(clockscope/cpu kvm_clock_stable_bit from a live `clockscope facts "
+                             "--save`)", "clocksource 'kvm-clock': the vDSO reads it when the host "
+                             "sets the stable bit, as KVM hosts on a stable TSC do");
+                return;
+            }
+            if (jd->cs.pvclock && is(c->current_cs, "xen")) {
+                xen_warning(d);
+                set_inferred(d, V_SLOW, -1, "whether Xen places a vcpu time page with the stable "
+                             "bit for user space", "clocksource 'xen': the vDSO reads it only with "
+                             "a stable vcpu time page, which EC2's Xen hosts commonly do not give");
+                return;
+            }
             set_verdict(d, V_UNKNOWN, -1, "clocksource '%s': %s; a live run decides",
                         c->current_cs, jd->cs.why);
             return;
@@ -161,6 +286,7 @@ static void verdict_from_proof(struct diagnosis *d, const struct proof *p)
     const struct proof_timing *mono = proof_timing_find(p, "libc.clock_gettime.monotonic");
     if (p->counted) {
         d->decided_by_proof = true;
+        d->inferred = false;
         if (p->call_errors[PC_MONOTONIC] || p->call_errors[PC_REALTIME]) {
             set_verdict(d, V_BROKEN, p->syscalls[PC_MONOTONIC] == 0,
                         "clock_gettime returned errors (%ld of %ld MONOTONIC calls)",
@@ -201,6 +327,15 @@ static void verdict_from_proof(struct diagnosis *d, const struct proof *p)
                     p->vdso_why);
         return;
     }
+    /* A trapping counter read is proof enough: every vDSO call pays it. */
+    for (int i = 0; i < d->nfindings; i++)
+        if (!strcmp(d->findings[i].id, "counter-read-traps")) {
+            d->decided_by_proof = true;
+            d->inferred = false;
+            set_verdict(d, V_SLOW, 1, "the counter the vDSO reads traps: %s (the syscall count "
+                        "could not be taken: %s)", d->findings[i].title, p->count_why);
+            return;
+        }
     /* Not counted: keep the facts' verdict, which the findings explain. */
 }
 

@@ -78,7 +78,8 @@ void report_text(FILE *out, const struct facts *fs, const struct proof *p,
                  const struct diagnosis *d, bool verbose)
 {
     const struct machine *c = &d->ctx;
-    fprintf(out, "clockscope doctor: %s\n", headline(d->verdict));
+    fprintf(out, "clockscope doctor: %s%s\n", d->inferred ? "inferred (not decided): " : "",
+            headline(d->verdict));
     wrap(out, "why: ", d->summary, 2, 100);
     fprintf(out, "  fast path for clock_gettime(CLOCK_MONOTONIC): %s   (%s)\n",
             d->fast_path == 1 ? "yes" : d->fast_path == 0 ? "no" : "not known",

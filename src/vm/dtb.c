@@ -21,21 +21,29 @@ bool dts_add_property(const char *dts, size_t len, const char *compatible, const
                       char **out, size_t *out_len, char *why, size_t whylen)
 {
     *out = NULL;
-    char quoted[256];
-    int qn = snprintf(quoted, sizeof quoted, "\"%s\"", compatible);
-    if (qn < 0 || (size_t)qn >= sizeof quoted || !property[0] || strpbrk(property, "{};\"\n")) {
+    size_t clen = strlen(compatible);
+    if (!clen || clen > 200 || strpbrk(compatible, "\"\\\n") || !property[0] ||
+        strlen(property) > 200 || strpbrk(property, "{};\"\n")) {
         snprintf(why, whylen, "bad compatible string or property");
         return false;
     }
+    /* One entry of a compatible list, as dtc prints it: "a", "b" or "a\0b". */
     const char *hit = NULL;
-    for (const char *p = dts; (p = memmem(p, len - (size_t)(p - dts), quoted, (size_t)qn)); p += qn) {
-        /* Only inside a compatible property: the text between the line start and the
-         * string is "compatible = ..." */
+    for (const char *p = dts; (p = memmem(p, len - (size_t)(p - dts), compatible, clen)); p += clen) {
+        size_t at = (size_t)(p - dts), end = at + clen;
+        bool starts = (at >= 1 && dts[at - 1] == '"') ||
+                      (at >= 2 && dts[at - 2] == '\\' && dts[at - 1] == '0');
+        bool ends = end < len && (dts[end] == '"' || (end + 1 < len && dts[end] == '\\' &&
+                                                      dts[end + 1] == '0'));
+        if (!starts || !ends)
+            continue;
         const char *line = p;
         while (line > dts && line[-1] != '\n')
             line--;
-        const char *eq = memmem(line, (size_t)(p - line), "compatible", 10);
-        if (!eq)
+        const char *key = line;
+        while (key < p && (*key == ' ' || *key == '\t'))
+            key++;
+        if (strncmp(key, "compatible", 10) != 0)
             continue;
         if (hit) {
             snprintf(why, whylen, "more than one node is compatible with %s", compatible);

@@ -114,6 +114,8 @@ TEST(a_trap_is_judged_against_this_machines_own_costs_not_a_fixed_threshold)
     /* QEMU virt under TCG: slow emulated reads, no trap; 400 ns crossed the old 500 ns line */
     CHECK(!counter_read_traps(137, 46, 219, 94));
     CHECK(!counter_read_traps(600, 46, 219, 0));
+    /* many empty calls' worth, but about a COARSE call: an emulated counter, not a trap */
+    CHECK(!counter_read_traps(600, 10, 219, 0));
     /* hardware: rdtsc 15 ns beside a 2 ns empty call; a 1 us trap on a fast board */
     CHECK(!counter_read_traps(15, 1.9, 6.9, 0));
     CHECK(!counter_read_traps(40, 1, 10, 0));

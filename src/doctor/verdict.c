@@ -130,6 +130,58 @@ static bool verdict_tsc_lost_by_platform(struct diagnosis *d, const struct judge
     return true;
 }
 
+/* Whether an ISA extension is in a riscv isa string ("rv64imafdch_zicntr_sstc"): an
+ * underscore-separated component. */
+static bool riscv_has_extension(const char *isa, const char *ext)
+{
+    size_t n = strlen(ext);
+    for (const char *p = isa; (p = strstr(p, ext)); p += n)
+        if (p > isa && p[-1] == '_' && (p[n] == '\0' || p[n] == '_' || p[n] == ' ' || p[n] == '\n'))
+            return true;
+    return false;
+}
+
+/* riscv >= 5.8: the vDSO reads the time CSR; whether that traps is the core's.  SiFive's
+ * U54 and U74 (FU540, FU740, StarFive JH7100/JH7110) implement no time CSR: every read
+ * traps to M-mode (their manuals).  A core with Sstc compares stimecmp against time in
+ * hardware, so it implements the time CSR; a KVM guest reads it in VS-mode through
+ * htimedelta on a host with the H extension.  Other cores differ (source 000's board traps):
+ * the facts do not decide it and no verdict is more likely. */
+static void verdict_riscv_time_csr(struct diagnosis *d)
+{
+    const struct machine *c = &d->ctx;
+    const char *hw = c->cpu.hardware;
+    if (strstr(hw, "sifive,u54") || strstr(hw, "sifive,u74")) {
+        struct finding *f = finding_add(d, "riscv-core-traps-time-csr", SEV_WARNING,
+                                        "The core (%s) has no time CSR: rdtime traps to firmware", hw);
+        finding_evidence(f, "/proc/cpuinfo uarch: %s", hw);
+        finding_meaning(f, "SiFive's U54 and U74 cores (FU540, FU740, StarFive JH7100/JH7110) do "
+                        "not implement the time CSR; each read raises an illegal-instruction trap "
+                        "that M-mode firmware emulates from the CLINT's mtime. The vDSO's "
+                        "clock_gettime reads it on every call.");
+        finding_fix(f, "`clockscope doctor` on the board times the trap; no kernel setting avoids "
+                    "it (the counter is the only vDSO time source on riscv)");
+        coarse_fix(f, NULL);
+        set_verdict(d, V_SLOW, 1, "riscv core %s implements no time CSR: every rdtime in the vDSO "
+                    "traps to M-mode firmware (OpenSBI), microseconds per clock_gettime", hw);
+        return;
+    }
+    if (riscv_has_extension(c->cpu.flags, "sstc")) {
+        set_inferred(d, V_OK, 1, "a live timing of rdtime (`clockscope doctor` on the machine)",
+                     "the core has Sstc, so it implements the time CSR the vDSO reads");
+        return;
+    }
+    if (is(c->virt, "kvm")) {
+        set_inferred(d, V_OK, 1, "a live timing of rdtime (`clockscope doctor` on the machine)",
+                     "a riscv KVM guest reads the time CSR in VS-mode without a trap, on a host "
+                     "with the H extension");
+        return;
+    }
+    set_verdict(d, V_UNKNOWN, c->current_cs[0] ? 1 : -1, "the vDSO reads the time CSR, and whether "
+                "this core implements it or traps to firmware is not in the facts (not known: "
+                "the core, /proc/cpuinfo's uarch and isa, or a live timing of rdtime)");
+}
+
 /* x86 without a known clocksource: from what the rules learnt about the TSC. */
 static void verdict_x86(struct diagnosis *d, const struct judgement *jd)
 {
@@ -233,8 +285,7 @@ static void verdict_from_facts(struct diagnosis *d, const struct judgement *jd)
                         c->current_cs, jd->cs.why);
             return;
         case CS_COUNTER_TRAP:
-            set_verdict(d, V_UNKNOWN, 1, "clocksource '%s' is read by the vDSO, but whether the "
-                        "time CSR traps to firmware needs a live run", c->current_cs);
+            verdict_riscv_time_csr(d);
             return;
         default:
             set_verdict(d, V_UNKNOWN, -1, "clocksource '%s' is not one this doctor knows",
@@ -276,6 +327,10 @@ static void verdict_from_facts(struct diagnosis *d, const struct judgement *jd)
     }
     if (!strcmp(c->family, "riscv") && c->kernel.known && kernel_version_cmp(&c->kernel, 5, 8) < 0) {
         set_verdict(d, V_SLOW, 0, "riscv kernel %s: its vDSO makes the syscall", c->kernel.release);
+        return;
+    }
+    if (!strcmp(c->family, "riscv") && c->kernel.known) {
+        verdict_riscv_time_csr(d);
         return;
     }
     set_verdict(d, V_UNKNOWN, -1, "the facts do not decide it: the clocksource is not known");

@@ -3,9 +3,11 @@ doctor gives the scenario's expected verdict for the scenario's own reason, and 
 (with libfastclock's methods) measures.  One boot per scenario: the guest runs
 `collect --quick --parts doctor,bench`, one command that runs both.
 
-`clockscope run` inside a slow-clocksource guest is tests/test_vm_fastclock.py's (it
-needs a dynamic program and the shim added to the guest, which collect does not take).
-The scenario table itself (names, verdicts, --list-scenarios, bad usage) is checked
+`clockscope run` needs a dynamic program and the shim added to the guest (host arch only):
+on the x86_64 scenarios where the kernel has thrown the TSC out, a second boot runs
+`run --mode auto` with the shim and even the test-only invariant-TSC override, and
+libfastclock must refuse the counter the kernel declared unstable (clocksource=hpet with a
+healthy TSC is tests/test_vm_fastclock.py's).  The scenario table itself (names, verdicts, --list-scenarios, bad usage) is checked
 without booting."""
 import json
 import os
@@ -16,6 +18,7 @@ import pytest
 
 from conftest import ROOT, run
 from test_vm import VM_TIMEOUT, GUEST_TIMEOUT, guest_binaries, our_qemus  # noqa: F401  (fixture)
+from test_vm_fastclock import OVERRIDE, SHIM_IN_GUEST, assert_correct, clockloop, facts  # noqa: F401
 
 # name -> (expected verdict, clocksource, finding ids that must be there: the reason)
 SCENARIOS = {
@@ -116,3 +119,26 @@ def test_scenario_gives_its_verdict(guest_binaries, tmp_path, name):  # noqa: F8
                           for e in f["evidence"])
         assert "rdcycle=permitted" in reads and "perf_user_access = 2" in reads, reads
     print(f"{name}: {took:.1f} s, verdict {doctor['verdict']}")
+
+
+@pytest.mark.parametrize("name", ["x86_64-tsc-unstable", "x86_64-tsc-sync"])
+def test_run_refuses_the_tsc_the_kernel_threw_out(guest_binaries, clockloop, tmp_path, name):  # noqa: F811
+    """The kernel marked the TSC unstable, so it left available_clocksource: libfastclock
+    must not serve time from it, not even with FASTCLOCK_UNSAFE_ASSUME_INVARIANT_TSC=1 (that
+    only stands in for the CPU's invariant-TSC bit, never for the kernel's verdict); the
+    program gets the kernel's values, inside every syscall sandwich, never backwards."""
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    proc = run([guest_binaries, "vm", "--scenario", name, "--timeout", str(VM_TIMEOUT),
+                "--add", str(clockloop), "--add", f"{ROOT}/build/libclockscope-shim.so:{SHIM_IN_GUEST}",
+                "--env", f"CLOCKSCOPE_SHIM={SHIM_IN_GUEST}", "--env", OVERRIDE,
+                "--", "run", "--mode", "auto", "--verbose", "--", "clockloop", "20000"],
+               timeout=GUEST_TIMEOUT, env=env)
+    assert our_qemus(tmp_path) == [] and not list(tmp_path.glob("clockscope-vm-*"))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert re.search(r"clockscope-shim: serving nothing: counter not safe: .*'tsc' is not in "
+                     r"available_clocksource \((hpet|hpet acpi_pm)\): not registered, or marked "
+                     r"unstable", proc.stderr), proc.stderr[-3000:]
+    f = facts(proc.stdout)
+    assert_correct(f)
+    below, above = map(int, f["pair"].split())
+    assert below <= 0 and above <= 0, f   # the kernel's own clock

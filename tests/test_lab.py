@@ -57,6 +57,8 @@ def test_list_names_every_scenario_with_its_verdict(clockscope):
     (["--list-scenarios", "--", "doctor"], "--list-scenarios takes no command"),
     (["--list-scenarios", "--bogus"], "unknown option '--bogus'"),
     (["--", "doctor"], "--arch or --scenario is required"),
+    (["--scenario", "x86_64-hpet", "--append", "a" * 1890, "--", "doctor"],
+     "--append: the kernel command line would be 1907 bytes (at most 1900)"),
 ])
 def test_bad_usage_says_why_without_booting(clockscope, args, message):
     t0 = time.monotonic()

@@ -271,15 +271,20 @@ static int parse_args(int argc, char **argv, struct vm_options *o)
     return first;
 }
 
-/* The kernel command line: the scenario's, then the user's (later arguments win). */
+/* The kernel command line: the scenario's, then the user's (later arguments win).  It
+ * must fit, after vm's own console/quiet/panic/rdinit arguments, in the line qemu gets:
+ * never cut short without a word. */
+#define APPEND_MAX 1900
 static const char *command_line(const struct vm_options *o)
 {
-    static char line[2048];
+    static char line[APPEND_MAX + 1];
     const char *mine = o->scenario ? o->scenario->append : NULL;
-    if (!mine)
-        return o->append;
-    snprintf(line, sizeof line, "%s%s%s", mine, o->append ? " " : "", o->append ? o->append : "");
-    return line;
+    int n = snprintf(line, sizeof line, "%s%s%s", mine ? mine : "", mine && o->append ? " " : "",
+                     o->append ? o->append : "");
+    if (n < 0 || n >= (int)sizeof line)
+        usage_error("vm", "--append: the kernel command line would be %d bytes (at most %d)", n,
+                    APPEND_MAX);
+    return line[0] ? line : NULL;
 }
 
 /* Boots b, under KVM where it works, and again under TCG where KVM turns out not to. */

@@ -2,6 +2,7 @@
  * and on malformed text. */
 #include "check.h"
 #include "vm/dtb.h"
+#include "vm/vm_arch.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -61,4 +62,44 @@ TEST(dts_edit_refuses_what_it_cannot_place)
     for (size_t len = 0; len <= strlen(qemu_virt); len++)
         if (dts_add_property(qemu_virt, len, "arm,armv8-timer", "p", &out, &n, why, sizeof why))
             free(out);
+}
+
+/* qemu's command line for a machine model: -machine, -cpu only where the model takes one,
+ * the model's console, -dtb, and the dump form (dumpdtb=FILE, no console, no -dtb). */
+static const char *arg_after(char **argv, const char *flag)
+{
+    for (int i = 0; argv[i]; i++)
+        if (!strcmp(argv[i], flag))
+            return argv[i + 1];
+    return NULL;
+}
+
+TEST(qemu_args_follow_the_machine_model)
+{
+    static struct qemu_args a;
+    const struct vm_arch *rv = vm_arch_find("riscv64"), *arm = vm_arch_find("aarch64");
+    struct vm_boot b = {rv, vm_machine_find(rv, "sifive_u"), NULL, "/k", "/i", "x=1", 2, 512,
+                        false, 10, 0};
+    CHECK(b.machine && !vm_machine_find(rv, "pc") && vm_machine_find(rv, NULL) &&
+          !strcmp(vm_machine_find(rv, NULL)->name, "virt"));
+    vm_qemu_args(&b, NULL, &a);
+    CHECK(!strcmp(arg_after(a.argv, "-machine"), "sifive_u"));
+    CHECK(arg_after(a.argv, "-cpu") == NULL);
+    CHECK(strstr(arg_after(a.argv, "-append"), "console=ttySIF0 ") &&
+          strstr(arg_after(a.argv, "-append"), " x=1"));
+    CHECK(!strcmp(arg_after(a.argv, "-bios"), "default") && !arg_after(a.argv, "-dtb"));
+    b.machine = vm_machine_find(rv, "virt");
+    vm_qemu_args(&b, NULL, &a);
+    CHECK(!strcmp(arg_after(a.argv, "-cpu"), "rv64") && strstr(a.append, "console=ttyS0 "));
+
+    struct vm_boot e = {arm, vm_machine_find(arm, NULL), "/t/patched.dtb", "/k", "/i", NULL, 2,
+                        512, false, 10, 0};
+    vm_qemu_args(&e, NULL, &a);
+    CHECK(!strcmp(arg_after(a.argv, "-dtb"), "/t/patched.dtb"));
+    CHECK(!strcmp(arg_after(a.argv, "-serial"), "stdio"));
+    vm_qemu_args(&e, "/t/qemu.dtb", &a);
+    CHECK(!strcmp(arg_after(a.argv, "-machine"), "virt,dumpdtb=/t/qemu.dtb"));
+    CHECK(!arg_after(a.argv, "-dtb") && !strcmp(arg_after(a.argv, "-serial"), "null"));
+    /* the same CPUs and memory shape the dumped tree */
+    CHECK(!strcmp(arg_after(a.argv, "-smp"), "2") && !strcmp(arg_after(a.argv, "-m"), "512"));
 }

@@ -54,28 +54,42 @@ void verdict_tsc_lost_by_platform(struct diagnosis *d, const struct judgement *j
             return;
         }
     }
-    if (!c->virt[0] || is(c->virt, "vm")) {
+    /* A paravirtual clocksource the kernel registered names the platform better than any
+     * detection: it exists only there. */
+    const char *platform = c->virt;
+    if (machine_cs_available(c, "kvm-clock"))
+        platform = "kvm";
+    else if (machine_cs_available(c, "hyperv_clocksource_tsc_page"))
+        platform = "microsoft";
+    else if (machine_cs_available(c, "xen"))
+        platform = "xen";
+    if (is(platform, "kvm") && c->kvm_stable_bit == 0) {
+        set_verdict(d, V_SLOW, 0, "%s, and the fallback kvm-clock has no vDSO path: the "
+                    "hypervisor does not offer its stable bit", jd->tsc_unusable_why);
+        return;
+    }
+    if (!platform[0] || is(platform, "vm")) {
         set_inferred(d, V_SLOW, 0, "the hypervisor (a KVM or Hyper-V guest has a paravirtual "
                      "clock the vDSO reads)", "%s; on bare metal and most hypervisors the "
                      "fallback (HPET, ACPI PM timer) is syscall-only", jd->tsc_unusable_why);
         return;
     }
-    if (is(c->virt, "kvm") || is(c->virt, "oracle")) { /* VirtualBox: KVM's interface */
+    if (is(platform, "kvm") || is(platform, "oracle")) { /* VirtualBox: KVM's interface */
         set_inferred(d, V_OK, 1, "whether the host sets kvm-clock's stable bit "
                      "(clockscope/cpu kvm_clock_stable_bit from a live `clockscope facts --save`)",
                      "%s, but a %s guest falls back to kvm-clock, which the vDSO reads when the "
                      "host sets its stable bit (hosts on a stable TSC do)", jd->tsc_unusable_why,
-                     c->virt);
+                     platform);
         return;
     }
-    if (is(c->virt, "microsoft")) {
+    if (is(platform, "microsoft")) {
         set_inferred(d, V_OK, 1, "the current clocksource (a host too old for the TSC page "
                      "leaves only the MSR, which is syscall-only)", "%s, but a Hyper-V guest "
                      "falls back to the Hyper-V TSC page, which the vDSO reads",
                      jd->tsc_unusable_why);
         return;
     }
-    if (is(c->virt, "xen")) {
+    if (is(platform, "xen")) {
         xen_warning(d);
         set_inferred(d, V_SLOW, 0, "whether Xen places a vcpu time page with the stable bit for "
                      "user space", "%s; a Xen guest falls back to the xen clocksource, which the "
@@ -84,7 +98,7 @@ void verdict_tsc_lost_by_platform(struct diagnosis *d, const struct judgement *j
         return;
     }
     set_verdict(d, V_SLOW, 0, "%s, and Linux has no paravirtual clocksource for %s: the "
-                "fallback (HPET, ACPI PM timer) is syscall-only", jd->tsc_unusable_why, c->virt);
+                "fallback (HPET, ACPI PM timer) is syscall-only", jd->tsc_unusable_why, platform);
 }
 
 /* Whether an ISA extension is in a riscv isa string ("rv64imafdch_zicntr_sstc"): an

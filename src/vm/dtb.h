@@ -3,16 +3,12 @@
 #ifndef CLOCKSCOPE_VM_DTB_H
 #define CLOCKSCOPE_VM_DTB_H
 
+#include "vm/dts_edit.h"
 #include "vm/qemu.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Pure: dtc's source text with "PROPERTY;" added as the first line of the one node whose
- * compatible property lists COMPATIBLE.  *out is malloc'ed (NUL-terminated).  False, with
- * why, when no node or several are compatible, or the text is not dtc's shape. */
-bool dts_add_property(const char *dts, size_t len, const char *compatible, const char *property,
-                      char **out, size_t *out_len, char *why, size_t whylen);
 
 /* The device tree b's machine would get, with PROPERTY in the node compatible with
  * COMPATIBLE, written to dtb inside a new temporary directory dir (remove both with

@@ -89,10 +89,10 @@ void rule_counter_traps(struct diagnosis *d, const struct proof *p)
                          coarse->ns_per_call > 0 ? t->ns_per_call / coarse->ns_per_call : 0);
         if (cyc)
             finding_evidence(c, "rdcycle: %.1f ns per read (the core itself is fast)", cyc->ns_per_call);
-        finding_meaning(c, "A counter read the core executes costs about what a function call "
-                        "costs. Many times more means the instruction traps and is emulated: on "
-                        "riscv, the time CSR read by M-mode firmware (OpenSBI) or the hypervisor; "
-                        "on arm64 a CNTVCT trap. The vDSO's clock_gettime pays it on every call.");
+        finding_meaning(c, "Each read traps and is emulated (on riscv the time CSR by M-mode firmware, "
+                        "OpenSBI, or the hypervisor; on arm64 a CNTVCT trap), and the vDSO's "
+                        "clock_gettime pays that on every call. A read the core executes costs "
+                        "about what a function call costs.");
         finding_fix(c, "firmware/hardware: a core or SoC that implements the time CSR in hardware, "
                     "or firmware that lets S/U-mode read it (mcounteren.TM); in a VM, a hypervisor "
                     "that does not trap it");

@@ -256,6 +256,25 @@ static void verdict_from_proof(struct diagnosis *d, const struct proof *p)
                         "could not be taken: %s)", d->findings[i].title, p->count_why);
             return;
         }
+    /* The facts left open only whether the vDSO's time CSR read traps (riscv), and the
+     * timing answers it: not a trap, so the vDSO serves the call without entering the
+     * kernel or firmware. */
+    const struct proof_timing *rdtime = proof_timing_find(p, "counter.rdtime");
+    const struct proof_timing *coarse = proof_timing_find(p, "libc.clock_gettime.monotonic_coarse");
+    bool open_question = false;
+    for (int i = 0; i < d->nfindings; i++)
+        if (!strcmp(d->findings[i].id, "clocksource-counter-may-trap"))
+            open_question = true;
+    if (open_question && rdtime && coarse && proof_timing_find(p, "ref.empty_call")) {
+        d->decided_by_proof = true;
+        d->inferred = false;
+        d->missing[0] = '\0';
+        set_verdict(d, V_OK, 1, "the vDSO reads the time CSR, and rdtime does not trap here: "
+                    "%.0f ns, %.1fx a COARSE call (the syscall count could not be taken: %s)",
+                    rdtime->ns_per_call, coarse->ns_per_call > 0 ? rdtime->ns_per_call /
+                    coarse->ns_per_call : 0, p->count_why);
+        return;
+    }
     /* Not counted: keep the facts' verdict, which the findings explain. */
 }
 

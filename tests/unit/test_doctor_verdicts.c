@@ -143,14 +143,28 @@ TEST(a_trap_is_proof_enough_when_the_syscall_count_cannot_be_taken)
     CHECK(dg.verdict == V_SLOW && dg.fast_path == 1 && dg.decided_by_proof && !dg.inferred);
     CHECK(strstr(dg.summary, "could not be taken") && strstr(dg.summary, "did not report"));
     CHECK(has_finding("proof-not-counted") && has_finding("counter-read-traps"));
-    /* without the trap the facts keep deciding: riscv offline is not known */
+    /* without the trap the timing answers what the facts left open: ok, said how */
     pr.ntimings = 0;
     add_timing("libc.clock_gettime.monotonic", 300);
     add_timing("libc.clock_gettime.monotonic_coarse", 200);
     add_timing("ref.empty_call", 40);
     add_timing("counter.rdtime", 130);
     diagnose(&fs, &pr, &dg);
-    CHECK(dg.verdict == V_UNKNOWN && !has_finding("counter-read-traps"));
+    CHECK(dg.verdict == V_OK && dg.fast_path == 1 && !has_finding("counter-read-traps"));
+    CHECK(strstr(dg.summary, "does not trap") && strstr(dg.summary, "could not be taken"));
+    /* ... but not without the references a trap is judged against */
+    pr.ntimings = 0;
+    add_timing("counter.rdtime", 130);
+    diagnose(&fs, &pr, &dg);
+    CHECK(dg.verdict == V_UNKNOWN);
+    /* nor on x86, where the clocksource decides: acpi_pm stays slow */
+    live_facts("x86_64", "acpi_pm");
+    pr.ntimings = 0;
+    add_timing("libc.clock_gettime.monotonic_coarse", 20);
+    add_timing("ref.empty_call", 2);
+    add_timing("counter.rdtsc", 15);
+    diagnose(&fs, &pr, &dg);
+    CHECK(dg.verdict == V_SLOW);
 }
 
 TEST(the_proof_deadline_follows_the_machines_speed)

@@ -15,6 +15,7 @@ python3
 qemu-user-static
 clang libclang-rt-14-dev
 qemu-system-x86 qemu-system-arm qemu-system-misc opensbi
+device-tree-compiler
 apt dpkg tar cpio gzip zstd xz-utils gnupg debian-archive-keyring
 file util-linux libcap2-bin
 help2man lintian dpkg-dev
@@ -27,6 +28,7 @@ prometheus prometheus-node-exporter systemd
 #                            cross-built libraries of `make dist`, for the two arches the host is not
 #   libclang-rt-14-dev       clang's libFuzzer/ASan runtimes (tests/fuzz); clang only recommends it
 #   apt dpkg tar             `clockscope vm` fetches a Debian kernel (apt-get download, dpkg-deb)
+#   device-tree-compiler     dtc: the lab's aarch64-timer-erratum device tree (docs/lab.md)
 #   cpio gzip zstd xz-utils  kernel images and initramfs of `clockscope vm`
 #   gnupg debian-archive-keyring  verifying that kernel's archive
 #   file                     tests check the static binaries' ELF type

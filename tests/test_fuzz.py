@@ -51,6 +51,13 @@ def seed_json_check(corpus, clockscope):
     (corpus / "small").write_bytes(b'{"schema": "clockscope.x/1", "a": [1, -2.5e3, "\\u00e9", null]}')
 
 
+def seed_dts_edit(corpus, clockscope):
+    """The lab's device-tree edit, seeded with the shape dtc prints for QEMU's virt timer."""
+    (corpus / "virt").write_bytes(b'/dts-v1/;\n\n/ {\n\ttimer {\n\t\talways-on;\n'
+                                  b'\t\tcompatible = "arm,armv8-timer\\0arm,armv7-timer";\n\t};\n};\n')
+    (corpus / "list").write_bytes(b'/ {\n\tt {\n\t\tcompatible = "x", "arm,armv8-timer";\n\t};\n};\n')
+
+
 # harness, seconds, seeding
 HARNESSES = [
     ("fuzz_vdso_elf", 20, seed_vdso_elf),
@@ -60,6 +67,7 @@ HARNESSES = [
     ("fuzz_gap_list", 10, seed_gap_list),
     ("fuzz_cli", 10, seed_cli),
     ("fuzz_json_check", 10, seed_json_check),
+    ("fuzz_dts_edit", 10, seed_dts_edit),
 ]
 
 

@@ -41,9 +41,13 @@ static void print_load(FILE *out, const struct ladder_run *r)
 
 static void print_rungs(FILE *out, const struct ladder_run *r)
 {
-    fprintf(out, "%-28s %-10s %10s %10s %7s  %s\n", "rung", "kind", "median", "p99", "spread",
+    bool any_selected = false, any_unavailable = false;
+    for (size_t i = 0; i < r->nrungs; i++)
+        any_selected |= r->selected[i];
+    if (!any_selected)
+        return;
+    fprintf(out, "%-30s %-10s %10s %10s %7s  %s\n", "rung", "kind", "median", "p99", "spread",
             "CPUs");
-    bool any_unavailable = false;
     for (size_t i = 0; i < r->nrungs; i++) {
         const struct rung_result *x = &r->rungs[i];
         if (!r->selected[i])
@@ -54,7 +58,7 @@ static void print_rungs(FILE *out, const struct ladder_run *r)
         }
         const char *kind = ladder_kind_name(x->def->kind);
         if (!x->measured) {
-            fprintf(out, "%-28s %-10s %10s %10s %7s  FAILED: %s\n", x->def->id, kind, "-", "-",
+            fprintf(out, "%-30s %-10s %10s %10s %7s  FAILED: %s\n", x->def->id, kind, "-", "-",
                     "-", x->why);
             continue;
         }
@@ -65,7 +69,7 @@ static void print_rungs(FILE *out, const struct ladder_run *r)
             snprintf(cpus, sizeof cpus, "%d,%d", x->cpu_a, x->cpu_b);
         else
             snprintf(cpus, sizeof cpus, "%d", x->cpu_a);
-        fprintf(out, "%-28s %-10s %10s %10s %6.1f%%%s %s\n", x->def->id, kind, med, p99,
+        fprintf(out, "%-30s %-10s %10s %10s %6.1f%%%s %s\n", x->def->id, kind, med, p99,
                 100 * x->ns.spread, x->noisy ? "!" : " ", cpus);
     }
     if (!any_unavailable)
@@ -128,8 +132,9 @@ static void print_sweep_item(FILE *out, const struct sweep_row *row, int m)
     ladder_format_ns(it->p99_ns, p99, sizeof p99);
     ladder_format_ns(it->server_cpu_ns_per_request, scpu, sizeof scpu);
     ladder_format_ns(it->client_cpu_ns_per_request, ccpu, sizeof ccpu);
-    fprintf(out, "%7s  %-17s %10s %10s %10.0f %10s %10s %6.0f%%\n", m == 0 ? clients : "", label,
-            p50, p99, it->throughput_per_s, scpu, ccpu, 100 * it->server_cpu_share);
+    fprintf(out, "%7s  %-17s %10s %10s %10.0f %10s %10s %6.0f%% %7.2f\n", m == 0 ? clients : "",
+            label, p50, p99, it->throughput_per_s, scpu, ccpu, 100 * it->server_cpu_share,
+            it->server_sleeps_per_request);
 }
 
 static void print_sweep(FILE *out, const struct sweep *s)
@@ -145,8 +150,8 @@ static void print_sweep(FILE *out, const struct sweep *s)
         fprintf(out, "%s%d", i ? "," : " ", s->client_cpus[i]);
     fprintf(out, "; latency per request is a round_trip; CPU time per request from each "
                  "thread's CPU-time clock\n");
-    fprintf(out, "%7s  %-17s %10s %10s %10s %10s %10s %7s\n", "clients", "server", "p50", "p99",
-            "req/s", "srv CPU/rq", "cli CPU/rq", "srv busy");
+    fprintf(out, "%7s  %-17s %10s %10s %10s %10s %10s %7s %7s\n", "clients", "server", "p50",
+            "p99", "req/s", "srv CPU/rq", "cli CPU/rq", "srv busy", "sleeps/rq");
     bool over = false;
     for (int k = 0; k < s->nrows; k++) {
         const struct sweep_row *row = &s->row[k];
@@ -161,6 +166,8 @@ static void print_sweep(FILE *out, const struct sweep *s)
     if (over)
         fprintf(out, "  * oversubscribed: more clients than the %d client CPU%s\n",
                 s->nclient_cpus, s->nclient_cpus == 1 ? "" : "s");
+    fprintf(out, "  srv busy: the server thread's CPU time over the window (100%%: a core burnt); "
+                 "sleeps/rq: its voluntary context switches per request\n");
     fprintf(out, "  paper: %.0f%% lower latency at low concurrency; at %d clients FlexIPC's "
                  "latency is %.0f%% of the original's (%.0f%% lower)\n",
             100 * PAPER_LOW_CONCURRENCY_REDUCTION, PAPER_HIGH_CONCURRENCY,
@@ -286,6 +293,7 @@ static void sweep_item_json(struct json *j, const struct sweep_item *it, enum sw
     json_kv_double(j, "server_cpu_ns_per_request", ok ? it->server_cpu_ns_per_request : NAN);
     json_kv_double(j, "client_cpu_ns_per_request", ok ? it->client_cpu_ns_per_request : NAN);
     json_kv_double(j, "server_cpu_share", ok ? it->server_cpu_share : NAN);
+    json_kv_double(j, "server_sleeps_per_request", ok ? it->server_sleeps_per_request : NAN);
     json_end_object(j);
 }
 

@@ -40,6 +40,7 @@ struct sweep_run {
     atomic_int stop;
     bool stall;
     int server_cpu;
+    atomic_int server_tid;
     const int *client_cpus;
     int nclient_cpus;
     pthread_barrier_t start;
@@ -100,6 +101,7 @@ static void *server_main(void *arg)
 {
     struct sweep_run *r = arg;
     pin_self(r->server_cpu);
+    atomic_store(&r->server_tid, (int)gettid());
     unsigned last[SWEEP_MAX_CLIENTS] = {0};
     pthread_barrier_wait(&r->start);
     while (r->stall) /* the fault: a server that never answers */
@@ -173,6 +175,7 @@ struct sweep_job {
     enum sweep_mode mode;
     int nclients;
     int server_cpu;
+    atomic_int server_tid;
     const int *client_cpus;
     int nclient_cpus;
     double warm_s, window_s;
@@ -186,6 +189,22 @@ static double thread_cpu_ns(pthread_t t)
     if (pthread_getcpuclockid(t, &id) != 0 || clock_gettime(id, &ts) != 0)
         return NAN;
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* How often a thread has gone to sleep (its voluntary context switches), or -1: the
+ * server's count says whether "sleeps" really slept, or found the next request waiting. */
+static long thread_sleeps(int tid)
+{
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strstr(buf, "\nvoluntary_ctxt_switches:");
+    return p ? strtol(p + strlen("\nvoluntary_ctxt_switches:"), NULL, 10) : -1;
 }
 
 static void sleep_s(double s)
@@ -252,14 +271,18 @@ static int sweep_runner(void *shared, const void *arg)
     uint64_t t0 = now_ns();
     atomic_store(&r.phase, PHASE_MEASURE);
     cpu0[0] = thread_cpu_ns(server);
+    long sleeps0 = thread_sleeps(atomic_load(&r.server_tid));
     for (int i = 0; i < job->nclients; i++)
         cpu0[i + 1] = thread_cpu_ns(clients[i]);
     sleep_s(job->window_s);
-    atomic_store(&r.phase, PHASE_DONE);
+    /* Every clock read before the window closes: a client that has seen PHASE_DONE may
+     * have exited, and an exited thread's CPU clock cannot be read. */
     uint64_t t1 = now_ns();
     cpu1[0] = thread_cpu_ns(server);
+    long sleeps1 = thread_sleeps(atomic_load(&r.server_tid));
     for (int i = 0; i < job->nclients; i++)
         cpu1[i + 1] = thread_cpu_ns(clients[i]);
+    atomic_store(&r.phase, PHASE_DONE);
     for (int i = 0; i < job->nclients; i++)
         pthread_join(clients[i], NULL);
     atomic_store(&r.stop, 1);
@@ -282,6 +305,8 @@ static int sweep_runner(void *shared, const void *arg)
     it->server_cpu_ns_per_request = (cpu1[0] - cpu0[0]) / req;
     it->client_cpu_ns_per_request = client_cpu / req;
     it->server_cpu_share = (cpu1[0] - cpu0[0]) / (it->window_s * 1e9);
+    it->server_sleeps_per_request =
+        sleeps0 >= 0 && sleeps1 >= sleeps0 ? (double)(sleeps1 - sleeps0) / req : NAN;
     summarize(&r, it);
     return 0;
 }

@@ -38,6 +38,7 @@ struct sweep_item {
     double server_cpu_ns_per_request;
     double client_cpu_ns_per_request; /* all clients' CPU time / requests */
     double server_cpu_share;     /* server CPU time / window: 1.0 is a core burnt */
+    double server_sleeps_per_request; /* its voluntary context switches / requests */
 };
 
 struct sweep_row {

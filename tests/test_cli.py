@@ -91,6 +91,18 @@ BAD = [
     (["collect", "--warp-seconds", "0"], "--warp-seconds: 0 s is out of range (0.1 to 60)"),
     (["collect", "--timeout", "abc"], "--timeout: 'abc' is not a duration in seconds"),
     (["collect", "--quick", "--quick"], "--quick given more than once"),
+    # ladder
+    (["ladder", "--bogus"], "unknown option '--bogus'"),
+    (["ladder", "--timeout"], "--timeout needs a value (S)"),
+    (["ladder", "--timeout", "soon"], "--timeout: 'soon' is not a duration in seconds"),
+    (["ladder", "--timeout", "0.01"], "--timeout: 0.01 s is out of range (0.1 to 600)"),
+    (["ladder", "--timeout", "-1"], "--timeout: '-1' is not a duration in seconds"),
+    (["ladder", "--cpus", ""], "--cpus needs a value (LIST)"),
+    (["ladder", "--cpus", "1-0"], "--cpus: bad CPU list '1-0' (expected e.g. 0,2-3)"),
+    (["ladder", "--only", "nothing.like.this"], "no rung matches --only (the ids are in docs/ladder.md)"),
+    (["ladder", "--quick", "--quick"], "--quick given more than once"),
+    (["ladder", "--json=1"], "--json takes no value"),
+    (["ladder", "stray"], "unexpected argument 'stray'"),
     # report (its Python package speaks the same wording)
     (["report", "--bogus"], "unknown option '--bogus'"),
     (["report", "-o"], "--output needs a value (OUT.html)"),

@@ -12,7 +12,7 @@
 #include <time.h>
 
 struct ladder_options {
-    bool quick, json;
+    bool quick, json, list;
     const char *cpus_arg;
     const char *only[32];
     int nonly;
@@ -38,6 +38,7 @@ static const char help[] =
     "                   run on the first (and second) of them, the sweep's server on the first\n"
     "  --only GLOBS     only the rungs whose ids match, e.g. 'pipe.*,futex.*'; 'sweep' and\n"
     "                   'cpu_matrix' name the experiment and the matrix\n"
+    "  --list           list the rung ids (and 'sweep', 'cpu_matrix') and what each measures\n"
     "  --timeout S      kill and report a measurement that takes longer (default 5 s, quick 2 s)\n"
     "  --json           machine-readable output (schema clockscope.ladder/1: docs/json.md)\n"
     "  --help           this text\n"
@@ -49,6 +50,7 @@ static const struct cli_option ladder_decl[] = {
     {.name = "quick", CLI_FLAG_OF(struct ladder_options, quick)},
     {.name = "cpus", .metavar = "LIST", CLI_STRING_OF(struct ladder_options, cpus_arg)},
     {.name = "only", .metavar = "GLOBS", CLI_LIST_OF(struct ladder_options, only, nonly)},
+    {.name = "list", CLI_FLAG_OF(struct ladder_options, list)},
     {.name = "timeout", .metavar = "S", CLI_SECONDS_OF(struct ladder_options, timeout_s, 0.1, 600)},
     {.name = "json", CLI_FLAG_OF(struct ladder_options, json)},
     {0},
@@ -95,6 +97,21 @@ static void make_plan(const struct ladder_options *o, struct ladder_plan *p)
     p->sweep_seconds = o->quick ? 0.04 : 0.25;
 }
 
+/* Measurements that were attempted and gave no figure (timed out, crashed). */
+static int ladder_failures(const struct ladder_run *r)
+{
+    int n = 0;
+    for (size_t i = 0; i < r->nrungs; i++)
+        n += r->selected[i] && r->rungs[i].available && !r->rungs[i].measured;
+    for (int i = 0; r->matrix_selected && r->matrix.available && i < r->matrix.n; i++)
+        for (int k = 0; k < r->matrix.n; k++)
+            n += i != k && !r->matrix.cell[i][k].measured;
+    for (int k = 0; r->sweep_selected && k < r->sweep.nrows; k++)
+        for (int m = 0; m < SWEEP_MODES; m++)
+            n += !r->sweep.row[k].item[m].measured;
+    return n;
+}
+
 static bool wanted(const struct ladder_options *o, const char *id)
 {
     return o->nonly == 0 || cli_matches_any(o->only, o->nonly, id);
@@ -121,6 +138,17 @@ int cmd_ladder(int argc, char **argv)
     r.matrix_selected = wanted(&o, "cpu_matrix");
     if (nsel == 0 && !r.sweep_selected && !r.matrix_selected)
         usage_error("ladder", "no rung matches --only (the ids are in docs/ladder.md)");
+    if (o.list) {
+        for (size_t i = 0; i < r.nrungs; i++)
+            if (r.selected[i])
+                printf("%-32s %s: %s\n", r.defs[i].id, ladder_kind_name(r.defs[i].kind),
+                   r.defs[i].description);
+        if (r.sweep_selected)
+            printf("%-32s round_trip: source 003's experiment, N clients and one server\n", "sweep");
+        if (r.matrix_selected)
+            printf("%-32s one_way: the cache-line handoff between every pair of CPUs\n", "cpu_matrix");
+        return 0;
+    }
 
     double t0 = now_s();
     sysinfo_read(&r.machine);
@@ -144,5 +172,9 @@ int cmd_ladder(int argc, char **argv)
         ladder_print_json(stdout, &r);
     else
         ladder_print_text(stdout, &r);
-    return 0;
+    int failed = ladder_failures(&r);
+    if (failed)
+        fprintf(stderr, "clockscope ladder: %d measurement%s failed (timed out or crashed): "
+                        "see FAILED above\n", failed, failed == 1 ? "" : "s");
+    return failed ? 1 : 0;
 }

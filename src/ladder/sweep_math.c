@@ -17,12 +17,13 @@ int sweep_client_counts(int client_cpus, bool quick, int *out, int max)
         top = SWEEP_MAX_CLIENTS;
     for (int c = 1; c <= top && n < max; c *= 2) {
         /* the client CPU count itself, between the powers of two around it */
-        if (client_cpus > c / 2 && client_cpus < c && (n == 0 || out[n - 1] < client_cpus) &&
-            n < max)
+        if (client_cpus > c / 2 && client_cpus < c)
             out[n++] = client_cpus;
         if (n < max)
             out[n++] = c;
     }
+    if (n < max && n > 0 && client_cpus > out[n - 1] && client_cpus <= top)
+        out[n++] = client_cpus;
     return n;
 }
 

@@ -224,6 +224,7 @@ static void rung_json(struct json *j, const struct rung_result *x)
         json_kv_double(j, "p10_ns", x->ns.p10);
         json_kv_double(j, "p90_ns", x->ns.p90);
         json_kv_double(j, "min_ns", x->ns.min);
+        json_kv_double(j, "mean_ns", x->ns.mean);
         json_kv_double(j, "spread", x->ns.spread);
         json_kv_bool(j, "noisy", x->noisy);
         json_kv_uint(j, "samples", x->samples);

@@ -248,3 +248,58 @@ def test_full_stdout_is_an_error(clockscope):
         r = subprocess.run([str(clockscope), "ladder", "--quick", "--only", "call.empty"],
                            stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
     assert r.returncode == 1 and "cannot write the output" in r.stderr
+
+
+# --- the report's ladder module (report/clockscope_report/ladder.py) ----------------------
+
+def report_of(clockscope, tmp_path, doc, *args):
+    path = tmp_path / "ladder.json"
+    path.write_text(json.dumps(doc))
+    return run([clockscope, "report", path, *args])
+
+
+def test_report_draws_the_ladder(clockscope, quick, tmp_path):
+    out = tmp_path / "r.html"
+    charts = tmp_path / "charts"
+    r = report_of(clockscope, tmp_path, quick, "-o", out, "--charts", charts)
+    assert r.returncode == 0, r.stderr
+    assert "ladder (kernel crossings and cross-CPU handoffs):" in r.stdout
+    assert "vdso.clock_gettime" in r.stdout and "(round_trip)" in r.stdout
+    html = out.read_text()
+    assert '<h2>The ladder</h2>' in html
+    want = {"ladder.svg"} | ({"ladder-matrix.svg", "ladder-sweep.svg"} if NCPUS >= 2 else set())
+    for name in want:
+        assert f'data-file="{name}"' in html
+        svg = (charts / name).read_text()
+        assert "<svg" in svg
+    ladder_svg = (charts / "ladder.svg").read_text()
+    assert "log scale" in ladder_svg and "[round_trip]" in ladder_svg
+    if NCPUS >= 2:
+        assert "one_way" in (charts / "ladder-matrix.svg").read_text()
+
+
+def test_report_says_a_slower_poller_as_a_ratio(clockscope, quick, tmp_path):
+    if NCPUS < 2:
+        pytest.skip("needs two CPUs")
+    doc = json.loads(json.dumps(quick))
+    row = doc["sweep"][0]
+    row["reduction"]["poll_vs_futex"] = -3.2   # a poller that lost its CPU to other work
+    r = report_of(clockscope, tmp_path, doc)
+    assert r.returncode == 0, r.stderr
+    assert "4.2x futex's (higher)" in r.stdout and "-320%" not in r.stdout
+
+
+@pytest.mark.parametrize("breakage", ["kind", "ns", "matrix", "sweep"])
+def test_report_names_a_malformed_ladder(clockscope, quick, tmp_path, breakage):
+    doc = json.loads(json.dumps(quick))
+    if breakage == "kind":
+        doc["rungs"][0]["kind"] = "sideways"
+    elif breakage == "ns":
+        doc["rungs"][0]["ns"] = "fast"
+    elif breakage == "matrix":
+        doc["cpu_matrix"] = {"available": True, "kind": "one_way", "cpus": [0, 1], "ns": [[None]]}
+    else:
+        doc["sweep"] = [{"clients": 0, "modes": []}]
+    r = report_of(clockscope, tmp_path, doc)
+    assert r.returncode in (1, 3), r.stdout
+    assert "part 'ladder' is malformed" in r.stderr and "Traceback" not in r.stderr

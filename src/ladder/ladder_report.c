@@ -19,6 +19,16 @@ void ladder_format_ns(double ns, char *buf, size_t len)
         snprintf(buf, len, "%.2f ms", ns / 1e6);
 }
 
+void ladder_format_reduction(double reduction, const char *what, char *buf, size_t len)
+{
+    if (!isfinite(reduction))
+        snprintf(buf, len, "not comparable with %s (not measured)", what);
+    else if (reduction >= 0)
+        snprintf(buf, len, "%.0f%% lower than %s", 100 * reduction, what);
+    else /* slower: a ratio reads better than "-2400% lower" */
+        snprintf(buf, len, "%.1fx %s (higher)", 1 - reduction, what);
+}
+
 static const char *placement_name(enum rung_placement p)
 {
     static const char *const names[] = {"one_cpu", "same_cpu", "cross_cpu"};
@@ -158,10 +168,11 @@ static void print_sweep(FILE *out, const struct sweep *s)
         over |= row->oversubscribed;
         for (int m = 0; m < SWEEP_MODES; m++)
             print_sweep_item(out, row, m);
-        if (isfinite(row->reduction[SWEEP_FUTEX]) || isfinite(row->reduction[SWEEP_EVENTFD]))
-            fprintf(out, "%7s  poll's p50 is %.0f%% lower than futex's, %.0f%% lower than "
-                         "eventfd's\n",
-                    "", 100 * row->reduction[SWEEP_FUTEX], 100 * row->reduction[SWEEP_EVENTFD]);
+        char vs_futex[64], vs_eventfd[64];
+        ladder_format_reduction(row->reduction[SWEEP_FUTEX], "futex's", vs_futex, sizeof vs_futex);
+        ladder_format_reduction(row->reduction[SWEEP_EVENTFD], "eventfd's", vs_eventfd,
+                                sizeof vs_eventfd);
+        fprintf(out, "%7s  poll's p50 is %s, %s\n", "", vs_futex, vs_eventfd);
     }
     if (over)
         fprintf(out, "  * oversubscribed: more clients than the %d client CPU%s\n",

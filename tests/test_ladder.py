@@ -5,6 +5,7 @@ killed."""
 import json
 import os
 import signal
+import statistics
 import subprocess
 import time
 import uuid
@@ -54,6 +55,10 @@ def test_quick_json_has_the_pinned_shape(quick):
             # every thread pinned: the rung says where both sides ran
             want = 2 if x["partner"] else 1
             assert len(x["cpus"]) == want, x
+            if x["placement"] == "cross_cpu":
+                assert x["cpus"][0] != x["cpus"][1], x
+            elif x["placement"] == "same_cpu":
+                assert x["cpus"][0] == x["cpus"][1], x
         elif not x["available"]:
             assert x["ns"] is None and x["why_unavailable"], x
     assert isinstance(quick["sweep"], list)
@@ -95,6 +100,11 @@ def test_matrix_and_sweep(quick):
         for k in range(n):
             if i != k:
                 assert m["ns"][i][k] > 0 and m["p99_ns"][i][k] >= m["ns"][i][k]
+    # one_way is half a round trip of one line: below the spin rung's whole round trip (two
+    # handoffs of two lines) by a clear margin on any machine
+    spin = rung(quick, "spin.threads.cross_cpu")["ns"]
+    cells = [m["ns"][i][k] for i in range(n) for k in range(n) if i != k]
+    assert statistics.median(cells) < 0.8 * spin, (cells, spin)
     setup = quick["sweep_setup"]
     assert setup["available"] and setup["server_cpu"] not in setup["client_cpus"]
     assert setup["paper"]["low_concurrency_reduction"] == 0.86

@@ -59,7 +59,14 @@ def ladder(binary, *args):
 
 
 def fmt(ns):
+    if ns >= 1e6:
+        return f"{ns / 1e6:.2f} ms"
     return f"{ns / 1000:.2f} µs" if ns >= 1000 else f"{ns:.1f} ns"
+
+
+def said(red):
+    # poll slower (its CPU taken by other work, or emulated): a ratio, not "-245% lower"
+    return f"{red:.0%} lower" if red >= 0 else f"{1 - red:.1f}x (higher)"
 
 
 def main():
@@ -71,7 +78,12 @@ def main():
     ap.add_argument("--repeat", type=int, default=25)
     ap.add_argument("--label", default="this machine")
     ap.add_argument("--skip-peer", action="store_true", help="no perf (e.g. inside a VM)")
+    ap.add_argument("--ladder-json", metavar="FILE",
+                    help="tables from this saved `ladder --json` (e.g. from `clockscope vm`): "
+                         "no peer, no running time")
     a = ap.parse_args()
+    if a.ladder_json:
+        a.skip_peer = True
 
     print(f"## {a.label}\n")
     if not a.skip_peer:
@@ -107,18 +119,25 @@ def main():
                   f"{diff:+.1%} vs perf, {verdict}")
         print()
 
-    print("### Running time (wall clock, end to end)\n")
-    ld0 = load()
-    full, wall_full = ladder(a.binary)
-    quick_walls = []
-    for _ in range(3):
-        _, w = ladder(a.binary, "--quick")
-        quick_walls.append(w)
-    print(f"- `ladder`: {wall_full:.1f} s; `ladder --quick`: "
-          f"{', '.join(f'{w:.1f}' for w in quick_walls)} s (load 1m {ld0:.2f} before, "
-          f"{load():.2f} after)\n")
+    if a.ladder_json:
+        full = json.loads(Path(a.ladder_json).read_text())
+        mach = full["machine"]
+        print(f"{mach['cpu_model']}, virtualization {mach['virtualization']}, "
+              f"{full['load']['cpus_online']} CPUs; `ladder` took {full['elapsed_s']:.1f} s "
+              "inside\n")
+    else:
+        print("### Running time (wall clock, end to end)\n")
+        ld0 = load()
+        full, wall_full = ladder(a.binary)
+        quick_walls = []
+        for _ in range(3):
+            _, w = ladder(a.binary, "--quick")
+            quick_walls.append(w)
+        print(f"- `ladder`: {wall_full:.1f} s; `ladder --quick`: "
+              f"{', '.join(f'{w:.1f}' for w in quick_walls)} s (load 1m {ld0:.2f} before, "
+              f"{load():.2f} after)\n")
 
-    print("### The ladder (default run above)\n")
+    print("### The ladder\n")
     print(f"load average {full['load']['loadavg_1m_start']} at the start, "
           f"{full['load']['loadavg_1m_end']} at the end, {full['load']['cpus_online']} CPUs\n")
     print("| rung | kind | median | p99 | CPUs |")
@@ -156,7 +175,7 @@ def main():
                 print(f"| {c} | {name} | FAILED: {x['error']} | | | | | | | |")
                 continue
             red = row["reduction"].get(f"poll_vs_{name}")
-            redtxt = f"{red:.0%} lower" if red is not None else ""
+            redtxt = said(red) if red is not None else ""
             print(f"| {c} | {name} ({x['server']}) | {fmt(x['ns'])} | {fmt(x['p99_ns'])} | "
                   f"{x['throughput_per_s']:.0f} | {fmt(x['server_cpu_ns_per_request'])} | "
                   f"{fmt(x['client_cpu_ns_per_request'])} | {x['server_cpu_share']:.0%} | "
@@ -170,7 +189,7 @@ def main():
             if modes[name]["measured"] and modes["poll"]["measured"]:
                 ratio = modes["poll"]["ns"] / modes[name]["ns"]
                 print(f"- {row['clients']} client(s) ({what}), poll vs {name}: latency "
-                      f"{ratio:.0%} of {name}'s ({1 - ratio:.0%} lower)")
+                      f"{ratio:.0%} of {name}'s ({said(1 - ratio)})")
     print(f"- paper: {paper['low_concurrency_reduction']:.0%} lower at low concurrency; at "
           f"{paper['high_concurrency_clients']} clients FlexIPC's latency is "
           f"{paper['high_concurrency_latency_ratio']:.0%} of the original's")

@@ -33,7 +33,7 @@ static const char help[] =
     "is pinned; a rung that cannot run here is listed with the reason.\n"
     "\n"
     "options:\n"
-    "  --quick          fewer, shorter samples and a short sweep (about 2 s in all)\n"
+    "  --quick          fewer, shorter samples and a short sweep (1-2 s in all)\n"
     "  --cpus LIST      the CPUs to use, e.g. 0-3 (default: all this process may use); rungs\n"
     "                   run on the first (and second) of them, the sweep's server on the first\n"
     "  --only GLOBS     only the rungs whose ids match, e.g. 'pipe.*,futex.*'; 'sweep' and\n"

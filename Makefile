@@ -143,7 +143,7 @@ fuzz:
 # The quick inner loop: the native C unit tests, then the CLI tests that need no other
 # build (no sanitized or cross build, no qemu, no VM).  The whole suite is `make test`.
 CHECK_TESTS := tests/test_cli.py tests/test_bench.py tests/test_warp.py tests/test_vdso_cmd.py \
-               tests/test_doctor.py tests/test_run.py tests/test_fastclock.py
+               tests/test_doctor.py tests/test_run.py tests/test_fastclock.py tests/test_ladder.py
 check: all $(O)/unit_tests
 	$(O)/unit_tests
 	$(PYTHON) -m pytest -q $(CHECK_TESTS) -k "not cross and not qemu and not sanitized and not sanitizers"

@@ -175,6 +175,7 @@ int cmd_ladder(int argc, char **argv)
     int failed = ladder_failures(&r);
     if (failed)
         fprintf(stderr, "clockscope ladder: %d measurement%s failed (timed out or crashed): "
-                        "see FAILED above\n", failed, failed == 1 ? "" : "s");
+                        "%s\n", failed, failed == 1 ? "" : "s",
+                o.json ? "see \"error\" in the JSON" : "see FAILED above");
     return failed ? 1 : 0;
 }

@@ -188,10 +188,15 @@ static void print_sweep(FILE *out, const struct sweep *s)
 void ladder_print_text(FILE *out, const struct ladder_run *r)
 {
     sysinfo_print_header(out, "ladder", &r->machine);
-    fprintf(out, "side A (timed) on CPU %d, side B on CPU %d for cross_cpu; every thread pinned; "
-                 "engine: up to %d samples of >= %.1f ms, loop cost subtracted\n",
-            r->plan.cpu_a, r->plan.cpu_b, r->plan.rung_cfg.samples,
-            r->plan.rung_cfg.sample_target_ns / 1e6);
+    if (r->plan.cpus.count > 1)
+        fprintf(out, "side A (timed) on CPU %d, side B on CPU %d for cross_cpu", r->plan.cpu_a,
+                r->plan.cpu_b);
+    else
+        fprintf(out, "side A (timed) on CPU %d, the only CPU available (no cross_cpu)",
+                r->plan.cpu_a);
+    fprintf(out, "; every thread pinned; engine: up to %d samples of >= %.1f ms, loop cost "
+                 "subtracted\n",
+            r->plan.rung_cfg.samples, r->plan.rung_cfg.sample_target_ns / 1e6);
     print_load(out, r);
     fprintf(out, "\n");
     print_rungs(out, r);
@@ -199,9 +204,9 @@ void ladder_print_text(FILE *out, const struct ladder_run *r)
         print_matrix(out, &r->matrix);
     if (r->sweep_selected)
         print_sweep(out, &r->sweep);
-    fprintf(out, "\n%.1f s in all.  round_trip: from the request (or call) to the answer (or "
+    fprintf(out, "\n%.*f s in all.  round_trip: from the request (or call) to the answer (or "
                  "return); one_way: half of one.\n",
-            r->elapsed_s);
+            r->elapsed_s < 1 ? 2 : 1, r->elapsed_s);
 }
 
 /* --- JSON --- */

@@ -147,6 +147,15 @@ static void print_sweep_item(FILE *out, const struct sweep_row *row, int m)
             it->server_sleeps_per_request);
 }
 
+/* A reduction as the latency ratio it implies ("28%"), or "-" when not measured. */
+static void format_ratio(double reduction, char *buf, size_t len)
+{
+    if (isfinite(reduction))
+        snprintf(buf, len, "%.0f%%", 100 * (1 - reduction));
+    else
+        snprintf(buf, len, "-");
+}
+
 static void print_sweep(FILE *out, const struct sweep *s)
 {
     fprintf(out, "\nsource 003 (BankedIPC / FlexIPC on ChCore): N clients -> one server pinned "
@@ -183,6 +192,18 @@ static void print_sweep(FILE *out, const struct sweep *s)
                  "latency is %.0f%% of the original's (%.0f%% lower)\n",
             100 * PAPER_LOW_CONCURRENCY_REDUCTION, PAPER_HIGH_CONCURRENCY,
             100 * PAPER_AT_32_LATENCY_RATIO, 100 * (1 - PAPER_AT_32_LATENCY_RATIO));
+    if (s->nrows > 0) {
+        const struct sweep_row *lo = &s->row[0], *hi = &s->row[s->nrows - 1];
+        char low[64], vs_futex[32], vs_eventfd[32];
+        ladder_format_reduction(lo->reduction[SWEEP_FUTEX], "futex's", low, sizeof low);
+        format_ratio(hi->reduction[SWEEP_FUTEX], vs_futex, sizeof vs_futex);
+        format_ratio(hi->reduction[SWEEP_EVENTFD], vs_eventfd, sizeof vs_eventfd);
+        fprintf(out, "  here: at %d client%s poll's p50 is %s (paper: %.0f%% lower); at %d "
+                     "clients it is %s of futex's, %s of eventfd's (paper at %d: %.0f%%)\n",
+                lo->clients, lo->clients == 1 ? "" : "s", low,
+                100 * PAPER_LOW_CONCURRENCY_REDUCTION, hi->clients, vs_futex, vs_eventfd,
+                PAPER_HIGH_CONCURRENCY, 100 * PAPER_AT_32_LATENCY_RATIO);
+    }
 }
 
 void ladder_print_text(FILE *out, const struct ladder_run *r)

@@ -247,10 +247,14 @@ def test_nothing_left_after_a_timed_out_process_rung(clockscope):
     tag_value = str(uuid.uuid4())
     env = dict(os.environ, CLOCKSCOPE_LADDER_FAULT="hang:*.processes.*",
                CLOCKSCOPE_LADDER_TEST_TAG=tag_value)
-    r = run([clockscope, "ladder", "--quick", "--json", "--timeout", "0.2", "--only",
-             "futex.processes.*"], env=env)
-    assert r.returncode == 1
-    assert wait_for(lambda: tagged_processes(tag_value) == [], 5)
+    try:
+        r = run([clockscope, "ladder", "--quick", "--json", "--timeout", "0.2", "--only",
+                 "futex.processes.*"], env=env)
+        assert r.returncode == 1
+        assert wait_for(lambda: tagged_processes(tag_value) == [], 5), tagged_processes(tag_value)
+    finally:
+        for pid in tagged_processes(tag_value):  # what a broken build left behind
+            os.kill(pid, signal.SIGKILL)
 
 
 def test_full_stdout_is_an_error(clockscope):

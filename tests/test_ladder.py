@@ -159,14 +159,15 @@ def faulted(clockscope, fault, only, timeout="0.3"):
 
 
 def test_deadlocked_rung_is_cut_off_and_reported(clockscope):
+    # (spin.*.same_cpu is no control: under load its honest figure can outlast the deadline)
     doc, r, took = faulted(clockscope, "hang:futex.threads.same_cpu,hang:spin.processes.cross_cpu",
-                           "futex.threads.*,spin.processes.*")
+                           "futex.*,spin.processes.cross_cpu", timeout="0.5")
     hung = {x["id"]: x for x in doc["rungs"]}
     for rid in ("futex.threads.same_cpu", "spin.processes.cross_cpu") if NCPUS >= 2 else \
             ("futex.threads.same_cpu",):
         assert hung[rid]["timed_out"] and "timed out" in hung[rid]["error"]
         assert hung[rid]["ns"] is None
-    assert hung["spin.processes.same_cpu"]["ns"] > 0  # the others still measured
+    assert hung["futex.processes.same_cpu"]["ns"] > 0  # the others still measured
     assert "measurement" in r.stderr and "failed" in r.stderr
     assert took < 20
 
@@ -179,7 +180,8 @@ def test_crashed_rung_is_reported(clockscope):
 
 @pytest.mark.skipif(NCPUS < 2, reason="needs two CPUs")
 def test_deadlocked_sweep_and_matrix_are_reported(clockscope):
-    doc, _, _ = faulted(clockscope, "hang:sweep.poll.4,hang:cacheline.1.0", "sweep,cpu_matrix")
+    doc, _, _ = faulted(clockscope, "hang:sweep.poll.4,hang:cacheline.1.0", "sweep,cpu_matrix",
+                        timeout="0.5")
     row = [x for x in doc["sweep"] if x["clients"] == 4][0]
     poll = [x for x in row["modes"] if x["mode"] == "poll"][0]
     assert poll["timed_out"] and poll["ns"] is None

@@ -283,15 +283,17 @@ static void matrix_json(struct json *j, const struct cpu_matrix *m)
     for (int i = 0; i < m->n; i++)
         json_int(j, m->cpus[i]);
     json_end_array(j);
-    const char *keys[] = {"ns", "p99_ns"};
-    for (int pass = 0; pass < 2; pass++) {
+    const char *keys[] = {"ns", "p99_ns", "round_trip_ns"};
+    for (int pass = 0; pass < 3; pass++) {
         json_key(j, keys[pass]);
         json_begin_array(j);
         for (int i = 0; m->available && i < m->n; i++) {
             json_begin_array(j);
             for (int k = 0; k < m->n; k++) {
                 const struct matrix_cell *c = &m->cell[i][k];
-                json_double(j, !c->measured ? NAN : pass ? c->p99_one_way_ns : c->one_way_ns);
+                double v = pass == 0 ? c->one_way_ns : pass == 1 ? c->p99_one_way_ns
+                                                                 : c->round_trip_ns;
+                json_double(j, c->measured ? v : NAN);
             }
             json_end_array(j);
         }

@@ -65,6 +65,7 @@ static void measure_cell(const struct ladder_plan *p, int from, int to, struct m
     struct runner_outcome oc;
     if (runner_run(cell_runner, sh, &job, p->rung_timeout_s, &oc)) {
         c->measured = true;
+        c->round_trip_ns = sh->meas.ns_per_call.median;
         c->one_way_ns = sh->meas.ns_per_call.median / 2;
         c->p99_one_way_ns = sh->meas.ns_per_call.p99 / 2;
         c->noisy = sh->meas.noisy;

@@ -14,7 +14,8 @@
 
 struct matrix_cell {
     bool measured;
-    double one_way_ns;     /* median round trip / 2 */
+    double round_trip_ns;  /* median round trip (two handoffs), as measured */
+    double one_way_ns;     /* round_trip_ns / 2 */
     double p99_one_way_ns; /* p99 of the samples' round trips / 2 */
     bool noisy;
     char why[160];         /* not measured: why (diagonal: the same CPU) */

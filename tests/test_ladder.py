@@ -124,9 +124,12 @@ def test_matrix_and_sweep(quick):
             assert 0 < x["ns"] <= x["p99_ns"]
             assert x["requests"] > 0 and x["throughput_per_s"] > 0
             assert x["server_cpu_ns_per_request"] > 0 and x["client_cpu_ns_per_request"] > 0
-        # the polling server never sleeps; the eventfd server sleeps for most requests
+        assert x["requests"] >= 200 or x["window_s"] > 0.7  # stretched to 200, or 20 windows
+        # the polling server never sleeps; the eventfd server, with one client, sleeps for
+        # nearly every request (with more, requests can queue while it works)
         assert modes["poll"]["server_sleeps_per_request"] < 0.05
-        assert modes["eventfd"]["server_sleeps_per_request"] > 0.3
+        if row["clients"] == 1:
+            assert modes["eventfd"]["server_sleeps_per_request"] > 0.5
         red = row["reduction"]["poll_vs_eventfd"]
         assert red == pytest.approx(1 - modes["poll"]["ns"] / modes["eventfd"]["ns"])
 

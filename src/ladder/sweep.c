@@ -27,7 +27,15 @@ enum phase { PHASE_WARM, PHASE_MEASURE, PHASE_DONE };
 struct slot {
     struct ladder_line req;  /* the client's last request number */
     struct ladder_line resp; /* the server's last answer to it */
+    /* Requests completed in the window so far, for the runner's "enough yet?" (a line of
+     * its own: only the client writes it, the runner reads it a few times). */
+    _Alignas(LADDER_LINE) atomic_ulong done;
 };
+
+/* A window ends after its time and at least this many requests (p99 from fewer means
+ * nothing), or at 20 times its time: a server starved by other work still ends. */
+#define SWEEP_MIN_REQUESTS 200
+#define SWEEP_MAX_STRETCH 20
 
 struct sweep_run {
     enum sweep_mode mode;
@@ -162,6 +170,7 @@ static void *client_main(void *arg)
         uint64_t t1 = now_ns();
         if (phase == PHASE_MEASURE) {
             requests++;
+            atomic_store_explicit(&s->done, requests, memory_order_relaxed);
             if (n < r->lat_per_client)
                 lat[n++] = (uint32_t)(t1 - t0 > UINT32_MAX ? UINT32_MAX : t1 - t0);
         }
@@ -275,6 +284,14 @@ static int sweep_runner(void *shared, const void *arg)
     for (int i = 0; i < job->nclients; i++)
         cpu0[i + 1] = thread_cpu_ns(clients[i]);
     sleep_s(job->window_s);
+    for (int stretch = 1; stretch < SWEEP_MAX_STRETCH; stretch++) {
+        unsigned long done = 0;
+        for (int i = 0; i < job->nclients; i++)
+            done += atomic_load_explicit(&r.slots[i].done, memory_order_relaxed);
+        if (done >= SWEEP_MIN_REQUESTS)
+            break;
+        sleep_s(job->window_s);
+    }
     /* Every clock read before the window closes: a client that has seen PHASE_DONE may
      * have exited, and an exited thread's CPU clock cannot be read. */
     uint64_t t1 = now_ns();
@@ -333,7 +350,7 @@ static void measure_item(const struct ladder_plan *p, struct sweep_job *job, str
     snprintf(id, sizeof id, "sweep.%s.%d", sweep_mode_name(job->mode), job->nclients);
     job->fault = ladder_fault_for(&p->faults, id);
     struct runner_outcome oc;
-    double timeout = job->warm_s + job->window_s + p->rung_timeout_s;
+    double timeout = job->warm_s + SWEEP_MAX_STRETCH * job->window_s + p->rung_timeout_s;
     if (runner_run(sweep_runner, sh, job, timeout, &oc)) {
         *it = *sh;
         it->measured = true;

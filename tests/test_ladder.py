@@ -124,7 +124,7 @@ def test_matrix_and_sweep(quick):
             assert 0 < x["ns"] <= x["p99_ns"]
             assert x["requests"] > 0 and x["throughput_per_s"] > 0
             assert x["server_cpu_ns_per_request"] > 0 and x["client_cpu_ns_per_request"] > 0
-        assert x["requests"] >= 200 or x["window_s"] > 0.7  # stretched to 200, or 20 windows
+        assert x["requests"] >= 200 or x["window_s"] >= 0.45  # stretched to 200, or to 0.5 s
         # the polling server never sleeps; the eventfd server, with one client, sleeps for
         # nearly every request (with more, requests can queue while it works)
         assert modes["poll"]["server_sleeps_per_request"] < 0.05

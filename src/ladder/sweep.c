@@ -33,9 +33,9 @@ struct slot {
 };
 
 /* A window ends after its time and at least this many requests (p99 from fewer means
- * nothing), or at 20 times its time: a server starved by other work still ends. */
+ * nothing), or after SWEEP_STRETCH_S in all: a server starved by other work still ends. */
 #define SWEEP_MIN_REQUESTS 200
-#define SWEEP_MAX_STRETCH 20
+#define SWEEP_STRETCH_S 0.5
 
 struct sweep_run {
     enum sweep_mode mode;
@@ -284,7 +284,7 @@ static int sweep_runner(void *shared, const void *arg)
     for (int i = 0; i < job->nclients; i++)
         cpu0[i + 1] = thread_cpu_ns(clients[i]);
     sleep_s(job->window_s);
-    for (int stretch = 1; stretch < SWEEP_MAX_STRETCH; stretch++) {
+    for (int stretch = 1; stretch * job->window_s < SWEEP_STRETCH_S; stretch++) {
         unsigned long done = 0;
         for (int i = 0; i < job->nclients; i++)
             done += atomic_load_explicit(&r.slots[i].done, memory_order_relaxed);
@@ -350,7 +350,7 @@ static void measure_item(const struct ladder_plan *p, struct sweep_job *job, str
     snprintf(id, sizeof id, "sweep.%s.%d", sweep_mode_name(job->mode), job->nclients);
     job->fault = ladder_fault_for(&p->faults, id);
     struct runner_outcome oc;
-    double timeout = job->warm_s + SWEEP_MAX_STRETCH * job->window_s + p->rung_timeout_s;
+    double timeout = job->warm_s + job->window_s + SWEEP_STRETCH_S + p->rung_timeout_s;
     if (runner_run(sweep_runner, sh, job, timeout, &oc)) {
         *it = *sh;
         it->measured = true;

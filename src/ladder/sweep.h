@@ -33,7 +33,7 @@ struct sweep_item {
     char why[400];
     double p50_ns, p99_ns;       /* per request, round trip */
     uint64_t requests;           /* in the measured window */
-    double window_s;             /* at least the plan's; longer until 200 requests */
+    double window_s;             /* at least the plan's; longer until 200 requests (0.5 s at most) */
     double throughput_per_s;
     double server_cpu_ns_per_request;
     double client_cpu_ns_per_request; /* all clients' CPU time / requests */

@@ -39,7 +39,7 @@ LDFLAGS    += -fsanitize=address,undefined
 endif
 
 # The directories whose sources make up the clockscope binary, and the one arch file.
-CLI_DIRS := common vdso measure bench warp fastclock run facts doctor vm collect metrics
+CLI_DIRS := common vdso measure bench warp fastclock run facts doctor vm collect metrics ladder
 CLI_SRC  := src/main.c $(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c)) src/arch/$(ARCH).c
 CLI_OBJ  := $(CLI_SRC:%.c=$(O)/obj/%.o)
 LIB_OBJ  := $(filter-out $(O)/obj/src/main.o,$(CLI_OBJ))
@@ -137,7 +137,8 @@ vm-binaries: cross
 
 # libFuzzer harnesses (need clang): build/fuzz/fuzz_vdso_elf CORPUS,
 # build/fuzz/fuzz_kernel_log CORPUS, build/fuzz/fuzz_facts_text CORPUS, build/fuzz/fuzz_vm_frame CORPUS,
-# build/fuzz/fuzz_gap_list CORPUS, build/fuzz/fuzz_cli CORPUS, build/fuzz/fuzz_dts_edit CORPUS
+# build/fuzz/fuzz_gap_list CORPUS, build/fuzz/fuzz_cli CORPUS, build/fuzz/fuzz_dts_edit CORPUS,
+# build/fuzz/fuzz_ladder_fault CORPUS
 FUZZ_CC := clang -std=c11 -g -O1 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,undefined
 fuzz:
 	@mkdir -p build/fuzz
@@ -149,6 +150,7 @@ fuzz:
 	    src/common/beneath.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_vm_frame tests/fuzz/fuzz_vm_frame.c src/vm/frame.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_gap_list tests/fuzz/fuzz_gap_list.c src/bench/gap_list.c
+	$(FUZZ_CC) -o build/fuzz/fuzz_ladder_fault tests/fuzz/fuzz_ladder_fault.c src/ladder/fault.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_cli tests/fuzz/fuzz_cli.c src/common/cli_parse.c \
 	    src/common/cli.c src/common/cpuset.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_json_check tests/fuzz/fuzz_json_check.c src/collect/json_check.c
@@ -157,7 +159,7 @@ fuzz:
 # The quick inner loop: the native C unit tests, then the CLI tests that need no other
 # build (no sanitized or cross build, no qemu, no VM).  The whole suite is `make test`.
 CHECK_TESTS := tests/test_cli.py tests/test_bench.py tests/test_warp.py tests/test_vdso_cmd.py \
-               tests/test_doctor.py tests/test_run.py tests/test_fastclock.py
+               tests/test_doctor.py tests/test_run.py tests/test_fastclock.py tests/test_ladder.py
 check: all $(O)/unit_tests
 	$(O)/unit_tests
 	$(PYTHON) -m pytest -q $(CHECK_TESTS) -k "not cross and not qemu and not sanitized and not sanitizers"

@@ -1,6 +1,6 @@
 # bash completion for clockscope.  Asks the installed binary itself, so it cannot drift from
 # it: commands from `clockscope --help`, each command's options from `clockscope CMD --help`,
-# bench method ids from `clockscope bench --list`, --arch values from `clockscope vm --help`.
+# bench method ids from `clockscope bench --list`, ladder rung ids from `clockscope ladder --list`, --arch values from `clockscope vm --help`.
 
 _clockscope_help_options()
 {
@@ -63,6 +63,11 @@ _clockscope()
             if [[ $cmd == bench ]]; then
                 local ids
                 ids=$("$prog" bench --list 2>/dev/null | awk '{print $1}')
+                COMPREPLY=($(compgen -W "$ids" -- "$cur"))
+                return 0
+            elif [[ $cmd == ladder ]]; then
+                local ids
+                ids=$("$prog" ladder --list 2>/dev/null | awk '{print $1}')
                 COMPREPLY=($(compgen -W "$ids" -- "$cur"))
                 return 0
             fi ;;

@@ -21,6 +21,7 @@ file util-linux libcap2-bin
 help2man lintian dpkg-dev
 chromium
 prometheus prometheus-node-exporter systemd
+linux-perf
 "
 # Why the less obvious ones:
 #   git                      `clockscope --version` is `git describe` at build time
@@ -40,6 +41,8 @@ prometheus prometheus-node-exporter systemd
 #   prometheus prometheus-node-exporter  `clockscope metrics`: promtool check metrics/rules,
 #                            promtool test rules, and the end-to-end scrape of the textfile
 #   systemd                  systemd-analyze verify of packaging/systemd/
+#   linux-perf               `perf bench sched pipe`: the peer of ladder's pipe round trip
+#                            (benchmarks/ladder_peer.py)
 
 # Cross compilers for the two arches the host is not (the host's own gcc builds the third).
 for arch in amd64:x86-64 arm64:aarch64 riscv64:riscv64; do

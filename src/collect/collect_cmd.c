@@ -1,4 +1,4 @@
-/* clockscope collect: every part (facts, doctor, bench, warp) run as a child of this
+/* clockscope collect: every part (facts, doctor, bench, warp, ladder) run as a child of this
  * binary with --json, gathered into one self-describing bundle (docs/json.md). */
 #include "collect/bundle_file.h"
 #include "collect/json_check.h"
@@ -29,10 +29,10 @@ static const char help[] =
     "usage: clockscope collect [-o FILE|-] [--name NAME] [--quick] [--parts LIST]\n"
     "                          [--warp-seconds S] [--timeout S]\n"
     "\n"
-    "Runs every part available here (facts, doctor, bench, warp), each as this binary\n"
-    "with --json, and writes one bundle: the machine's description, the clockscope\n"
-    "version, when and how long, and each part's own JSON document under its name (or\n"
-    "its error).  `clockscope report` reads bundles from any number of machines.\n"
+    "Runs every part available here (facts, doctor, bench, warp, ladder --quick), each as\n"
+    "this binary with --json, and writes one bundle: the machine's description, the\n"
+    "clockscope version, when and how long, and each part's own JSON document under its\n"
+    "name (or its error).  `clockscope report` reads bundles from any number of machines.\n"
     "Progress goes to stderr.  A part that fails is recorded and the others still run.\n"
     "\n"
     "  -o, --output FILE  write the bundle to FILE (replaced atomically), '-' stdout\n"

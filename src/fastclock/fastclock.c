@@ -62,6 +62,9 @@
  * builtins (relaxed: it is a value, not a flag guarding other data). */
 uint64_t fastclock_recent_cache __attribute__((aligned(64)));
 static _Atomic uint64_t g_recent_due_ticks; /* same line: counter value of the next update */
+/* Set by reads (the `recent` update, a stale read), cleared by the automatic ticker, which
+ * parks when it stays clear (fc_lifecycle.c).  A hint: relaxed, ordered with nothing. */
+FC_HIDDEN _Atomic unsigned fc_reads_seen;
 /* The monotonic value of this thread's last slow read (density: see maybe_step). */
 static _Thread_local uint64_t tl_last_slow_ns FC_TLS;
 /* How many of this thread's slow reads in a row came closer than DENSE_NS (up to DENSE_RUN). */
@@ -122,6 +125,14 @@ static inline void maybe_step(uint64_t now_ns)
         fc_refresh_step();
 }
 
+/* Tells the automatic ticker that the clock is being read (it parks when nobody reads).
+ * Stored only when clear: a reader does not write the flag's line again and again. */
+static inline void fc_note_read(void)
+{
+    if (!atomic_load_explicit(&fc_reads_seen, memory_order_relaxed))
+        atomic_store_explicit(&fc_reads_seen, 1u, memory_order_relaxed);
+}
+
 static inline int64_t load_offset(int which)
 {
     return which == 1 ? atomic_load_explicit(&fc_line.real_offset, memory_order_relaxed)
@@ -144,6 +155,7 @@ static inline __attribute__((always_inline)) bool read_stale(int which, clockid_
     if (__builtin_expect(atomic_load_explicit(&fc_line.seq, memory_order_relaxed) != s1, 0))
         return false;
     maybe_step(k - (uint64_t)off);
+    fc_note_read();
     *out = clamp_to_floor(which, k, floor, off);
     return true;
 }
@@ -230,6 +242,7 @@ static __attribute__((noinline)) uint64_t read_slow(int which, clockid_t id)
             atomic_store_explicit(&g_recent_due_ticks, t + fc_ns_to_ticks(RECENT_GRANULE_NS, m),
                                   memory_order_relaxed);
             fc_atomic_max_recent(v);
+            fc_note_read();
         }
         return v + (uint64_t)off;
     }

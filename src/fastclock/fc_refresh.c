@@ -206,12 +206,15 @@ void fc_leave_counter(const char *why)
 
 /* ---- the refresh, in steps ---- */
 
+/* Due: the line is stale or past its refresh point; for the ticker (fc_w.ahead), already
+ * past half of it, so that a ticker that wakes late by up to half a period (a loaded
+ * machine) still refreshes before the line's limit and its readers stay on the counter. */
 static bool line_due(uint64_t now)
 {
     uint64_t s = atomic_load_explicit(&fc_line.seq, memory_order_acquire);
     uint64_t at = atomic_load_explicit(&fc_line.anchor_ticks, memory_order_relaxed);
     uint64_t rt = atomic_load_explicit(&fc_line.refresh_ticks, memory_order_relaxed);
-    return (s & SEQ_STALE) || now - at >= rt;
+    return (s & SEQ_STALE) || now - at >= (fc_w.ahead ? rt / 2 : rt);
 }
 
 /* The write section of a refresh: the new line from the samples of the earlier steps. */
@@ -366,6 +369,17 @@ void fc_refresh_full(void)
     fc_take_refreshing();
     fc_refresh_locked();
     fc_release_refreshing();
+}
+
+uint64_t fc_refresh_ahead(void)
+{
+    fc_take_refreshing();
+    fc_w.ahead = true;
+    fc_refresh_locked();
+    fc_w.ahead = false;
+    uint64_t period = fc_w.period_ns;
+    fc_release_refreshing();
+    return period;
 }
 
 void fc_set_max_period(uint64_t ns)

@@ -58,13 +58,25 @@
 #define DENSE_RUN 16u                /* ... this many times in a row helps refresh */
 #define REALTIME_HYSTERESIS_NS 2000ull
 
+/* What a read on the live line touches, in one page: the line, `recent` and its due point.
+ * A sparse read finds them cold (evicted from the caches and the TLB during the pause): each
+ * page costs a page walk, in a VM a two-dimensional one of hundreds of ns, which is why the
+ * vDSO's cold read, one data page, is cheap.  One named section, in definition order
+ * (no_reorder), the line 256-aligned: 128 + 64 + 8 bytes that never straddle a page. */
+#define FC_HOT_DATA __attribute__((section(".data.fastclock_hot"), no_reorder))
+FC_HIDDEN struct fc_shared fc_line FC_HOT_DATA __attribute__((aligned(256))) = {
+    .kernel_clock = clock_gettime};
 /* `recent`: exported for fastclock_recent_ns_inline(); accessed only through __atomic
  * builtins (relaxed: it is a value, not a flag guarding other data). */
-uint64_t fastclock_recent_cache __attribute__((aligned(64)));
-static _Atomic uint64_t g_recent_due_ticks; /* same line: counter value of the next update */
-/* Set by reads (the `recent` update, a stale read), cleared by the automatic ticker, which
- * parks when it stays clear (fc_lifecycle.c).  A hint: relaxed, ordered with nothing. */
-FC_HIDDEN _Atomic unsigned fc_reads_seen;
+uint64_t fastclock_recent_cache FC_HOT_DATA __attribute__((aligned(64)));
+/* Counter value of the next `recent` update (same line).  The automatic ticker also watches
+ * it: a change means reads on the live line (fc_lifecycle.c: it parks when nobody reads). */
+FC_HIDDEN _Atomic uint64_t fc_recent_due_ticks FC_HOT_DATA;
+_Static_assert(sizeof(struct fc_shared) + 64 + 8 <= 256, "the hot data fits in 256 bytes");
+/* Set by stale reads (which do not update `recent`), cleared by the ticker when it sees it
+ * set.  Neither is written by the ticker while reads come on the live line: a sparse read
+ * finds them in its own cache.  Hints: relaxed, ordered with nothing. */
+FC_HIDDEN _Atomic unsigned fc_stale_reads_seen;
 /* The monotonic value of this thread's last slow read (density: see maybe_step). */
 static _Thread_local uint64_t tl_last_slow_ns FC_TLS;
 /* How many of this thread's slow reads in a row came closer than DENSE_NS (up to DENSE_RUN). */
@@ -125,12 +137,12 @@ static inline void maybe_step(uint64_t now_ns)
         fc_refresh_step();
 }
 
-/* Tells the automatic ticker that the clock is being read (it parks when nobody reads).
- * Stored only when clear: a reader does not write the flag's line again and again. */
-static inline void fc_note_read(void)
+/* Tells the automatic ticker that the clock is read on a stale line (it parks when nobody
+ * reads).  Stored only when clear: stale reads do not write the flag's line again and again. */
+static inline void fc_note_stale_read(void)
 {
-    if (!atomic_load_explicit(&fc_reads_seen, memory_order_relaxed))
-        atomic_store_explicit(&fc_reads_seen, 1u, memory_order_relaxed);
+    if (!atomic_load_explicit(&fc_stale_reads_seen, memory_order_relaxed))
+        atomic_store_explicit(&fc_stale_reads_seen, 1u, memory_order_relaxed);
 }
 
 static inline int64_t load_offset(int which)
@@ -155,7 +167,7 @@ static inline __attribute__((always_inline)) bool read_stale(int which, clockid_
     if (__builtin_expect(atomic_load_explicit(&fc_line.seq, memory_order_relaxed) != s1, 0))
         return false;
     maybe_step(k - (uint64_t)off);
-    fc_note_read();
+    fc_note_stale_read();
     *out = clamp_to_floor(which, k, floor, off);
     return true;
 }
@@ -238,11 +250,10 @@ static __attribute__((noinline)) uint64_t read_slow(int which, clockid_t id)
         if (d >= rt)
             maybe_step(v);
         /* `recent` is updated by calls every RECENT_GRANULE_NS. */
-        if (t >= atomic_load_explicit(&g_recent_due_ticks, memory_order_relaxed)) {
-            atomic_store_explicit(&g_recent_due_ticks, t + fc_ns_to_ticks(RECENT_GRANULE_NS, m),
+        if (t >= atomic_load_explicit(&fc_recent_due_ticks, memory_order_relaxed)) {
+            atomic_store_explicit(&fc_recent_due_ticks, t + fc_ns_to_ticks(RECENT_GRANULE_NS, m),
                                   memory_order_relaxed);
             fc_atomic_max_recent(v);
-            fc_note_read();
         }
         return v + (uint64_t)off;
     }
@@ -254,6 +265,18 @@ static __attribute__((noinline)) uint64_t stale_read(int which, clockid_t id, ui
 {
     uint64_t v;
     return read_stale(which, id, s1, &v) ? v : read_slow(which, id);
+}
+
+/* A live read whose `recent` update is due (every RECENT_GRANULE_NS; every read of a
+ * sparse reader): the value is already validated; only the update is left.  A tail call
+ * with the read's values, beside the hot path: no second counter read, no read_slow (far,
+ * cold code after a pause), no saved registers on the hot path. */
+static __attribute__((noinline)) uint64_t note_recent(uint64_t t, uint64_t v, uint64_t m, int64_t off)
+{
+    atomic_store_explicit(&fc_recent_due_ticks, t + fc_ns_to_ticks(RECENT_GRANULE_NS, m),
+                          memory_order_relaxed);
+    fc_atomic_max_recent(v);
+    return v + (uint64_t)off;
 }
 
 /* The common case, kept small: live line, not due, no writer, recent not due.  Only s1
@@ -278,16 +301,19 @@ static inline __attribute__((always_inline)) uint64_t read_now(int which, clocki
     uint64_t m = atomic_load_explicit(&fc_line.mult, memory_order_relaxed);
     uint64_t rt = atomic_load_explicit(&fc_line.refresh_ticks, memory_order_relaxed);
     int64_t off = load_offset(which);
-    uint64_t due = atomic_load_explicit(&g_recent_due_ticks, memory_order_relaxed);
+    uint64_t due = atomic_load_explicit(&fc_recent_due_ticks, memory_order_relaxed);
     /* Pairs with the writer's seq_cst fence after its odd store (write_begin). */
     atomic_thread_fence(memory_order_acquire);
     uint64_t s2 = atomic_load_explicit(&fc_line.seq, memory_order_relaxed);
     uint64_t d = t - at;
     /* SEQ_WRITING and SEQ_STALE both send the read to the slow path. */
-    if (__builtin_expect((s1 != s2) | (s1 & (SEQ_WRITING | SEQ_STALE)) | (d >= rt) | (t >= due), 0))
+    if (__builtin_expect((s1 != s2) | (s1 & (SEQ_WRITING | SEQ_STALE)) | (d >= rt), 0))
         return read_slow(which, id);
     /* d < rt < limit: d * m fits in 64 bits (FC_MAX_EXTRAPOLATION_NS, fc_math.h). */
-    return an + ((d * m) >> FC_SHIFT) + (uint64_t)off;
+    uint64_t v = an + ((d * m) >> FC_SHIFT);
+    if (__builtin_expect(t >= due, 0))
+        return note_recent(t, v, m, off);
+    return v + (uint64_t)off;
 }
 
 uint64_t fastclock_monotonic_ns(void)

@@ -351,13 +351,22 @@ static void *ticker_main(void *arg)
     pthread_setname_np(pthread_self(), "fastclock");
 #endif
     uint64_t last_read = fc_kernel_ns(CLOCK_MONOTONIC), sleep_ns = TICKER_MIN_SLEEP_NS;
+    uint64_t due_seen = atomic_load_explicit(&fc_recent_due_ticks, memory_order_relaxed);
     while (!ticker_sleep(sleep_ns)) {
         if (atomic_load_explicit(&fc_line.source, memory_order_acquire) != ST_COUNTER)
             break;
         uint64_t explicit_period = atomic_load(&ticker_period_ns);
         uint64_t now = fc_kernel_ns(CLOCK_MONOTONIC);
-        if (atomic_exchange_explicit(&fc_reads_seen, 0u, memory_order_relaxed) || explicit_period)
+        /* Reads since the last look: `recent`'s due point moved (reads on the live line), or
+         * the stale flag is set.  Only looked at, written only when set: a sparse reader's
+         * lines stay in its cache. */
+        uint64_t due = atomic_load_explicit(&fc_recent_due_ticks, memory_order_relaxed);
+        bool stale_reads = atomic_load_explicit(&fc_stale_reads_seen, memory_order_relaxed);
+        if (stale_reads)
+            atomic_store_explicit(&fc_stale_reads_seen, 0u, memory_order_relaxed);
+        if (due != due_seen || stale_reads || explicit_period)
             last_read = now;
+        due_seen = due;
         if (now - last_read >= atomic_load(&ticker_idle_ns)) {
             uint64_t most = atomic_load(&ticker_parked_max_ns);
             sleep_ns = sleep_ns * 2 < most ? sleep_ns * 2 : most;

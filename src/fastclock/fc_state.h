@@ -50,7 +50,8 @@ _Static_assert(__builtin_offsetof(struct fc_shared, limit_ticks) == 64,
 
 extern FC_HIDDEN struct fc_shared fc_line;
 extern FC_HIDDEN _Atomic uint64_t fc_kernel_floor; /* after leaving the counter */
-extern FC_HIDDEN _Atomic unsigned fc_reads_seen;    /* reads since the ticker last looked */
+extern FC_HIDDEN _Atomic uint64_t fc_recent_due_ticks; /* changes while reads come (fastclock.c) */
+extern FC_HIDDEN _Atomic unsigned fc_stale_reads_seen; /* stale reads since the ticker looked */
 
 /* The writer's snapshot, for a signal handler that interrupted its own thread's write
  * section (fc_read_in_own_writer): the line before, and from t_a on the line after. */

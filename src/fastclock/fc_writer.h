@@ -55,9 +55,6 @@ FC_HIDDEN void fc_take_refreshing(void);  /* waits (sleeping): never on a read *
 FC_HIDDEN void fc_release_refreshing(void);
 /* Refresh steps until one refresh completed (or none was due); fc_refreshing held. */
 FC_HIDDEN void fc_refresh_locked(void);
-/* The ticker's refresh: a whole refresh if the line is past half its period (or stale);
- * takes and releases fc_refreshing (sleeping); returns the line's period from now on. */
-FC_HIDDEN uint64_t fc_refresh_ahead(void);
 /* Leaves the counter for the kernel clock without a backward step; fc_refreshing held. */
 FC_HIDDEN void fc_leave_counter(const char *why);
 /* The REALTIME or BOOTTIME offset from MONOTONIC: the tighter of 3 MONOTONIC sandwiches. */

@@ -181,6 +181,20 @@ def test_reads_never_stall(installed, tmp_path, ticker):
     pytest.fail("a fastclock read took over 20 us in every run:\n" + "\n".join(runs))
 
 
+def test_dlclose_while_the_ticker_runs(installed, tmp_path):
+    """A program that dlopens libfastclock, reads, and dlcloses it while the automatic ticker
+    runs: the library is linked -z nodelete, so the thread's code stays mapped (without it
+    the thread would run into unmapped code and kill the process)."""
+    need_tool("cc")
+    exe = tmp_path / "fc_dlclose"
+    proc = run(["cc", "-O2", "-o", exe, ROOT / "tests/progs/fc_dlclose.c", "-ldl"])
+    assert proc.returncode == 0, proc.stderr
+    proc = run([exe, installed / "lib" / "libfastclock.so"], timeout=60)
+    assert proc.returncode == 0, (proc.returncode, proc.stdout, proc.stderr)
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "ticking 1" and lines[-1] == "alive", proc.stdout
+
+
 def fake_sysfs(tmp_path, current, available):
     d = tmp_path / "sys/devices/system/clocksource/clocksource0"
     d.mkdir(parents=True)

@@ -38,7 +38,17 @@
  *    which the writer folds into the new line's start; once t_a is known (t >= t_a, read
  *    before the handler ran), new(t).  Both agree with what every other reader returns, by
  *    the argument above.  A handler inside its own thread's initialisation reads the kernel
- *    clock (no line has been served yet).  Other threads wait for the writer: it runs. */
+ *    clock (no line has been served yet).  Other threads wait for the writer: it runs.
+ *  - The ticker (fc_lifecycle.c) is one more writer under fc_refreshing: the write section,
+ *    and so everything above, is the same whoever runs it.  It refreshes from half the
+ *    period on (fc_refresh_ahead), which only moves t_a earlier: the new line still starts
+ *    at old(t_a) or above, and no line is used past its limit.  It blocks every signal, so
+ *    no handler runs inside its write sections (the fc_sig path serves readers' own steps).
+ *    A parked ticker leaves the line to go stale: the stale path above, unchanged.  What it
+ *    reads to decide whether to park (fc_recent_due_ticks, fc_stale_reads_seen) are hints,
+ *    relaxed, ordering nothing: a wrong guess costs a refresh or a stale read, never a value.
+ *  - `recent` (note_recent) is written only with a value the seqlock validated, after the
+ *    validation; it is a value, relaxed, with a max: it never goes backwards either. */
 #define FASTCLOCK_BUILD
 #include "fastclock/fastclock.h"
 

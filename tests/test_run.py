@@ -391,3 +391,18 @@ def test_sparse_reads_under_each_mode(cs, sparse_prog, mode, env, ticks):
         if all(r["max"] <= 20000 for r in rows):
             return
     pytest.fail("a read took over 20 us in every run:\n" + "\n".join(runs))
+
+
+def test_ticker_parks_under_the_shim(cs, sparse_prog):
+    """A served program that stops reading: its automatic ticker parks after 2 s (a handful
+    of wake-ups a second instead of 20).  The ticker's own sleeps must not count as reads:
+    it times them with the kernel's clock, not the clock_gettime the shim serves."""
+    proc = run([cs, "run", "--mode", "fast", "--", sparse_prog, "idle"], timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    if not counter_expected():  # nothing served from the counter: no ticker at all
+        assert lines[0].startswith("ticker 0 "), proc.stdout
+        return
+    assert lines[0].startswith("ticker 1 "), proc.stdout
+    wakeups = int(lines[1].split()[2])
+    assert 0 <= wakeups <= 5, proc.stdout

@@ -321,9 +321,10 @@ void fc_writer_info(char *clocksource, size_t clen, char *why, size_t wlen, uint
  * told to stop. */
 static bool ticker_sleep(uint64_t ns)
 {
+    /* The kernel's clock (fc_kernel_ns), never clock_gettime: under the shim that is the
+     * shim's, served by fastclock, and the ticker's own reads would keep it from parking. */
+    uint64_t end = fc_kernel_ns(CLOCK_MONOTONIC) + ns;
     struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    uint64_t end = (uint64_t)until.tv_sec * FC_NS_PER_S + (uint64_t)until.tv_nsec + ns;
     until.tv_sec = (time_t)(end / FC_NS_PER_S);
     until.tv_nsec = (long)(end % FC_NS_PER_S);
     uint64_t period = atomic_load(&ticker_period_ns);

@@ -2,6 +2,10 @@
  * a program that reads the time now and then gets from the shim, in every mode.
  *
  *   run_sparse [GAP_US:READS ...]     default 1000:300 20000:40 150000:8
+ *   run_sparse idle                   only: after the dense phase, no read for 2.5 s (the
+ *                                     automatic ticker parks after 2 s), then prints
+ *                                     "idle wakeups N" (the ticker's voluntary context
+ *                                     switches over the next second; 20 when it ticks)
  * Prints:
  *   ticker N SIGBLK        threads of this process named "fastclock" (the automatic ticker)
  *                          and the first one's blocked-signal mask (hex, "-" if none)
@@ -54,8 +58,9 @@ static void nap_us(long us)
     nanosleep(&ts, NULL);
 }
 
-/* Threads named "fastclock" now; the first one's SigBlk into mask (or "-"). */
-static int tickers(char *mask, size_t len)
+/* Threads named "fastclock" now; the first one's SigBlk into mask (or "-"), and its
+ * voluntary context switches into *wakeups (if not NULL). */
+static int tickers_w(char *mask, size_t len, long long *wakeups)
 {
     int n = 0;
     snprintf(mask, len, "-");
@@ -76,6 +81,8 @@ static int tickers(char *mask, size_t len)
             while (f && fgets(line, sizeof line, f))
                 if (strncmp(line, "SigBlk:", 7) == 0)
                     snprintf(mask, len, "%s", line + 7 + strspn(line + 7, " \t"));
+                else if (wakeups && strncmp(line, "voluntary_ctxt_switches:", 24) == 0)
+                    *wakeups = atoll(line + 24);
             if (f)
                 fclose(f);
             mask[strcspn(mask, "\n")] = 0;
@@ -84,6 +91,11 @@ static int tickers(char *mask, size_t len)
     if (d)
         closedir(d);
     return n;
+}
+
+static int tickers(char *mask, size_t len)
+{
+    return tickers_w(mask, len, NULL);
 }
 
 static int wait_tickers(char *mask, size_t len)
@@ -106,6 +118,15 @@ int main(int argc, char **argv)
     int n = wait_tickers(mask, sizeof mask);
     printf("ticker %d %s\n", n, mask);
     fflush(stdout);
+    if (argc == 2 && strcmp(argv[1], "idle") == 0) {
+        long long w0 = -1, w1 = -1;
+        nap_us(2500000);
+        tickers_w(mask, sizeof mask, &w0);
+        nap_us(1000000);
+        tickers_w(mask, sizeof mask, &w1);
+        printf("idle wakeups %lld\n", w1 - w0);
+        return 0;
+    }
     for (int g = 0; g < ngaps; g++) {
         const char *spec = argc > 1 ? argv[g + 1] : defaults[g];
         long gap = -1, reads = -1;

@@ -253,8 +253,11 @@ static void commit(void)
             fc_w.rate_uncertainty *= 2;
         }
     }
-    /* Stale (the readers were sparse, or preempted past the grace period): same period. */
-    uint64_t next_period = stale ? fc_w.period_ns : fc_w.period_ns * 2;
+    /* Stale (the readers were sparse, or preempted past the grace period): same period.
+     * Not for the ticker: a ticker that woke late (a loaded machine, an emulator) says
+     * nothing about the rate, and keeping a short period there kept it late for ever (under
+     * qemu-user at load 7: stuck at 2 ms, 800 refreshes a second, the line stale between). */
+    uint64_t next_period = stale && !fc_w.ahead ? fc_w.period_ns : fc_w.period_ns * 2;
     if (next_period > fc_w.max_period_ns)
         next_period = fc_w.max_period_ns;
     /* Offsets are corrected over two periods: the remaining offset halves at each refresh. */

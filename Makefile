@@ -69,7 +69,7 @@ $(O)/pic/%.o: %.c
 
 $(O)/$(FC_SONAME): $(FC_PIC)
 	@echo "  LD  $@"
-	@$(CC) -shared -Wl,-soname,$(FC_SONAME) -o $@ $^ -lpthread
+	@$(CC) -shared -Wl,-soname,$(FC_SONAME) -Wl,-z,nodelete -o $@ $^ -lpthread
 
 $(O)/libfastclock.so: $(O)/$(FC_SONAME)
 	@ln -sf $(FC_SONAME) $@
@@ -87,7 +87,7 @@ $(O)/fastclock.pc: Makefile
 
 $(O)/libclockscope-shim.so: $(SHIM_PIC) $(FC_PIC) src/shim/shim.map
 	@echo "  LD  $@"
-	@$(CC) -shared -Wl,--version-script=src/shim/shim.map -o $@ $(SHIM_PIC) $(FC_PIC) -ldl -lpthread
+	@$(CC) -shared -Wl,--version-script=src/shim/shim.map -Wl,-z,nodelete -o $@ $(SHIM_PIC) $(FC_PIC) -ldl -lpthread
 
 $(O)/clockscope: $(CLI_OBJ)
 	@echo "  LD  $@"

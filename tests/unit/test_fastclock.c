@@ -30,6 +30,44 @@ static uint64_t rnd(void)
     return rng_state;
 }
 
+/* A virtual machine for the trap check: a counter read and a COARSE read each advance a
+ * virtual CLOCK_MONOTONIC by their set cost, so the check's judgement is exact. */
+static uint64_t virt_now_ns, virt_counter_cost_ns, virt_coarse_cost_ns;
+static uint64_t virt_counter_read(void)
+{
+    virt_now_ns += virt_counter_cost_ns;
+    return virt_now_ns;
+}
+static int virt_clock(clockid_t id, struct timespec *ts)
+{
+    if (id == CLOCK_MONOTONIC_COARSE)
+        virt_now_ns += virt_coarse_cost_ns;
+    ts->tv_sec = (time_t)(virt_now_ns / 1000000000u);
+    ts->tv_nsec = (long)(virt_now_ns % 1000000000u);
+    return 0;
+}
+static bool read_cost_passes(uint64_t counter_ns, uint64_t coarse_ns, char *why, size_t len)
+{
+    virt_counter_cost_ns = counter_ns, virt_coarse_cost_ns = coarse_ns;
+    why[0] = 0;
+    return fc_check_read_cost(virt_counter_read, virt_clock, why, len);
+}
+
+/* A trapping counter is refused by its cost against COARSE, not only past 1 us: a trap on a
+ * real arm64 or riscv board costs a few hundred ns. */
+TEST(fastclock_refuses_a_counter_that_traps)
+{
+    char why[200];
+    CHECK(read_cost_passes(10, 20, why, sizeof why));    /* a core register, x86/arm64 */
+    CHECK(read_cost_passes(400, 140, why, sizeof why));  /* riscv virt under TCG: 3x */
+    CHECK(read_cost_passes(90, 5, why, sizeof why));     /* under the 100 ns floor */
+    CHECK(!read_cost_passes(400, 15, why, sizeof why));  /* a trap on hardware: 26x */
+    CHECK(strstr(why, "26x a CLOCK_MONOTONIC_COARSE read (15 ns") != NULL);
+    CHECK(!read_cost_passes(1000, 900, why, sizeof why)); /* past 1 us whatever COARSE costs */
+    CHECK(strstr(why, "costs 1000 ns: it traps") != NULL);
+    CHECK(!read_cost_passes(3500, 140, why, sizeof why)); /* sifive_u's trapped rdtime, TCG */
+}
+
 TEST(fastclock_mult_rounding_is_far_below_the_rate_target)
 {
     static const uint64_t hzs[] = {10000000, 24000000, 1000000000, 2445406000ull, 3000000000ull,

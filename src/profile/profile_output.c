@@ -54,11 +54,11 @@ void profile_print_table(FILE *out, const struct profile_view *v)
     }
     if (t->nclocksources) {
         fprintf(out, "\nthe kernel's clocksource read:\n");
-        print_names(out, v, t->clocksources, t->nclocksources, false, false);
+        print_names(out, v, t->clocksources, t->nclocksources, false);
     }
     if (t->nsymbols) {
         fprintf(out, "\nsymbols reading the time (the innermost time frame of each sample):\n");
-        print_names(out, v, t->symbols, t->nsymbols, true, true);
+        print_names(out, v, t->symbols, t->nsymbols, true);
     }
     if (t->ncall_sites) {
         fprintf(out, "\ncall sites (the caller of the time read):\n");

@@ -119,15 +119,11 @@ void perf_missing_message(const char *os_release, char *out, size_t len)
     for (size_t i = 0; i < sizeof packages / sizeof packages[0] && !pkg; i++)
         if (strcmp(id, packages[i].id) == 0)
             pkg = packages[i].package;
-    /* ID_LIKE: a derivative names its parents ("ubuntu debian"). */
-    for (size_t i = 0; i < sizeof packages / sizeof packages[0] && !pkg; i++) {
-        size_t n = strlen(packages[i].id);
-        for (const char *p = like; (p = strstr(p, packages[i].id)) != NULL; p += n)
-            if ((p == like || p[-1] == ' ') && (p[n] == 0 || p[n] == ' ')) {
+    /* ID_LIKE: a derivative names its parents, closest first ("ubuntu debian"). */
+    for (char *w = strtok(like, " "); w && !pkg; w = strtok(NULL, " "))
+        for (size_t i = 0; i < sizeof packages / sizeof packages[0] && !pkg; i++)
+            if (strcmp(w, packages[i].id) == 0)
                 pkg = packages[i].package;
-                break;
-            }
-    }
     if (pkg)
         snprintf(out, len, "perf is not installed: on this system (%s) it comes with %s", id, pkg);
     else

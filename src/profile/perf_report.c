@@ -60,6 +60,19 @@ static bool parse_count(const char *s, size_t len, uint64_t *out)
     return true;
 }
 
+/* "8.37% do_syscall_64;entry_SYSCALL_64_after_hwframe;syscall;main": a percentage, one
+ * blank, then one chain without blanks (perf report -g folded). */
+static bool is_folded(const char *s, size_t len)
+{
+    double v;
+    if (!take_percent(&s, &len, &v) || !len)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (s[i] == ' ' || s[i] == '\t')
+            return false;
+    return true;
+}
+
 struct report_state {
     bool children;       /* the header names a Children column */
     bool samples_column; /* the header names a Samples column */
@@ -236,6 +249,8 @@ bool perf_report_parse(const char *buf, size_t len, struct tally *t, char *err, 
         }
         if (indented && st.in_entries)
             continue; /* a -g call-graph line */
+        if (st.in_entries && is_folded(s, n))
+            continue; /* -g folded: "8.37% leaf;caller;..." at column 0 */
         snprintf(err, errlen, "line %d: not a perf report line (an indented 'NN.NN%%  ...  "
                  "[.] symbol' entry, a '#' header, or a call-graph line after an entry): "
                  "'%.*s'", l.number, (int)(n > 60 ? 60 : n), s);

@@ -54,13 +54,21 @@ static void add_name(struct tally *t, struct tally_name *table, int *n, int cap,
     e->weight = weight;
 }
 
+/* Every arch whose table rows name this symbol: __vdso_clock_gettime is x86_64's and
+ * riscv64's, so matching it names both. */
 static void note_arch(struct tally *t, const struct attr_row *r)
 {
     if (!r || !r->arch)
         return;
-    for (int b = 0; tally_arch_name(b); b++)
-        if (strcmp(r->arch, tally_arch_name(b)) == 0)
-            t->arches |= 1u << b;
+    size_t n;
+    const struct attr_row *rows = attr_table(&n);
+    for (size_t i = 0; i < n; i++) {
+        if (!rows[i].arch || strcmp(rows[i].symbol, r->symbol) != 0)
+            continue;
+        for (int b = 0; tally_arch_name(b); b++)
+            if (strcmp(rows[i].arch, tally_arch_name(b)) == 0)
+                t->arches |= 1u << b;
+    }
 }
 
 static void add_clocksource(struct tally *t, const char *name, double weight)

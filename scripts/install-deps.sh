@@ -19,6 +19,7 @@ apt dpkg tar cpio gzip zstd xz-utils gnupg debian-archive-keyring
 file util-linux libcap2-bin
 help2man lintian dpkg-dev
 chromium
+linux-perf
 "
 # Why the less obvious ones:
 #   git                      `clockscope --version` is `git describe` at build time
@@ -34,6 +35,9 @@ chromium
 #   help2man lintian         make man, make deb (man pages from --help; the .deb's check)
 #   dpkg-dev                 make deb: dpkg-architecture, dpkg-shlibdeps
 #   chromium                 headless rendering in the report tests
+#   linux-perf               perf, which `clockscope profile` runs (its live tests and overhead
+#                            benchmark; Debian's /usr/bin/perf picks the perf of the running kernel's
+#                            version, or the newest installed)
 
 # Cross compilers for the two arches the host is not (the host's own gcc builds the third).
 for arch in amd64:x86-64 arm64:aarch64 riscv64:riscv64; do

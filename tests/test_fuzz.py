@@ -51,6 +51,15 @@ def seed_json_check(corpus, clockscope):
     (corpus / "small").write_bytes(b'{"schema": "clockscope.x/1", "a": [1, -2.5e3, "\\u00e9", null]}')
 
 
+def seed_perf_text(corpus, clockscope):
+    """clockscope profile's perf script (first byte even) and perf report (odd) parsers,
+    seeded with the fixtures: source 000's report and this machine's recordings."""
+    data = ROOT / "tests" / "data" / "perf"
+    for i, path in enumerate(sorted(data.iterdir())):
+        kind = b"\0" if path.suffix == ".script" else b"\1"
+        (corpus / f"seed{i}").write_bytes(kind + path.read_bytes()[:20000])
+
+
 # harness, seconds, seeding
 HARNESSES = [
     ("fuzz_vdso_elf", 20, seed_vdso_elf),
@@ -60,6 +69,7 @@ HARNESSES = [
     ("fuzz_gap_list", 10, seed_gap_list),
     ("fuzz_cli", 10, seed_cli),
     ("fuzz_json_check", 10, seed_json_check),
+    ("fuzz_perf_text", 20, seed_perf_text),
 ]
 
 

@@ -87,7 +87,7 @@ BAD = [
     (["collect", "-o"], "--output needs a value (FILE)"),
     (["collect", "--output", ""], "--output needs a value (FILE)"),
     (["collect", "extra"], "unexpected argument 'extra'"),
-    (["collect", "--parts", "bench,nope"], "--parts: unknown part 'nope' (parts: facts, doctor, bench, warp)"),
+    (["collect", "--parts", "bench,nope"], "--parts: unknown part 'nope' (parts: facts, doctor, bench, warp, profile)"),
     (["collect", "--warp-seconds", "0"], "--warp-seconds: 0 s is out of range (0.1 to 60)"),
     (["collect", "--timeout", "abc"], "--timeout: 'abc' is not a duration in seconds"),
     (["collect", "--quick", "--quick"], "--quick given more than once"),
@@ -99,14 +99,14 @@ BAD = [
     (["profile", "--seconds", "0.01", "-a"], "--seconds: 0.01 s is out of range (0.1 to 86400)"),
     (["profile", "--top", "0", "-a"], "--top: 0 is out of range (1 to 48)"),
     (["profile", "--json", "--json", "-a"], "--json given more than once"),
-    (["profile"], "nothing to profile: give -- COMMAND, --pid PID, --all-cpus, --perf-script "
-     "FILE, --perf-report FILE or --perf-data FILE"),
-    (["profile", "-a", "-p", "1"], "give one of -- COMMAND, --pid, --all-cpus, --perf-script, "
-     "--perf-report, --perf-data"),
+    (["profile"], "nothing to profile: give -- COMMAND, --pid PID, --all-cpus, --clock-loop, "
+     "--perf-script FILE, --perf-report FILE or --perf-data FILE"),
+    (["profile", "-a", "-p", "1"], "give one of -- COMMAND, --pid, --all-cpus, --clock-loop, "
+     "--perf-script, --perf-report, --perf-data"),
     (["profile", "--perf-script", "a", "--", "true"], "give one of -- COMMAND, --pid, "
-     "--all-cpus, --perf-script, --perf-report, --perf-data"),
-    (["profile", "--seconds", "1", "--", "true"], "--seconds goes only with --pid or --all-cpus "
-     "(a COMMAND runs until it exits)"),
+     "--all-cpus, --clock-loop, --perf-script, --perf-report, --perf-data"),
+    (["profile", "--seconds", "1", "--", "true"], "--seconds goes only with --pid, --all-cpus "
+     "or --clock-loop (a COMMAND runs until it exits)"),
     (["profile", "--event", "cycles", "--perf-script", "x"], "--event goes only with a live profile"),
     # report (its Python package speaks the same wording)
     (["report", "--bogus"], "unknown option '--bogus'"),

@@ -294,3 +294,24 @@ def test_perf_data_file(clockscope, timeshare, tmp_path):
     assert rec.returncode == 0, rec.stderr
     doc, _ = profile_json(clockscope, "--perf-data", data)
     assert doc["source"] == "perf-data" and share(doc, "vdso") > 5
+
+
+def test_clock_loop_and_the_collect_part(clockscope, tmp_path):
+    """The built-in workload samples this process's own clock loop; collect carries it only
+    when --parts names it (the default bundle's parts are checked in test_collect.py)."""
+    need_tool("perf")
+    doc, _ = profile_json(clockscope, "--clock-loop", "--seconds", "1", timeout=120)
+    assert doc["target"]["kind"] == "clock-loop" and doc["target"]["seconds"] == 1
+    assert doc["time_share_percent"] > 50, doc["categories"]
+    out = tmp_path / "b.json"
+    proc = run([clockscope, "collect", "--quick", "--parts", "doctor,profile", "-o", out], timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    bundle = json.loads(out.read_text())
+    assert list(bundle["parts"]) == ["doctor", "profile"]
+    part = bundle["parts"]["profile"]
+    assert part["schema"] == "clockscope.profile/1" and part["target"]["kind"] == "clock-loop"
+    # The doctor's proof and the profile see the same path: no syscalls here, so no time in
+    # the kernel's clock path either (tests/test_vm_profile.py does the hpet side).
+    verdict = bundle["parts"]["doctor"]["verdict"]
+    if verdict == "ok":
+        assert share(part, "syscall") + share(part, "clocksource") < 5, part["categories"]

@@ -7,7 +7,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum profile_target { TARGET_COMMAND, TARGET_PID, TARGET_ALL };
+/* TARGET_CLOCK_LOOP: this process itself (perf record -p), reading CLOCK_MONOTONIC through
+ * libc in a loop while perf records: the built-in workload of `profile --clock-loop`. */
+enum profile_target { TARGET_COMMAND, TARGET_PID, TARGET_ALL, TARGET_CLOCK_LOOP };
 
 struct perf_access {
     bool paranoid_known;

@@ -36,10 +36,30 @@ bool perf_find(char *out, size_t len, char *err, size_t errlen)
     return false;
 }
 
-/* Runs argv with stdout to our stdout (or stderr), stderr inherited, and waits.  While
- * it runs, SIGINT and SIGQUIT are ignored here: Ctrl-C stops the profiled command and
- * perf, which then writes its data, and the profile is still made from it. */
-static int run_inherit(char *const argv[], bool stdout_to_stderr, char *err, size_t errlen)
+/* The built-in workload: CLOCK_MONOTONIC through libc, 1000 calls at a time, until perf
+ * (pid) exits.  perf samples this very process (-p): the loop covers its whole window. */
+static int clock_loop_until_exit(pid_t pid)
+{
+    int status = -1;
+    volatile long sink = 0;
+    for (;;) {
+        struct timespec ts;
+        for (int i = 0; i < 1000; i++) {
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            sink += ts.tv_nsec;
+        }
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid || (r < 0 && errno != EINTR))
+            return status;
+    }
+}
+
+/* Runs argv with stdout to our stdout (or stderr), stderr inherited, and waits (or runs
+ * the clock loop until it exits).  While it runs, SIGINT and SIGQUIT are ignored here:
+ * Ctrl-C stops the profiled command and perf, which then writes its data, and the profile
+ * is still made from it. */
+static int run_inherit(char *const argv[], bool stdout_to_stderr, bool clock_loop, char *err,
+                       size_t errlen)
 {
     struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
     sigemptyset(&ign.sa_mask);
@@ -57,6 +77,8 @@ static int run_inherit(char *const argv[], bool stdout_to_stderr, char *err, siz
     int status = -1;
     if (pid < 0)
         snprintf(err, errlen, "cannot start %s: %s", argv[0], strerror(errno));
+    else if (clock_loop)
+        status = clock_loop_until_exit(pid);
     else
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
             ;
@@ -136,7 +158,7 @@ bool perf_run_live(const struct perf_run_options *o, struct tally *t, struct per
     snprintf(data, sizeof data, "%s/perf.data", dir);
     snprintf(r->event, sizeof r->event, "%s%s", o->event, o->user_only ? ":u" : "");
     snprintf(freq, sizeof freq, "%d", o->frequency);
-    snprintf(pid, sizeof pid, "%d", o->pid);
+    snprintf(pid, sizeof pid, "%d", o->target == TARGET_CLOCK_LOOP ? (int)getpid() : o->pid);
     snprintf(secs, sizeof secs, "%g", o->seconds);
     char sleep_path[PATH_MAX];
     if (o->target != TARGET_COMMAND && subprocess_find_program("sleep", sleep_path, sizeof sleep_path) != 0) {
@@ -157,7 +179,7 @@ bool perf_run_live(const struct perf_run_options *o, struct tally *t, struct per
     argv[n++] = data;
     if (o->target == TARGET_ALL)
         argv[n++] = "-a";
-    if (o->target == TARGET_PID) {
+    if (o->target == TARGET_PID || o->target == TARGET_CLOCK_LOOP) {
         argv[n++] = "-p";
         argv[n++] = pid;
     }
@@ -171,7 +193,8 @@ bool perf_run_live(const struct perf_run_options *o, struct tally *t, struct per
     }
     argv[n] = NULL;
     double t0 = now_s();
-    int status = run_inherit(argv, o->command_stdout_to_stderr, err, errlen);
+    int status = run_inherit(argv, o->command_stdout_to_stderr, o->target == TARGET_CLOCK_LOOP,
+                             err, errlen);
     r->elapsed_s = now_s() - t0;
     r->command_status = status;
     struct stat st;

@@ -21,7 +21,7 @@
 #define INPUT_CAP (1u << 30)
 
 struct profile_options {
-    bool json, all_cpus;
+    bool json, all_cpus, clock_loop;
     int pid, frequency, top;
     double seconds;
     const char *event, *perf_script, *perf_report, *perf_data;
@@ -31,7 +31,7 @@ struct profile_options {
 
 static const char help[] =
     "usage: clockscope profile [options] -- COMMAND [ARG...]\n"
-    "       clockscope profile [options] (--pid PID | --all-cpus) [--seconds S]\n"
+    "       clockscope profile [options] (--pid PID | --all-cpus | --clock-loop) [--seconds S]\n"
     "       clockscope profile [options] (--perf-script FILE | --perf-report FILE | --perf-data FILE)\n"
     "\n"
     "How much of a program's CPU time goes to reading the time, and through which path:\n"
@@ -44,7 +44,11 @@ static const char help[] =
     "  ... -- COMMAND     run COMMAND under perf record -g until it exits\n"
     "  --pid PID          (or -p PID) sample the running process PID\n"
     "  --all-cpus         (or -a) sample every CPU\n"
-    "  --seconds S        with --pid or --all-cpus: how long (default 10)\n"
+    "  --clock-loop       the built-in workload: this process reads CLOCK_MONOTONIC through\n"
+    "                     libc in a loop while perf samples it (what `collect --parts\n"
+    "                     profile` records: the path one clock_gettime() takes here)\n"
+    "  --seconds S        with --pid, --all-cpus or --clock-loop: how long (default 10; 2\n"
+    "                     with --clock-loop)\n"
     "  --frequency HZ     samples per second (default 999)\n"
     "  --event NAME       perf event (default cpu-clock: a timer, works in every VM; on a\n"
     "                     machine with a PMU, cycles also samples where interrupts are off)\n"
@@ -68,6 +72,7 @@ static const struct cli_option profile_decl[] = {
     {.name = "pid", .short_name = 'p', .metavar = "PID",
      CLI_UINT_OF(struct profile_options, pid, 1, INT_MAX)},
     {.name = "all-cpus", .short_name = 'a', CLI_FLAG_OF(struct profile_options, all_cpus)},
+    {.name = "clock-loop", CLI_FLAG_OF(struct profile_options, clock_loop)},
     {.name = "seconds", .metavar = "S", CLI_SECONDS_OF(struct profile_options, seconds, 0.1, 86400)},
     {.name = "frequency", .metavar = "HZ", CLI_UINT_OF(struct profile_options, frequency, 1, 100000)},
     {.name = "event", .metavar = "NAME", CLI_STRING_OF(struct profile_options, event)},
@@ -174,7 +179,8 @@ static bool profile_live(const struct profile_options *o, char **command, struct
 {
     v->live = true;
     v->source = "live";
-    v->target = command ? TARGET_COMMAND : o->pid ? TARGET_PID : TARGET_ALL;
+    v->target = command ? TARGET_COMMAND : o->pid ? TARGET_PID : o->clock_loop ? TARGET_CLOCK_LOOP
+                                                                             : TARGET_ALL;
     v->command = command;
     v->pid = o->pid;
     v->seconds = o->seconds;
@@ -210,23 +216,23 @@ int cmd_profile(int argc, char **argv)
         command_argv[i] = (char *)o.command[i];
     command_argv[o.ncommand] = NULL;
     char **command = o.ncommand ? command_argv : NULL;
-    int targets = (command != NULL) + (o.pid != 0) + o.all_cpus + (o.perf_script != NULL) +
+    int targets = (command != NULL) + (o.pid != 0) + o.all_cpus + o.clock_loop + (o.perf_script != NULL) +
                   (o.perf_report != NULL) + (o.perf_data != NULL);
     if (targets == 0)
         usage_error("profile", "nothing to profile: give -- COMMAND, --pid PID, --all-cpus, "
-                    "--perf-script FILE, --perf-report FILE or --perf-data FILE");
+                    "--clock-loop, --perf-script FILE, --perf-report FILE or --perf-data FILE");
     if (targets > 1)
-        usage_error("profile", "give one of -- COMMAND, --pid, --all-cpus, --perf-script, "
-                    "--perf-report, --perf-data");
-    bool live = command || o.pid || o.all_cpus;
+        usage_error("profile", "give one of -- COMMAND, --pid, --all-cpus, --clock-loop, "
+                    "--perf-script, --perf-report, --perf-data");
+    bool live = command || o.pid || o.all_cpus || o.clock_loop;
     bool seconds_given = o.seconds > 0;
-    if (seconds_given && !(o.pid || o.all_cpus))
-        usage_error("profile", "--seconds goes only with --pid or --all-cpus (a COMMAND runs "
-                    "until it exits)");
+    if (seconds_given && !(o.pid || o.all_cpus || o.clock_loop))
+        usage_error("profile", "--seconds goes only with --pid, --all-cpus or --clock-loop (a "
+                    "COMMAND runs until it exits)");
     if (!live && strcmp(o.event, "cpu-clock") != 0)
         usage_error("profile", "--event goes only with a live profile");
     if (!seconds_given)
-        o.seconds = 10;
+        o.seconds = o.clock_loop ? 2 : 10;
 
     static struct tally t; /* tens of KB */
     struct profile_view v = {.t = &t, .top = o.top, .command_status = -1, .elapsed_s = -1};

@@ -7,7 +7,8 @@
 
 static const char *target_name(enum profile_target k)
 {
-    return k == TARGET_COMMAND ? "command" : k == TARGET_PID ? "pid" : "all";
+    return k == TARGET_COMMAND ? "command" : k == TARGET_PID ? "pid"
+                              : k == TARGET_CLOCK_LOOP ? "clock-loop" : "all";
 }
 
 static void print_names(FILE *out, const struct profile_view *v, const struct tally_name *names,
@@ -40,6 +41,8 @@ void profile_print_table(FILE *out, const struct profile_view *v)
             fprintf(out, " %s", v->command[i]);
     } else if (v->live && v->target == TARGET_PID)
         fprintf(out, " -p %d, %g s", v->pid, v->seconds);
+    else if (v->live && v->target == TARGET_CLOCK_LOOP)
+        fprintf(out, " --clock-loop (clock_gettime(CLOCK_MONOTONIC) through libc), %g s", v->seconds);
     else if (v->live)
         fprintf(out, " -a, %g s", v->seconds);
     fprintf(out, "\n  %.2f%% of all samples were reading the time\n\n", tally_time_percent(t));

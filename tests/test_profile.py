@@ -315,3 +315,35 @@ def test_clock_loop_and_the_collect_part(clockscope, tmp_path):
     verdict = bundle["parts"]["doctor"]["verdict"]
     if verdict == "ok":
         assert share(part, "syscall") + share(part, "clocksource") < 5, part["categories"]
+
+
+def test_report_shows_profiles_side_by_side(clockscope, tmp_path):
+    """Two bundles with a profile part (this machine's x86_64-tsc fixture bundle given
+    timeshare's recording, the riscv64 one given source 000's perf text): the report's
+    table, Markdown, HTML section and chart show each machine's shares."""
+    need_tool("python3")
+    pytest.importorskip("matplotlib")
+    inputs = []
+    for bundle, option, text in [("x86_64-tsc.json", "--perf-script", "timeshare-syscall.script"),
+                                 ("riscv64.json", "--perf-report", "source000-riscv-whisper.report")]:
+        b = json.loads((ROOT / "tests/data/bundles" / bundle).read_text())
+        b["parts"]["profile"], _ = profile_json(clockscope, option, DATA / text)
+        path = tmp_path / bundle
+        path.write_text(json.dumps(b))
+        inputs.append(path)
+    proc = run([clockscope, "report", *inputs], timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    section = proc.stdout.split("where the sampled time goes (clockscope profile)")[1]
+    assert re.search(r"^  vDSO +0\.00% +13\.27%$", section, re.M), section
+    assert re.search(r"^  libc wrappers +0\.00% +4\.26%$", section, re.M), section
+    assert re.search(r"^clocksource read by the kernel +tsc 5\.58% +—$", section, re.M), section
+    md = run([clockscope, "report", "--markdown", *inputs], timeout=120)
+    assert "| reading the time, in all | 14.88% | 17.53% |" in md.stdout, md.stdout
+    html, charts = tmp_path / "r.html", tmp_path / "charts"
+    proc = run([clockscope, "report", *inputs, "-o", html, "--charts", charts], timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    page = html.read_text()
+    assert "Where the sampled time goes (clockscope profile)" in page
+    assert '<td class="num">13.27%</td>' in page
+    svg = (charts / "profile.svg").read_text()
+    assert "13.3%" in svg and "17.5% reading the time" in svg and "kernel clocksource read (tsc)" in svg

@@ -3,8 +3,9 @@
  * The rule, for a call chain read from the leaf outwards: the innermost frame that reads
  * the time decides.  A clocksource read under a syscall is the clocksource; a syscall
  * under the vDSO (its fallback) is the syscall; the vDSO under the libc wrapper is the
- * vDSO.  A user-space time frame with kernel frames inside it (the fallback syscall seen
- * only as kernel entry, a fault on the vDSO's data page) is kernel time: "syscall".  The
+ * vDSO.  A user-space time frame with kernel entry frames inside it (the fallback
+ * syscall, seen only as kernel entry) is "syscall"; with other kernel frames inside (an
+ * interrupt or a fault that arrived while it ran) the sample is not reading the time.  The
  * call site is the first ordinary frame outside the outermost time frame, kernel entry
  * and the syscall() wrapper skipped. */
 #include "profile/tally.h"
@@ -116,13 +117,22 @@ void tally_chain(struct tally *t, const struct attr_frame *frames, int nframes, 
             name = rows[j]->clocksource;
         add_clocksource(t, name, weight);
     } else if (cat != CAT_SYSCALL) {
-        for (int i = 0; i < inner; i++)
-            if (frames[i].kernel) {
-                cat = CAT_SYSCALL;
-                break;
-            }
+        /* Kernel frames inside a user-space time read: entered by a syscall (kernel entry
+         * frames: the fallback, "syscall"), or an interrupt or fault that arrived while it
+         * ran (not reading the time: "other"). */
+        bool kernel = false, via_syscall = false;
+        for (int i = 0; i < inner; i++) {
+            kernel |= frames[i].kernel;
+            via_syscall |= frames[i].kernel && rows[i] && rows[i]->role == ROLE_PASS;
+        }
+        if (kernel)
+            cat = via_syscall ? CAT_SYSCALL : CAT_OTHER;
     }
     t->weight[cat] += weight;
+    if (cat == CAT_OTHER) {
+        t->interrupted_weight += weight;
+        return;
+    }
     if (cat == CAT_SYSCALL || cat == CAT_CLOCKSOURCE)
         for (int j = inner; j < nframes; j++)
             if (rows[j] && rows[j]->role == ROLE_TIME && rows[j]->category != CAT_SYSCALL &&

@@ -30,6 +30,7 @@ struct tally {
     bool kernel_frames;       /* any kernel frame seen */
     bool kernel_entry_unattributed; /* samples inside kernel entry with no syscall named */
     double entry_weight;      /* their weight */
+    double interrupted_weight; /* an interrupt or fault inside a user-space time read */
     double fallback_weight;   /* kernel time (syscall, clocksource) under a user-space time
                                * frame: the vDSO or libc falling back to the syscall */
     char event[64];           /* "cpu-clock", from the header or the samples */

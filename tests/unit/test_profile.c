@@ -332,3 +332,20 @@ TEST(test_profile_missing_perf_names_the_package)
     perf_missing_message("", msg, sizeof msg);
     CHECK(strstr(msg, "perf is not installed") && strstr(msg, "linux-perf"));
 }
+
+/* An interrupt that arrives while the vDSO runs is kernel time inside a time read, but not
+ * a syscall: no fallback, and not counted as reading the time. */
+TEST(test_profile_interrupt_inside_the_vdso_is_not_a_syscall)
+{
+    static const char text[] =
+        "app 1 [000] 1.000001: 1 cpu-clock: \n"
+        "\tffffffff81100000 __sysvec_apic_timer_interrupt+0x10 ([kernel.kallsyms])\n"
+        "\tffffffff81000e00 asm_sysvec_apic_timer_interrupt+0x1a ([kernel.kallsyms])\n"
+        "\t            b46 __vdso_clock_gettime+0x56 ([vdso])\n"
+        "\t          cf439 clock_gettime@@GLIBC_2.17+0x19 (/usr/lib/x86_64-linux-gnu/libc.so.6)\n"
+        "\t           1300 main+0x10 (/usr/bin/app)\n";
+    char err[300];
+    CHECK(script(text, err, sizeof err));
+    CHECK(t.weight[CAT_OTHER] == 1 && t.weight[CAT_SYSCALL] == 0);
+    CHECK(t.fallback_weight == 0 && t.interrupted_weight == 1);
+}

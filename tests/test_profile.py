@@ -322,7 +322,6 @@ def test_report_shows_profiles_side_by_side(clockscope, tmp_path):
     timeshare's recording, the riscv64 one given source 000's perf text): the report's
     table, Markdown, HTML section and chart show each machine's shares."""
     need_tool("python3")
-    pytest.importorskip("matplotlib")
     inputs = []
     for bundle, option, text in [("x86_64-tsc.json", "--perf-script", "timeshare-syscall.script"),
                                  ("riscv64.json", "--perf-report", "source000-riscv-whisper.report")]:

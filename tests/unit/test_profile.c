@@ -349,3 +349,27 @@ TEST(test_profile_interrupt_inside_the_vdso_is_not_a_syscall)
     CHECK(t.weight[CAT_OTHER] == 1 && t.weight[CAT_SYSCALL] == 0);
     CHECK(t.fallback_weight == 0 && t.interrupted_weight == 1);
 }
+
+/* Xen's clocksource read calls the pvclock one: the outermost adjacent clocksource frame
+ * names it (xen, not kvm-clock). */
+TEST(test_profile_clocksource_named_by_the_outermost_frame)
+{
+    static const char text[] =
+        "app 1 [000] 1.000001: 1 cpu-clock: \n"
+        "\tffffffff81100000 pvclock_clocksource_read+0x10 ([kernel.kallsyms])\n"
+        "\tffffffff81100100 xen_clocksource_read+0x1a ([kernel.kallsyms])\n"
+        "\tffffffff81100200 xen_clocksource_get_cycles+0x5 ([kernel.kallsyms])\n"
+        "\tffffffff8113a0e2 ktime_get_ts64+0x52 ([kernel.kallsyms])\n"
+        "\tffffffff81439d8c __x64_sys_clock_gettime+0x6c ([kernel.kallsyms])\n"
+        "\n"
+        "app 1 [000] 1.000002: 1 cpu-clock: \n"
+        "\tffffffff81100000 pvclock_clocksource_read+0x10 ([kernel.kallsyms])\n"
+        "\tffffffff81100300 kvm_clock_get_cycles+0x5 ([kernel.kallsyms])\n"
+        "\tffffffff8113a0e2 ktime_get+0x52 ([kernel.kallsyms])\n";
+    char err[300];
+    CHECK(script(text, err, sizeof err));
+    CHECK(t.weight[CAT_CLOCKSOURCE] == 2 && t.nclocksources == 2);
+    tally_sort(&t);
+    CHECK(strcmp(t.clocksources[0].name, "kvm-clock") == 0 || strcmp(t.clocksources[1].name, "kvm-clock") == 0);
+    CHECK(strcmp(t.clocksources[0].name, "xen") == 0 || strcmp(t.clocksources[1].name, "xen") == 0);
+}

@@ -278,7 +278,7 @@ def test_live_ctrl_c_still_makes_the_profile(clockscope, timeshare):
     assert proc.returncode == 0, err
     doc = json.loads(out)
     assert doc["samples"] > 100 and share(doc, "vdso") > 5
-    assert not list(pathlib_tmp().glob("clockscope-profile.*")), "temporary directory left behind"
+    assert not list(pathlib_tmp().glob("clockscope-profile.*")) + list(pathlib_tmp().glob("clockscope-script.*")), "temporary directory left behind"
 
 
 def pathlib_tmp():

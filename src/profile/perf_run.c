@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SCRIPT_CAP (512u << 20)      /* perf script text of a long -a run: tens of MB */
-#define SCRIPT_TIMEOUT_MS (600 * 1000)
+#define SCRIPT_CAP (1024u << 20)     /* perf script text of a long -a run: tens of MB */
 
 bool perf_find(char *out, size_t len, char *err, size_t errlen)
 {
@@ -89,35 +89,69 @@ static int run_inherit(char *const argv[], bool stdout_to_stderr, bool clock_loo
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* perf script's text goes to a file in a private directory, then is read whole: its size
+ * is known before any memory is taken (a 512 MiB guest cannot reserve a capture buffer of
+ * the largest text perf could print). */
 bool perf_run_script(const char *perf_path, const char *data, struct tally *t, char *err,
                      size_t errlen)
 {
-    /* --no-inline: no addr2line per frame (minutes on a long profile). */
-    char *argv[] = {(char *)perf_path, "script", "--no-inline", "-i", (char *)data, NULL};
-    char *out = NULL, tail[2048] = "", why[256] = "";
-    size_t len = 0;
-    struct run_outcome oc;
-    if (!run_capture_all(argv, SCRIPT_TIMEOUT_MS, SCRIPT_CAP, &out, &len, tail, sizeof tail, &oc,
-                         why, sizeof why)) {
-        snprintf(err, errlen, "cannot run perf script: %s", why);
+    const char *tmp = getenv("TMPDIR");
+    char dir[PATH_MAX], path[PATH_MAX + 32];
+    snprintf(dir, sizeof dir, "%s/clockscope-script.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        snprintf(err, errlen, "cannot make a temporary directory %s: %s", dir, strerror(errno));
         return false;
     }
+    snprintf(path, sizeof path, "%s/script.txt", dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     bool ok = false;
-    if (oc.truncated)
-        snprintf(err, errlen, "perf script wrote more than %u MiB: profile for fewer seconds or "
-                 "at a lower --frequency", SCRIPT_CAP >> 20);
-    else if (oc.timed_out)
-        snprintf(err, errlen, "perf script took longer than %d s", SCRIPT_TIMEOUT_MS / 1000);
-    else if (oc.exit_status != 0)
-        snprintf(err, errlen, "perf script failed (exit status %d): %s", oc.exit_status,
-                 tail[0] ? tail : "no message");
-    else {
-        char perr[300];
-        ok = perf_script_parse(out, len, t, perr, sizeof perr);
-        if (!ok)
-            snprintf(err, errlen, "perf script's output: %s", perr);
+    char *text = NULL;
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+        goto out;
     }
-    free(out);
+    /* --no-inline: no addr2line per frame (minutes on a long profile). */
+    char *argv[] = {(char *)perf_path, "script", "--no-inline", "-i", (char *)data, NULL};
+    char tail[2048] = "";
+    int status = subprocess_run_tool(argv, NULL, fd, tail, sizeof tail);
+    struct stat st;
+    if (status != 0) {
+        snprintf(err, errlen, "perf script failed (%s %d): %s", status < 0 ? "could not run, or a signal:" :
+                 "exit status", status, tail[0] ? tail : "no message");
+        goto out;
+    }
+    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size > SCRIPT_CAP) {
+        snprintf(err, errlen, "perf script wrote more than %u MiB: profile for fewer seconds or at a "
+                 "lower --frequency", SCRIPT_CAP >> 20);
+        goto out;
+    }
+    size_t len = (size_t)st.st_size;
+    text = malloc(len + 1);
+    if (!text) {
+        snprintf(err, errlen, "out of memory for perf script's %zu bytes", len);
+        goto out;
+    }
+    size_t got = 0;
+    while (got < len) {
+        ssize_t r = pread(fd, text + got, len - got, (off_t)got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            snprintf(err, errlen, "cannot read perf script's output: %s", r < 0 ? strerror(errno) : "short");
+            goto out;
+        }
+        got += (size_t)r;
+    }
+    char perr[300];
+    ok = perf_script_parse(text, len, t, perr, sizeof perr);
+    if (!ok)
+        snprintf(err, errlen, "perf script's output: %s", perr);
+out:
+    free(text);
+    if (fd >= 0)
+        close(fd);
+    unlink(path);
+    rmdir(dir);
     return ok;
 }
 

@@ -13,6 +13,7 @@ import time
 import pytest
 
 from conftest import ROOT, need_tool, run
+from test_vm import guest_binaries, vm  # noqa: F401  (fixtures)
 
 DATA = ROOT / "tests" / "data" / "perf"
 
@@ -346,3 +347,31 @@ def test_report_shows_profiles_side_by_side(clockscope, tmp_path):
     assert '<td class="num">13.27%</td>' in page
     svg = (charts / "profile.svg").read_text()
     assert "13.3%" in svg and "17.5% reading the time" in svg and "kernel clocksource read (tsc)" in svg
+
+
+# --- inside a VM whose clocksource has no vDSO path --------------------------------------
+
+def test_vm_hpet_profile_names_the_clocksource_and_agrees_with_doctor(vm):
+    """x86_64 guest booted with clocksource=hpet, perf brought in with `vm --add` (its
+    loader and libraries come along): one collect in the guest records the doctor and the
+    profile of the built-in clock loop.  The profile names the kernel's clocksource read
+    (read_hpet: hpet), sees the vDSO fall back to the syscall, and agrees with the doctor's
+    verdict and proof."""
+    need_tool("perf", "ldd", "sleep")
+    perf = shutil.which("perf")
+    proc = vm("x86_64", "collect", "--parts", "doctor,profile", append="clocksource=hpet",
+              extra=["--add", perf, "--add", shutil.which("sleep"), "--env", "HOME=/tmp"])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    bundle = json.loads(proc.stdout)
+    doctor, prof = bundle["parts"]["doctor"], bundle["parts"]["profile"]
+    assert bundle["machine"]["clocksource"] == "hpet"
+    assert prof["schema"] == "clockscope.profile/1", bundle["runs"]["profile"]
+    assert prof["clocksources"][0]["name"] == "hpet"
+    kernel = share(prof, "syscall") + share(prof, "clocksource")
+    user = share(prof, "vdso") + share(prof, "libc")
+    assert share(prof, "clocksource") > 30 and kernel > user, prof["categories"]
+    assert any("the vDSO fell back to the syscall" in n for n in prof["notes"]), prof["notes"]
+    # The doctor proves the same path: every call a syscall, verdict slow.
+    assert doctor["verdict"] == "slow", doctor["verdict"]
+    assert "made 1000 syscalls" in doctor["summary"], doctor["summary"]
+

@@ -234,6 +234,12 @@ def test_live_vdso_share_matches_within_5_points(clockscope, timeshare):
     user = share(doc, "vdso") + share(doc, "libc")
     assert user >= 0.9 * doc["time_share_percent"], doc["categories"]
     assert doc["call_sites"][0]["object"].endswith("timeshare"), doc["call_sites"]
+    # The vDSO's share, and what a counter read costs here (bench's engine): no trap.
+    counter = doc["counter_read"]
+    assert counter["method"].startswith("counter.") and 0 < counter["ns"] < 500, counter
+    assert counter["traps"] is False
+    assert any(f"Here a counter read ({counter['method']}) costs" in n and "no trap" in n
+               for n in doc["notes"]), doc["notes"]
     assert doc["machine"]["arch"] == os.uname().machine
 
 

@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "common/cli.h"
 #include "facts/sysinfo.h"
+#include "profile/counter_cost.h"
 #include "profile/perf_access.h"
 #include "profile/perf_run.h"
 #include "profile/perf_text.h"
@@ -235,7 +236,8 @@ int cmd_profile(int argc, char **argv)
         o.seconds = o.clock_loop ? 2 : 10;
 
     static struct tally t; /* tens of KB */
-    struct profile_view v = {.t = &t, .top = o.top, .command_status = -1, .elapsed_s = -1};
+    struct profile_view v = {.t = &t, .top = o.top, .command_status = -1, .elapsed_s = -1,
+                             .counter_ns = -1};
     struct sysinfo si;
     char err[1200] = "";
     bool ok = live ? profile_live(&o, command, &t, &v, &si, err, sizeof err)
@@ -245,6 +247,11 @@ int cmd_profile(int argc, char **argv)
         return 1;
     }
     tally_sort(&t);
+    /* A live profile whose vDSO reads without the kernel: what one counter read costs
+     * here says whether that share is a trap (profile_notes). */
+    if (live && tally_percent(&t, CAT_VDSO) >= 1.0 &&
+        !profile_counter_cost(v.counter_id, sizeof v.counter_id, &v.counter_ns))
+        v.counter_ns = -1;
     profile_notes(&v);
     if (o.json)
         profile_print_json(stdout, &v);

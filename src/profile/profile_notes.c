@@ -5,6 +5,8 @@
  * is the vDSO's fallback to the kernel. */
 #include "profile/profile_view.h"
 
+#include "profile/counter_cost.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -23,13 +25,24 @@ void profile_notes(struct profile_view *v)
     const struct tally *t = v->t;
     double vdso = tally_percent(t, CAT_VDSO), sys = tally_percent(t, CAT_SYSCALL),
            cs = tally_percent(t, CAT_CLOCKSOURCE);
-    if (vdso >= 1.0 && sys + cs < 0.1 * vdso && (t->kernel_frames || t->from_report))
+    if (vdso >= 1.0 && sys + cs < 0.1 * vdso && (t->kernel_frames || t->from_report)) {
+        char cost[300];
+        if (v->counter_ns >= COUNTER_TRAP_NS)
+            snprintf(cost, sizeof cost, "Here a counter read (%s) costs %.0f ns: it traps, so "
+                     "most of that share is the trap, not the clock arithmetic.", v->counter_id,
+                     v->counter_ns);
+        else if (v->counter_ns >= 0)
+            snprintf(cost, sizeof cost, "Here a counter read (%s) costs %.1f ns: no trap, so the "
+                     "share is the number of calls.", v->counter_id, v->counter_ns);
+        else
+            snprintf(cost, sizeof cost, "`clockscope bench --only 'counter.*'` times one counter "
+                     "read on the machine profiled: a microsecond or more is a trap; tens of ns "
+                     "means the share is the number of calls.");
         profile_note(v, "The vDSO took %.2f%% of all samples without entering the kernel: that is "
                      "its own code, mostly the counter read.  Where that read traps (a RISC-V time "
                      "CSR emulated by firmware or a hypervisor), the trap is charged to the vDSO "
-                     "symbol.  `clockscope bench --only 'counter.*'` times one counter read here: a "
-                     "microsecond or more is a trap; tens of ns means the share is the number of "
-                     "calls.", vdso);
+                     "symbol.  %s", vdso, cost);
+    }
     if (sys + cs >= 0.5) {
         char where[220] = "";
         if (t->nclocksources > 0)

@@ -2,6 +2,7 @@
 #include "profile/profile_view.h"
 
 #include "common/json.h"
+#include "profile/counter_cost.h"
 
 #include <string.h>
 
@@ -163,6 +164,15 @@ void profile_print_json(FILE *out, const struct profile_view *v)
         json_kv_null(&j, "kernel_entry_unattributed_percent");
     else
         json_kv_double(&j, "kernel_entry_unattributed_percent", tally_share(t, t->entry_weight));
+    json_key(&j, "counter_read");
+    if (v->counter_ns >= 0) {
+        json_begin_object(&j);
+        json_kv_string(&j, "method", v->counter_id);
+        json_kv_double(&j, "ns", v->counter_ns);
+        json_kv_bool(&j, "traps", v->counter_ns >= COUNTER_TRAP_NS);
+        json_end_object(&j);
+    } else
+        json_null(&j);
     json_key(&j, "arches_named");
     json_begin_array(&j);
     for (int b = 0; tally_arch_name(b); b++)

@@ -26,6 +26,8 @@ struct profile_view {
     double elapsed_s;            /* live: perf record's wall time, < 0 unknown */
     const struct sysinfo *machine; /* live only */
     int top;                     /* symbols and call sites shown */
+    double counter_ns;           /* live: the cheapest counter read (counter_cost.h), < 0 not measured */
+    char counter_id[64];         /* its bench id */
     char notes[PROFILE_MAX_NOTES][600];
     int nnotes;
 };

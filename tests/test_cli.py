@@ -108,6 +108,7 @@ BAD = [
     (["profile", "--seconds", "1", "--", "true"], "--seconds goes only with --pid, --all-cpus "
      "or --clock-loop (a COMMAND runs until it exits)"),
     (["profile", "--event", "cycles", "--perf-script", "x"], "--event goes only with a live profile"),
+    (["profile", "--count", "-a"], "--count goes only with -- COMMAND"),
     # report (its Python package speaks the same wording)
     (["report", "--bogus"], "unknown option '--bogus'"),
     (["report", "-o"], "--output needs a value (OUT.html)"),

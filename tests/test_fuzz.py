@@ -52,12 +52,16 @@ def seed_json_check(corpus, clockscope):
 
 
 def seed_perf_text(corpus, clockscope):
-    """clockscope profile's perf script (first byte even) and perf report (odd) parsers,
-    seeded with the fixtures: source 000's report and this machine's recordings."""
+    """clockscope profile's parsers: perf script (first byte 0 mod 3), perf report (1) and
+    run --mode count's table (2), seeded with the fixtures: source 000's report and this
+    machine's recordings."""
     data = ROOT / "tests" / "data" / "perf"
     for i, path in enumerate(sorted(data.iterdir())):
         kind = b"\0" if path.suffix == ".script" else b"\1"
         (corpus / f"seed{i}").write_bytes(kind + path.read_bytes()[:20000])
+    (corpus / "count").write_bytes(b"\2clockscope run --mode count: pid 12923 (/bin/x), 0.307 s\n"
+                                   b"         calls       calls/s  call\n"
+                                   b"       1843200       6006154  clock_gettime(CLOCK_MONOTONIC)\n")
 
 
 # harness, seconds, seeding

@@ -381,3 +381,29 @@ def test_vm_hpet_profile_names_the_clocksource_and_agrees_with_doctor(vm):
     assert doctor["verdict"] == "slow", doctor["verdict"]
     assert "made 1000 syscalls" in doctor["summary"], doctor["summary"]
 
+
+
+def test_live_count_gives_calls_beside_the_shares(clockscope, timeshare):
+    """--count runs the command as `clockscope run --mode count`: its calls per clock come
+    back beside the shares, exactly the program's (its reads plus 20 calibration blocks)."""
+    need_tool("perf")
+    make_shim = run(["make", "-s", "-j2", "fastclock-libs"], cwd=ROOT, timeout=600)
+    assert make_shim.returncode == 0, make_shim.stderr
+    doc, proc = profile_json(clockscope, "--count", "--", timeshare, "vdso", "1", timeout=300)
+    calls = int(program_output(proc.stderr)["calls"])
+    (counted,) = doc["counts"]
+    assert counted["program"] == timeshare
+    (row,) = counted["calls"]
+    assert row["call"] == "clock_gettime(CLOCK_MONOTONIC)"
+    assert row["calls"] == calls + 20 * 1024, (row, calls)
+    assert row["calls_per_sec"] > 0
+    assert share(doc, "vdso") > 5
+    # No call through libc (the syscall program): an empty table, and a note says why.
+    doc, _ = profile_json(clockscope, "--count", "--", timeshare, "syscall", "0.5", timeout=300)
+    assert [c["calls"] for c in doc["counts"]] == [[]], doc["counts"]
+    assert any(n.startswith("--count: no clock call went through the C library") for n in doc["notes"])
+    # A program that leaves through _exit() writes no table: a note says so.
+    doc, _ = profile_json(clockscope, "--count", "--", "python3", "-c", "import os; os._exit(0)",
+                          timeout=300)
+    assert doc["counts"] is None
+    assert any(n.startswith("--count: no count table") for n in doc["notes"]), doc["notes"]

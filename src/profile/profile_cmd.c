@@ -10,6 +10,8 @@
 #include "profile/perf_text.h"
 #include "profile/profile_view.h"
 
+#include "profile/count_table.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -22,7 +24,7 @@
 #define INPUT_CAP (1u << 30)
 
 struct profile_options {
-    bool json, all_cpus, clock_loop;
+    bool json, all_cpus, clock_loop, count;
     int pid, frequency, top;
     double seconds;
     const char *event, *perf_script, *perf_report, *perf_data;
@@ -48,6 +50,8 @@ static const char help[] =
     "  --clock-loop       the built-in workload: this process reads CLOCK_MONOTONIC through\n"
     "                     libc in a loop while perf samples it (what `collect --parts\n"
     "                     profile` records: the path one clock_gettime() takes here)\n"
+    "  --count            with -- COMMAND: run it as `clockscope run --mode count` too, and\n"
+    "                     show its calls and calls/s per clock beside the shares\n"
     "  --seconds S        with --pid, --all-cpus or --clock-loop: how long (default 10; 2\n"
     "                     with --clock-loop)\n"
     "  --frequency HZ     samples per second (default 999)\n"
@@ -74,6 +78,7 @@ static const struct cli_option profile_decl[] = {
      CLI_UINT_OF(struct profile_options, pid, 1, INT_MAX)},
     {.name = "all-cpus", .short_name = 'a', CLI_FLAG_OF(struct profile_options, all_cpus)},
     {.name = "clock-loop", CLI_FLAG_OF(struct profile_options, clock_loop)},
+    {.name = "count", CLI_FLAG_OF(struct profile_options, count)},
     {.name = "seconds", .metavar = "S", CLI_SECONDS_OF(struct profile_options, seconds, 0.1, 86400)},
     {.name = "frequency", .metavar = "HZ", CLI_UINT_OF(struct profile_options, frequency, 1, 100000)},
     {.name = "event", .metavar = "NAME", CLI_STRING_OF(struct profile_options, event)},
@@ -175,6 +180,62 @@ static bool profile_offline(const struct profile_options *o, struct tally *t, st
     return ok;
 }
 
+/* --count: COMMAND becomes `THIS_BINARY run --mode count --output FILE -- COMMAND`. */
+struct count_run {
+    char dir[PATH_MAX], file[PATH_MAX + 16], self[PATH_MAX];
+    char *argv[256 + 8];
+    struct count_table table;
+};
+
+static bool count_wrap(struct count_run *c, char **command, char *err, size_t errlen)
+{
+    ssize_t n = readlink("/proc/self/exe", c->self, sizeof c->self - 1);
+    if (n <= 0) {
+        snprintf(err, errlen, "--count: cannot find this program (/proc/self/exe): %s", strerror(errno));
+        return false;
+    }
+    c->self[n] = 0;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(c->dir, sizeof c->dir, "%s/clockscope-count.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(c->dir)) {
+        snprintf(err, errlen, "cannot make a temporary directory %.400s: %s", c->dir, strerror(errno));
+        return false;
+    }
+    snprintf(c->file, sizeof c->file, "%s/count.txt", c->dir);
+    int k = 0;
+    char *head[] = {c->self, "run", "--mode", "count", "--output", c->file, "--"};
+    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
+        c->argv[k++] = head[i];
+    for (int i = 0; command[i] && k < (int)(sizeof c->argv / sizeof c->argv[0]) - 1; i++)
+        c->argv[k++] = command[i];
+    c->argv[k] = NULL;
+    return true;
+}
+
+/* Reads the tables back (a note when there are none) and removes the directory. */
+static const struct count_table *count_read(struct count_run *c, struct profile_view *v)
+{
+    char err[300] = "";
+    size_t len = 0;
+    char *text = read_input(c->file, &len, err, sizeof err);
+    bool ok = text && count_table_parse(text, len, &c->table, err, sizeof err);
+    free(text);
+    unlink(c->file);
+    rmdir(c->dir);
+    if (!ok) {
+        profile_note(v, "--count: no count table (%s): the program left through _exit(), or "
+                     "could not be served by the shim (static, set-user-ID; docs/run.md).", err);
+        return NULL;
+    }
+    int calls = 0;
+    for (int p = 0; p < c->table.nprocs; p++)
+        calls += c->table.procs[p].ncalls;
+    if (calls == 0)
+        profile_note(v, "--count: no clock call went through the C library (the shim counts only "
+                     "those): the program reads the time by raw syscalls, or is static or Go.");
+    return &c->table;
+}
+
 static bool profile_live(const struct profile_options *o, char **command, struct tally *t,
                          struct profile_view *v, struct sysinfo *si, char *err, size_t errlen)
 {
@@ -199,8 +260,16 @@ static bool profile_live(const struct profile_options *o, char **command, struct
                                   .seconds = o->seconds, .frequency = o->frequency,
                                   .event = o->event, .user_only = plan.user_only,
                                   .command_stdout_to_stderr = o->json};
+    static struct count_run count;
+    if (o->count) {
+        if (!count_wrap(&count, command, err, errlen))
+            return false;
+        ro.command = count.argv;
+    }
     struct perf_run_result rr;
     bool ok = perf_run_live(&ro, t, &rr, err, errlen);
+    if (o->count)
+        v->counts = count_read(&count, v);
     v->command_status = rr.command_status;
     v->elapsed_s = rr.elapsed_s;
     if (ok && plan.why[0])
@@ -230,6 +299,8 @@ int cmd_profile(int argc, char **argv)
     if (seconds_given && !(o.pid || o.all_cpus || o.clock_loop))
         usage_error("profile", "--seconds goes only with --pid, --all-cpus or --clock-loop (a "
                     "COMMAND runs until it exits)");
+    if (o.count && !command)
+        usage_error("profile", "--count goes only with -- COMMAND");
     if (!live && strcmp(o.event, "cpu-clock") != 0)
         usage_error("profile", "--event goes only with a live profile");
     if (!seconds_given)

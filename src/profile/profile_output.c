@@ -68,6 +68,16 @@ void profile_print_table(FILE *out, const struct profile_view *v)
         fprintf(out, "\ncall sites (the caller of the time read):\n");
         print_names(out, v, t->call_sites, t->ncall_sites, false);
     }
+    if (v->counts) {
+        fprintf(out, "\ncalls (clockscope run --mode count):\n");
+        for (int p = 0; p < v->counts->nprocs; p++) {
+            const struct count_proc *cp = &v->counts->procs[p];
+            fprintf(out, "  pid %d (%s), %.3f s\n", cp->pid, cp->program, cp->seconds);
+            for (int c = 0; c < cp->ncalls; c++)
+                fprintf(out, "  %14llu  %12.0f/s  %s\n", (unsigned long long)cp->calls[c].calls,
+                        cp->calls[c].calls_per_sec, cp->calls[c].call);
+        }
+    }
     if (v->nnotes)
         fputc('\n', out);
     for (int i = 0; i < v->nnotes; i++)
@@ -164,6 +174,30 @@ void profile_print_json(FILE *out, const struct profile_view *v)
         json_kv_null(&j, "kernel_entry_unattributed_percent");
     else
         json_kv_double(&j, "kernel_entry_unattributed_percent", tally_share(t, t->entry_weight));
+    json_key(&j, "counts");
+    if (v->counts) {
+        json_begin_array(&j);
+        for (int p = 0; p < v->counts->nprocs; p++) {
+            const struct count_proc *cp = &v->counts->procs[p];
+            json_begin_object(&j);
+            json_kv_int(&j, "pid", cp->pid);
+            json_kv_string(&j, "program", cp->program);
+            json_kv_double(&j, "seconds", cp->seconds);
+            json_key(&j, "calls");
+            json_begin_array(&j);
+            for (int c = 0; c < cp->ncalls; c++) {
+                json_begin_object(&j);
+                json_kv_string(&j, "call", cp->calls[c].call);
+                json_kv_uint(&j, "calls", cp->calls[c].calls);
+                json_kv_double(&j, "calls_per_sec", cp->calls[c].calls_per_sec);
+                json_end_object(&j);
+            }
+            json_end_array(&j);
+            json_end_object(&j);
+        }
+        json_end_array(&j);
+    } else
+        json_null(&j);
     json_key(&j, "counter_read");
     if (v->counter_ns >= 0) {
         json_begin_object(&j);

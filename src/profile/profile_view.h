@@ -5,6 +5,7 @@
 #define CLOCKSCOPE_PROFILE_VIEW_H
 
 #include "facts/sysinfo.h"
+#include "profile/count_table.h"
 #include "profile/perf_access.h"
 #include "profile/tally.h"
 
@@ -28,6 +29,7 @@ struct profile_view {
     int top;                     /* symbols and call sites shown */
     double counter_ns;           /* live: the cheapest counter read (counter_cost.h), < 0 not measured */
     char counter_id[64];         /* its bench id */
+    const struct count_table *counts; /* --count: run --mode count's tables, NULL none */
     char notes[PROFILE_MAX_NOTES][600];
     int nnotes;
 };

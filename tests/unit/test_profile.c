@@ -4,6 +4,7 @@
 #include "check.h"
 
 #include "profile/attribution.h"
+#include "profile/count_table.h"
 #include "profile/perf_access.h"
 #include "profile/perf_text.h"
 #include "profile/tally.h"
@@ -372,4 +373,59 @@ TEST(test_profile_clocksource_named_by_the_outermost_frame)
     tally_sort(&t);
     CHECK(strcmp(t.clocksources[0].name, "kvm-clock") == 0 || strcmp(t.clocksources[1].name, "kvm-clock") == 0);
     CHECK(strcmp(t.clocksources[0].name, "xen") == 0 || strcmp(t.clocksources[1].name, "xen") == 0);
+}
+
+TEST(test_profile_count_table)
+{
+    static const char text[] =
+        "clockscope run --mode count: pid 12923 (/tmp/pf/timeshare), 0.307 s\n"
+        "         calls       calls/s  call\n"
+        "       1843200       6006154  clock_gettime(CLOCK_MONOTONIC)\n"
+        "            12            39  gettimeofday\n"
+        "         calls       calls/s  calling function (module)\n"
+        "       1843200       6006154  timeshare+0x122d (no symbol)\n"
+        "clockscope run --mode count: pid 7 (/usr/bin/python3.11 (deleted)), 12.5 s\r\n"
+        "         calls       calls/s  call\r\n"
+        "           100             8  time\r\n";
+    static struct count_table ct;
+    char err[300];
+    CHECK(count_table_parse(text, strlen(text), &ct, err, sizeof err));
+    CHECK(ct.nprocs == 2 && ct.dropped == 0);
+    CHECK(ct.procs[0].pid == 12923 && strcmp(ct.procs[0].program, "/tmp/pf/timeshare") == 0);
+    CHECK(fabs(ct.procs[0].seconds - 0.307) < 1e-9 && ct.procs[0].ncalls == 2);
+    CHECK(ct.procs[0].calls[0].calls == 1843200 && ct.procs[0].calls[0].calls_per_sec == 6006154);
+    CHECK(strcmp(ct.procs[0].calls[1].call, "gettimeofday") == 0);
+    CHECK(strcmp(ct.procs[1].program, "/usr/bin/python3.11 (deleted)") == 0);
+    CHECK(ct.procs[1].calls[0].calls == 100);
+    static const struct {
+        const char *text, *says;
+    } bad[] = {
+        {"", "no count table"},
+        {"         calls       calls/s  call\n", "line 1: a count table section before its header"},
+        {"clockscope run --mode count: pid x (p), 1 s\n", "line 1: a count table header"},
+        {"clockscope run --mode count: pid 1 (p), 1 s\n  5 5 x\n", "line 2: not a line"},
+        {"clockscope run --mode count: pid 1 (p), 1 s\n         calls       calls/s  call\n  5 x\n",
+         "line 3: not a line"},
+        {"clockscope run --mode count: pid 1 (p), 1 s\nhello\n", "line 2: not a line"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = 0;
+        bool ok = count_table_parse(bad[i].text, strlen(bad[i].text), &ct, err, sizeof err);
+        if (ok || !strstr(err, bad[i].says)) {
+            fprintf(stderr, "case %zu: ok=%d err='%s', wanted '%s'\n", i, ok, err, bad[i].says);
+            CHECK(false);
+        }
+    }
+    uint64_t x = 7;
+    static char buf[1024];
+    for (int round = 0; round < 2000; round++) {
+        snprintf(buf, sizeof buf, "%s", text);
+        for (int k = 0; k <= round % 5; k++)
+            check_mutate(buf, sizeof buf, "0123456789 ()\n.,sx-", &x);
+        err[0] = 0;
+        if (!count_table_parse(buf, strlen(buf), &ct, err, sizeof err))
+            CHECK(strncmp(err, "line ", 5) == 0 || strncmp(err, "no ", 3) == 0);
+        else
+            CHECK(ct.nprocs >= 1 && ct.nprocs <= COUNT_MAX_PROCS);
+    }
 }

@@ -407,3 +407,21 @@ def test_live_count_gives_calls_beside_the_shares(clockscope, timeshare):
                           timeout=300)
     assert doc["counts"] is None
     assert any(n.startswith("--count: no count table") for n in doc["notes"]), doc["notes"]
+
+
+@pytest.mark.parametrize("cmd,status,says", [
+    (["/nonexistent/prog"], 127, "/nonexistent/prog: command not found"),
+    (["/etc/passwd"], 126, "/etc/passwd: not executable"),
+])
+def test_command_that_cannot_run(clockscope, cmd, status, says):
+    proc = profile(clockscope, "--", *cmd, timeout=30)
+    assert proc.returncode == status and proc.stdout == ""
+    assert proc.stderr == f"clockscope profile: {says}\n"
+
+
+def test_command_that_is_never_sampled(clockscope):
+    """Killed at once: perf has nothing to say, and the message says why."""
+    need_tool("perf")
+    proc = profile(clockscope, "--", "sh", "-c", "kill -9 $$", timeout=60)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert "clockscope profile: perf recorded no samples" in proc.stderr, proc.stderr

@@ -126,6 +126,11 @@ bool perf_run_script(const char *perf_path, const char *data, struct tally *t, c
         goto out;
     }
     size_t len = (size_t)st.st_size;
+    if (len == 0) {
+        snprintf(err, errlen, "perf recorded no samples: what was profiled used no CPU while "
+                 "perf watched (too brief, or asleep)");
+        goto out;
+    }
     text = malloc(len + 1);
     if (!text) {
         snprintf(err, errlen, "out of memory for perf script's %zu bytes", len);

@@ -3,6 +3,7 @@
  * saved perf script or perf report text, or a perf.data file. */
 #include "commands.h"
 #include "common/cli.h"
+#include "common/subprocess.h"
 #include "facts/sysinfo.h"
 #include "profile/counter_cost.h"
 #include "profile/perf_access.h"
@@ -22,6 +23,8 @@
 #include <unistd.h>
 
 #define INPUT_CAP (1u << 30)
+#define EXIT_NOT_FOUND 127 /* as `clockscope run` and the shells */
+#define EXIT_CANNOT_RUN 126
 
 struct profile_options {
     bool json, all_cpus, clock_loop, count;
@@ -71,7 +74,8 @@ static const char help[] =
     "they allow is said (2: user space only; -a needs 0 or CAP_PERFMON).\n"
     "\n"
     "Exit status: 0 profile made; 1 perf missing, not permitted or failed, or the input is\n"
-    "not perf text (the line is named); 2 bad usage.\n";
+    "not perf text (the line is named); 2 bad usage; 127 COMMAND not found, 126 not\n"
+    "executable.\n";
 
 static const struct cli_option profile_decl[] = {
     {.name = "pid", .short_name = 'p', .metavar = "PID",
@@ -237,7 +241,8 @@ static const struct count_table *count_read(struct count_run *c, struct profile_
 }
 
 static bool profile_live(const struct profile_options *o, char **command, struct tally *t,
-                         struct profile_view *v, struct sysinfo *si, char *err, size_t errlen)
+                         struct profile_view *v, struct sysinfo *si, int *status, char *err,
+                         size_t errlen)
 {
     v->live = true;
     v->source = "live";
@@ -253,6 +258,18 @@ static bool profile_live(const struct profile_options *o, char **command, struct
     if (!plan.allowed) {
         snprintf(err, errlen, "%s", plan.why);
         return false;
+    }
+    if (command) {
+        /* Said before perf starts: perf's own message for a missing program is a data
+         * file it cannot read. */
+        char path[PATH_MAX];
+        int e = subprocess_find_program(command[0], path, sizeof path);
+        if (e != 0) {
+            snprintf(err, errlen, "%s: %s", command[0], e == ENOENT ? "command not found"
+                                                                  : "not executable");
+            *status = e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
+            return false;
+        }
     }
     sysinfo_read(si);
     v->machine = si;
@@ -311,11 +328,12 @@ int cmd_profile(int argc, char **argv)
                              .counter_ns = -1};
     struct sysinfo si;
     char err[1200] = "";
-    bool ok = live ? profile_live(&o, command, &t, &v, &si, err, sizeof err)
+    int status = 1;
+    bool ok = live ? profile_live(&o, command, &t, &v, &si, &status, err, sizeof err)
                    : profile_offline(&o, &t, &v, err, sizeof err);
     if (!ok) {
         fprintf(stderr, "clockscope profile: %s\n", err);
-        return 1;
+        return status;
     }
     tally_sort(&t);
     /* A live profile whose vDSO reads without the kernel: what one counter read costs

@@ -167,7 +167,7 @@ def test_full_stdout_is_a_failure(clockscope):
 
 def test_missing_perf_names_the_package(clockscope, tmp_path):
     env = dict(os.environ, PATH=str(tmp_path))
-    proc = profile(clockscope, "--", "true", env=env, timeout=10)
+    proc = profile(clockscope, "--", shutil.which("true"), env=env, timeout=10)
     assert proc.returncode == 1 and proc.stdout == ""
     assert proc.stderr.startswith("clockscope profile: perf is not installed"), proc.stderr
     os_id = re.search(r"^ID=\"?([^\"\n]+)", open("/etc/os-release").read(), re.M)

@@ -103,6 +103,68 @@ static void names_json(struct json *j, const struct profile_view *v, const char 
     json_end_array(j);
 }
 
+/* "target": the live run (null offline). */
+static void target_json(struct json *j, const struct profile_view *v)
+{
+    json_key(j, "target");
+    if (v->live) {
+        json_begin_object(j);
+        json_kv_string(j, "kind", target_name(v->target));
+        json_key(j, "command");
+        if (v->target == TARGET_COMMAND && v->command) {
+            json_begin_array(j);
+            for (int i = 0; v->command[i]; i++)
+                json_string(j, v->command[i]);
+            json_end_array(j);
+        } else
+            json_null(j);
+        if (v->target == TARGET_PID)
+            json_kv_int(j, "pid", v->pid);
+        else
+            json_kv_null(j, "pid");
+        if (v->target == TARGET_COMMAND)
+            json_kv_null(j, "seconds");
+        else
+            json_kv_double(j, "seconds", v->seconds);
+        if (v->command_status >= 0)
+            json_kv_int(j, "exit_status", v->command_status);
+        else
+            json_kv_null(j, "exit_status");
+        json_kv_double(j, "elapsed_s", v->elapsed_s);
+        json_end_object(j);
+    } else
+        json_null(j);
+}
+
+/* "counts": --count's tables (null without). */
+static void counts_json(struct json *j, const struct count_table *counts)
+{
+    json_key(j, "counts");
+    if (counts) {
+        json_begin_array(j);
+        for (int p = 0; p < counts->nprocs; p++) {
+            const struct count_proc *cp = &counts->procs[p];
+            json_begin_object(j);
+            json_kv_int(j, "pid", cp->pid);
+            json_kv_string(j, "program", cp->program);
+            json_kv_double(j, "seconds", cp->seconds);
+            json_key(j, "calls");
+            json_begin_array(j);
+            for (int c = 0; c < cp->ncalls; c++) {
+                json_begin_object(j);
+                json_kv_string(j, "call", cp->calls[c].call);
+                json_kv_uint(j, "calls", cp->calls[c].calls);
+                json_kv_double(j, "calls_per_sec", cp->calls[c].calls_per_sec);
+                json_end_object(j);
+            }
+            json_end_array(j);
+            json_end_object(j);
+        }
+        json_end_array(j);
+    } else
+        json_null(j);
+}
+
 void profile_print_json(FILE *out, const struct profile_view *v)
 {
     const struct tally *t = v->t;
@@ -112,34 +174,7 @@ void profile_print_json(FILE *out, const struct profile_view *v)
     json_kv_string(&j, "schema", "clockscope.profile/1");
     json_kv_string(&j, "source", v->source);
     json_kv_string(&j, "input", v->input);
-    json_key(&j, "target");
-    if (v->live) {
-        json_begin_object(&j);
-        json_kv_string(&j, "kind", target_name(v->target));
-        json_key(&j, "command");
-        if (v->target == TARGET_COMMAND && v->command) {
-            json_begin_array(&j);
-            for (int i = 0; v->command[i]; i++)
-                json_string(&j, v->command[i]);
-            json_end_array(&j);
-        } else
-            json_null(&j);
-        if (v->target == TARGET_PID)
-            json_kv_int(&j, "pid", v->pid);
-        else
-            json_kv_null(&j, "pid");
-        if (v->target == TARGET_COMMAND)
-            json_kv_null(&j, "seconds");
-        else
-            json_kv_double(&j, "seconds", v->seconds);
-        if (v->command_status >= 0)
-            json_kv_int(&j, "exit_status", v->command_status);
-        else
-            json_kv_null(&j, "exit_status");
-        json_kv_double(&j, "elapsed_s", v->elapsed_s);
-        json_end_object(&j);
-    } else
-        json_null(&j);
+    target_json(&j, v);
     json_key(&j, "machine");
     if (v->machine)
         sysinfo_json(&j, v->machine);
@@ -174,30 +209,7 @@ void profile_print_json(FILE *out, const struct profile_view *v)
         json_kv_null(&j, "kernel_entry_unattributed_percent");
     else
         json_kv_double(&j, "kernel_entry_unattributed_percent", tally_share(t, t->entry_weight));
-    json_key(&j, "counts");
-    if (v->counts) {
-        json_begin_array(&j);
-        for (int p = 0; p < v->counts->nprocs; p++) {
-            const struct count_proc *cp = &v->counts->procs[p];
-            json_begin_object(&j);
-            json_kv_int(&j, "pid", cp->pid);
-            json_kv_string(&j, "program", cp->program);
-            json_kv_double(&j, "seconds", cp->seconds);
-            json_key(&j, "calls");
-            json_begin_array(&j);
-            for (int c = 0; c < cp->ncalls; c++) {
-                json_begin_object(&j);
-                json_kv_string(&j, "call", cp->calls[c].call);
-                json_kv_uint(&j, "calls", cp->calls[c].calls);
-                json_kv_double(&j, "calls_per_sec", cp->calls[c].calls_per_sec);
-                json_end_object(&j);
-            }
-            json_end_array(&j);
-            json_end_object(&j);
-        }
-        json_end_array(&j);
-    } else
-        json_null(&j);
+    counts_json(&j, v->counts);
     json_key(&j, "counter_read");
     if (v->counter_ns >= 0) {
         json_begin_object(&j);

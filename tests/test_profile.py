@@ -425,3 +425,22 @@ def test_command_that_is_never_sampled(clockscope):
     proc = profile(clockscope, "--", "sh", "-c", "kill -9 $$", timeout=60)
     assert proc.returncode == 1 and proc.stdout == ""
     assert "clockscope profile: perf recorded no samples" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("part,says", [
+    ({"schema": "clockscope.profile/1", "categories": "nope", "time_share_percent": 1},
+     "part 'profile' is malformed (categories is not a list): skipped"),
+    ({"schema": "clockscope.profile/1", "categories": [{"id": "vdso", "percent": "x"}],
+      "time_share_percent": 1}, "part 'profile' is malformed (categories[0].percent is not a number)"),
+    ({"error": "exit status 1, no output"}, "part 'profile' failed when collected: exit status 1"),
+    ({"schema": "clockscope.profile/2"}, "part 'profile' has schema clockscope.profile/2, newer"),
+])
+def test_report_names_a_bad_profile_part(clockscope, tmp_path, part, says):
+    b = json.loads((ROOT / "tests/data/bundles/riscv64.json").read_text())
+    b["parts"]["profile"] = part
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(b))
+    proc = run([clockscope, "report", path], timeout=120)
+    assert proc.returncode == 3, proc.stderr
+    assert f"clockscope report: {path}: {says}" in proc.stderr, proc.stderr
+    assert "where the sampled time goes" not in proc.stdout

@@ -444,3 +444,17 @@ def test_report_names_a_bad_profile_part(clockscope, tmp_path, part, says):
     assert proc.returncode == 3, proc.stderr
     assert f"clockscope report: {path}: {says}" in proc.stderr, proc.stderr
     assert "where the sampled time goes" not in proc.stdout
+
+
+def test_folded_chains_attribute_a_report_like_the_script(clockscope):
+    """perf report -g folded (no Children column) carries each entry's chains: they are
+    attributed like perf script's samples; one recording read both ways agrees within the
+    entries that have no folded line (ktime_get_ts64, rep_movs_alternative: 0.94%)."""
+    folded, _ = profile_json(clockscope, "--perf-report", DATA / "timeshare-syscall-samples-folded.report")
+    script, _ = profile_json(clockscope, "--perf-script", DATA / "timeshare-syscall.script")
+    assert share(folded, "clocksource") == pytest.approx(share(script, "clocksource"), abs=0.01)
+    assert share(folded, "syscall") == pytest.approx(8.38, abs=0.01)
+    assert abs(folded["time_share_percent"] - script["time_share_percent"]) <= 1.0
+    # The Children/-g graph report of the same recording: entries' own symbols only.
+    graph, _ = profile_json(clockscope, "--perf-report", DATA / "timeshare-syscall-children-g.report")
+    assert graph["time_share_percent"] == pytest.approx(7.91, abs=0.01)

@@ -251,6 +251,23 @@ bool attr_dso_is_kernel(const char *dso, size_t len)
     return !(len > 7 && (memcmp(dso, "[anon:", 6) == 0 || memcmp(dso, "[stack:", 7) == 0));
 }
 
+/* Where each arch's kernel is entered from user space (arch/x86/entry/entry_64.S,
+ * arch/arm64/kernel/entry.S, arch/riscv/kernel/entry.S). */
+static const char *const kernel_boundaries[] = {
+    "entry_SYSCALL_64", "entry_SYSENTER", "entry_INT80", "asm_sysvec_", "asm_exc_",
+    "asm_common_interrupt", "el0t_64_", "el0t_32_", "handle_exception", "ret_from_exception",
+};
+
+bool attr_is_kernel_boundary(const char *sym, size_t len)
+{
+    for (size_t i = 0; i < sizeof kernel_boundaries / sizeof kernel_boundaries[0]; i++) {
+        size_t n = strlen(kernel_boundaries[i]);
+        if (len >= n && memcmp(sym, kernel_boundaries[i], n) == 0)
+            return true;
+    }
+    return false;
+}
+
 static bool symbol_matches(const char *pattern, const char *sym)
 {
     size_t n = strlen(pattern);

@@ -58,6 +58,12 @@ const struct attr_row *attr_classify(const struct attr_frame *f);
  * "[kvm_intel]", but not "[vdso]", "[unknown]", "[vsyscall]", "[heap]", ... */
 bool attr_dso_is_kernel(const char *dso, size_t len);
 
+/* Whether a kernel symbol is where the kernel was entered from user space (a syscall,
+ * interrupt or exception entry: entry_SYSCALL_64*, asm_sysvec_*, el0t_64_*,
+ * handle_exception, ...): in a chain without objects (perf report -g folded), the frames
+ * from a kernel leaf up to this one are the kernel's. */
+bool attr_is_kernel_boundary(const char *sym, size_t len);
+
 /* Category ids ("vdso", ...) and what each means, for output. */
 const char *attr_category_id(enum profile_category c);
 const char *attr_category_what(enum profile_category c);

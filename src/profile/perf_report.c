@@ -79,7 +79,52 @@ struct report_state {
     bool seen_event;
     bool in_entries;     /* an entry was read: indented lines may be its tree */
     double self_sum;
+    /* The last entry, attributed when the next begins: by its -g folded chains when it
+     * has them (without Children columns), the rest of its share by its own symbol. */
+    bool pending;
+    struct attr_frame frame;
+    double self, folded;
 };
+
+/* The last entry's share that its folded chains did not cover, by its own symbol. */
+static void finish_entry(struct tally *t, struct report_state *st)
+{
+    /* Without chains the whole entry (0.00% entries too: source 000's x86_64 vDSO line). */
+    if (st->pending && (st->folded == 0 || st->self - st->folded > 0.005))
+        tally_entry(t, &st->frame, st->self - st->folded);
+    st->pending = false;
+}
+
+/* A -g folded chain of the pending entry: "8.37% leaf;caller;...;main".  Frames are the
+ * kernel's from a kernel leaf up to the frame where the kernel was entered. */
+static void folded_chain(const char *s, size_t len, struct tally *t, struct report_state *st)
+{
+    double pct;
+    if (!st->pending || t->children_columns || !take_percent(&s, &len, &pct) || pct <= 0 ||
+        st->folded + pct > st->self + 0.02)
+        return;
+    struct attr_frame frames[TALLY_MAX_FRAMES];
+    int n = 0;
+    bool kernel = st->frame.kernel;
+    size_t i = 0;
+    while (i <= len && n < TALLY_MAX_FRAMES) {
+        size_t b = i;
+        while (i < len && s[i] != ';')
+            i++;
+        if (i > b) {
+            frames[n] = (struct attr_frame){s + b, i - b, "", 0, kernel};
+            if (kernel && attr_is_kernel_boundary(s + b, i - b))
+                kernel = false;
+            n++;
+        }
+        i++;
+    }
+    if (n == 0)
+        return;
+    tally_attribute(t, frames, n, pct);
+    st->folded += pct;
+    t->report_chains = true;
+}
 
 static bool header_line(const char *s, size_t len, int line, struct tally *t, struct report_state *st,
                         char *err, size_t errlen)
@@ -119,6 +164,8 @@ static bool header_line(const char *s, size_t len, int line, struct tally *t, st
 static bool entry_line(const char *s, size_t len, int line, struct tally *t, struct report_state *st,
                        char *err, size_t errlen)
 {
+    const char *line_start = s;
+    size_t line_len = len;
     double first, self;
     if (!take_percent(&s, &len, &first))
         return false; /* not an entry */
@@ -133,9 +180,11 @@ static bool entry_line(const char *s, size_t len, int line, struct tally *t, str
                  "has one percentage", line);
         return false;
     }
-    /* -g folded: "7.57% a;b;c" is a tree line. */
-    if (!two && len && !memchr(s, ' ', len) && memchr(s, ';', len))
+    /* -g folded: "7.57% a;b;c" is a chain of the entry before. */
+    if (!two && len && !memchr(s, ' ', len) && memchr(s, ';', len)) {
+        folded_chain(line_start, line_len, t, st);
         return true;
+    }
     if (first > 100.0 || self > 100.0 || self > first + 0.005) {
         snprintf(err, errlen, "line %d: a percentage out of range (%.2f%%, %.2f%%)", line, first, self);
         return false;
@@ -205,7 +254,12 @@ static bool entry_line(const char *s, size_t len, int line, struct tally *t, str
         snprintf(err, errlen, "line %d: an entry with a marker but no symbol", line);
         return false;
     }
-    tally_entry(t, &f, self);
+    finish_entry(t, st);
+    st->pending = true;
+    st->frame = f;
+    st->self = self;
+    st->folded = 0;
+    t->from_report = true;
     st->self_sum += self;
     if (st->self_sum > 100.5) {
         snprintf(err, errlen, "line %d: the entries' own percentages add up to %.2f%%, more than "
@@ -249,8 +303,10 @@ bool perf_report_parse(const char *buf, size_t len, struct tally *t, char *err, 
         }
         if (indented && st.in_entries)
             continue; /* a -g call-graph line */
-        if (st.in_entries && is_folded(s, n))
-            continue; /* -g folded: "8.37% leaf;caller;..." at column 0 */
+        if (st.in_entries && is_folded(s, n)) {
+            folded_chain(s, n, t, &st); /* -g folded: "8.37% leaf;caller;..." at column 0 */
+            continue;
+        }
         snprintf(err, errlen, "line %d: not a perf report line (an indented 'NN.NN%%  ...  "
                  "[.] symbol' entry, a '#' header, or a call-graph line after an entry): "
                  "'%.*s'", l.number, (int)(n > 60 ? 60 : n), s);
@@ -260,6 +316,7 @@ bool perf_report_parse(const char *buf, size_t len, struct tally *t, char *err, 
         snprintf(err, errlen, "no entries in %d lines: not `perf report --stdio` output", l.number);
         return false;
     }
+    finish_entry(t, &st);
     /* Shares are of all samples: the time categories as listed, the rest is "other". */
     double time_sum = 0;
     for (int c = 0; c < PROFILE_TIME_CATEGORIES; c++)

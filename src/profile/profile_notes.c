@@ -65,10 +65,15 @@ void profile_notes(struct profile_view *v)
         profile_note(v, "%.2f%% of all samples were in kernel syscall entry or exit with no syscall "
                      "named in their chain: not counted as reading the time (some may be the "
                      "entry cost of time syscalls).", tally_share(t, t->entry_weight));
-    if (t->from_report)
+    if (t->from_report && t->report_chains)
+        profile_note(v, "From perf report text with -g folded chains: each entry's chains "
+                     "attributed as perf script's samples are, the rest of its share by its own "
+                     "symbol.");
+    else if (t->from_report)
         profile_note(v, "From perf report text: each entry's own (Self) share, by its symbol%s; "
                      "call sites and the attribution through call chains need `perf script` "
-                     "output (--perf-script).", t->children_columns ? " (the Self column)" : "");
+                     "output (--perf-script) or `perf report --no-children -g folded`.",
+                     t->children_columns ? " (the Self column)" : "");
     if (!t->from_report && !t->kernel_frames)
         profile_note(v, "No kernel frames in the samples: time in syscalls and the kernel's "
                      "clocksource read is not visible (user-space-only sampling).");

@@ -80,6 +80,13 @@ static void add_clocksource(struct tally *t, const char *name, double weight)
 
 void tally_chain(struct tally *t, const struct attr_frame *frames, int nframes, double weight)
 {
+    t->samples++;
+    t->total += weight;
+    tally_attribute(t, frames, nframes, weight);
+}
+
+void tally_attribute(struct tally *t, const struct attr_frame *frames, int nframes, double weight)
+{
     const struct attr_row *rows[TALLY_MAX_FRAMES];
     if (nframes > TALLY_MAX_FRAMES)
         nframes = TALLY_MAX_FRAMES;
@@ -96,8 +103,6 @@ void tally_chain(struct tally *t, const struct attr_frame *frames, int nframes, 
         }
         entry |= rows[i] && rows[i]->role == ROLE_PASS && frames[i].kernel;
     }
-    t->samples++;
-    t->total += weight;
     if (inner < 0) {
         t->weight[CAT_OTHER] += weight;
         if (entry && nframes > 0 && frames[0].kernel) {

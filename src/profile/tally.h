@@ -27,6 +27,7 @@ struct tally {
     uint64_t samples;         /* samples seen (script) or the header's count (report) */
     bool from_report;         /* weights are perf report percentages */
     bool children_columns;    /* perf report had Children and Self: Self was used */
+    bool report_chains;       /* perf report -g folded chains were attributed */
     bool kernel_frames;       /* any kernel frame seen */
     bool kernel_entry_unattributed; /* samples inside kernel entry with no syscall named */
     double entry_weight;      /* their weight */
@@ -48,6 +49,10 @@ void tally_init(struct tally *t);
 
 /* One perf script sample: frames[0] is the leaf (where the sample hit), then its callers. */
 void tally_chain(struct tally *t, const struct attr_frame *frames, int nframes, double weight);
+
+/* The attribution of tally_chain without counting a sample: a perf report -g folded chain,
+ * weighted by its percentage. */
+void tally_attribute(struct tally *t, const struct attr_frame *frames, int nframes, double weight);
 
 /* One perf report entry: its self percentage and its one frame. */
 void tally_entry(struct tally *t, const struct attr_frame *frame, double percent);

@@ -429,3 +429,23 @@ TEST(test_profile_count_table)
             CHECK(ct.nprocs >= 1 && ct.nprocs <= COUNT_MAX_PROCS);
     }
 }
+
+/* perf report -g folded: the chain under a [k] entry is the kernel's up to where the kernel
+ * was entered, then user space: a vDSO fallback's hpet read is seen as one. */
+TEST(test_profile_report_folded_chain_crosses_into_user_space)
+{
+    static const char text[] =
+        "# Overhead  Command  Shared Object      Symbol\n"
+        "    30.00%  app  [kernel.kallsyms]  [k] read_hpet\n"
+        "30.00% read_hpet;ktime_get_ts64;posix_get_monotonic_timespec;__x64_sys_clock_gettime;"
+        "do_syscall_64;entry_SYSCALL_64_after_hwframe;__vdso_clock_gettime;clock_gettime;handle\n"
+        "    10.00%  app  [vdso]  [.] __vdso_clock_gettime\n"
+        "6.00% __vdso_clock_gettime;clock_gettime;handle\n";
+    char err[300];
+    CHECK(report(text, err, sizeof err));
+    CHECK(near(tally_percent(&t, CAT_CLOCKSOURCE), 30) && near(tally_percent(&t, CAT_VDSO), 10));
+    CHECK(near(tally_share(&t, t.fallback_weight), 30) && t.report_chains);
+    tally_sort(&t);
+    CHECK(t.ncall_sites == 1 && strcmp(t.call_sites[0].name, "handle") == 0);
+    CHECK(near(tally_share(&t, t.call_sites[0].weight), 36)); /* the 4% without a chain: none */
+}

@@ -39,7 +39,7 @@ LDFLAGS    += -fsanitize=address,undefined
 endif
 
 # The directories whose sources make up the clockscope binary, and the one arch file.
-CLI_DIRS := common vdso measure bench warp fastclock run facts doctor vm collect profile
+CLI_DIRS := common vdso measure bench warp fastclock run facts doctor vm collect metrics profile
 CLI_SRC  := src/main.c $(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c)) src/arch/$(ARCH).c
 CLI_OBJ  := $(CLI_SRC:%.c=$(O)/obj/%.o)
 LIB_OBJ  := $(filter-out $(O)/obj/src/main.o,$(CLI_OBJ))
@@ -114,6 +114,19 @@ install-report:
 	install -d $(DESTDIR)$(PREFIX)/share/clockscope/report/clockscope_report
 	install -m 644 report/clockscope_report/*.py $(DESTDIR)$(PREFIX)/share/clockscope/report/clockscope_report/
 
+# clockscope metrics' systemd service and timer (packaging/systemd/, docs/metrics.md), with
+# the installed binary's path, and the Prometheus rules and Grafana dashboard beside the docs.
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+.PHONY: install-systemd
+install: install-systemd
+install-systemd:
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(PREFIX)/share/doc/clockscope/prometheus
+	sed 's#@BINDIR@#$(PREFIX)/bin#g' packaging/systemd/clockscope-metrics.service \
+	    > $(DESTDIR)$(SYSTEMDUNITDIR)/clockscope-metrics.service
+	install -m 644 packaging/systemd/clockscope-metrics.timer $(DESTDIR)$(SYSTEMDUNITDIR)/
+	chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/clockscope-metrics.service
+	install -m 644 docs/prometheus/* $(DESTDIR)$(PREFIX)/share/doc/clockscope/prometheus/
+
 cross:
 	$(MAKE) O=build/aarch64 CC=aarch64-linux-gnu-gcc STATIC=1 all
 	$(MAKE) O=build/riscv64 CC=riscv64-linux-gnu-gcc STATIC=1 all
@@ -124,7 +137,8 @@ vm-binaries: cross
 
 # libFuzzer harnesses (need clang): build/fuzz/fuzz_vdso_elf CORPUS,
 # build/fuzz/fuzz_kernel_log CORPUS, build/fuzz/fuzz_facts_text CORPUS, build/fuzz/fuzz_vm_frame CORPUS,
-# build/fuzz/fuzz_gap_list CORPUS, build/fuzz/fuzz_cli CORPUS, build/fuzz/fuzz_perf_text CORPUS
+# build/fuzz/fuzz_gap_list CORPUS, build/fuzz/fuzz_cli CORPUS, build/fuzz/fuzz_dts_edit CORPUS,
+# build/fuzz/fuzz_perf_text CORPUS
 FUZZ_CC := clang -std=c11 -g -O1 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,undefined
 fuzz:
 	@mkdir -p build/fuzz
@@ -139,6 +153,7 @@ fuzz:
 	$(FUZZ_CC) -o build/fuzz/fuzz_cli tests/fuzz/fuzz_cli.c src/common/cli_parse.c \
 	    src/common/cli.c src/common/cpuset.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_json_check tests/fuzz/fuzz_json_check.c src/collect/json_check.c
+	$(FUZZ_CC) -o build/fuzz/fuzz_dts_edit tests/fuzz/fuzz_dts_edit.c src/vm/dts_edit.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_perf_text tests/fuzz/fuzz_perf_text.c src/profile/perf_script.c \
 	    src/profile/perf_report.c src/profile/perf_lines.c src/profile/tally.c src/profile/attribution.c \
 	    src/profile/count_table.c -lm

@@ -54,6 +54,11 @@ _clockscope()
                 sed -n 's/^ *--arch ARCH *//p' | tr -cs 'a-z0-9_' '\n' | grep '[0-9]')
             COMPREPLY=($(compgen -W "$arches" -- "$cur"))
             return 0 ;;
+        --scenario)
+            local names
+            names=$("$prog" vm --list-scenarios 2>/dev/null | sed -n 's/^\([a-z0-9_-]*\)  (doctor: .*/\1/p')
+            COMPREPLY=($(compgen -W "$names" -- "$cur"))
+            return 0 ;;
         --only)
             if [[ $cmd == bench ]]; then
                 local ids

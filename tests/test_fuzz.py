@@ -51,6 +51,11 @@ def seed_json_check(corpus, clockscope):
     (corpus / "small").write_bytes(b'{"schema": "clockscope.x/1", "a": [1, -2.5e3, "\\u00e9", null]}')
 
 
+def seed_dts_edit(corpus, clockscope):
+    """The lab's device-tree edit, seeded with the shape dtc prints for QEMU's virt timer."""
+    (corpus / "virt").write_bytes(b'/dts-v1/;\n\n/ {\n\ttimer {\n\t\talways-on;\n'
+                                  b'\t\tcompatible = "arm,armv8-timer\\0arm,armv7-timer";\n\t};\n};\n')
+    (corpus / "list").write_bytes(b'/ {\n\tt {\n\t\tcompatible = "x", "arm,armv8-timer";\n\t};\n};\n')
 def seed_perf_text(corpus, clockscope):
     """clockscope profile's parsers: perf script (first byte 0 mod 3), perf report (1) and
     run --mode count's table (2), seeded with the fixtures: source 000's report and this
@@ -73,6 +78,7 @@ HARNESSES = [
     ("fuzz_gap_list", 10, seed_gap_list),
     ("fuzz_cli", 10, seed_cli),
     ("fuzz_json_check", 10, seed_json_check),
+    ("fuzz_dts_edit", 10, seed_dts_edit),
     ("fuzz_perf_text", 20, seed_perf_text),
 ]
 

@@ -355,8 +355,13 @@ def load_all(paths: List[str], problems: List[Problem], every_method: bool = Tru
     Without every_method, only the bench methods the table shows are read."""
     machines = []
     seen = {}
+    from . import doctor_lines  # one machine per facts root (doctor --roots --json)
+    loaded = []
     for path in paths:
-        m = load_file(path, problems, every_method)
+        lines = doctor_lines.load(path, problems, every_method, _read_part)
+        loaded += [(path, m) for m in lines] if lines is not None else \
+            [(path, load_file(path, problems, every_method))]
+    for path, m in loaded:
         if m is None:
             continue
         if m.name in seen:

@@ -39,7 +39,7 @@ LDFLAGS    += -fsanitize=address,undefined
 endif
 
 # The directories whose sources make up the clockscope binary, and the one arch file.
-CLI_DIRS := common vdso measure bench warp fastclock run facts doctor vm collect metrics ladder
+CLI_DIRS := common vdso measure bench warp fastclock run facts doctor vm collect metrics ladder profile
 CLI_SRC  := src/main.c $(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c)) src/arch/$(ARCH).c
 CLI_OBJ  := $(CLI_SRC:%.c=$(O)/obj/%.o)
 LIB_OBJ  := $(filter-out $(O)/obj/src/main.o,$(CLI_OBJ))
@@ -138,7 +138,7 @@ vm-binaries: cross
 # libFuzzer harnesses (need clang): build/fuzz/fuzz_vdso_elf CORPUS,
 # build/fuzz/fuzz_kernel_log CORPUS, build/fuzz/fuzz_facts_text CORPUS, build/fuzz/fuzz_vm_frame CORPUS,
 # build/fuzz/fuzz_gap_list CORPUS, build/fuzz/fuzz_cli CORPUS, build/fuzz/fuzz_dts_edit CORPUS,
-# build/fuzz/fuzz_ladder_fault CORPUS
+# build/fuzz/fuzz_ladder_fault CORPUS, build/fuzz/fuzz_perf_text CORPUS
 FUZZ_CC := clang -std=c11 -g -O1 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,undefined
 fuzz:
 	@mkdir -p build/fuzz
@@ -155,6 +155,9 @@ fuzz:
 	    src/common/cli.c src/common/cpuset.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_json_check tests/fuzz/fuzz_json_check.c src/collect/json_check.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_dts_edit tests/fuzz/fuzz_dts_edit.c src/vm/dts_edit.c
+	$(FUZZ_CC) -o build/fuzz/fuzz_perf_text tests/fuzz/fuzz_perf_text.c src/profile/perf_script.c \
+	    src/profile/perf_report.c src/profile/perf_lines.c src/profile/tally.c src/profile/attribution.c \
+	    src/profile/count_table.c -lm
 
 # The quick inner loop: the native C unit tests, then the CLI tests that need no other
 # build (no sanitized or cross build, no qemu, no VM).  The whole suite is `make test`.

@@ -38,7 +38,7 @@ _clockscope()
         if [[ ${words[i]} == -- ]]; then
             if [[ $cmd == vm && $i == $((cword - 1)) ]]; then
                 COMPREPLY=($(compgen -W "$commands" -- "$cur"))
-            elif [[ $cmd == run && $i == $((cword - 1)) ]]; then
+            elif [[ ($cmd == run || $cmd == profile) && $i == $((cword - 1)) ]]; then
                 COMPREPLY=($(compgen -c -- "$cur"))
             else
                 COMPREPLY=($(compgen -f -- "$cur"))

@@ -41,8 +41,10 @@ linux-perf
 #   prometheus prometheus-node-exporter  `clockscope metrics`: promtool check metrics/rules,
 #                            promtool test rules, and the end-to-end scrape of the textfile
 #   systemd                  systemd-analyze verify of packaging/systemd/
-#   linux-perf               `perf bench sched pipe`: the peer of ladder's pipe round trip
-#                            (benchmarks/ladder_peer.py)
+#   linux-perf               perf, which `clockscope profile` runs (its live tests and overhead
+#                            benchmark; Debian's /usr/bin/perf picks the perf of the running kernel's
+#                            version, or the newest installed), and `perf bench sched pipe`: the
+#                            peer of ladder's pipe round trip (benchmarks/ladder_peer.py)
 
 # Cross compilers for the two arches the host is not (the host's own gcc builds the third).
 for arch in amd64:x86-64 arm64:aarch64 riscv64:riscv64; do

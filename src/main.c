@@ -27,6 +27,7 @@ static const struct command commands[] = {
     {"vm", "run a clockscope command inside a VM of any arch", cmd_vm},
     {"collect", "run every part here and write one bundle for `report`", cmd_collect},
     {"metrics", "Prometheus metrics for node_exporter's textfile collector", cmd_metrics},
+    {"profile", "how much of a program's CPU goes to reading the time, by which path", cmd_profile},
     {"report", "compare bundles from many machines: tables, charts, HTML (Python)", cmd_report},
 };
 

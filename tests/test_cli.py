@@ -93,7 +93,7 @@ BAD = [
     (["collect", "-o"], "--output needs a value (FILE)"),
     (["collect", "--output", ""], "--output needs a value (FILE)"),
     (["collect", "extra"], "unexpected argument 'extra'"),
-    (["collect", "--parts", "bench,nope"], "--parts: unknown part 'nope' (parts: facts, doctor, bench, warp, ladder)"),
+    (["collect", "--parts", "bench,nope"], "--parts: unknown part 'nope' (parts: facts, doctor, bench, warp, ladder, profile)"),
     (["collect", "--warp-seconds", "0"], "--warp-seconds: 0 s is out of range (0.1 to 60)"),
     (["collect", "--timeout", "abc"], "--timeout: 'abc' is not a duration in seconds"),
     (["collect", "--quick", "--quick"], "--quick given more than once"),
@@ -122,6 +122,24 @@ BAD = [
     (["ladder", "--quick", "--quick"], "--quick given more than once"),
     (["ladder", "--json=1"], "--json takes no value"),
     (["ladder", "stray"], "unexpected argument 'stray'"),
+    # profile
+    (["profile", "--bogus"], "unknown option '--bogus'"),
+    (["profile", "--perf-script"], "--perf-script needs a value (FILE)"),
+    (["profile", "--pid", "0"], "--pid: 0 is out of range (1 to 2147483647)"),
+    (["profile", "--frequency", "fast", "--", "true"], "--frequency: 'fast' is not a whole number"),
+    (["profile", "--seconds", "0.01", "-a"], "--seconds: 0.01 s is out of range (0.1 to 86400)"),
+    (["profile", "--top", "0", "-a"], "--top: 0 is out of range (1 to 48)"),
+    (["profile", "--json", "--json", "-a"], "--json given more than once"),
+    (["profile"], "nothing to profile: give -- COMMAND, --pid PID, --all-cpus, --clock-loop, "
+     "--perf-script FILE, --perf-report FILE or --perf-data FILE"),
+    (["profile", "-a", "-p", "1"], "give one of -- COMMAND, --pid, --all-cpus, --clock-loop, "
+     "--perf-script, --perf-report, --perf-data"),
+    (["profile", "--perf-script", "a", "--", "true"], "give one of -- COMMAND, --pid, "
+     "--all-cpus, --clock-loop, --perf-script, --perf-report, --perf-data"),
+    (["profile", "--seconds", "1", "--", "true"], "--seconds goes only with --pid, --all-cpus "
+     "or --clock-loop (a COMMAND runs until it exits)"),
+    (["profile", "--event", "cycles", "--perf-script", "x"], "--event goes only with a live profile"),
+    (["profile", "--count", "-a"], "--count goes only with -- COMMAND"),
     # report (its Python package speaks the same wording)
     (["report", "--bogus"], "unknown option '--bogus'"),
     (["report", "-o"], "--output needs a value (OUT.html)"),
@@ -190,7 +208,7 @@ def test_global_bad_usage(clockscope, args, first_line):
     assert "usage: clockscope <command>" in proc.stderr
 
 
-@pytest.mark.parametrize("cmd", ["bench", "warp", "vdso", "doctor", "facts", "run", "vm"])
+@pytest.mark.parametrize("cmd", ["bench", "warp", "vdso", "doctor", "facts", "run", "vm", "profile"])
 def test_help_of_every_command(clockscope, cmd):
     for flag in ("--help", "-h"):
         proc = run([clockscope, cmd, flag], timeout=10)

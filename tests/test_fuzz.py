@@ -61,6 +61,17 @@ def seed_dts_edit(corpus, clockscope):
     (corpus / "virt").write_bytes(b'/dts-v1/;\n\n/ {\n\ttimer {\n\t\talways-on;\n'
                                   b'\t\tcompatible = "arm,armv8-timer\\0arm,armv7-timer";\n\t};\n};\n')
     (corpus / "list").write_bytes(b'/ {\n\tt {\n\t\tcompatible = "x", "arm,armv8-timer";\n\t};\n};\n')
+def seed_perf_text(corpus, clockscope):
+    """clockscope profile's parsers: perf script (first byte 0 mod 3), perf report (1) and
+    run --mode count's table (2), seeded with the fixtures: source 000's report and this
+    machine's recordings."""
+    data = ROOT / "tests" / "data" / "perf"
+    for i, path in enumerate(sorted(data.iterdir())):
+        kind = b"\0" if path.suffix == ".script" else b"\1"
+        (corpus / f"seed{i}").write_bytes(kind + path.read_bytes()[:20000])
+    (corpus / "count").write_bytes(b"\2clockscope run --mode count: pid 12923 (/bin/x), 0.307 s\n"
+                                   b"         calls       calls/s  call\n"
+                                   b"       1843200       6006154  clock_gettime(CLOCK_MONOTONIC)\n")
 
 
 # harness, seconds, seeding
@@ -74,6 +85,7 @@ HARNESSES = [
     ("fuzz_cli", 10, seed_cli),
     ("fuzz_json_check", 10, seed_json_check),
     ("fuzz_dts_edit", 10, seed_dts_edit),
+    ("fuzz_perf_text", 20, seed_perf_text),
 ]
 
 

@@ -8,6 +8,7 @@ import re
 from typing import List, Tuple
 
 from . import ladder
+from . import profile
 from .analysis import KEY_ROW, Report
 from .compare import fmt_ns
 from .model import Machine
@@ -219,4 +220,4 @@ def fleet_chart(rep: Report, plt) -> List[Chart]:
 def all_charts(rep: Report) -> List[Chart]:
     plt = _plt()
     return fleet_chart(rep, plt) + cost_chart(rep, plt) + ratio_chart(rep, plt) + warp_charts(rep, plt) + \
-        ladder.charts(rep, plt)
+        ladder.charts(rep, plt) + profile.charts(rep, plt, _svg)

@@ -8,6 +8,7 @@ from html import escape
 from typing import List
 
 from . import ladder
+from . import profile
 from .analysis import Report
 from .charts import Chart
 from .text import FLEET_HEADER, comparison_table, fleet_rows
@@ -187,6 +188,7 @@ def render(rep: Report, charts: List[Chart]) -> str:
         for k, (name, title, svg) in enumerate(charts):
             out.append(f'<div class="chart" id="chart-{k}" data-file="{escape(name)}">'
                        f"<h3>{escape(title)}</h3>{_svg_inline(svg, f'c{k}-')}</div>")
+    out += profile.html_section(rep)
     out += _findings(rep)
     out += _descriptions(rep)
     out.append("</body></html>")

@@ -11,13 +11,15 @@ import stat
 from typing import List, Optional, Tuple
 
 from . import ladder
+from . import profile
 from .analysis import HEADLINE
 from .model import Diagnosis, Finding, Machine, Measure, Problem, Stat, WarpPairs
 
 BUNDLE_KIND = "clockscope.bundle"
 BUNDLE_VERSION = 1
 # The part schemas this report reads, with the newest version it understands.
-PART_VERSIONS = {"bench": 1, "doctor": 1, "warp": 1, "facts": 1, "runtimes": 1, "ladder": 1}
+PART_VERSIONS = {"bench": 1, "doctor": 1, "warp": 1, "facts": 1, "runtimes": 1, "ladder": 1,
+                 "profile": 1}
 # Parts whose absence from a bundle is reported (the others are optional).
 EXPECTED_PARTS = ("bench", "doctor", "warp")
 MAX_FILE_BYTES = 256 << 20
@@ -214,7 +216,8 @@ def _facts(doc: dict, m: Machine) -> None:
 
 
 READERS = {"bench": _bench, "doctor": _doctor, "warp": _warp, "runtimes": _runtimes, "facts": _facts,
-           "ladder": ladder.read}
+           "ladder": ladder.read,
+           "profile": lambda doc, m: profile.read(doc, m, (_obj, _list, _str, _num))}
 
 
 def _schema_of(doc) -> Tuple[Optional[str], Optional[int]]:

@@ -82,6 +82,7 @@ class Machine:
     diagnosis: Optional[Diagnosis] = None
     warp: Optional[WarpPairs] = None
     warp_faults: Optional[int] = None
+    profile: Optional[object] = None     # profile.Profile, from the profile part
     part_errors: Dict[str, str] = field(default_factory=dict)      # part -> its error
     parts: List[str] = field(default_factory=list)                 # parts present and read
     every_method: bool = True            # read every bench method, not only the table's

@@ -5,6 +5,7 @@ import io
 from typing import List
 
 from . import ladder
+from . import profile
 from .analysis import KEY_ROW, Report, Row
 from .compare import fmt_ns, fmt_rate
 
@@ -123,6 +124,7 @@ def markdown(rep: Report) -> str:
             out.append(f"- **{m.name}**: {e.short}")
             out += [f"  - {d}" for d in e.details]
         out.append("")
+    out += profile.markdown_lines(rep)
     if rep.problems:
         out += ["## Input problems", ""] + [f"- {p}" for p in rep.problems] + [""]
     return "\n".join(out)
@@ -170,6 +172,7 @@ def terminal(rep: Report) -> str:
         out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
         out += [f"    ↳ {w}" for w in why]
     out += ladder.lines(rep)
+    out += profile.text_lines(rep)
     if rep.problems:
         out += ["", "input problems:"] + [f"  {p}" for p in rep.problems]
     return "\n".join(out) + "\n"

@@ -1,4 +1,4 @@
-/* clockscope collect: every part (facts, doctor, bench, warp, ladder) run as a child of this
+/* clockscope collect: every part (facts, doctor, bench, warp, ladder; profile on request) run as a child of this
  * binary with --json, gathered into one self-describing bundle (docs/json.md). */
 #include "collect/bundle_file.h"
 #include "collect/json_check.h"
@@ -39,7 +39,9 @@ static const char help[] =
     "                     (default)\n"
     "  --name NAME        the machine's name in reports (default: the host name)\n"
     "  --quick            bench --quick and a 1 s warp: about 3 s in all\n"
-    "  --parts LIST       only these parts, comma-separated: facts,doctor,bench,warp\n"
+    "  --parts LIST       only these parts, comma-separated: facts,doctor,bench,warp,\n"
+    "                     ladder;\n"
+    "                     profile (perf under a clock loop) only when named here\n"
     "  --warp-seconds S   warp's duration (default 2, quick 1; at most 60)\n"
     "  --timeout S        each part's deadline (default: 60 s for facts and warp, 120 s\n"
     "                     for doctor, 180 s for bench); a part past it is killed\n"
@@ -313,7 +315,7 @@ int cmd_collect(int argc, char **argv)
     struct collect_config cfg = {o.quick, o.warp_seconds, o.timeout_s};
     bool selected[16];
     for (size_t i = 0; i < collect_nparts; i++)
-        selected[i] = o.nparts == 0;
+        selected[i] = o.nparts == 0 && !part_on_request(&collect_parts[i]);
     for (int k = 0; k < o.nparts; k++)
         selected[part_find(o.parts[k]) - collect_parts] = true;
     char err[200];

@@ -35,14 +35,39 @@ static int ladder_options(const struct collect_config *cfg, char **argv, int arg
     return argc;
 }
 
+/* The built-in clock loop under perf: the path one clock_gettime() takes here, as the
+ * samples see it (docs/profile.md); beside the doctor's proof of the same path. */
+static int profile_options(const struct collect_config *cfg, char **argv, int argc, char *buf,
+                           size_t buflen)
+{
+    argv[argc++] = "--clock-loop";
+    argv[argc++] = "--seconds";
+    argv[argc++] = cfg->quick ? "1" : "2";
+    (void)buf;
+    (void)buflen;
+    return argc;
+}
+
 const struct part collect_parts[] = {
     {"facts", "what the doctor reads", 60, NULL},
     {"doctor", "diagnosis and proof", 120, NULL},
     {"bench", "the cost of every way of reading the time", 180, bench_options},
     {"warp", "time going backwards between CPUs", 60, warp_options},
     {"ladder", "kernel crossings and cross-CPU handoffs, side by side", 60, ladder_options},
+    {"profile", "where a clock_gettime() loop's time goes (perf)", 120, profile_options},
 };
 const size_t collect_nparts = sizeof collect_parts / sizeof collect_parts[0];
+
+/* Parts that run only when --parts names them. */
+static const char *const on_request[] = {"profile"};
+
+bool part_on_request(const struct part *p)
+{
+    for (size_t i = 0; i < sizeof on_request / sizeof on_request[0]; i++)
+        if (strcmp(p->name, on_request[i]) == 0)
+            return true;
+    return false;
+}
 
 const struct part *part_find(const char *name)
 {

@@ -26,6 +26,10 @@ struct part {
 extern const struct part collect_parts[];
 extern const size_t collect_nparts;
 
+/* Whether a part runs only when --parts names it (profile: it needs perf, which most
+ * machines lack; a default bundle must not fail for want of it). */
+bool part_on_request(const struct part *p);
+
 /* The part named name, or NULL. */
 const struct part *part_find(const char *name);
 

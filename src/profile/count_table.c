@@ -1,0 +1,147 @@
+/* Count tables (count_table.h), as shim_count.c writes them:
+ *
+ *   clockscope run --mode count: pid 12923 (/tmp/pf/timeshare), 0.307 s
+ *            calls       calls/s  call
+ *          1843200       6006154  clock_gettime(CLOCK_MONOTONIC)
+ *            calls       calls/s  calling function (module)
+ *          1843200       6006154  timeshare+0x122d (no symbol)
+ *
+ * The calling-function rows are read past: profile's call sites come from the samples. */
+#include "profile/count_table.h"
+
+#include "profile/perf_text.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HEADER "clockscope run --mode count: pid "
+
+enum section { NONE, CALLS, CALLERS };
+
+/* "N M text": two whole numbers, then the text. */
+static bool parse_row(const char *s, size_t len, uint64_t *calls, uint64_t *per_sec,
+                      const char **text, size_t *tlen)
+{
+    uint64_t v[2];
+    size_t i = 0;
+    for (int k = 0; k < 2; k++) {
+        while (i < len && s[i] == ' ')
+            i++;
+        size_t b = i;
+        v[k] = 0;
+        while (i < len && isdigit((unsigned char)s[i])) {
+            if (v[k] > UINT64_MAX / 10 - 10)
+                return false;
+            v[k] = v[k] * 10 + (uint64_t)(s[i++] - '0');
+        }
+        if (i == b || i == len || s[i] != ' ')
+            return false;
+    }
+    while (i < len && s[i] == ' ')
+        i++;
+    if (i == len)
+        return false;
+    *calls = v[0];
+    *per_sec = v[1];
+    *text = s + i;
+    *tlen = len - i;
+    return true;
+}
+
+/* "pid 12923 (/tmp/pf/timeshare), 0.307 s" after the fixed prefix. */
+static bool parse_header(const char *s, size_t len, struct count_proc *p)
+{
+    char line[512];
+    if (len >= sizeof line)
+        return false;
+    memcpy(line, s, len);
+    line[len] = 0;
+    char *open = strchr(line, '('), *close = strrchr(line, ')');
+    if (!open || !close || close < open)
+        return false;
+    char *end;
+    long pid = strtol(line, &end, 10);
+    if (end == line || *end != ' ' || end + 1 != open || pid <= 0 || pid > 1 << 30)
+        return false;
+    double secs = strtod(close + 1 + (close[1] == ',' ? 1 : 0), &end);
+    if (close[1] != ',' || end == close + 2 || strcmp(end, " s") != 0 || !(secs >= 0))
+        return false;
+    p->pid = (int)pid;
+    snprintf(p->program, sizeof p->program, "%.*s", (int)(close - open - 1), open + 1);
+    p->seconds = secs;
+    return true;
+}
+
+bool count_table_parse(const char *buf, size_t len, struct count_table *t, char *err, size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    struct perf_line l = {0};
+    size_t pos = 0;
+    enum section sec = NONE;
+    struct count_proc *cur = NULL, spare;
+    while (perf_next_line(buf, len, &pos, &l)) {
+        if (!perf_line_check(&l, err, errlen))
+            return false;
+        const char *s = l.start;
+        size_t n = l.len;
+        perf_trim(&s, &n);
+        if (n == 0)
+            continue;
+        size_t hl = strlen(HEADER);
+        if (n > hl && memcmp(s, HEADER, hl) == 0) {
+            cur = t->nprocs < COUNT_MAX_PROCS ? &t->procs[t->nprocs++] : &spare;
+            if (cur == &spare)
+                t->dropped++;
+            memset(cur, 0, sizeof *cur);
+            if (!parse_header(s + hl, n - hl, cur)) {
+                snprintf(err, errlen, "line %d: a count table header without 'pid N (PROGRAM), "
+                         "S s'", l.number);
+                return false;
+            }
+            sec = NONE;
+            continue;
+        }
+        if (n > 13 && memcmp(s, "calls", 5) == 0) {
+            const char *rest = s + 5;
+            size_t rn = n - 5;
+            perf_trim(&rest, &rn);
+            if (rn >= 7 && memcmp(rest, "calls/s", 7) == 0) {
+                rest += 7, rn -= 7;
+                perf_trim(&rest, &rn);
+                if (!cur) {
+                    snprintf(err, errlen, "line %d: a count table section before its header", l.number);
+                    return false;
+                }
+                if (rn == 4 && memcmp(rest, "call", 4) == 0) {
+                    sec = CALLS;
+                    continue;
+                }
+                if (rn >= 16 && memcmp(rest, "calling function", 16) == 0) {
+                    sec = CALLERS;
+                    continue;
+                }
+            }
+        }
+        uint64_t calls, per_sec;
+        const char *text;
+        size_t tlen;
+        if (sec == NONE || !parse_row(s, n, &calls, &per_sec, &text, &tlen)) {
+            snprintf(err, errlen, "line %d: not a line of a `clockscope run --mode count` table: "
+                     "'%.*s'", l.number, (int)(n > 60 ? 60 : n), s);
+            return false;
+        }
+        if (sec == CALLS && cur->ncalls < COUNT_MAX_CALLS) {
+            struct count_call *c = &cur->calls[cur->ncalls++];
+            snprintf(c->call, sizeof c->call, "%.*s", (int)tlen, text);
+            c->calls = calls;
+            c->calls_per_sec = (double)per_sec;
+        }
+    }
+    if (t->nprocs == 0) {
+        snprintf(err, errlen, "no count table in %d lines", l.number);
+        return false;
+    }
+    return true;
+}

@@ -1,0 +1,250 @@
+/* perf record, then perf script, as children (perf_run.h). */
+#include "profile/perf_run.h"
+
+#include "common/subprocess.h"
+#include "profile/perf_text.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SCRIPT_CAP (1024u << 20)     /* perf script text of a long -a run: tens of MB */
+
+bool perf_find(char *out, size_t len, char *err, size_t errlen)
+{
+    if (subprocess_find_program("perf", out, len) == 0)
+        return true;
+    char os[4096] = "";
+    FILE *f = fopen("/etc/os-release", "re");
+    if (!f)
+        f = fopen("/usr/lib/os-release", "re");
+    if (f) {
+        size_t n = fread(os, 1, sizeof os - 1, f);
+        os[n] = 0;
+        fclose(f);
+    }
+    perf_missing_message(os, err, errlen);
+    return false;
+}
+
+/* The built-in workload: CLOCK_MONOTONIC through libc, 1000 calls at a time, until perf
+ * (pid) exits.  perf samples this very process (-p): the loop covers its whole window. */
+static int clock_loop_until_exit(pid_t pid)
+{
+    int status = -1;
+    volatile long sink = 0;
+    for (;;) {
+        struct timespec ts;
+        for (int i = 0; i < 1000; i++) {
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            sink += ts.tv_nsec;
+        }
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid || (r < 0 && errno != EINTR))
+            return status;
+    }
+}
+
+/* Runs argv with stdout to our stdout (or stderr), stderr inherited, and waits (or runs
+ * the clock loop until it exits).  While it runs, SIGINT and SIGQUIT are ignored here:
+ * Ctrl-C stops the profiled command and perf, which then writes its data, and the profile
+ * is still made from it. */
+static int run_inherit(char *const argv[], bool stdout_to_stderr, bool clock_loop, char *err,
+                       size_t errlen)
+{
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGINT, &ign, &old_int);
+    sigaction(SIGQUIT, &ign, &old_quit);
+    pid_t pid = fork();
+    if (pid == 0) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGQUIT, &old_quit, NULL);
+        if (stdout_to_stderr)
+            dup2(STDERR_FILENO, STDOUT_FILENO);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int status = -1;
+    if (pid < 0)
+        snprintf(err, errlen, "cannot start %s: %s", argv[0], strerror(errno));
+    else if (clock_loop)
+        status = clock_loop_until_exit(pid);
+    else
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    if (pid < 0)
+        return -2;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* perf script's text goes to a file in a private directory, then is read whole: its size
+ * is known before any memory is taken (a 512 MiB guest cannot reserve a capture buffer of
+ * the largest text perf could print). */
+bool perf_run_script(const char *perf_path, const char *data, struct tally *t, char *err,
+                     size_t errlen)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[PATH_MAX], path[PATH_MAX + 32];
+    snprintf(dir, sizeof dir, "%s/clockscope-script.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        snprintf(err, errlen, "cannot make a temporary directory %s: %s", dir, strerror(errno));
+        return false;
+    }
+    snprintf(path, sizeof path, "%s/script.txt", dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    bool ok = false;
+    char *text = NULL;
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+        goto out;
+    }
+    /* --no-inline: no addr2line per frame (minutes on a long profile). */
+    char *argv[] = {(char *)perf_path, "script", "--no-inline", "-i", (char *)data, NULL};
+    char tail[2048] = "";
+    int status = subprocess_run_tool(argv, NULL, fd, tail, sizeof tail);
+    struct stat st;
+    if (status != 0) {
+        snprintf(err, errlen, "perf script failed (%s %d): %s", status < 0 ? "could not run, or a signal:" :
+                 "exit status", status, tail[0] ? tail : "no message");
+        goto out;
+    }
+    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size > SCRIPT_CAP) {
+        snprintf(err, errlen, "perf script wrote more than %u MiB: profile for fewer seconds or at a "
+                 "lower --frequency", SCRIPT_CAP >> 20);
+        goto out;
+    }
+    size_t len = (size_t)st.st_size;
+    if (len == 0) {
+        snprintf(err, errlen, "perf recorded no samples: what was profiled used no CPU while "
+                 "perf watched (too brief, or asleep)");
+        goto out;
+    }
+    text = malloc(len + 1);
+    if (!text) {
+        snprintf(err, errlen, "out of memory for perf script's %zu bytes", len);
+        goto out;
+    }
+    size_t got = 0;
+    while (got < len) {
+        ssize_t r = pread(fd, text + got, len - got, (off_t)got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            snprintf(err, errlen, "cannot read perf script's output: %s", r < 0 ? strerror(errno) : "short");
+            goto out;
+        }
+        got += (size_t)r;
+    }
+    char perr[300];
+    ok = perf_script_parse(text, len, t, perr, sizeof perr);
+    if (!ok)
+        snprintf(err, errlen, "perf script's output: %s", perr);
+out:
+    free(text);
+    if (fd >= 0)
+        close(fd);
+    unlink(path);
+    rmdir(dir);
+    return ok;
+}
+
+static void remove_dir(const char *dir)
+{
+    static const char *const names[] = {"perf.data", "perf.data.old"};
+    char path[PATH_MAX + 32];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+bool perf_run_live(const struct perf_run_options *o, struct tally *t, struct perf_run_result *r,
+                   char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    r->command_status = -1;
+    char perf[PATH_MAX];
+    if (!perf_find(perf, sizeof perf, err, errlen))
+        return false;
+    const char *tmp = getenv("TMPDIR");
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/clockscope-profile.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        snprintf(err, errlen, "cannot make a temporary directory %s: %s", dir, strerror(errno));
+        return false;
+    }
+    char data[PATH_MAX + 16], freq[16], pid[16], secs[32];
+    snprintf(data, sizeof data, "%s/perf.data", dir);
+    snprintf(r->event, sizeof r->event, "%s%s", o->event, o->user_only ? ":u" : "");
+    snprintf(freq, sizeof freq, "%d", o->frequency);
+    snprintf(pid, sizeof pid, "%d", o->target == TARGET_CLOCK_LOOP ? (int)getpid() : o->pid);
+    snprintf(secs, sizeof secs, "%g", o->seconds);
+    char sleep_path[PATH_MAX];
+    if (o->target != TARGET_COMMAND && subprocess_find_program("sleep", sleep_path, sizeof sleep_path) != 0) {
+        snprintf(err, errlen, "no 'sleep' program on PATH to time the recording");
+        rmdir(dir);
+        return false;
+    }
+    char *argv[64 + 256];
+    int n = 0;
+    argv[n++] = perf;
+    argv[n++] = "record";
+    argv[n++] = "-e";
+    argv[n++] = r->event;
+    argv[n++] = "-F";
+    argv[n++] = freq;
+    argv[n++] = "-g";
+    argv[n++] = "-o";
+    argv[n++] = data;
+    if (o->target == TARGET_ALL)
+        argv[n++] = "-a";
+    if (o->target == TARGET_PID || o->target == TARGET_CLOCK_LOOP) {
+        argv[n++] = "-p";
+        argv[n++] = pid;
+    }
+    argv[n++] = "--";
+    if (o->target == TARGET_COMMAND) {
+        for (int i = 0; o->command[i] && n < (int)(sizeof argv / sizeof argv[0]) - 1; i++)
+            argv[n++] = o->command[i];
+    } else {
+        argv[n++] = sleep_path;
+        argv[n++] = secs;
+    }
+    argv[n] = NULL;
+    double t0 = now_s();
+    int status = run_inherit(argv, o->command_stdout_to_stderr, o->target == TARGET_CLOCK_LOOP,
+                             err, errlen);
+    r->elapsed_s = now_s() - t0;
+    r->command_status = status;
+    struct stat st;
+    bool ok = false;
+    if (status == -2)
+        ; /* err says why */
+    else if (stat(data, &st) != 0 || st.st_size == 0)
+        snprintf(err, errlen, "perf record wrote no data (exit status %d): its message is above",
+                 status);
+    else
+        ok = perf_run_script(perf, data, t, err, errlen);
+    remove_dir(dir);
+    return ok;
+}

@@ -39,7 +39,7 @@ LDFLAGS    += -fsanitize=address,undefined
 endif
 
 # The directories whose sources make up the clockscope binary, and the one arch file.
-CLI_DIRS := common vdso measure bench warp fastclock run facts doctor vm collect
+CLI_DIRS := common vdso measure bench warp fastclock run facts doctor vm collect runtimes
 CLI_SRC  := src/main.c $(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c)) src/arch/$(ARCH).c
 CLI_OBJ  := $(CLI_SRC:%.c=$(O)/obj/%.o)
 LIB_OBJ  := $(filter-out $(O)/obj/src/main.o,$(CLI_OBJ))

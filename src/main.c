@@ -26,6 +26,7 @@ static const struct command commands[] = {
     {"vm", "run a clockscope command inside a VM of any arch", cmd_vm},
     {"collect", "run every part here and write one bundle for `report`", cmd_collect},
     {"report", "compare bundles from many machines: tables, charts, HTML (Python)", cmd_report},
+    {"runtimes", "what reading the time costs in Python, Go, Java, Node, Rust, C", cmd_runtimes},
 };
 
 static void usage(FILE *out)

@@ -109,10 +109,18 @@ include mk/release.mk
 # PREFIX/share/clockscope/report/clockscope_report, where `clockscope report` finds it
 # beside PREFIX/bin; its dependency (matplotlib) comes from pip or apt.
 .PHONY: install-report
-install: install-report
+install: install-report install-probes
 install-report:
 	install -d $(DESTDIR)$(PREFIX)/share/clockscope/report/clockscope_report
 	install -m 644 report/clockscope_report/*.py $(DESTDIR)$(PREFIX)/share/clockscope/report/clockscope_report/
+
+# clockscope runtimes' probe sources (runtimes/probes/): PREFIX/share/clockscope/probes,
+# where `clockscope runtimes` finds them beside PREFIX/bin; built at run time, never here.
+.PHONY: install-probes
+install-probes:
+	install -d $(DESTDIR)$(PREFIX)/share/clockscope/probes
+	install -m 644 runtimes/probes/probe.py runtimes/probes/probe.go runtimes/probes/Probe.java \
+	    runtimes/probes/probe.js runtimes/probes/probe.rs $(DESTDIR)$(PREFIX)/share/clockscope/probes/
 
 cross:
 	$(MAKE) O=build/aarch64 CC=aarch64-linux-gnu-gcc STATIC=1 all

@@ -60,6 +60,13 @@ _clockscope()
                 ids=$("$prog" bench --list 2>/dev/null | awk '{print $1}')
                 COMPREPLY=($(compgen -W "$ids" -- "$cur"))
                 return 0
+            elif [[ $cmd == runtimes ]]; then
+                # The names on runtimes' "--only RUNTIMES  comma-separated: c, python, ..." line.
+                local names
+                names=$("$prog" runtimes --help 2>/dev/null |
+                    sed -n 's/^ *--only RUNTIMES *comma-separated: *//p' | tr -cs 'a-z' '\n')
+                COMPREPLY=($(compgen -W "$names" -- "${cur##*,}"))
+                return 0
             fi ;;
     esac
     # An option whose help line names a file or directory argument.

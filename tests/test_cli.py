@@ -91,6 +91,16 @@ BAD = [
     (["collect", "--warp-seconds", "0"], "--warp-seconds: 0 s is out of range (0.1 to 60)"),
     (["collect", "--timeout", "abc"], "--timeout: 'abc' is not a duration in seconds"),
     (["collect", "--quick", "--quick"], "--quick given more than once"),
+    # runtimes
+    (["runtimes", "--bogus"], "unknown option '--bogus'"),
+    (["runtimes", "--only"], "--only needs a value (RUNTIMES)"),
+    (["runtimes", "--only", "python,cobol"], "--only: 'cobol' is not one of c, python, go, java, node, rust"),
+    (["runtimes", "--python"], "--python needs a value (PATH)"),
+    (["runtimes", "--go-probe", ""], "--go-probe needs a value (PATH)"),
+    (["runtimes", "--samples", "2"], "--samples: 2 is out of range (3 to 200)"),
+    (["runtimes", "--timeout", "0"], "--timeout: 0 s is out of range (1 to 3600)"),
+    (["runtimes", "--json", "--json"], "--json given more than once"),
+    (["runtimes", "python"], "unexpected argument 'python'"),
     # report (its Python package speaks the same wording)
     (["report", "--bogus"], "unknown option '--bogus'"),
     (["report", "-o"], "--output needs a value (OUT.html)"),

@@ -51,6 +51,14 @@ def seed_json_check(corpus, clockscope):
     (corpus / "small").write_bytes(b'{"schema": "clockscope.x/1", "a": [1, -2.5e3, "\\u00e9", null]}')
 
 
+def seed_probe_parse(corpus, clockscope):
+    """clockscope runtimes' probe output: the C probe's real output (timed and count)."""
+    import os
+    env = dict(os.environ, CLOCKSCOPE_RUNTIMES_PROBE="c")
+    (corpus / "timed").write_bytes(b"\0" + run([clockscope, "runtimes", "time", "3", "100"], env=env).stdout.encode())
+    (corpus / "count").write_bytes(b"\1" + run([clockscope, "runtimes", "count", "10"], env=env).stdout.encode())
+
+
 # harness, seconds, seeding
 HARNESSES = [
     ("fuzz_vdso_elf", 20, seed_vdso_elf),
@@ -60,6 +68,7 @@ HARNESSES = [
     ("fuzz_gap_list", 10, seed_gap_list),
     ("fuzz_cli", 10, seed_cli),
     ("fuzz_json_check", 10, seed_json_check),
+    ("fuzz_probe_parse", 10, seed_probe_parse),
 ]
 
 

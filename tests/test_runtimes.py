@@ -1,0 +1,212 @@
+"""clockscope runtimes: every runtime found is measured, each figure beside its harness;
+a runtime that crashes, hangs or prints garbage is one clear error row and the others still
+report; the JSON is clockscope.runtimes/1 as docs/json.md pins it; syscalls are counted the
+way the doctor's proof counts them (its raw-syscall control is exactly one per call)."""
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, need_tool, run
+
+FAKE = ROOT / "tests/progs/fake_runtime.sh"
+# Where clockscope itself looks besides PATH (runtime_table.c): the suite looks there too,
+# so that need_tool finds what the command will find.
+os.environ["PATH"] = os.pathsep.join([os.environ.get("PATH", ""), "/usr/local/go/bin",
+                                      str(Path.home() / ".cargo/bin")])
+TOOLS = {"python": ["python3"], "go": ["go"], "java": ["java", "javac"], "node": ["node"],
+         "rust": ["rustc"]}
+PINNED = {"runtime": str, "api": (str, type(None)), "available": bool}
+
+
+def runtimes(clockscope, *args, env=None, timeout=600):
+    proc = run([clockscope, "runtimes", "--json", *args], timeout=timeout,
+               env=dict(os.environ, **(env or {})))
+    assert proc.stdout, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["schema"] == "clockscope.runtimes/1"
+    return proc, doc
+
+
+def rows(doc, runtime):
+    return [r for r in doc["results"] if r["runtime"] == runtime]
+
+
+def check_measured_row(r):
+    for k, t in PINNED.items():
+        assert isinstance(r[k], t), (k, r)
+    assert r["available"] is True and r["status"] == "measured"
+    for k in ("ns_per_call", "harness_ns", "timed_ns", "calls_per_sec", "spread"):
+        assert isinstance(r[k], float) or isinstance(r[k], int), (k, r)
+    # the figure as timed is the harness plus the clock: the subtraction is exact
+    assert abs(r["timed_ns"] - r["harness_ns"] - r["ns_per_call"]) < 1e-6 * r["timed_ns"] + 1e-9
+    assert r["harness_ns"] > 0 and r["timed_ns"] > 0
+    assert abs(r["calls_per_sec"] * r["timed_ns"] - 1e9) < 1e3
+    assert r["enters_kernel"] in (True, False, None)
+    assert r["path"] in ("libc", "vdso-direct", "ffi-libc", "syscall")
+    assert r["shim_can_serve"] == (r["path"] in ("libc", "ffi-libc"))
+
+
+def test_c_reference_and_the_count_control(clockscope):
+    """The C probe (this binary re-executed) is measured and counted; its raw-syscall row
+    is the control: exactly one syscall per call, as the doctor's proof requires."""
+    proc, doc = runtimes(clockscope, "--only", "c", "--samples", "5")
+    assert proc.returncode == 0, proc.stderr
+    assert doc["config"]["counted"] is True, doc["config"]
+    got = {r["api"]: r for r in rows(doc, "c")}
+    assert set(got) == {"clock_gettime(MONOTONIC)", "clock_gettime(REALTIME)", "gettimeofday",
+                        "syscall(clock_gettime)"}
+    for r in got.values():
+        check_measured_row(r)
+    control = got["syscall(clock_gettime)"]
+    assert control["syscalls_per_call"] == 1.0 and control["enters_kernel"] is True
+    # the library calls agree with the doctor's own proof on this machine
+    doctor = json.loads(run([clockscope, "doctor", "--json"], timeout=120).stdout)
+    count = doctor["proof"]["syscall_count"]
+    assert count["counted"] is True, count
+    for api, key in [("clock_gettime(MONOTONIC)", "clock_gettime_monotonic"),
+                     ("clock_gettime(REALTIME)", "clock_gettime_realtime"),
+                     ("gettimeofday", "gettimeofday")]:
+        assert got[api]["syscalls_per_call"] == pytest.approx(count["syscalls"][key] / count["calls"],
+                                                              abs=0.01), api
+
+
+def test_no_count_leaves_the_kernel_column_unknown(clockscope):
+    proc, doc = runtimes(clockscope, "--only", "c", "--samples", "3", "--no-count")
+    assert proc.returncode == 0
+    assert doc["config"]["counted"] is False and doc["config"]["count_why"] == "--no-count"
+    assert all(r["enters_kernel"] is None and r["syscalls_per_call"] is None for r in doc["results"])
+
+
+BROKEN = {
+    "crash": "the probe was killed by signal 11 (Segmentation fault)",
+    "hang": "the probe did not finish within 2 s (killed)",
+    "garbage": "the probe's output is not understood: line 1: not a clockscope probe's output",
+    "fail": "the probe failed (exit status 3): ModuleNotFoundError: No module named 'time'",
+    "truncated": "the probe's output is not understood: line 2: the output ends without a newline",
+}
+
+
+@pytest.mark.parametrize("behaviour", sorted(BROKEN))
+def test_a_broken_runtime_is_one_error_row_and_the_others_report(clockscope, behaviour):
+    proc, doc = runtimes(clockscope, "--only", "c,python", "--python", FAKE, "--samples", "3",
+                         "--timeout", "2", env={"FAKE_RUNTIME": behaviour}, timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    (py,) = rows(doc, "python")
+    assert py["available"] is False and py["status"] == "failed" and py["api"] is None
+    assert py["why_unavailable"].startswith(BROKEN[behaviour]), py["why_unavailable"]
+    assert "ns_per_call" not in py
+    c = rows(doc, "c")
+    assert len(c) == 4 and all(r["available"] for r in c)
+    # the table says the same, in one line
+    text = run([clockscope, "runtimes", "--only", "c,python", "--python", FAKE, "--samples", "3",
+                "--timeout", "2", "--no-count"], env=dict(os.environ, FAKE_RUNTIME=behaviour),
+               timeout=60)
+    assert text.returncode == 1
+    line = next(l for l in text.stdout.splitlines() if l.startswith("python "))
+    assert "failed: " + BROKEN[behaviour] in line
+    assert any(l.startswith("c ") and "clock_gettime(MONOTONIC)" in l for l in text.stdout.splitlines())
+
+
+@pytest.mark.parametrize("behaviour,why", [
+    ("count-garbage", "the count run's output is not understood: line 1: not a clockscope"),
+    ("count-hang", "the probe did not finish within 2 s (killed)"),
+])
+def test_a_broken_count_run_leaves_the_figures(clockscope, behaviour, why):
+    proc, doc = runtimes(clockscope, "--only", "python", "--python", FAKE, "--samples", "3",
+                         "--timeout", "2", env={"FAKE_RUNTIME": behaviour}, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    (py,) = rows(doc, "python")
+    check_measured_row(py)
+    assert py["ns_per_call"] == pytest.approx((51000 - 20000) / 1000)
+    assert py["harness_ns"] == pytest.approx(20.0) and py["version"] == "fake-1.0"
+    assert py["enters_kernel"] is None and py["count_why"].startswith(why), py["count_why"]
+
+
+def test_a_good_fake_is_measured_exactly(clockscope):
+    """Figures come from the probe's samples: median per call, harness median subtracted."""
+    proc, doc = runtimes(clockscope, "--only", "python", "--python", FAKE, "--samples", "3",
+                         env={"FAKE_RUNTIME": "good"})
+    (py,) = rows(doc, "python")
+    check_measured_row(py)
+    assert py["timed_ns"] == pytest.approx(51.0) and py["ns_per_call"] == pytest.approx(31.0)
+    assert py["p10_ns"] == pytest.approx(50.2 - 20) and py["p90_ns"] == pytest.approx(51.8 - 20)
+    assert py["enters_kernel"] is False and py["syscalls_per_call"] == 0.0   # counted: no calls
+    assert py["harness_bound"] is False
+
+
+def test_absent_runtimes_say_how_to_get_them(clockscope, tmp_path):
+    proc, doc = runtimes(clockscope, "--only", "python,node,java", env={"PATH": str(tmp_path),
+                                                                          "JAVA_HOME": ""})
+    assert proc.returncode == 0, proc.stderr     # absent is not a failure
+    for name, how in [("python", "apt install python3"), ("node", "apt install nodejs"),
+                      ("java", "apt install default-jdk-headless")]:
+        (r,) = rows(doc, name)
+        assert r["available"] is False and r["status"] == "absent" and r["api"] is None
+        assert r["why_unavailable"].endswith(how), r
+    proc = run([clockscope, "runtimes", "--only", "node"], env={"PATH": str(tmp_path)})
+    assert "node    absent: node not found on PATH (node, nodejs): apt install nodejs" in proc.stdout
+
+
+def test_python_measured_with_the_ctypes_trap(clockscope):
+    need_tool("python3")
+    proc, doc = runtimes(clockscope, "--only", "python", "--samples", "5")
+    assert proc.returncode == 0, proc.stderr
+    got = {r["api"]: r for r in rows(doc, "python")}
+    assert {"time.time", "time.time_ns", "time.monotonic", "time.monotonic_ns", "time.perf_counter",
+            "time.perf_counter_ns", "time.process_time", "datetime.now",
+            "ctypes.clock_gettime"} == set(got)
+    for r in got.values():
+        check_measured_row(r)
+    # source 000's trap: the FFI call is most of the ctypes figure, and the row says so
+    ct = got["ctypes.clock_gettime"]
+    assert ct["harness_bound"] is True and ct["harness_ns"] >= 0.8 * ct["timed_ns"]
+    assert ct["harness"] == "ctypes.strnlen(p,0)" and ct["path"] == "ffi-libc"
+    # process_time reads a CPU-time clock: always a syscall (the count sees Python's calls)
+    assert got["time.process_time"]["enters_kernel"] is True
+    assert got["time.process_time"]["syscalls_per_call"] >= 1.0
+
+
+@pytest.mark.parametrize("runtime,apis,path", [
+    ("go", {"time.Now", "time.Since", "time.Now().UnixNano"}, "vdso-direct"),
+    ("java", {"System.nanoTime", "System.currentTimeMillis", "Instant.now"}, "libc"),
+    ("node", {"process.hrtime.bigint", "process.hrtime", "performance.now", "Date.now"}, "libc"),
+    ("rust", {"Instant::now", "SystemTime::now"}, "libc"),
+])
+def test_each_installed_runtime_is_measured(clockscope, tmp_path, runtime, apis, path):
+    need_tool(*TOOLS[runtime])
+    # a private cache: the probe is built here, then taken from the cache
+    env = {"XDG_CACHE_HOME": str(tmp_path)}
+    proc, doc = runtimes(clockscope, "--only", runtime, "--samples", "5", env=env)
+    assert proc.returncode == 0, (proc.stderr, doc)
+    got = {r["api"]: r for r in rows(doc, runtime)}
+    assert set(got) == apis, doc
+    for r in got.values():
+        check_measured_row(r)
+        assert r["path"] == path and r["enters_kernel"] is not None
+    built = list((tmp_path / "clockscope/probes").glob(f"{runtime}-*"))
+    if runtime != "node":
+        assert len(built) == 1 and built[0].is_dir(), built
+        stamp = built[0].stat().st_mtime_ns
+        proc, _ = runtimes(clockscope, "--only", runtime, "--samples", "3", "--no-count", env=env)
+        assert proc.returncode == 0
+        assert list((tmp_path / "clockscope/probes").glob(f"{runtime}-*")) == built
+        assert built[0].stat().st_mtime_ns == stamp       # not rebuilt
+
+
+def test_probe_sources_missing_is_a_clear_failure(clockscope, tmp_path):
+    need_tool("python3")
+    proc, doc = runtimes(clockscope, "--only", "python", env={"CLOCKSCOPE_PROBES": str(tmp_path)})
+    assert proc.returncode == 1
+    (py,) = rows(doc, "python")
+    assert py["why_unavailable"] == f"the probe source {tmp_path}/probe.py is not readable"
+
+
+def test_installed_probes_are_found(tmp_path):
+    """`make install` puts the probe sources where the installed binary finds them."""
+    dest = tmp_path / "stage"
+    proc = run(["make", "-s", "install-probes", "PREFIX=/opt/cs", f"DESTDIR={dest}"], cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    got = sorted(p.name for p in (dest / "opt/cs/share/clockscope/probes").iterdir())
+    assert got == sorted(p.name for p in (ROOT / "runtimes/probes").iterdir())

@@ -87,7 +87,7 @@ BAD = [
     (["collect", "-o"], "--output needs a value (FILE)"),
     (["collect", "--output", ""], "--output needs a value (FILE)"),
     (["collect", "extra"], "unexpected argument 'extra'"),
-    (["collect", "--parts", "bench,nope"], "--parts: unknown part 'nope' (parts: facts, doctor, bench, warp)"),
+    (["collect", "--parts", "bench,nope"], "--parts: unknown part 'nope' (parts: facts, doctor, bench, warp, runtimes)"),
     (["collect", "--warp-seconds", "0"], "--warp-seconds: 0 s is out of range (0.1 to 60)"),
     (["collect", "--timeout", "abc"], "--timeout: 'abc' is not a duration in seconds"),
     (["collect", "--quick", "--quick"], "--quick given more than once"),

@@ -7,6 +7,7 @@ import math
 import re
 from typing import List, Tuple
 
+from . import runtimes
 from .analysis import KEY_ROW, Report
 from .compare import fmt_ns
 from .model import Machine
@@ -217,4 +218,6 @@ def fleet_chart(rep: Report, plt) -> List[Chart]:
 
 def all_charts(rep: Report) -> List[Chart]:
     plt = _plt()
-    return fleet_chart(rep, plt) + cost_chart(rep, plt) + ratio_chart(rep, plt) + warp_charts(rep, plt)
+    machines = _chart_machines(rep)
+    return fleet_chart(rep, plt) + cost_chart(rep, plt) + ratio_chart(rep, plt) + warp_charts(rep, plt) + \
+        runtimes.chart(rep, plt, machines, _colors(len(machines)), _svg)

@@ -4,6 +4,7 @@ import csv
 import io
 from typing import List
 
+from . import runtimes
 from .analysis import KEY_ROW, Report, Row
 from .compare import fmt_ns, fmt_rate
 
@@ -122,6 +123,7 @@ def markdown(rep: Report) -> str:
             out.append(f"- **{m.name}**: {e.short}")
             out += [f"  - {d}" for d in e.details]
         out.append("")
+    out += runtimes.markdown_section(rep)
     if rep.problems:
         out += ["## Input problems", ""] + [f"- {p}" for p in rep.problems] + [""]
     return "\n".join(out)
@@ -168,6 +170,7 @@ def terminal(rep: Report) -> str:
     for r, why in zip(table, notes):
         out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
         out += [f"    ↳ {w}" for w in why]
+    out += runtimes.terminal_section(rep)
     if rep.problems:
         out += ["", "input problems:"] + [f"  {p}" for p in rep.problems]
     return "\n".join(out) + "\n"

@@ -24,11 +24,25 @@ static int warp_options(const struct collect_config *cfg, char **argv, int argc,
     return argc;
 }
 
+static int runtimes_options(const struct collect_config *cfg, char **argv, int argc, char *buf,
+                            size_t buflen)
+{
+    (void)buf;
+    (void)buflen;
+    if (cfg->quick) {
+        argv[argc++] = "--samples";
+        argv[argc++] = "5";
+    }
+    return argc;
+}
+
 const struct part collect_parts[] = {
     {"facts", "what the doctor reads", 60, NULL},
     {"doctor", "diagnosis and proof", 120, NULL},
     {"bench", "the cost of every way of reading the time", 180, bench_options},
     {"warp", "time going backwards between CPUs", 60, warp_options},
+    /* generous: the first run builds the Go, Java and Rust probes */
+    {"runtimes", "the clock APIs of Python, Go, Java, Node, Rust", 600, runtimes_options},
 };
 const size_t collect_nparts = sizeof collect_parts / sizeof collect_parts[0];
 

@@ -14,7 +14,8 @@ FAKE = ROOT / "tests/progs/fake_runtime.sh"
 # Where clockscope itself looks besides PATH (runtime_table.c): the suite looks there too,
 # so that need_tool finds what the command will find.
 os.environ["PATH"] = os.pathsep.join([os.environ.get("PATH", ""), "/usr/local/go/bin",
-                                      str(Path.home() / ".cargo/bin")])
+                                      str(Path.home() / ".cargo/bin")] +
+                                     ([os.environ["JAVA_HOME"] + "/bin"] if os.environ.get("JAVA_HOME") else []))
 TOOLS = {"python": ["python3"], "go": ["go"], "java": ["java", "javac"], "node": ["node"],
          "rust": ["rustc"]}
 PINNED = {"runtime": str, "api": (str, type(None)), "available": bool}

@@ -189,7 +189,7 @@ def chart(rep, plt, machines, colors, svg) -> list:
             ax.barh(yy - height * 0.3, max(r.harness_ns, 0.1), height=height * 0.18, color="#999")
             note = fmt_ns(r.ns_per_call) + (" syscall" if r.enters_kernel else "") + \
                 (" (harness-bound)" if r.harness_bound else "")
-            ax.text(net * 1.15, yy, note, va="center", fontsize=7, color="#333")
+            ax.text(max(net, r.harness_ns or 0) * 1.15, yy, note, va="center", fontsize=7, color="#333")
     ax.set_xscale("log")
     lo_x, hi_x = ax.get_xlim()
     ax.set_xlim(max(lo_x, 0.05), hi_x * 6)

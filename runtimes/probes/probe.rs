@@ -5,10 +5,19 @@
 //
 // Built by `clockscope runtimes` with `rustc -O`.  std's Instant::now and SystemTime::now
 // call libc's clock_gettime (MONOTONIC, REALTIME): an LD_PRELOAD shim can serve them.
-// The harness is the same loop around std::hint::black_box of the counter.
-use std::hint::black_box;
+// The harness is the same loop around black_box of the counter.  (std::hint::black_box is
+// Rust 1.66; Debian 12's rustc is 1.63: a volatile read is the old black box.)
 use std::io::Write;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+fn black_box<T>(x: T) -> T {
+    // A volatile read the optimiser cannot see through: the value must exist.
+    unsafe {
+        let y = std::ptr::read_volatile(&x);
+        std::mem::forget(x);
+        y
+    }
+}
 
 fn instant_now(n: u64) {
     for _ in 0..n {

@@ -65,6 +65,8 @@ static const struct {
                                                                    "without a newline (cut short?)"},
     {"clockscope-probe 1 python 3\nrow a b c d 1 1,2,3 1,2,3,4\nend 1\n",
      "line 2: 3 timed samples but 4 harness samples"},
+    {"clockscope-probe 1 python 3\nrow a b c d 1 1,2,3,4 1,2,3\nend 1\n",
+     "line 2: 4 timed samples but 3 harness samples"},
     {"clockscope-probe 1 python 3\nrow a b c d 1 1,2 1,2\nend 1\n",
      "line 2: the timed samples: 2 samples, at least 3 needed"},
     {"clockscope-probe 1 python 3\nrow a b c d 1 1,2,,3 1,2,3\nend 1\n",

@@ -10,8 +10,7 @@
 #include <string.h>
 
 static const char help[] =
-    "usage: clockscope runtimes [--only RUNTIMES] [--python PATH] [--go-probe PATH]\n"
-    "                           [--samples N] [--timeout S] [--no-count] [--json]\n"
+    "usage: clockscope runtimes [options] [--json]\n"
     "\n"
     "Times each clock API of every language runtime found here (Python's time.time,\n"
     "Go's time.Now, Java's System.nanoTime, Node's process.hrtime, Rust's Instant::now,\n"

@@ -140,24 +140,35 @@ static bool take_notification(int listener, struct count_result *r, int lines)
     return true;
 }
 
-static void supervise(int listener, int out_fd, int timeout_ms, size_t cap, struct count_result *r)
+/* Until the program has ended and its output is read (or the deadline).  Returns whether
+ * it reaped the program (its status then in r).  The listener's POLLHUP is not waited
+ * for: some kernels (Debian 12's 6.1) release the filter only when the zombie is reaped,
+ * so once the output has ended the program is polled for with waitpid. */
+static bool supervise(pid_t pid, int listener, int out_fd, int timeout_ms, size_t cap,
+                      struct count_result *r)
 {
     long long deadline = now_ms() + timeout_ms;
     int lines = 0;
     bool out_open = true, listening = true;
-    while (out_open || listening) {
+    for (;;) {
         long long left = deadline - now_ms();
         if (left <= 0) {
             r->timed_out = true;
-            return;
+            return false;
+        }
+        int st;
+        if (!out_open && waitpid(pid, &st, WNOHANG) == pid) {
+            r->exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+            r->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+            return true;
         }
         struct pollfd p[2] = {{out_open ? out_fd : -1, POLLIN, 0},
                               {listening ? listener : -1, POLLIN, 0}};
-        int n = poll(p, 2, (int)left);
+        int n = poll(p, 2, out_open ? (int)left : (int)(left < 20 ? left : 20));
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
-            return;
+            return false;
         /* Output first: a line written before a syscall must be counted before it. */
         if (p[0].revents) {
             out_open = take_output(out_fd, r, cap, &lines);
@@ -201,14 +212,15 @@ bool count_syscalls_run(char *const argv[], int timeout_ms, size_t cap, struct c
         snprintf(why, whylen, "fork: %s", strerror(errno));
     int listener = ok ? receive_listener(sv[0], timeout_ms, why, whylen) : -1;
     close(sv[0]);
+    bool reaped = false;
     if (listener >= 0) {
         fcntl(out[0], F_SETFL, fcntl(out[0], F_GETFL) | O_NONBLOCK);
-        supervise(listener, out[0], timeout_ms, cap, r);
+        reaped = supervise(pid, listener, out[0], timeout_ms, cap, r);
         close(listener);
     }
     close(out[0]);
     r->out[r->len] = 0;
-    if (pid > 0) {
+    if (pid > 0 && !reaped) {
         if (listener < 0 || r->timed_out)
             kill(pid, SIGKILL);
         int st = 0;

@@ -132,7 +132,7 @@ vm-binaries: cross
 
 # libFuzzer harnesses (need clang): build/fuzz/fuzz_vdso_elf CORPUS,
 # build/fuzz/fuzz_kernel_log CORPUS, build/fuzz/fuzz_facts_text CORPUS, build/fuzz/fuzz_vm_frame CORPUS,
-# build/fuzz/fuzz_gap_list CORPUS, build/fuzz/fuzz_cli CORPUS
+# build/fuzz/fuzz_gap_list CORPUS, build/fuzz/fuzz_cli CORPUS, build/fuzz/fuzz_probe_parse CORPUS
 FUZZ_CC := clang -std=c11 -g -O1 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,undefined
 fuzz:
 	@mkdir -p build/fuzz
@@ -147,6 +147,7 @@ fuzz:
 	$(FUZZ_CC) -o build/fuzz/fuzz_cli tests/fuzz/fuzz_cli.c src/common/cli_parse.c \
 	    src/common/cli.c src/common/cpuset.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_json_check tests/fuzz/fuzz_json_check.c src/collect/json_check.c
+	$(FUZZ_CC) -o build/fuzz/fuzz_probe_parse tests/fuzz/fuzz_probe_parse.c src/runtimes/probe_parse.c
 
 # The quick inner loop: the native C unit tests, then the CLI tests that need no other
 # build (no sanitized or cross build, no qemu, no VM).  The whole suite is `make test`.

@@ -211,3 +211,59 @@ def test_installed_probes_are_found(tmp_path):
     assert proc.returncode == 0, proc.stderr
     got = sorted(p.name for p in (dest / "opt/cs/share/clockscope/probes").iterdir())
     assert got == sorted(p.name for p in (ROOT / "runtimes/probes").iterdir())
+
+
+def _doc(name, go_ns, go_syscalls):
+    row = lambda rt, api, net, harness, path, sc, **kw: dict(
+        {"runtime": rt, "api": api, "available": True, "status": "measured", "ns_per_call": net,
+         "harness_ns": harness, "timed_ns": net + harness, "p10_ns": net * 0.98, "p90_ns": net * 1.02,
+         "spread": 0.04, "calls_per_sec": 1e9 / (net + harness), "noisy": False,
+         "harness_bound": harness >= 0.8 * (net + harness), "path": path, "clock": "monotonic",
+         "enters_kernel": None if sc is None else sc >= 0.5, "syscalls_per_call": sc}, **kw)
+    return {"schema": "clockscope.runtimes/1",
+            "machine": {"arch": "x86_64", "clocksource": name},
+            "results": [row("c", "clock_gettime(MONOTONIC)", 31.0, 3.0, "libc", 0.0),
+                        row("python", "ctypes.clock_gettime", 33.0, 1337.0, "ffi-libc", 0.0),
+                        row("go", "time.Now", go_ns, 3.0, "vdso-direct", go_syscalls),
+                        {"runtime": "java", "api": None, "available": False, "status": "absent",
+                         "why_unavailable": "javac not found (PATH, $JAVA_HOME/bin): apt install default-jdk-headless",
+                         "enters_kernel": None}]}
+
+
+def test_report_compares_runtimes_across_machines(clockscope, tmp_path):
+    """The report's runtimes section (report/clockscope_report/runtimes.py): net of the
+    harness per machine, the path, syscall where the count saw the kernel; an absent
+    runtime said; a harness-bound figure marked, not compared; its chart drawn."""
+    need_tool("python3")
+    a, b = tmp_path / "tsc.json", tmp_path / "hpet.json"
+    a.write_text(json.dumps(_doc("tsc", 70.0, 0.0)))
+    b.write_text(json.dumps(_doc("hpet", 3800.0, 2.3)))
+    proc = run([clockscope, "report", a, b, "--markdown"], timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    section = proc.stdout.split("## Language runtimes", 1)[1]
+    go = next(l for l in section.splitlines() if l.startswith("| go | time.Now"))
+    assert go == "| go | time.Now | vdso-direct | 70.0 ns (+3.00 ns) | 3.80 µs (+3.00 ns), syscall |"
+    ct = next(l for l in section.splitlines() if l.startswith("| python | ctypes.clock_gettime"))
+    assert "33.0 ns? (harness 1.34 µs)" in ct
+    assert "tsc: java absent: javac not found" in section
+    # the main table compares net of the harness: go 54x slower, ctypes not compared
+    rows = proc.stdout.split("## Language runtimes", 1)[0].splitlines()
+    assert "slower" in next(l for l in rows if l.startswith("| go time.Now"))
+    assert "slower" not in next(l for l in rows if l.startswith("| python ctypes.clock_gettime"))
+    out = tmp_path / "r.html"
+    proc = run([clockscope, "report", a, b, "-o", out], timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    html = out.read_text()
+    assert "<h2>Language runtimes</h2>" in html and 'data-file="runtimes.svg"' in html
+    assert "3.80 µs syscall" in html          # the chart's label of the hpet machine's time.Now
+
+
+def test_report_refuses_a_runtimes_row_that_does_not_add_up(clockscope, tmp_path):
+    doc = _doc("tsc", 70.0, 0.0)
+    doc["results"][0]["timed_ns"] = 999.0        # not net + harness
+    a = tmp_path / "bad.json"
+    a.write_text(json.dumps(doc))
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(_doc("hpet", 3800.0, 2.3)))
+    proc = run([clockscope, "report", a, good, "--markdown"], timeout=120)
+    assert "timed_ns is not ns_per_call + harness_ns" in proc.stderr + proc.stdout

@@ -24,10 +24,15 @@
 /* The child: filter, listener to the parent (or the errno that stopped it), exec. */
 static _Noreturn void child(char *const argv[], int sock, int out_fd)
 {
+    /* Above 2 first: with our own standard fds closed, the pipe may be fd 0 or 2. */
+    out_fd = fcntl(out_fd, F_DUPFD_CLOEXEC, 3);
+    sock = fcntl(sock, F_DUPFD_CLOEXEC, 3);
     int devnull = open("/dev/null", O_RDWR);
     dup2(devnull, 0);
     dup2(out_fd, 1);
     dup2(devnull, 2);
+    /* A killed clockscope leaves no probe behind (it outlives exec). */
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     struct sock_filter f[PROOF_FILTER_MAX];
     struct sock_fprog prog = {(unsigned short)proof_time_filter(f, SECCOMP_RET_USER_NOTIF), f};
     int err = 0, listener = -1;

@@ -64,7 +64,8 @@ _clockscope()
                 # The names on runtimes' "--only RUNTIMES  comma-separated: c, python, ..." line.
                 local names
                 names=$("$prog" runtimes --help 2>/dev/null |
-                    sed -n 's/^ *--only RUNTIMES *comma-separated: *//p' | tr -cs 'a-z' '\n')
+                    sed -n 's/^ *--only RUNTIMES *comma-separated: *//p' | sed 's/(.*//' |
+                    tr -cs 'a-z' '\n')
                 COMPREPLY=($(compgen -W "$names" -- "${cur##*,}"))
                 return 0
             fi ;;

@@ -33,7 +33,7 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: clockscope <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+        fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\n'clockscope <command> --help' describes each.  Exit status: 0 success, "
                  "1 failure, 2 bad usage.\n");
 }

@@ -39,7 +39,7 @@ LDFLAGS    += -fsanitize=address,undefined
 endif
 
 # The directories whose sources make up the clockscope binary, and the one arch file.
-CLI_DIRS := common vdso measure bench warp fastclock run facts doctor vm collect runtimes
+CLI_DIRS := common vdso measure bench warp fastclock run facts doctor vm collect metrics ladder runtimes
 CLI_SRC  := src/main.c $(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c)) src/arch/$(ARCH).c
 CLI_OBJ  := $(CLI_SRC:%.c=$(O)/obj/%.o)
 LIB_OBJ  := $(filter-out $(O)/obj/src/main.o,$(CLI_OBJ))
@@ -69,7 +69,7 @@ $(O)/pic/%.o: %.c
 
 $(O)/$(FC_SONAME): $(FC_PIC)
 	@echo "  LD  $@"
-	@$(CC) -shared -Wl,-soname,$(FC_SONAME) -o $@ $^ -lpthread
+	@$(CC) -shared -Wl,-soname,$(FC_SONAME) -Wl,-z,nodelete -o $@ $^ -lpthread
 
 $(O)/libfastclock.so: $(O)/$(FC_SONAME)
 	@ln -sf $(FC_SONAME) $@
@@ -87,7 +87,7 @@ $(O)/fastclock.pc: Makefile
 
 $(O)/libclockscope-shim.so: $(SHIM_PIC) $(FC_PIC) src/shim/shim.map
 	@echo "  LD  $@"
-	@$(CC) -shared -Wl,--version-script=src/shim/shim.map -o $@ $(SHIM_PIC) $(FC_PIC) -ldl -lpthread
+	@$(CC) -shared -Wl,--version-script=src/shim/shim.map -Wl,-z,nodelete -o $@ $(SHIM_PIC) $(FC_PIC) -ldl -lpthread
 
 $(O)/clockscope: $(CLI_OBJ)
 	@echo "  LD  $@"
@@ -114,6 +114,18 @@ install-report:
 	install -d $(DESTDIR)$(PREFIX)/share/clockscope/report/clockscope_report
 	install -m 644 report/clockscope_report/*.py $(DESTDIR)$(PREFIX)/share/clockscope/report/clockscope_report/
 
+# clockscope metrics' systemd service and timer (packaging/systemd/, docs/metrics.md), with
+# the installed binary's path, and the Prometheus rules and Grafana dashboard beside the docs.
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+.PHONY: install-systemd
+install: install-systemd
+install-systemd:
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(PREFIX)/share/doc/clockscope/prometheus
+	sed 's#@BINDIR@#$(PREFIX)/bin#g' packaging/systemd/clockscope-metrics.service \
+	    > $(DESTDIR)$(SYSTEMDUNITDIR)/clockscope-metrics.service
+	install -m 644 packaging/systemd/clockscope-metrics.timer $(DESTDIR)$(SYSTEMDUNITDIR)/
+	chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/clockscope-metrics.service
+	install -m 644 docs/prometheus/* $(DESTDIR)$(PREFIX)/share/doc/clockscope/prometheus/
 # clockscope runtimes' probe sources (runtimes/probes/): PREFIX/share/clockscope/probes,
 # where `clockscope runtimes` finds them beside PREFIX/bin; built at run time, never here.
 .PHONY: install-probes
@@ -132,7 +144,8 @@ vm-binaries: cross
 
 # libFuzzer harnesses (need clang): build/fuzz/fuzz_vdso_elf CORPUS,
 # build/fuzz/fuzz_kernel_log CORPUS, build/fuzz/fuzz_facts_text CORPUS, build/fuzz/fuzz_vm_frame CORPUS,
-# build/fuzz/fuzz_gap_list CORPUS, build/fuzz/fuzz_cli CORPUS, build/fuzz/fuzz_probe_parse CORPUS
+# build/fuzz/fuzz_gap_list CORPUS, build/fuzz/fuzz_cli CORPUS, build/fuzz/fuzz_dts_edit CORPUS,
+# build/fuzz/fuzz_ladder_fault CORPUS, build/fuzz/fuzz_probe_parse CORPUS
 FUZZ_CC := clang -std=c11 -g -O1 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,undefined
 fuzz:
 	@mkdir -p build/fuzz
@@ -144,15 +157,17 @@ fuzz:
 	    src/common/beneath.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_vm_frame tests/fuzz/fuzz_vm_frame.c src/vm/frame.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_gap_list tests/fuzz/fuzz_gap_list.c src/bench/gap_list.c
+	$(FUZZ_CC) -o build/fuzz/fuzz_ladder_fault tests/fuzz/fuzz_ladder_fault.c src/ladder/fault.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_cli tests/fuzz/fuzz_cli.c src/common/cli_parse.c \
 	    src/common/cli.c src/common/cpuset.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_json_check tests/fuzz/fuzz_json_check.c src/collect/json_check.c
+	$(FUZZ_CC) -o build/fuzz/fuzz_dts_edit tests/fuzz/fuzz_dts_edit.c src/vm/dts_edit.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_probe_parse tests/fuzz/fuzz_probe_parse.c src/runtimes/probe_parse.c
 
 # The quick inner loop: the native C unit tests, then the CLI tests that need no other
 # build (no sanitized or cross build, no qemu, no VM).  The whole suite is `make test`.
 CHECK_TESTS := tests/test_cli.py tests/test_bench.py tests/test_warp.py tests/test_vdso_cmd.py \
-               tests/test_doctor.py tests/test_run.py tests/test_fastclock.py
+               tests/test_doctor.py tests/test_run.py tests/test_fastclock.py tests/test_ladder.py
 check: all $(O)/unit_tests
 	$(O)/unit_tests
 	$(PYTHON) -m pytest -q $(CHECK_TESTS) -k "not cross and not qemu and not sanitized and not sanitizers"

@@ -1,6 +1,6 @@
 # bash completion for clockscope.  Asks the installed binary itself, so it cannot drift from
 # it: commands from `clockscope --help`, each command's options from `clockscope CMD --help`,
-# bench method ids from `clockscope bench --list`, --arch values from `clockscope vm --help`.
+# bench method ids from `clockscope bench --list`, ladder rung ids from `clockscope ladder --list`, --arch values from `clockscope vm --help`.
 
 _clockscope_help_options()
 {
@@ -54,12 +54,21 @@ _clockscope()
                 sed -n 's/^ *--arch ARCH *//p' | tr -cs 'a-z0-9_' '\n' | grep '[0-9]')
             COMPREPLY=($(compgen -W "$arches" -- "$cur"))
             return 0 ;;
+        --scenario)
+            local names
+            names=$("$prog" vm --list-scenarios 2>/dev/null | sed -n 's/^\([a-z0-9_-]*\)  (doctor: .*/\1/p')
+            COMPREPLY=($(compgen -W "$names" -- "$cur"))
+            return 0 ;;
         --only)
             if [[ $cmd == bench ]]; then
                 local ids
                 ids=$("$prog" bench --list 2>/dev/null | awk '{print $1}')
                 COMPREPLY=($(compgen -W "$ids" -- "$cur"))
                 return 0
+            elif [[ $cmd == ladder ]]; then
+                local ids
+                ids=$("$prog" ladder --list 2>/dev/null | awk '{print $1}')
+                COMPREPLY=($(compgen -W "$ids" -- "$cur"))
             elif [[ $cmd == runtimes ]]; then
                 # The names on runtimes' "--only RUNTIMES  comma-separated: c, python, ..." line.
                 local names

@@ -15,10 +15,13 @@ python3
 qemu-user-static
 clang libclang-rt-14-dev
 qemu-system-x86 qemu-system-arm qemu-system-misc opensbi
+device-tree-compiler
 apt dpkg tar cpio gzip zstd xz-utils gnupg debian-archive-keyring
 file util-linux libcap2-bin
 help2man lintian dpkg-dev
 chromium
+prometheus prometheus-node-exporter systemd
+linux-perf
 "
 # Why the less obvious ones:
 #   git                      `clockscope --version` is `git describe` at build time
@@ -26,6 +29,7 @@ chromium
 #                            cross-built libraries of `make dist`, for the two arches the host is not
 #   libclang-rt-14-dev       clang's libFuzzer/ASan runtimes (tests/fuzz); clang only recommends it
 #   apt dpkg tar             `clockscope vm` fetches a Debian kernel (apt-get download, dpkg-deb)
+#   device-tree-compiler     dtc: the lab's aarch64-timer-erratum device tree (docs/lab.md)
 #   cpio gzip zstd xz-utils  kernel images and initramfs of `clockscope vm`
 #   gnupg debian-archive-keyring  verifying that kernel's archive
 #   file                     tests check the static binaries' ELF type
@@ -34,6 +38,11 @@ chromium
 #   help2man lintian         make man, make deb (man pages from --help; the .deb's check)
 #   dpkg-dev                 make deb: dpkg-architecture, dpkg-shlibdeps
 #   chromium                 headless rendering in the report tests
+#   prometheus prometheus-node-exporter  `clockscope metrics`: promtool check metrics/rules,
+#                            promtool test rules, and the end-to-end scrape of the textfile
+#   systemd                  systemd-analyze verify of packaging/systemd/
+#   linux-perf               `perf bench sched pipe`: the peer of ladder's pipe round trip
+#                            (benchmarks/ladder_peer.py)
 
 # Cross compilers for the two arches the host is not (the host's own gcc builds the third).
 for arch in amd64:x86-64 arm64:aarch64 riscv64:riscv64; do
@@ -88,4 +97,16 @@ if ! python3 -c 'import matplotlib' >/dev/null 2>&1; then
         fi
     python3 -c 'import matplotlib' >/dev/null 2>&1 ||
         echo "install-deps: could not install the report's requirements (report/requirements.txt)"
+fi
+
+# The metrics tests parse `clockscope metrics` with Prometheus's own Python client (PyPI's
+# prometheus-client, else Debian's python3-prometheus-client).
+if ! python3 -c 'import prometheus_client' >/dev/null 2>&1; then
+    python3 -m pip install -q prometheus-client 2>/dev/null ||
+        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+                python3-prometheus-client >/dev/null
+        fi
+    python3 -c 'import prometheus_client' >/dev/null 2>&1 ||
+        echo "install-deps: could not install prometheus-client (the metrics tests need it)"
 fi

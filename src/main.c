@@ -23,8 +23,10 @@ static const struct command commands[] = {
     {"doctor", "why reading the time is slow here, the proof, and the fix", cmd_doctor},
     {"facts", "the facts doctor reads; --save DIR writes them as a facts root", cmd_facts},
     {"run", "run a program with cheaper (or counted) clock reads", cmd_run},
+    {"ladder", "the cost of crossing into the kernel and between CPUs, side by side", cmd_ladder},
     {"vm", "run a clockscope command inside a VM of any arch", cmd_vm},
     {"collect", "run every part here and write one bundle for `report`", cmd_collect},
+    {"metrics", "Prometheus metrics for node_exporter's textfile collector", cmd_metrics},
     {"report", "compare bundles from many machines: tables, charts, HTML (Python)", cmd_report},
     {"runtimes", "what reading the time costs in Python, Go, Java, Node, Rust, C", cmd_runtimes},
 };

@@ -148,7 +148,8 @@ def test_signal_handler_reading_during_a_refresh(installed, tmp_path, static):
     check_sigalrm(f, 1000, ("monotonic", "realtime", "boottime"))
 
 
-def test_reads_never_stall(installed, tmp_path):
+@pytest.mark.parametrize("ticker", ["1", "0"])
+def test_reads_never_stall(installed, tmp_path, ticker):
     """No single read does unbounded work (issue 18): over reads 0, 1 ms, 20 ms and 150 ms
     apart, starting in a fresh process (so that the first refreshes, the cross-CPU check and
     sysfs re-checks, every 50 ms here, all fall inside), no fastclock read that was not
@@ -157,12 +158,16 @@ def test_reads_never_stall(installed, tmp_path):
     tens of us at random (the vDSO rows show it): a run counts as clean when no fastclock read
     stalled, and one clean run in five passes.  The old design ran the cross-CPU check
     (~120 us) inline at the first refresh of every process, so no run of it was clean; a
-    design with whole refreshes inline stalls sparse reads in every run too."""
+    design with whole refreshes inline stalls sparse reads in every run too.  With the
+    automatic ticker (the default) the refreshes and re-checks run on its thread while the
+    reads go on; without it (FASTCLOCK_TICKER=0) dense reads refresh in steps and sparse ones
+    read the stale line's kernel clock."""
     exe = build_prog(installed, tmp_path, "fc_gaps")
     runs = []
     for _ in range(5):
         proc = run([exe, "0:10000", "1000:300", "20000:30", "150000:8"],
-                   env=dict(os.environ, FASTCLOCK_RECHECK_MS="50"), timeout=60)
+                   env=dict(os.environ, FASTCLOCK_RECHECK_MS="50", FASTCLOCK_TICKER=ticker),
+                   timeout=60)
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout.splitlines()[1].startswith("source 1 "), proc.stdout
         rows = [l.split() for l in proc.stdout.splitlines() if l.startswith("gap ")]
@@ -174,6 +179,20 @@ def test_reads_never_stall(installed, tmp_path):
         if all(int(r[5]) <= 20000 for r in rows):
             return
     pytest.fail("a fastclock read took over 20 us in every run:\n" + "\n".join(runs))
+
+
+def test_dlclose_while_the_ticker_runs(installed, tmp_path):
+    """A program that dlopens libfastclock, reads, and dlcloses it while the automatic ticker
+    runs: the library is linked -z nodelete, so the thread's code stays mapped (without it
+    the thread would run into unmapped code and kill the process)."""
+    need_tool("cc")
+    exe = tmp_path / "fc_dlclose"
+    proc = run(["cc", "-O2", "-o", exe, ROOT / "tests/progs/fc_dlclose.c", "-ldl"])
+    assert proc.returncode == 0, proc.stderr
+    proc = run([exe, installed / "lib" / "libfastclock.so"], timeout=60)
+    assert proc.returncode == 0, (proc.returncode, proc.stdout, proc.stderr)
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "ticking 1" and lines[-1] == "alive", proc.stdout
 
 
 def fake_sysfs(tmp_path, current, available):

@@ -38,6 +38,11 @@ def seed_gap_list(corpus, clockscope):
     (corpus / "decimals").write_bytes(b"1.5ms:200,250us,60s:1")
 
 
+def seed_ladder_fault(corpus, clockscope):
+    """CLOCKSCOPE_LADDER_FAULT (ladder's fault injection)."""
+    (corpus / "faults").write_bytes(b"hang:futex.*,crash:pipe.threads.same_cpu,hang:sweep.poll.4")
+
+
 def seed_cli(corpus, clockscope):
     """The option parser, seeded with good and bad command lines (first byte: spec)."""
     (corpus / "args").write_bytes(b"\0--json\n--count=5\n--only\na,b\n--\nfile")
@@ -49,6 +54,13 @@ def seed_json_check(corpus, clockscope):
     """collect's JSON check, seeded with a real document."""
     (corpus / "facts").write_bytes(run([clockscope, "facts", "--json"]).stdout.encode())
     (corpus / "small").write_bytes(b'{"schema": "clockscope.x/1", "a": [1, -2.5e3, "\\u00e9", null]}')
+
+
+def seed_dts_edit(corpus, clockscope):
+    """The lab's device-tree edit, seeded with the shape dtc prints for QEMU's virt timer."""
+    (corpus / "virt").write_bytes(b'/dts-v1/;\n\n/ {\n\ttimer {\n\t\talways-on;\n'
+                                  b'\t\tcompatible = "arm,armv8-timer\\0arm,armv7-timer";\n\t};\n};\n')
+    (corpus / "list").write_bytes(b'/ {\n\tt {\n\t\tcompatible = "x", "arm,armv8-timer";\n\t};\n};\n')
 
 
 def seed_probe_parse(corpus, clockscope):
@@ -66,8 +78,10 @@ HARNESSES = [
     ("fuzz_facts_text", 20, seed_facts_text),
     ("fuzz_vm_frame", 10, seed_vm_frame),
     ("fuzz_gap_list", 10, seed_gap_list),
+    ("fuzz_ladder_fault", 10, seed_ladder_fault),
     ("fuzz_cli", 10, seed_cli),
     ("fuzz_json_check", 10, seed_json_check),
+    ("fuzz_dts_edit", 10, seed_dts_edit),
     ("fuzz_probe_parse", 10, seed_probe_parse),
 ]
 

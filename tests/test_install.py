@@ -17,7 +17,7 @@ from conftest import ROOT, make, need_tool, run
 
 ARCHES = ("x86_64", "aarch64", "riscv64")
 ELF_MACHINE = {"x86_64": 62, "aarch64": 183, "riscv64": 243}
-COMMANDS = ("bench", "warp", "vdso", "doctor", "facts", "run", "vm", "runtimes")
+COMMANDS = ("bench", "warp", "vdso", "doctor", "facts", "run", "vm", "metrics", "runtimes")
 DOCTOR_VERDICTS = {0, 3, 4, 5}  # ok, slow, broken, unknown (docs/doctor.md)
 
 

@@ -99,7 +99,7 @@ def assert_complete(doc, results):
 def test_usage_errors(clockscope, tmp_path):
     cases = [
         (["vm", "--arch", "mips", "--", "bench"], "--arch: 'mips' is not one of"),
-        (["vm", "--", "bench"], "--arch is required"),
+        (["vm", "--", "bench"], "--arch or --scenario is required"),
         (["vm", "--arch", "x86_64"], "no command given"),
         (["vm", "--arch", "x86_64", "--bogus", "--", "bench"], "unknown option"),
         (["vm", "--arch", "x86_64", "--cpus", "0", "--", "bench"], "--cpus"),

@@ -7,6 +7,7 @@ import math
 import re
 from typing import List, Tuple
 
+from . import ladder
 from . import runtimes
 from .analysis import KEY_ROW, Report
 from .compare import fmt_ns
@@ -220,4 +221,4 @@ def all_charts(rep: Report) -> List[Chart]:
     plt = _plt()
     machines = _chart_machines(rep)
     return fleet_chart(rep, plt) + cost_chart(rep, plt) + ratio_chart(rep, plt) + warp_charts(rep, plt) + \
-        runtimes.chart(rep, plt, machines, _colors(len(machines)), _svg)
+        ladder.charts(rep, plt) + runtimes.chart(rep, plt, machines, _colors(len(machines)), _svg)

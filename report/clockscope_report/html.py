@@ -7,6 +7,7 @@ import re
 from html import escape
 from typing import List
 
+from . import ladder
 from . import runtimes
 from .analysis import Report
 from .charts import Chart
@@ -181,6 +182,7 @@ def render(rep: Report, charts: List[Chart]) -> str:
         out.append("</ul>")
     out.append('<p class="muted">(noisy): the samples\' spread exceeded bench\'s noise limit; '
                "— not measured on that machine.</p>")
+    out += ladder.html_section(rep)
     out += runtimes.html_section(rep)
     if charts:
         out.append("<h2>Charts</h2>")

@@ -1,6 +1,6 @@
 """Reading bundles (clockscope.bundle/1) and plain --json documents of single commands
 (clockscope.bench/1, clockscope.doctor/1, clockscope.warp/1, clockscope.facts/1,
-clockscope.runtimes/1) into Machines.  Every file is read on its own: a bad one yields a
+clockscope.runtimes/1, clockscope.ladder/1) into Machines.  Every file is read on its own: a bad one yields a
 Problem naming the file and what is wrong, and the others are still reported."""
 
 import json
@@ -10,13 +10,14 @@ import re
 import stat
 from typing import List, Optional, Tuple
 
+from . import ladder
 from .analysis import HEADLINE
 from .model import Diagnosis, Finding, Machine, Measure, Problem, Stat, WarpPairs
 
 BUNDLE_KIND = "clockscope.bundle"
 BUNDLE_VERSION = 1
 # The part schemas this report reads, with the newest version it understands.
-PART_VERSIONS = {"bench": 1, "doctor": 1, "warp": 1, "facts": 1, "runtimes": 1}
+PART_VERSIONS = {"bench": 1, "doctor": 1, "warp": 1, "facts": 1, "runtimes": 1, "ladder": 1}
 # Parts whose absence from a bundle is reported (the others are optional).
 EXPECTED_PARTS = ("bench", "doctor", "warp")
 MAX_FILE_BYTES = 256 << 20
@@ -204,7 +205,8 @@ def _facts(doc: dict, m: Machine) -> None:
     _list(doc.get("facts"), "facts")
 
 
-READERS = {"bench": _bench, "doctor": _doctor, "warp": _warp, "runtimes": _runtimes, "facts": _facts}
+READERS = {"bench": _bench, "doctor": _doctor, "warp": _warp, "runtimes": _runtimes, "facts": _facts,
+           "ladder": ladder.read}
 
 
 def _schema_of(doc) -> Tuple[Optional[str], Optional[int]]:
@@ -335,7 +337,7 @@ def _load_bundle(doc: dict, source: str, stem: str, problems: List[Problem],
     for pname, pdoc in parts.items():
         if pname in READERS:
             _read_part(pname, pdoc, m, source, problems)
-        # parts of later commands (ladder, profile, ...) are kept out silently: a newer
+        # parts of later commands (profile, ...) are kept out silently: a newer
         # collect may add them, and this report does not read them yet.
     return m if m.parts or m.part_errors else None
 
@@ -345,8 +347,13 @@ def load_all(paths: List[str], problems: List[Problem], every_method: bool = Tru
     Without every_method, only the bench methods the table shows are read."""
     machines = []
     seen = {}
+    from . import doctor_lines  # one machine per facts root (doctor --roots --json)
+    loaded = []
     for path in paths:
-        m = load_file(path, problems, every_method)
+        lines = doctor_lines.load(path, problems, every_method, _read_part)
+        loaded += [(path, m) for m in lines] if lines is not None else \
+            [(path, load_file(path, problems, every_method))]
+    for path, m in loaded:
         if m is None:
             continue
         if m.name in seen:

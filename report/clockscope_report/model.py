@@ -86,6 +86,7 @@ class Machine:
     part_errors: Dict[str, str] = field(default_factory=dict)      # part -> its error
     parts: List[str] = field(default_factory=list)                 # parts present and read
     every_method: bool = True            # read every bench method, not only the table's
+    ladder: Optional[object] = None      # the ladder part (ladder.Ladder)
 
     def stat(self, measure_id: str) -> Optional[Stat]:
         m = self.measures.get(measure_id)

@@ -4,6 +4,7 @@ import csv
 import io
 from typing import List
 
+from . import ladder
 from . import runtimes
 from .analysis import KEY_ROW, Report, Row
 from .compare import fmt_ns, fmt_rate
@@ -170,6 +171,7 @@ def terminal(rep: Report) -> str:
     for r, why in zip(table, notes):
         out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
         out += [f"    ↳ {w}" for w in why]
+    out += ladder.lines(rep)
     out += runtimes.terminal_section(rep)
     if rep.problems:
         out += ["", "input problems:"] + [f"  {p}" for p in rep.problems]

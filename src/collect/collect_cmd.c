@@ -1,4 +1,4 @@
-/* clockscope collect: every part (facts, doctor, bench, warp) run as a child of this
+/* clockscope collect: every part (facts, doctor, bench, warp, ladder) run as a child of this
  * binary with --json, gathered into one self-describing bundle (docs/json.md). */
 #include "collect/bundle_file.h"
 #include "collect/json_check.h"
@@ -29,10 +29,11 @@ static const char help[] =
     "usage: clockscope collect [-o FILE|-] [--name NAME] [--quick] [--parts LIST]\n"
     "                          [--warp-seconds S] [--timeout S]\n"
     "\n"
-    "Runs every part available here (facts, doctor, bench, warp, runtimes), each as this\n"
-    "binary with --json, and writes one bundle: the machine's description, the clockscope\n"
-    "version, when and how long, and each part's own JSON document under its name (or\n"
-    "its error).  `clockscope report` reads bundles from any number of machines.\n"
+    "Runs every part available here (facts, doctor, bench, warp, ladder --quick,\n"
+    "runtimes), each as this binary with --json, and writes one bundle: the machine's\n"
+    "description, the clockscope version, when and how long, and each part's own JSON\n"
+    "document under its name (or its error).  `clockscope report` reads bundles from any\n"
+    "number of machines.\n"
     "Progress goes to stderr.  A part that fails is recorded and the others still run.\n"
     "\n"
     "  -o, --output FILE  write the bundle to FILE (replaced atomically), '-' stdout\n"

@@ -24,6 +24,17 @@ static int warp_options(const struct collect_config *cfg, char **argv, int argc,
     return argc;
 }
 
+/* ladder always runs --quick in a bundle: the ladder's shape, not its last percent. */
+static int ladder_options(const struct collect_config *cfg, char **argv, int argc, char *buf,
+                          size_t buflen)
+{
+    (void)cfg;
+    (void)buf;
+    (void)buflen;
+    argv[argc++] = "--quick";
+    return argc;
+}
+
 static int runtimes_options(const struct collect_config *cfg, char **argv, int argc, char *buf,
                             size_t buflen)
 {
@@ -41,6 +52,7 @@ const struct part collect_parts[] = {
     {"doctor", "diagnosis and proof", 120, NULL},
     {"bench", "the cost of every way of reading the time", 180, bench_options},
     {"warp", "time going backwards between CPUs", 60, warp_options},
+    {"ladder", "kernel crossings and cross-CPU handoffs, side by side", 60, ladder_options},
     /* generous: the first run builds the Go, Java and Rust probes */
     {"runtimes", "the clock APIs of Python, Go, Java, Node, Rust", 600, runtimes_options},
 };

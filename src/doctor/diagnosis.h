@@ -38,6 +38,8 @@ struct diagnosis {
     int fast_path;             /* 1 yes, 0 no, -1 not known */
     char summary[400];         /* one sentence: why this verdict */
     bool decided_by_proof;
+    bool inferred;             /* the most likely verdict, not a decided one */
+    char missing[240];         /* when inferred: the fact that would decide it */
     struct machine ctx;        /* the machine model the rules judge */
     int nfindings;
     struct finding findings[FINDINGS_MAX];

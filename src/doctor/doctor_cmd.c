@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "common/cli.h"
 #include "doctor/diagnosis.h"
+#include "doctor/fleet.h"
 #include "doctor/proof.h"
 #include "doctor/report.h"
 #include "facts/facts.h"
@@ -12,7 +13,7 @@
 #include <time.h>
 
 static const char help[] =
-    "usage: clockscope doctor [--root DIR] [--no-proof] [--json] [--verbose]\n"
+    "usage: clockscope doctor [--root DIR]... [--roots DIR] [--no-proof] [--json] [--verbose]\n"
     "\n"
     "Finds out whether reading the time (clock_gettime, gettimeofday) is served in user\n"
     "space by the vDSO, proves it by counting the syscalls 1000 calls really make\n"
@@ -21,21 +22,33 @@ static const char help[] =
     "trapping counters, command-line traps.  Each finding has its evidence and fix.\n"
     "\n"
     "  --root DIR   reason from a facts root (see `clockscope facts --save`, or an\n"
-    "               unpacked sosreport) instead of this machine; nothing is measured\n"
+    "               unpacked sosreport, or a sosreport archive .tar.xz/.tar.gz, unpacked\n"
+    "               with tar into a private temporary directory) instead of this machine;\n"
+    "               nothing is measured.  Given more than once: one result per root\n"
+    "  --roots DIR  every directory and archive in DIR is a root (many machines at once:\n"
+    "               with --json one JSON document per line and root, each with a \"root\"\n"
+    "               field, then a summary line; a root that cannot be read has its own\n"
+    "               error line, and the others still run)\n"
     "  --no-proof   live facts only: no syscall counting, no timing\n"
     "  --json       machine-readable output (docs/json.md: clockscope.doctor/1)\n"
     "  --verbose    every finding in full\n"
     "\n"
     "Exit status: 0 ok, 3 slow, 4 broken, 5 unknown (the facts do not decide it);\n"
-    "2 bad usage or a facts root that is not a readable directory; 1 internal failure.\n";
+    "2 bad usage or a facts root that is not a readable directory; 1 internal failure.\n"
+    "Over many roots: 0 every root was judged, 1 some root could not be read.\n";
+
+#define DOCTOR_MAX_ROOTS 4096
 
 struct doctor_options {
-    const char *root;
+    const char *roots[DOCTOR_MAX_ROOTS];
+    int nroots;
+    const char *roots_dir;
     bool no_proof, json, verbose;
 };
 
 static const struct cli_option doctor_decl[] = {
-    {.name = "root", .metavar = "DIR", CLI_STRING_OF(struct doctor_options, root)},
+    {.name = "root", .metavar = "DIR", CLI_MULTI_OF(struct doctor_options, roots, nroots)},
+    {.name = "roots", .metavar = "DIR", CLI_STRING_OF(struct doctor_options, roots_dir)},
     {.name = "no-proof", CLI_FLAG_OF(struct doctor_options, no_proof)},
     {.name = "json", CLI_FLAG_OF(struct doctor_options, json)},
     {.name = "verbose", CLI_FLAG_OF(struct doctor_options, verbose)},
@@ -46,9 +59,11 @@ const struct cli_spec doctor_cli = {.cmd = "doctor", .help = help, .options = do
 
 int cmd_doctor(int argc, char **argv)
 {
-    struct doctor_options o = {0};
+    static struct doctor_options o;
     cli_parse(&doctor_cli, argc, argv, &o);
-    const char *root = o.root;
+    if (o.nroots > 1 || o.roots_dir)
+        return fleet_run(o.roots, o.nroots, o.roots_dir, o.json);
+    const char *root = o.nroots ? o.roots[0] : NULL;
     bool json = o.json, verbose = o.verbose, proof = !o.no_proof;
 
     struct timespec t0, t1;
@@ -58,7 +73,7 @@ int cmd_doctor(int argc, char **argv)
     static struct diagnosis d;
     if (root) {
         char why[4400];
-        if (!facts_load_root(root, &fs, why, sizeof why))
+        if (!fleet_load_root(root, &fs, why, sizeof why))
             usage_error("doctor", "%s", why);
     } else {
         facts_load_live(&fs);

@@ -150,7 +150,56 @@ static void child_count(long calls, struct child_report *rep)
     }
 }
 
-#define PROOF_CHILD_DEADLINE_MS 10000
+/* The counting child's deadline, from what calls cost on this machine right now: under
+ * emulation (a riscv64 TCG guest on a loaded host) a trapped call can take a thousand
+ * times what it takes on hardware, so no fixed deadline fits both.  The child makes
+ * PC_COUNT * PROOF_CALLS calls, each at worst a SIGSYS: the signal's delivery, the
+ * handler's own syscall and the return, about SIGSYS_COST syscalls' worth.  The deadline
+ * is ten times that estimate, at least 2 s, at most 10 minutes: reached only by a child
+ * that is stuck. */
+#define SIGSYS_COST 8.0
+double proof_child_deadline_s(double libc_call_ns, double syscall_ns)
+{
+    double estimate_s = PC_COUNT * (double)PROOF_CALLS * (libc_call_ns + SIGSYS_COST * syscall_ns) / 1e9;
+    double deadline = 1.0 + 10.0 * estimate_s;
+    return deadline < 2.0 ? 2.0 : deadline > 600.0 ? 600.0 : deadline;
+}
+
+static double mono_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* The median of five batches of eight calls: a raw clock_gettime syscall, and libc's. */
+static void probe_call_costs(double *libc_ns, double *syscall_ns)
+{
+    double libc[5], sys[5];
+    struct timespec ts;
+    for (int b = 0; b < 5; b++) {
+        double t0 = mono_ns();
+        for (int i = 0; i < 8; i++)
+            syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+        double t1 = mono_ns();
+        for (int i = 0; i < 8; i++)
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+        double t2 = mono_ns();
+        sys[b] = (t1 - t0) / 8;
+        libc[b] = (t2 - t1) / 8;
+    }
+    for (int i = 1; i < 5; i++) /* insertion sort, both arrays */
+        for (int k = i; k > 0; k--) {
+            if (sys[k] < sys[k - 1]) {
+                double t = sys[k]; sys[k] = sys[k - 1]; sys[k - 1] = t;
+            }
+            if (libc[k] < libc[k - 1]) {
+                double t = libc[k]; libc[k] = libc[k - 1]; libc[k - 1] = t;
+            }
+        }
+    *libc_ns = libc[2];
+    *syscall_ns = sys[2];
+}
 
 static void count_syscalls(struct proof *p)
 {
@@ -177,21 +226,25 @@ static void count_syscalls(struct proof *p)
         _exit(w == (ssize_t)sizeof rep ? 0 : 1);
     }
     close(fds[1]);
+    /* The child runs on its own; meanwhile the parent measures this machine's call costs
+     * (both share the CPUs, which only makes the estimate larger). */
+    double libc_ns, syscall_ns;
+    probe_call_costs(&libc_ns, &syscall_ns);
+    p->probe_syscall_ns = syscall_ns;
+    p->count_deadline_s = proof_child_deadline_s(libc_ns, syscall_ns);
+    const int64_t deadline_ms = (int64_t)(p->count_deadline_s * 1000);
     struct child_report rep;
     size_t got = 0;
     struct pollfd pf = {fds[0], POLLIN, 0};
-    /* The child takes milliseconds on hardware; under emulation (a riscv64 TCG guest on a
-     * loaded host) each of its ~3000 trapped calls can take hundreds of microseconds, so the
-     * deadline is generous: it is only reached when the child is really stuck. */
     struct timespec start, now;
     clock_gettime(CLOCK_MONOTONIC, &start);
     while (got < sizeof rep) {
         clock_gettime(CLOCK_MONOTONIC, &now);
         int64_t waited_ms = (int64_t)(now.tv_sec - start.tv_sec) * 1000 +
                             (now.tv_nsec - start.tv_nsec) / 1000000;
-        if (waited_ms >= PROOF_CHILD_DEADLINE_MS)
+        if (waited_ms >= deadline_ms)
             break;
-        int r = poll(&pf, 1, (int)(PROOF_CHILD_DEADLINE_MS - waited_ms));
+        int r = poll(&pf, 1, (int)(deadline_ms - waited_ms));
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
@@ -212,8 +265,9 @@ static void count_syscalls(struct proof *p)
             snprintf(p->count_why, sizeof p->count_why,
                      "the counting child died of %s", strsignal(WTERMSIG(status)));
         else
-            snprintf(p->count_why, sizeof p->count_why, "the counting child did not report in %d s",
-                     PROOF_CHILD_DEADLINE_MS / 1000);
+            snprintf(p->count_why, sizeof p->count_why, "the counting child did not report in "
+                     "%.1f s (the deadline for this machine, where a raw syscall costs %.0f ns)",
+                     p->count_deadline_s, p->probe_syscall_ns);
         return;
     }
     if (rep.setup_errno) {
@@ -265,6 +319,7 @@ static void time_methods(struct proof *p)
     ids[n++] = "libc.clock_gettime.realtime";
     ids[n++] = "syscall.clock_gettime.monotonic";
     ids[n++] = "libc.clock_gettime.monotonic_coarse";
+    ids[n++] = "ref.empty_call"; /* what a trapping counter read is judged against */
     const struct counter_method *counters;
     size_t nc = arch_counters(&counters);
     char first_counter[64] = "", cycle_counter[64] = "";

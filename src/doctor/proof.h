@@ -47,6 +47,8 @@ struct proof {
     struct proof_timing timing[PROOF_MAX_TIMINGS];
     long res_ns_monotonic, res_ns_monotonic_coarse, res_ns_realtime_coarse; /* -1 unknown */
     double elapsed_s;
+    double count_deadline_s;         /* the counting child's deadline, scaled to this machine */
+    double probe_syscall_ns;         /* the raw syscall cost it was scaled by */
 };
 
 void proof_run(struct proof *p);
@@ -60,5 +62,8 @@ struct sock_filter;
 int proof_time_filter(struct sock_filter *f, unsigned int action);
 const char *proof_call_name(enum proof_call c);
 const struct proof_timing *proof_timing_find(const struct proof *p, const char *id);
+/* Pure: the counting child's deadline (s) on a machine where libc's clock_gettime costs
+ * libc_call_ns and a raw syscall syscall_ns. */
+double proof_child_deadline_s(double libc_call_ns, double syscall_ns);
 
 #endif

@@ -78,11 +78,13 @@ void report_text(FILE *out, const struct facts *fs, const struct proof *p,
                  const struct diagnosis *d, bool verbose)
 {
     const struct machine *c = &d->ctx;
-    fprintf(out, "clockscope doctor: %s\n", headline(d->verdict));
+    fprintf(out, "clockscope doctor: %s%s\n", d->inferred ? "inferred (not decided): " : "",
+            headline(d->verdict));
     wrap(out, "why: ", d->summary, 2, 100);
     fprintf(out, "  fast path for clock_gettime(CLOCK_MONOTONIC): %s   (%s)\n",
             d->fast_path == 1 ? "yes" : d->fast_path == 0 ? "no" : "not known",
-            d->decided_by_proof ? "proven live" : fs->live ? "from live facts" : "from the facts root");
+            d->decided_by_proof ? "proven live" : d->inferred ? "inferred"
+            : fs->live ? "from live facts" : "from the facts root");
     fprintf(out, "  machine: %s%s, kernel %s, virtualization %s, clocksource %s\n",
             c->machine[0] ? c->machine : c->family[0] ? c->family : "arch unknown", "",
             c->kernel.known ? c->kernel.release : "unknown", c->virt[0] ? c->virt : "unknown",
@@ -210,6 +212,7 @@ static void json_proof(struct json *j, const struct proof *p)
             json_kv_null(j, keys[c]);
     json_end_object(j);
     json_kv_int(j, "monotonic_backwards", p->backwards);
+    json_kv_double(j, "deadline_s", p->count_deadline_s);
     json_end_object(j);
     json_key(j, "timings");
     json_begin_array(j);
@@ -238,13 +241,15 @@ static void json_proof(struct json *j, const struct proof *p)
     json_end_object(j);
 }
 
-void report_json(FILE *out, const struct facts *fs, const struct proof *p,
-                 const struct diagnosis *d, double elapsed_s)
+static void json_document(FILE *out, int indent, const char *root, const struct facts *fs,
+                          const struct proof *p, const struct diagnosis *d, double elapsed_s)
 {
     struct json j;
-    json_init(&j, out, 2);
+    json_init(&j, out, indent);
     json_begin_object(&j);
     json_kv_string(&j, "schema", "clockscope.doctor/1");
+    if (root)
+        json_kv_string(&j, "root", root);
     json_kv_string(&j, "verdict", verdict_name(d->verdict));
     json_key(&j, "fast_path");
     if (d->fast_path < 0)
@@ -253,6 +258,8 @@ void report_json(FILE *out, const struct facts *fs, const struct proof *p,
         json_bool(&j, d->fast_path == 1);
     json_kv_string(&j, "summary", d->summary);
     json_kv_string(&j, "decided_by", d->decided_by_proof ? "proof" : "facts");
+    json_kv_bool(&j, "inferred", d->inferred);
+    json_kv_string_or_null(&j, "missing_fact", d->inferred ? d->missing : NULL);
     json_kv_int(&j, "exit_status", verdict_exit_status(d->verdict));
     json_key(&j, "findings");
     json_begin_array(&j);
@@ -275,4 +282,16 @@ void report_json(FILE *out, const struct facts *fs, const struct proof *p,
     json_kv_double(&j, "elapsed_s", elapsed_s);
     json_end_object(&j);
     json_finish(&j);
+}
+
+void report_json(FILE *out, const struct facts *fs, const struct proof *p,
+                 const struct diagnosis *d, double elapsed_s)
+{
+    json_document(out, 2, NULL, fs, p, d, elapsed_s);
+}
+
+void report_json_line(FILE *out, const char *root, const struct facts *fs,
+                      const struct proof *p, const struct diagnosis *d, double elapsed_s)
+{
+    json_document(out, 0, root, fs, p, d, elapsed_s);
 }

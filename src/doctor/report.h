@@ -11,6 +11,9 @@ void report_text(FILE *out, const struct facts *fs, const struct proof *p,
                  const struct diagnosis *d, bool verbose);
 void report_json(FILE *out, const struct facts *fs, const struct proof *p,
                  const struct diagnosis *d, double elapsed_s);
+/* The same document on one line (JSON lines), with a "root" field naming the facts root. */
+void report_json_line(FILE *out, const char *root, const struct facts *fs,
+                      const struct proof *p, const struct diagnosis *d, double elapsed_s);
 /* Exit status for a verdict: 0 ok, 3 slow, 4 broken, 5 unknown. */
 int verdict_exit_status(enum verdict v);
 

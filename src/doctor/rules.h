@@ -48,6 +48,11 @@ void rule_counter_facts(struct diagnosis *d);
 void rule_proof(struct diagnosis *d, const struct proof *p);
 void rule_counter_traps(struct diagnosis *d, const struct proof *p);
 void rule_cpu_time_and_coarse(struct diagnosis *d, const struct proof *p);
+/* Pure: whether a counter read of counter_ns traps, on a machine where an empty call costs
+ * empty_call_ns, a COARSE clock_gettime coarse_ns and another counter of the core
+ * other_counter_ns (0: none readable). */
+bool counter_read_traps(double counter_ns, double empty_call_ns, double coarse_ns,
+                        double other_counter_ns);
 /* A live run under user-mode emulation (the kernel is another architecture's). */
 bool rule_foreign_kernel(struct diagnosis *d);
 

@@ -3,6 +3,7 @@
 #include "doctor/rules.h"
 
 #include "doctor/findings.h"
+#include "doctor/verdict_platform.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,9 +21,7 @@ const char *severity_name(enum severity s)
     return names[s];
 }
 
-static void set_verdict(struct diagnosis *d, enum verdict v, int fast_path, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void set_verdict(struct diagnosis *d, enum verdict v, int fast_path, const char *fmt, ...)
+void set_verdict(struct diagnosis *d, enum verdict v, int fast_path, const char *fmt, ...)
 {
     d->verdict = v;
     d->fast_path = fast_path;
@@ -30,6 +29,22 @@ static void set_verdict(struct diagnosis *d, enum verdict v, int fast_path, cons
     va_start(ap, fmt);
     vsnprintf(d->summary, sizeof d->summary, fmt, ap);
     va_end(ap);
+}
+
+/* The most likely verdict where a fact is missing: labelled, with that fact named. */
+void set_inferred(struct diagnosis *d, enum verdict v, int fast_path, const char *missing,
+                  const char *fmt, ...)
+{
+    d->verdict = v;
+    d->fast_path = fast_path;
+    d->inferred = true;
+    snprintf(d->missing, sizeof d->missing, "%s", missing);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->summary, sizeof d->summary, fmt, ap);
+    va_end(ap);
+    size_t n = strlen(d->summary);
+    snprintf(d->summary + n, sizeof d->summary - n, " (inferred; not known: %s)", missing);
 }
 
 /* x86 without a known clocksource: from what the rules learnt about the TSC. */
@@ -61,15 +76,28 @@ static void verdict_x86(struct diagnosis *d, const struct judgement *jd)
                 return;
             }
         }
-        set_verdict(d, V_UNKNOWN, -1, "%s; in a VM a paravirtual clock may still serve the "
-                    "vDSO, and the facts do not say which clocksource is current",
-                    jd->tsc_unusable_why);
+        verdict_tsc_lost_by_platform(d, jd);
         return;
     }
     if (machine_is_bare_metal(c)) {
         set_verdict(d, V_OK, 1, "bare-metal x86 with no sign of TSC trouble: Linux selects "
                     "the TSC, which the vDSO reads (inferred; the clocksource itself was not "
                     "given)");
+        return;
+    }
+    if (is(c->virt, "kvm") || is(c->virt, "microsoft") || is(c->virt, "vmware") ||
+        is(c->virt, "oracle")) {
+        set_inferred(d, V_OK, 1, "the current clocksource", "a %s guest with no sign of TSC "
+                     "trouble: Linux uses the TSC or the hypervisor's paravirtual clock "
+                     "(kvm-clock, the Hyper-V TSC page), both read by the vDSO", c->virt);
+        return;
+    }
+    if (is(c->virt, "xen")) {
+        xen_warning(d);
+        set_inferred(d, V_SLOW, 0, "the current clocksource, and whether Xen places a vcpu time "
+                     "page with the stable bit", "a Xen guest uses the xen clocksource, which the "
+                     "vDSO reads only with a stable vcpu time page (EC2's Xen hosts commonly do "
+                     "not give one)");
         return;
     }
     set_verdict(d, V_UNKNOWN, -1, "the clocksource is not known%s", machine_is_vm(c)
@@ -104,12 +132,25 @@ static void verdict_from_facts(struct diagnosis *d, const struct judgement *jd)
                         "access", c->current_cs);
             return;
         case CS_DEPENDS:
+            if (jd->cs.pvclock && is(c->current_cs, "kvm-clock")) {
+                set_inferred(d, V_OK, 1, "whether the host sets kvm-clock's stable bit "
+                             "(clockscope/cpu kvm_clock_stable_bit from a live `clockscope facts "
+                             "--save`)", "clocksource 'kvm-clock': the vDSO reads it when the host "
+                             "sets the stable bit, as KVM hosts on a stable TSC do");
+                return;
+            }
+            if (jd->cs.pvclock && is(c->current_cs, "xen")) {
+                xen_warning(d);
+                set_inferred(d, V_SLOW, -1, "whether Xen places a vcpu time page with the stable "
+                             "bit for user space", "clocksource 'xen': the vDSO reads it only with "
+                             "a stable vcpu time page, which EC2's Xen hosts commonly do not give");
+                return;
+            }
             set_verdict(d, V_UNKNOWN, -1, "clocksource '%s': %s; a live run decides",
                         c->current_cs, jd->cs.why);
             return;
         case CS_COUNTER_TRAP:
-            set_verdict(d, V_UNKNOWN, 1, "clocksource '%s' is read by the vDSO, but whether the "
-                        "time CSR traps to firmware needs a live run", c->current_cs);
+            verdict_riscv_time_csr(d);
             return;
         default:
             set_verdict(d, V_UNKNOWN, -1, "clocksource '%s' is not one this doctor knows",
@@ -153,6 +194,10 @@ static void verdict_from_facts(struct diagnosis *d, const struct judgement *jd)
         set_verdict(d, V_SLOW, 0, "riscv kernel %s: its vDSO makes the syscall", c->kernel.release);
         return;
     }
+    if (!strcmp(c->family, "riscv") && c->kernel.known) {
+        verdict_riscv_time_csr(d);
+        return;
+    }
     set_verdict(d, V_UNKNOWN, -1, "the facts do not decide it: the clocksource is not known");
 }
 
@@ -161,6 +206,7 @@ static void verdict_from_proof(struct diagnosis *d, const struct proof *p)
     const struct proof_timing *mono = proof_timing_find(p, "libc.clock_gettime.monotonic");
     if (p->counted) {
         d->decided_by_proof = true;
+        d->inferred = false;
         if (p->call_errors[PC_MONOTONIC] || p->call_errors[PC_REALTIME]) {
             set_verdict(d, V_BROKEN, p->syscalls[PC_MONOTONIC] == 0,
                         "clock_gettime returned errors (%ld of %ld MONOTONIC calls)",
@@ -199,6 +245,34 @@ static void verdict_from_proof(struct diagnosis *d, const struct proof *p)
     if (!p->vdso_present) {
         set_verdict(d, V_SLOW, 0, "this process has no vDSO: every time read is a syscall (%s)",
                     p->vdso_why);
+        return;
+    }
+    /* A trapping counter read is proof enough: every vDSO call pays it. */
+    for (int i = 0; i < d->nfindings; i++)
+        if (!strcmp(d->findings[i].id, "counter-read-traps")) {
+            d->decided_by_proof = true;
+            d->inferred = false;
+            set_verdict(d, V_SLOW, 1, "the counter the vDSO reads traps: %s (the syscall count "
+                        "could not be taken: %s)", d->findings[i].title, p->count_why);
+            return;
+        }
+    /* The facts left open only whether the vDSO's time CSR read traps (riscv), and the
+     * timing answers it: not a trap, so the vDSO serves the call without entering the
+     * kernel or firmware. */
+    const struct proof_timing *rdtime = proof_timing_find(p, "counter.rdtime");
+    const struct proof_timing *coarse = proof_timing_find(p, "libc.clock_gettime.monotonic_coarse");
+    bool open_question = false;
+    for (int i = 0; i < d->nfindings; i++)
+        if (!strcmp(d->findings[i].id, "clocksource-counter-may-trap"))
+            open_question = true;
+    if (open_question && rdtime && coarse && proof_timing_find(p, "ref.empty_call")) {
+        d->decided_by_proof = true;
+        d->inferred = false;
+        d->missing[0] = '\0';
+        set_verdict(d, V_OK, 1, "the vDSO reads the time CSR, and rdtime does not trap here: "
+                    "%.0f ns, %.1fx a COARSE call (the syscall count could not be taken: %s)",
+                    rdtime->ns_per_call, coarse->ns_per_call > 0 ? rdtime->ns_per_call /
+                    coarse->ns_per_call : 0, p->count_why);
         return;
     }
     /* Not counted: keep the facts' verdict, which the findings explain. */

@@ -39,6 +39,7 @@ static const char *const alt_paths[F_COUNT][4] = {
 };
 
 const char *fact_path(enum fact_id id) { return paths[id]; }
+const char *const *fact_alt_paths(enum fact_id id) { return alt_paths[id]; }
 
 void facts_note(struct facts *fs, const char *fmt, ...)
 {

@@ -43,6 +43,8 @@ struct facts {
 #define FACTS_FILE_CAP (256u << 10)
 
 const char *fact_path(enum fact_id id);
+/* Where else a facts root may keep it (an unpacked sosreport), NULL-terminated. */
+const char *const *fact_alt_paths(enum fact_id id);
 /* Reads a facts root.  Returns false with why filled when root is not a readable directory. */
 bool facts_load_root(const char *root, struct facts *out, char *why, size_t whylen);
 /* Reads the live machine, within a time budget for the slow sources (journalctl,

@@ -38,7 +38,17 @@
  *    which the writer folds into the new line's start; once t_a is known (t >= t_a, read
  *    before the handler ran), new(t).  Both agree with what every other reader returns, by
  *    the argument above.  A handler inside its own thread's initialisation reads the kernel
- *    clock (no line has been served yet).  Other threads wait for the writer: it runs. */
+ *    clock (no line has been served yet).  Other threads wait for the writer: it runs.
+ *  - The ticker (fc_lifecycle.c) is one more writer under fc_refreshing: the write section,
+ *    and so everything above, is the same whoever runs it.  It refreshes from half the
+ *    period on (fc_refresh_ahead), which only moves t_a earlier: the new line still starts
+ *    at old(t_a) or above, and no line is used past its limit.  It blocks every signal, so
+ *    no handler runs inside its write sections (the fc_sig path serves readers' own steps).
+ *    A parked ticker leaves the line to go stale: the stale path above, unchanged.  What it
+ *    reads to decide whether to park (fc_recent_due_ticks, fc_stale_reads_seen) are hints,
+ *    relaxed, ordering nothing: a wrong guess costs a refresh or a stale read, never a value.
+ *  - `recent` (note_recent) is written only with a value the seqlock validated, after the
+ *    validation; it is a value, relaxed, with a max: it never goes backwards either. */
 #define FASTCLOCK_BUILD
 #include "fastclock/fastclock.h"
 
@@ -58,10 +68,25 @@
 #define DENSE_RUN 16u                /* ... this many times in a row helps refresh */
 #define REALTIME_HYSTERESIS_NS 2000ull
 
+/* What a read on the live line touches, in one page: the line, `recent` and its due point.
+ * A sparse read finds them cold (evicted from the caches and the TLB during the pause): each
+ * page costs a page walk, in a VM a two-dimensional one of hundreds of ns, which is why the
+ * vDSO's cold read, one data page, is cheap.  One named section, in definition order
+ * (no_reorder), the line 256-aligned: 128 + 64 + 8 bytes that never straddle a page. */
+#define FC_HOT_DATA __attribute__((section(".data.fastclock_hot"), no_reorder))
+FC_HIDDEN struct fc_shared fc_line FC_HOT_DATA __attribute__((aligned(256))) = {
+    .kernel_clock = clock_gettime};
 /* `recent`: exported for fastclock_recent_ns_inline(); accessed only through __atomic
  * builtins (relaxed: it is a value, not a flag guarding other data). */
-uint64_t fastclock_recent_cache __attribute__((aligned(64)));
-static _Atomic uint64_t g_recent_due_ticks; /* same line: counter value of the next update */
+uint64_t fastclock_recent_cache FC_HOT_DATA __attribute__((aligned(64)));
+/* Counter value of the next `recent` update (same line).  The automatic ticker also watches
+ * it: a change means reads on the live line (fc_lifecycle.c: it parks when nobody reads). */
+FC_HIDDEN _Atomic uint64_t fc_recent_due_ticks FC_HOT_DATA;
+_Static_assert(sizeof(struct fc_shared) + 64 + 8 <= 256, "the hot data fits in 256 bytes");
+/* Set by stale reads (which do not update `recent`), cleared by the ticker when it sees it
+ * set.  Neither is written by the ticker while reads come on the live line: a sparse read
+ * finds them in its own cache.  Hints: relaxed, ordered with nothing. */
+FC_HIDDEN _Atomic unsigned fc_stale_reads_seen;
 /* The monotonic value of this thread's last slow read (density: see maybe_step). */
 static _Thread_local uint64_t tl_last_slow_ns FC_TLS;
 /* How many of this thread's slow reads in a row came closer than DENSE_NS (up to DENSE_RUN). */
@@ -122,6 +147,14 @@ static inline void maybe_step(uint64_t now_ns)
         fc_refresh_step();
 }
 
+/* Tells the automatic ticker that the clock is read on a stale line (it parks when nobody
+ * reads).  Stored only when clear: stale reads do not write the flag's line again and again. */
+static inline void fc_note_stale_read(void)
+{
+    if (!atomic_load_explicit(&fc_stale_reads_seen, memory_order_relaxed))
+        atomic_store_explicit(&fc_stale_reads_seen, 1u, memory_order_relaxed);
+}
+
 static inline int64_t load_offset(int which)
 {
     return which == 1 ? atomic_load_explicit(&fc_line.real_offset, memory_order_relaxed)
@@ -144,6 +177,7 @@ static inline __attribute__((always_inline)) bool read_stale(int which, clockid_
     if (__builtin_expect(atomic_load_explicit(&fc_line.seq, memory_order_relaxed) != s1, 0))
         return false;
     maybe_step(k - (uint64_t)off);
+    fc_note_stale_read();
     *out = clamp_to_floor(which, k, floor, off);
     return true;
 }
@@ -226,8 +260,8 @@ static __attribute__((noinline)) uint64_t read_slow(int which, clockid_t id)
         if (d >= rt)
             maybe_step(v);
         /* `recent` is updated by calls every RECENT_GRANULE_NS. */
-        if (t >= atomic_load_explicit(&g_recent_due_ticks, memory_order_relaxed)) {
-            atomic_store_explicit(&g_recent_due_ticks, t + fc_ns_to_ticks(RECENT_GRANULE_NS, m),
+        if (t >= atomic_load_explicit(&fc_recent_due_ticks, memory_order_relaxed)) {
+            atomic_store_explicit(&fc_recent_due_ticks, t + fc_ns_to_ticks(RECENT_GRANULE_NS, m),
                                   memory_order_relaxed);
             fc_atomic_max_recent(v);
         }
@@ -241,6 +275,18 @@ static __attribute__((noinline)) uint64_t stale_read(int which, clockid_t id, ui
 {
     uint64_t v;
     return read_stale(which, id, s1, &v) ? v : read_slow(which, id);
+}
+
+/* A live read whose `recent` update is due (every RECENT_GRANULE_NS; every read of a
+ * sparse reader): the value is already validated; only the update is left.  A tail call
+ * with the read's values, beside the hot path: no second counter read, no read_slow (far,
+ * cold code after a pause), no saved registers on the hot path. */
+static __attribute__((noinline)) uint64_t note_recent(uint64_t t, uint64_t v, uint64_t m, int64_t off)
+{
+    atomic_store_explicit(&fc_recent_due_ticks, t + fc_ns_to_ticks(RECENT_GRANULE_NS, m),
+                          memory_order_relaxed);
+    fc_atomic_max_recent(v);
+    return v + (uint64_t)off;
 }
 
 /* The common case, kept small: live line, not due, no writer, recent not due.  Only s1
@@ -265,16 +311,19 @@ static inline __attribute__((always_inline)) uint64_t read_now(int which, clocki
     uint64_t m = atomic_load_explicit(&fc_line.mult, memory_order_relaxed);
     uint64_t rt = atomic_load_explicit(&fc_line.refresh_ticks, memory_order_relaxed);
     int64_t off = load_offset(which);
-    uint64_t due = atomic_load_explicit(&g_recent_due_ticks, memory_order_relaxed);
+    uint64_t due = atomic_load_explicit(&fc_recent_due_ticks, memory_order_relaxed);
     /* Pairs with the writer's seq_cst fence after its odd store (write_begin). */
     atomic_thread_fence(memory_order_acquire);
     uint64_t s2 = atomic_load_explicit(&fc_line.seq, memory_order_relaxed);
     uint64_t d = t - at;
     /* SEQ_WRITING and SEQ_STALE both send the read to the slow path. */
-    if (__builtin_expect((s1 != s2) | (s1 & (SEQ_WRITING | SEQ_STALE)) | (d >= rt) | (t >= due), 0))
+    if (__builtin_expect((s1 != s2) | (s1 & (SEQ_WRITING | SEQ_STALE)) | (d >= rt), 0))
         return read_slow(which, id);
     /* d < rt < limit: d * m fits in 64 bits (FC_MAX_EXTRAPOLATION_NS, fc_math.h). */
-    return an + ((d * m) >> FC_SHIFT) + (uint64_t)off;
+    uint64_t v = an + ((d * m) >> FC_SHIFT);
+    if (__builtin_expect(t >= due, 0))
+        return note_recent(t, v, m, off);
+    return v + (uint64_t)off;
 }
 
 uint64_t fastclock_monotonic_ns(void)

@@ -43,8 +43,9 @@ FASTCLOCK_API uint64_t fastclock_ticks(void);
 FASTCLOCK_API uint64_t fastclock_ticks_to_ns(uint64_t ticks);
 
 /* The last fastclock_monotonic_ns() value any thread produced, or the ticker stored: costs
- * one load.  Staleness: at most the ticker period while the ticker runs; without it,
- * however long since any thread last called fastclock_monotonic_ns()/realtime. */
+ * one load.  Staleness: at most the ticker period while an explicit ticker runs (the
+ * automatic one: about 50 ms, until it parks); without one, however long since any thread
+ * last called fastclock_monotonic_ns()/realtime. */
 FASTCLOCK_API uint64_t fastclock_recent_ns(void);
 /* The value behind it, for fastclock_recent_ns_inline(): 0 until the first call. */
 extern FASTCLOCK_API uint64_t fastclock_recent_cache;
@@ -54,8 +55,13 @@ static inline uint64_t fastclock_recent_ns_inline(void)
     uint64_t r = __atomic_load_n(&fastclock_recent_cache, __ATOMIC_RELAXED);
     return r ? r : fastclock_recent_ns();
 }
-/* Starts (or re-periods) a thread that refreshes the recent value every period_ns
- * (>= 100000).  Restarted in a forked child.  Returns 0, or an errno value. */
+/* The ticker: a background thread (all signals blocked, a 64 KiB stack) that refreshes the
+ * line before it is due, so that reads of any pattern stay on the counter.  On by default
+ * once the counter is live (unless FASTCLOCK_TICKER=0): that automatic ticker parks when
+ * the process has not read the clock for 2 s (docs/fastclock.md).  period_ns 0 starts the
+ * automatic one again; period_ns >= 100000 starts (or re-periods) one that also refreshes
+ * the recent value every period_ns and never parks.  Restarted in a forked child.  Returns
+ * 0, or an errno value.  _stop() ends it (the automatic one too) until the next _start(). */
 FASTCLOCK_API int fastclock_ticker_start(uint64_t period_ns);
 FASTCLOCK_API void fastclock_ticker_stop(void);
 

@@ -15,6 +15,9 @@ bool fc_counter_in_use(void);
 /* Tests: the longest refresh period from now on (FASTCLOCK_PERIOD_US at start does the
  * same); at most the built-in 100 ms. */
 void fc_set_max_period(uint64_t ns);
+/* Tests: how long without reads before the automatic ticker parks, and its longest sleep
+ * when parked (0: the built-in 2 s and 10 s). */
+void fc_set_ticker_idle(uint64_t idle_ns, uint64_t parked_max_ns);
 /* Tests: opens a write section, leaves the line torn (anchor_ns 0) for about `ns`, then
  * restores it and closes the section: readers on other threads must wait, not use it. */
 void fc_hold_torn_line(uint64_t ns);

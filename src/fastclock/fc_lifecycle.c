@@ -11,15 +11,77 @@
 #include "fastclock/fc_writer.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define STATED_UNCERTAINTY 50e-6         /* assumed error of a stated frequency */
+#define THREAD_STACK_BYTES (64u * 1024u) /* the checker's and the ticker's stacks */
+#define TICKER_MIN_SLEEP_NS 1000000ull   /* the automatic ticker wakes at most every 1 ms */
+#define TICKER_IDLE_NS 2000000000ull     /* no read for 2 s: the automatic ticker parks */
+#define TICKER_PARKED_MAX_NS 10000000000ull /* parked, it looks for reads every <= 10 s */
 
+/* Tests shorten both (fc_set_ticker_idle). */
+static _Atomic uint64_t ticker_idle_ns = TICKER_IDLE_NS;
+static _Atomic uint64_t ticker_parked_max_ns = TICKER_PARKED_MAX_NS;
+
+void fc_set_ticker_idle(uint64_t idle_ns, uint64_t parked_max_ns)
+{
+    atomic_store(&ticker_idle_ns, idle_ns ? idle_ns : TICKER_IDLE_NS);
+    atomic_store(&ticker_parked_max_ns, parked_max_ns ? parked_max_ns : TICKER_PARKED_MAX_NS);
+}
+
+/* The ticker: its period (0: the automatic ticker, which follows the line and parks when
+ * nobody reads; else fastclock_ticker_start's, which never parks), its stop flag, and the
+ * condition its sleeps wait on (so that a stop or a new period wakes it at once). */
 static _Atomic bool ticker_stop_flag;
 static _Atomic uint64_t ticker_period_ns;
+static pthread_mutex_t ticker_mx = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ticker_cv;
+static void *ticker_main(void *arg);
+
+/* A background thread (the cross-CPU check, the ticker): every signal blocked, so that no
+ * process-directed signal is delivered to it (a program's handler runs on its own threads,
+ * never on fastclock's tiny stack) and none interrupts its write sections; a small stack
+ * (its deepest call is a sysfs re-check's snprintf).  Called only from initialisation,
+ * fastclock_ticker_start, the checker thread and the fork child: never from a read. */
+static int spawn_quiet_thread(pthread_t *th, void *(*fn)(void *), bool detached)
+{
+    pthread_attr_t attr;
+    sigset_t all, old;
+    pthread_attr_init(&attr);
+    if (detached)
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    size_t stack = THREAD_STACK_BYTES;
+    if (stack < (size_t)PTHREAD_STACK_MIN)
+        stack = (size_t)PTHREAD_STACK_MIN;
+    pthread_attr_setstacksize(&attr, stack); /* EINVAL: the default stack */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* inherited by the new thread */
+    int err = pthread_create(th, &attr, fn, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+    return err;
+}
+
+/* Called with fc_lock held.  period_ns 0: the automatic ticker. */
+static int start_ticker_locked(uint64_t period_ns)
+{
+    atomic_store(&ticker_period_ns, period_ns);
+    if (fc_w.ticker_running) {
+        pthread_mutex_lock(&ticker_mx);
+        pthread_cond_signal(&ticker_cv); /* the new period from now, not after a long sleep */
+        pthread_mutex_unlock(&ticker_mx);
+        return 0;
+    }
+    atomic_store(&ticker_stop_flag, false);
+    int err = spawn_quiet_thread(&fc_w.ticker, ticker_main, false);
+    fc_w.ticker_running = err == 0;
+    return err;
+}
 
 /* ---- the cross-CPU check, on its own thread ---- */
 
@@ -61,6 +123,10 @@ static void *checker_main(void *arg)
     }
     fc_w.checker_running = false;
     fc_release_refreshing();
+    /* The line is live: the automatic ticker keeps it fresh for sparse readers, started
+     * here, on a background thread, never on a user's read (docs/fastclock.md). */
+    if (ok && fc_w.ticker_wanted && !fc_w.ticker_running)
+        start_ticker_locked(0);
     pthread_mutex_unlock(&fc_lock);
     return NULL;
 }
@@ -69,11 +135,7 @@ static void *checker_main(void *arg)
 static void start_checker(void)
 {
     pthread_t th;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int err = pthread_create(&th, &attr, checker_main, NULL);
-    pthread_attr_destroy(&attr);
+    int err = spawn_quiet_thread(&th, checker_main, true);
     fc_w.checker_running = err == 0;
     if (err) {
         char why[200];
@@ -86,32 +148,44 @@ static void start_checker(void)
 
 /* ---- fork ---- */
 
-static void *ticker_main(void *arg);
-
 static void atfork_prepare(void)
 {
     pthread_mutex_lock(&fc_lock);
     fc_take_refreshing(); /* no half-written line in the child */
+    pthread_mutex_lock(&ticker_mx); /* never held by the ticker while it refreshes */
 }
 
 static void atfork_parent(void)
 {
+    pthread_mutex_unlock(&ticker_mx);
     fc_release_refreshing();
     pthread_mutex_unlock(&fc_lock);
+}
+
+static void init_ticker_sync(void)
+{
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&ticker_cv, &ca);
+    pthread_condattr_destroy(&ca);
 }
 
 static void atfork_child(void)
 {
     /* Only this thread exists in the child; the locks were held by it across fork.  The
-     * line stays valid: same counter, same kernel clocks. */
+     * line stays valid: same counter, same kernel clocks.  The threads did not come along:
+     * the checker starts again if it had not finished, the ticker if one ran (same period;
+     * the automatic one parks again if the child does not read). */
     pthread_mutex_init(&fc_lock, NULL);
+    pthread_mutex_init(&ticker_mx, NULL);
+    init_ticker_sync();
     atomic_store_explicit(&fc_refreshing, 0u, memory_order_relaxed);
     if (fc_w.checker_running)
         start_checker();
     if (fc_w.ticker_running) {
-        atomic_store(&ticker_stop_flag, false);
-        if (pthread_create(&fc_w.ticker, NULL, ticker_main, NULL) != 0)
-            fc_w.ticker_running = false;
+        fc_w.ticker_running = false;
+        start_ticker_locked(atomic_load(&ticker_period_ns));
     }
 }
 
@@ -168,9 +242,12 @@ static void init_locked(void)
     atomic_signal_fence(memory_order_seq_cst);
     uint64_t start = fc_kernel_ns(CLOCK_MONOTONIC);
     if (!fc_w.atfork_registered) {
+        init_ticker_sync();
         pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
         fc_w.atfork_registered = true;
     }
+    const char *tick = getenv("FASTCLOCK_TICKER");
+    fc_w.ticker_wanted = !(tick && strcmp(tick, "0") == 0);
     snprintf(fc_w.stated_source, sizeof fc_w.stated_source, "not read");
     uint64_t mult = 0;
     char why[200];
@@ -240,43 +317,97 @@ void fc_writer_info(char *clocksource, size_t clen, char *why, size_t wlen, uint
 
 /* ---- ticker ---- */
 
+/* Sleeps ns on the ticker's condition (a stop or a new period ends it early); true when
+ * told to stop. */
+static bool ticker_sleep(uint64_t ns)
+{
+    /* The kernel's clock (fc_kernel_ns), never clock_gettime: under the shim that is the
+     * shim's, served by fastclock, and the ticker's own reads would keep it from parking. */
+    uint64_t end = fc_kernel_ns(CLOCK_MONOTONIC) + ns;
+    struct timespec until;
+    until.tv_sec = (time_t)(end / FC_NS_PER_S);
+    until.tv_nsec = (long)(end % FC_NS_PER_S);
+    uint64_t period = atomic_load(&ticker_period_ns);
+    pthread_mutex_lock(&ticker_mx);
+    while (!atomic_load(&ticker_stop_flag) && atomic_load(&ticker_period_ns) == period &&
+           pthread_cond_timedwait(&ticker_cv, &ticker_mx, &until) == 0)
+        ;
+    pthread_mutex_unlock(&ticker_mx);
+    return atomic_load(&ticker_stop_flag);
+}
+
+/* The ticker refreshes the line once it is past half its period, so that readers find it
+ * fresh whatever their pattern (a sparse reader then reads the counter, not the kernel):
+ * with the longest period, 100 ms, a refresh every ~50 ms, a few us of work (22 kernel
+ * clock reads and the 2 us write section).  The automatic ticker (period 0) parks when no
+ * read came for TICKER_IDLE_NS: it stops refreshing and looks for reads at doubling
+ * intervals up to TICKER_PARKED_MAX_NS, so that an idle process is not woken 20 times a
+ * second for ever; meanwhile the line goes stale and readers get the kernel clock (a
+ * bounded read, fastclock.c) until the ticker sees them and refreshes again.  It ends
+ * when fastclock leaves the counter (nothing to keep fresh). */
 static void *ticker_main(void *arg)
 {
     (void)arg;
-    while (!atomic_load(&ticker_stop_flag)) {
-        uint64_t p = atomic_load(&ticker_period_ns);
-        struct timespec ts = {(time_t)(p / FC_NS_PER_S), (long)(p % FC_NS_PER_S)};
-        nanosleep(&ts, NULL);
-        fc_refresh_full(); /* the refresh work, off the readers' threads */
-        fc_atomic_max_recent(fastclock_monotonic_ns());
+#ifdef __GLIBC__
+    pthread_setname_np(pthread_self(), "fastclock");
+#endif
+    uint64_t last_read = fc_kernel_ns(CLOCK_MONOTONIC), sleep_ns = TICKER_MIN_SLEEP_NS;
+    uint64_t due_seen = atomic_load_explicit(&fc_recent_due_ticks, memory_order_relaxed);
+    while (!ticker_sleep(sleep_ns)) {
+        if (atomic_load_explicit(&fc_line.source, memory_order_acquire) != ST_COUNTER)
+            break;
+        uint64_t explicit_period = atomic_load(&ticker_period_ns);
+        uint64_t now = fc_kernel_ns(CLOCK_MONOTONIC);
+        /* Reads since the last look: `recent`'s due point moved (reads on the live line), or
+         * the stale flag is set.  Only looked at, written only when set: a sparse reader's
+         * lines stay in its cache. */
+        uint64_t due = atomic_load_explicit(&fc_recent_due_ticks, memory_order_relaxed);
+        bool stale_reads = atomic_load_explicit(&fc_stale_reads_seen, memory_order_relaxed);
+        if (stale_reads)
+            atomic_store_explicit(&fc_stale_reads_seen, 0u, memory_order_relaxed);
+        if (due != due_seen || stale_reads || explicit_period)
+            last_read = now;
+        due_seen = due;
+        if (now - last_read >= atomic_load(&ticker_idle_ns)) {
+            uint64_t most = atomic_load(&ticker_parked_max_ns);
+            sleep_ns = sleep_ns * 2 < most ? sleep_ns * 2 : most;
+            continue; /* parked */
+        }
+        uint64_t half = fc_refresh_ahead() / 2;
+        sleep_ns = half > TICKER_MIN_SLEEP_NS ? half : TICKER_MIN_SLEEP_NS;
+        if (explicit_period) {
+            if (explicit_period < sleep_ns)
+                sleep_ns = explicit_period;
+            fc_atomic_max_recent(fastclock_monotonic_ns());
+        }
     }
     return NULL;
 }
 
 int fastclock_ticker_start(uint64_t period_ns)
 {
-    if (period_ns < 100000)
+    if (period_ns != 0 && period_ns < 100000)
         return EINVAL;
     fc_init();
     pthread_mutex_lock(&fc_lock);
-    atomic_store(&ticker_period_ns, period_ns);
-    int err = 0;
-    if (!fc_w.ticker_running) {
-        atomic_store(&ticker_stop_flag, false);
-        err = pthread_create(&fc_w.ticker, NULL, ticker_main, NULL);
-        fc_w.ticker_running = err == 0;
-    }
+    fc_w.ticker_wanted = true;
+    int err = start_ticker_locked(period_ns);
     pthread_mutex_unlock(&fc_lock);
     return err;
 }
 
 void fastclock_ticker_stop(void)
 {
+    fc_init();
     pthread_mutex_lock(&fc_lock);
     bool running = fc_w.ticker_running;
     pthread_t t = fc_w.ticker;
     fc_w.ticker_running = false;
+    fc_w.ticker_wanted = false; /* nor does the checker start the automatic one later */
+    pthread_mutex_lock(&ticker_mx);
     atomic_store(&ticker_stop_flag, true);
+    pthread_cond_signal(&ticker_cv);
+    pthread_mutex_unlock(&ticker_mx);
     pthread_mutex_unlock(&fc_lock);
     if (running)
         pthread_join(t, NULL);

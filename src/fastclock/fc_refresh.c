@@ -42,7 +42,7 @@ static const struct fc_slew_policy SLEW = {
     .step_forward_ns = 1000000,
 };
 
-FC_HIDDEN struct fc_shared fc_line = {.kernel_clock = clock_gettime};
+/* fc_line is defined in fastclock.c, beside the other data a read touches. */
 FC_HIDDEN _Atomic uint64_t fc_kernel_floor;
 FC_HIDDEN struct fc_sig_snapshot fc_sig;
 FC_HIDDEN _Thread_local bool fc_tl_in_writer FC_TLS;
@@ -206,12 +206,15 @@ void fc_leave_counter(const char *why)
 
 /* ---- the refresh, in steps ---- */
 
+/* Due: the line is stale or past its refresh point; for the ticker (fc_w.ahead), already
+ * past half of it, so that a ticker that wakes late by up to half a period (a loaded
+ * machine) still refreshes before the line's limit and its readers stay on the counter. */
 static bool line_due(uint64_t now)
 {
     uint64_t s = atomic_load_explicit(&fc_line.seq, memory_order_acquire);
     uint64_t at = atomic_load_explicit(&fc_line.anchor_ticks, memory_order_relaxed);
     uint64_t rt = atomic_load_explicit(&fc_line.refresh_ticks, memory_order_relaxed);
-    return (s & SEQ_STALE) || now - at >= rt;
+    return (s & SEQ_STALE) || now - at >= (fc_w.ahead ? rt / 2 : rt);
 }
 
 /* The write section of a refresh: the new line from the samples of the earlier steps. */
@@ -250,8 +253,11 @@ static void commit(void)
             fc_w.rate_uncertainty *= 2;
         }
     }
-    /* Stale (the readers were sparse, or preempted past the grace period): same period. */
-    uint64_t next_period = stale ? fc_w.period_ns : fc_w.period_ns * 2;
+    /* Stale (the readers were sparse, or preempted past the grace period): same period.
+     * Not for the ticker: a ticker that woke late (a loaded machine, an emulator) says
+     * nothing about the rate, and keeping a short period there kept it late for ever (under
+     * qemu-user at load 7: stuck at 2 ms, 800 refreshes a second, the line stale between). */
+    uint64_t next_period = stale && !fc_w.ahead ? fc_w.period_ns : fc_w.period_ns * 2;
     if (next_period > fc_w.max_period_ns)
         next_period = fc_w.max_period_ns;
     /* Offsets are corrected over two periods: the remaining offset halves at each refresh. */
@@ -366,6 +372,17 @@ void fc_refresh_full(void)
     fc_take_refreshing();
     fc_refresh_locked();
     fc_release_refreshing();
+}
+
+uint64_t fc_refresh_ahead(void)
+{
+    fc_take_refreshing();
+    fc_w.ahead = true;
+    fc_refresh_locked();
+    fc_w.ahead = false;
+    uint64_t period = fc_w.period_ns;
+    fc_release_refreshing();
+    return period;
 }
 
 void fc_set_max_period(uint64_t ns)

@@ -50,6 +50,8 @@ _Static_assert(__builtin_offsetof(struct fc_shared, limit_ticks) == 64,
 
 extern FC_HIDDEN struct fc_shared fc_line;
 extern FC_HIDDEN _Atomic uint64_t fc_kernel_floor; /* after leaving the counter */
+extern FC_HIDDEN _Atomic uint64_t fc_recent_due_ticks; /* changes while reads come (fastclock.c) */
+extern FC_HIDDEN _Atomic unsigned fc_stale_reads_seen; /* stale reads since the ticker looked */
 
 /* The writer's snapshot, for a signal handler that interrupted its own thread's write
  * section (fc_read_in_own_writer): the line before, and from t_a on the line after. */
@@ -86,6 +88,9 @@ FC_HIDDEN int fc_init(void);               /* initialises if needed; returns the
 FC_HIDDEN void fc_refresh_step(void);
 /* A whole refresh if the line is due (the ticker and the cross-CPU checker: not a user's read). */
 FC_HIDDEN void fc_refresh_full(void);
+/* The ticker's refresh: a whole refresh if the line is past half its period (or stale);
+ * takes and releases fc_refreshing (sleeping: never on a read); returns the line's period. */
+FC_HIDDEN uint64_t fc_refresh_ahead(void);
 FC_HIDDEN void fc_writer_info(char *clocksource, size_t clen, char *why, size_t wlen,
                               uint64_t *stated_hz, char *stated_source, size_t slen,
                               uint64_t *refreshes, uint64_t *suspends, uint64_t *init_ns);

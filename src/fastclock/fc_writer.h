@@ -36,7 +36,9 @@ struct fc_writer {
     bool checker_running;
     bool atfork_registered;
     bool ticker_running;
+    bool ticker_wanted;  /* start the ticker when the line goes live (FASTCLOCK_TICKER) */
     pthread_t ticker;
+    bool ahead;          /* the ticker's refresh: due from half the period on (line_due) */
     /* the refresh in progress */
     int step;
     uint64_t t_s, k_s, w_s;

@@ -20,6 +20,7 @@ void measure_config_default(struct measure_config *c)
     c->warmup_ns = 5e6;
     c->budget_ns = 150e6;
     c->noisy_spread = 0.10;
+    c->switches_expected = false;
 }
 
 void measure_config_quick(struct measure_config *c)
@@ -30,6 +31,7 @@ void measure_config_quick(struct measure_config *c)
     c->warmup_ns = 1e6;
     c->budget_ns = 25e6;
     c->noisy_spread = 0.10;
+    c->switches_expected = false;
 }
 
 const char *timer_clock_name(clockid_t id)
@@ -109,7 +111,7 @@ static void take_samples(struct run *r)
         /* A preempted sample is retaken, unless the budget is spent with too few clean
          * samples: then it is kept, and the result says how many were preempted. */
         bool have_enough = r->samples >= (size_t)c->min_samples;
-        if (!preempted || (over_budget && !have_enough))
+        if (!preempted || c->switches_expected || (over_budget && !have_enough))
             r->samples++;
         if (over_budget && r->samples >= (size_t)c->min_samples)
             break;

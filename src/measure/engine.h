@@ -31,6 +31,10 @@ struct measure_config {
     double warmup_ns;        /* run before calibrating */
     double budget_ns;        /* stop taking samples after this long (per method) */
     double noisy_spread;     /* spread above this marks the result noisy */
+    /* The method switches threads by design (ladder's round trips: the partner preempts the
+     * caller on wake-up): a context switch is part of what is measured, not interference,
+     * so preempted samples are kept (and still counted). */
+    bool switches_expected;
 };
 
 struct thread_measurement {

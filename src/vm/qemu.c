@@ -29,48 +29,61 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static pid_t start_qemu(const struct vm_boot *b, int console_fd, int err_fd)
+void vm_qemu_args(const struct vm_boot *b, const char *dumpdtb, struct qemu_args *a)
 {
-    char smp[16], mem[16], append[2048], accel[16];
-    snprintf(smp, sizeof smp, "%u", b->cpus);
-    snprintf(mem, sizeof mem, "%u", b->memory_mb);
-    snprintf(accel, sizeof accel, "%s", b->kvm ? "kvm" : "tcg");
+    snprintf(a->smp, sizeof a->smp, "%u", b->cpus);
+    snprintf(a->mem, sizeof a->mem, "%u", b->memory_mb);
+    snprintf(a->accel, sizeof a->accel, "%s", b->kvm ? "kvm" : "tcg");
+    snprintf(a->machine, sizeof a->machine, "%s%s%s", b->machine->name,
+             dumpdtb ? ",dumpdtb=" : "", dumpdtb ? dumpdtb : "");
     /* quiet: only errors reach the console.  panic=-1 with -no-reboot: a panicking kernel
      * makes qemu exit at once instead of hanging until the timeout. */
-    snprintf(append, sizeof append, "console=%s quiet panic=-1 rdinit=/init%s%s", b->arch->console,
-             b->append ? " " : "", b->append ? b->append : "");
-    char *argv[40];
+    snprintf(a->append, sizeof a->append, "console=%s quiet panic=-1 rdinit=/init%s%s",
+             b->machine->console, b->append ? " " : "", b->append ? b->append : "");
+    char **argv = a->argv;
     int n = 0;
     argv[n++] = (char *)b->arch->qemu;
     argv[n++] = "-machine";
-    argv[n++] = (char *)b->arch->machine;
+    argv[n++] = a->machine;
     argv[n++] = "-accel";
-    argv[n++] = accel;
-    argv[n++] = "-cpu";
-    argv[n++] = (char *)(b->kvm ? b->arch->kvm_cpu : b->arch->tcg_cpu);
+    argv[n++] = a->accel;
+    if (b->machine->cpu_option) {
+        argv[n++] = "-cpu";
+        argv[n++] = (char *)(b->kvm ? b->arch->kvm_cpu : b->arch->tcg_cpu);
+    }
     argv[n++] = "-smp";
-    argv[n++] = smp;
+    argv[n++] = a->smp;
     argv[n++] = "-m";
-    argv[n++] = mem;
+    argv[n++] = a->mem;
     argv[n++] = "-nodefaults";
     argv[n++] = "-no-user-config";
     argv[n++] = "-display";
     argv[n++] = "none";
     argv[n++] = "-serial";
-    argv[n++] = "stdio";
+    argv[n++] = dumpdtb ? "null" : "stdio";
     argv[n++] = "-no-reboot";
     if (b->arch->bios) {
         argv[n++] = "-bios";
         argv[n++] = (char *)b->arch->bios;
+    }
+    if (b->dtb && !dumpdtb) {
+        argv[n++] = "-dtb";
+        argv[n++] = (char *)b->dtb;
     }
     argv[n++] = "-kernel";
     argv[n++] = (char *)b->kernel;
     argv[n++] = "-initrd";
     argv[n++] = (char *)b->initrd;
     argv[n++] = "-append";
-    argv[n++] = append;
+    argv[n++] = a->append;
     argv[n] = NULL;
+}
 
+static pid_t start_qemu(const struct vm_boot *b, int console_fd, int err_fd)
+{
+    static struct qemu_args a;
+    vm_qemu_args(b, NULL, &a);
+    char **argv = a.argv;
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid != 0)

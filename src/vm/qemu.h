@@ -10,6 +10,8 @@
 
 struct vm_boot {
     const struct vm_arch *arch;
+    const struct vm_machine *machine; /* the QEMU machine model (vm_machine_find) */
+    const char *dtb;     /* a device tree to boot with (-dtb), or NULL: QEMU's own */
     const char *kernel;
     const char *initrd;
     const char *append;  /* the user's kernel arguments, added after ours; may be NULL */
@@ -43,6 +45,15 @@ struct vm_result {
     char panic_line[256];
     char framing_error[160];
 };
+
+/* qemu's command line for b; with dumpdtb, one that makes qemu write the machine's device
+ * tree to that file and exit (-machine NAME,dumpdtb=FILE), with everything else the same
+ * (CPUs and memory shape the tree).  The strings live in *a. */
+struct qemu_args {
+    char smp[16], mem[16], append[2048], accel[16], machine[4200];
+    char *argv[40];
+};
+void vm_qemu_args(const struct vm_boot *b, const char *dumpdtb, struct qemu_args *a);
 
 /* Set by the caller's signal handler: the console loop kills qemu and returns. */
 extern volatile sig_atomic_t vm_stop_requested;

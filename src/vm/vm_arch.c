@@ -6,6 +6,7 @@
 #include "vm/vm_arch.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 static const struct vm_arch arches[] = {
@@ -26,3 +27,38 @@ const struct vm_arch *vm_arch_find(const char *name)
 }
 
 const char *vm_arch_names(void) { return "x86_64, aarch64, riscv64"; }
+
+/* sifive_u models the HiFive Unleashed's FU540: its harts implement no time CSR (QEMU's
+ * CLINT there does not provide rdtime), so every rdtime traps to OpenSBI, which emulates
+ * it from the CLINT's mtime; its UART is SiFive's own (ttySIF0), and it fixes its cores,
+ * so no -cpu. */
+static const struct vm_machine machines[] = {
+    {"x86_64", "pc", "ttyS0", true, "i440FX PC (default)"},
+    {"x86_64", "q35", "ttyS0", true, "Q35 PC (ICH9, PCIe)"},
+    {"aarch64", "virt", "ttyAMA0", true, "QEMU's generic Arm machine (default)"},
+    {"riscv64", "virt", "ttyS0", true, "QEMU's generic RISC-V machine, time CSR in hardware (default)"},
+    {"riscv64", "sifive_u", "ttySIF0", false,
+     "SiFive HiFive Unleashed (FU540): no time CSR, rdtime traps to OpenSBI"},
+};
+
+const struct vm_machine *vm_machine_find(const struct vm_arch *arch, const char *name)
+{
+    for (size_t i = 0; i < sizeof machines / sizeof machines[0]; i++)
+        if (strcmp(machines[i].arch, arch->name) == 0 &&
+            strcmp(machines[i].name, name ? name : arch->machine) == 0)
+            return &machines[i];
+    return NULL;
+}
+
+void vm_machine_names(const struct vm_arch *arch, char *out, size_t len)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < sizeof machines / sizeof machines[0]; i++)
+        if (strcmp(machines[i].arch, arch->name) == 0 && used < len) {
+            int n = snprintf(out + used, len - used, "%s%s", used ? ", " : "", machines[i].name);
+            if (n < 0)
+                break;
+            used += (size_t)n;
+        }
+}

@@ -2,6 +2,9 @@
 #ifndef CLOCKSCOPE_VM_ARCH_H
 #define CLOCKSCOPE_VM_ARCH_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 struct vm_arch {
     const char *name;         /* "x86_64", "aarch64", "riscv64" (clockscope's arch names) */
     const char *qemu;         /* qemu-system-* program */
@@ -17,9 +20,24 @@ struct vm_arch {
     const char *cross_packages; /* Debian packages of its cross compiler and libc */
 };
 
+/* A QEMU machine model an arch's guests may use (--machine).  The first of an arch is its
+ * default, the one the arch row names. */
+struct vm_machine {
+    const char *arch;         /* vm_arch name */
+    const char *name;         /* -machine */
+    const char *console;      /* the kernel's name for its first serial port */
+    bool cpu_option;          /* -cpu may be given (fixed-SoC models choose their own cores) */
+    const char *what;         /* one line for --help and the catalogue */
+};
+
 /* The row for an arch name, or NULL. */
 const struct vm_arch *vm_arch_find(const char *name);
 /* "x86_64, aarch64, riscv64", for messages. */
 const char *vm_arch_names(void);
+/* The machine model NAME of ARCH (NULL: the arch's default), or NULL when it has none so
+ * named. */
+const struct vm_machine *vm_machine_find(const struct vm_arch *arch, const char *name);
+/* "virt, sifive_u", the machine models of ARCH, for messages. */
+void vm_machine_names(const struct vm_arch *arch, char *out, size_t len);
 
 #endif

@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "common/cli.h"
 #include "arch/arch.h"
+#include "vm/dtb.h"
 #include "vm/guest_binary.h"
 #include "vm/guest_files.h"
 #include "vm/guest_init.h"
@@ -12,6 +13,7 @@
 #include "vm/kernel_image.h"
 #include "vm/kvm.h"
 #include "vm/qemu.h"
+#include "vm/scenarios.h"
 #include "common/subprocess.h"
 #include "vm/vm_arch.h"
 
@@ -31,6 +33,8 @@
 
 static const char help[] =
     "usage: clockscope vm --arch x86_64|aarch64|riscv64 [options] -- COMMAND [ARGS...]\n"
+    "       clockscope vm --scenario NAME [options] -- COMMAND [ARGS...]\n"
+    "       clockscope vm --list-scenarios\n"
     "\n"
     "Boots a real Linux kernel of that architecture under qemu-system and runs\n"
     "`clockscope COMMAND ARGS...` inside it as the only program (a static clockscope is\n"
@@ -40,6 +44,12 @@ static const char help[] =
     "without changing this machine.\n"
     "\n"
     "  --arch ARCH      x86_64, aarch64 or riscv64\n"
+    "  --scenario NAME  a failure of the lab (docs/lab.md): its arch, machine, kernel\n"
+    "                   command line, vCPUs and device tree; --append adds to its command\n"
+    "                   line, --cpus overrides its vCPUs\n"
+    "  --list-scenarios what each scenario reproduces and the doctor's verdict there\n"
+    "  --machine NAME   the QEMU machine model: x86_64 pc (default) or q35, aarch64 virt,\n"
+    "                   riscv64 virt (default) or sifive_u (no time CSR: rdtime traps)\n"
     "  --kernel IMAGE   boot this kernel (bzImage / arm64 Image / riscv Image, or gzipped);\n"
     "                   default: Debian's (bookworm; riscv64: trixie), fetched once into\n"
     "                   $XDG_CACHE_HOME/clockscope (or $CLOCKSCOPE_CACHE_DIR)\n"
@@ -136,8 +146,10 @@ static int report(const struct vm_boot *b, const struct vm_result *r, bool quiet
 }
 
 struct vm_options {
-    const char *arch_arg, *kernel, *append, *binary;
+    const char *arch_arg, *kernel, *append, *binary, *scenario_arg, *machine_arg;
     const struct vm_arch *arch;
+    const struct vm_scenario *scenario;
+    bool list_scenarios;
     int cpus, memory;
     double timeout;
     bool no_kvm, quiet;
@@ -153,6 +165,16 @@ static bool arch_known(void *opts, const char *value, char *err, size_t errlen)
     if (!o->arch)
         cli_not_one_of(err, errlen, value, vm_arch_names());
     return o->arch != NULL;
+}
+
+/* --scenario NAME: one of the table's. */
+static bool scenario_known(void *opts, const char *value, char *err, size_t errlen)
+{
+    struct vm_options *o = opts;
+    o->scenario = vm_scenario_find(value);
+    if (!o->scenario)
+        cli_not_one_of(err, errlen, value, vm_scenario_names());
+    return o->scenario != NULL;
 }
 
 /* --env NAME=VALUE: a valid assignment, each NAME once, all within the guest's budget. */
@@ -177,8 +199,13 @@ static bool env_fits(void *opts, const char *value, char *err, size_t errlen)
 }
 
 static const struct cli_option vm_decl[] = {
-    {.name = "arch", .metavar = "ARCH", .required = true, .check = arch_known,
+    {.name = "arch", .metavar = "ARCH", .check = arch_known, .excludes = "scenario",
      CLI_STRING_OF(struct vm_options, arch_arg)},
+    {.name = "scenario", .metavar = "NAME", .check = scenario_known,
+     CLI_STRING_OF(struct vm_options, scenario_arg)},
+    {.name = "list-scenarios", CLI_FLAG_OF(struct vm_options, list_scenarios)},
+    {.name = "machine", .metavar = "NAME", .excludes = "scenario",
+     CLI_STRING_OF(struct vm_options, machine_arg)},
     {.name = "kernel", .metavar = "IMAGE", CLI_STRING_OF(struct vm_options, kernel)},
     {.name = "append", .metavar = "ARGS", CLI_STRING_OF(struct vm_options, append)},
     {.name = "cpus", .metavar = "N", CLI_UINT_OF(struct vm_options, cpus, 1, 64)},
@@ -197,14 +224,44 @@ static const struct cli_option vm_decl[] = {
 const struct cli_spec vm_cli = {.cmd = "vm", .help = help, .options = vm_decl,
                                 .args = CLI_COMMAND, .args_usage = "-- COMMAND [ARGS...]"};
 
-/* The options, and the index of the command to run inside. */
+/* The options, and the index of the command to run inside.  --list-scenarios needs no
+ * command; without --scenario, --arch is required. */
 static int parse_args(int argc, char **argv, struct vm_options *o)
 {
     memset(o, 0, sizeof *o);
-    o->cpus = 2;
     o->memory = 512;
     o->timeout = 300;
-    int first = cli_parse(&vm_cli, argc, argv, o);
+    char err[600];
+    int first = argc;
+    enum cli_status st = cli_parse_status(&vm_cli, argc, argv, o, &first, err, sizeof err);
+    if (st == CLI_HELP) {
+        fputs(vm_cli.help, stdout);
+        exit(fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1);
+    }
+    if (o->list_scenarios && (st == CLI_OK ? first < argc : strncmp(err, "no command given", 16)))
+        usage_error("vm", "%s", st == CLI_OK ? "--list-scenarios takes no command" : err);
+    if (o->list_scenarios) {
+        vm_scenarios_list(stdout);
+        exit(fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1);
+    }
+    if (st != CLI_OK)
+        usage_error("vm", "%s", err);
+    if (!o->arch && !o->scenario)
+        usage_error("vm", "--arch or --scenario is required");
+    if (o->scenario) {
+        o->arch = vm_arch_find(o->scenario->arch);
+        if (!o->cpus)
+            o->cpus = (int)o->scenario->cpus;
+    }
+    if (!o->cpus)
+        o->cpus = 2;
+    const char *machine = o->scenario ? o->scenario->machine : o->machine_arg;
+    if (!vm_machine_find(o->arch, machine)) {
+        char names[200];
+        vm_machine_names(o->arch, names, sizeof names);
+        usage_error("vm", "--machine: '%s' is not one of %s (the %s machine models)", machine,
+                    names, o->arch->name);
+    }
     size_t arg_bytes = 0;
     for (int i = first; i < argc; i++)
         arg_bytes += strlen(argv[i]) + 1;
@@ -212,6 +269,22 @@ static int parse_args(int argc, char **argv, struct vm_options *o)
         usage_error("vm", "the command inside has more than %d arguments or %d bytes of them",
                     GUEST_MAX_ARGS, GUEST_MAX_ARGV_BYTES);
     return first;
+}
+
+/* The kernel command line: the scenario's, then the user's (later arguments win).  It
+ * must fit, after vm's own console/quiet/panic/rdinit arguments, in the line qemu gets:
+ * never cut short without a word. */
+#define APPEND_MAX 1900
+static const char *command_line(const struct vm_options *o)
+{
+    static char line[APPEND_MAX + 1];
+    const char *mine = o->scenario ? o->scenario->append : NULL;
+    int n = snprintf(line, sizeof line, "%s%s%s", mine ? mine : "", mine && o->append ? " " : "",
+                     o->append ? o->append : "");
+    if (n < 0 || n >= (int)sizeof line)
+        usage_error("vm", "--append: the kernel command line would be %d bytes (at most %d)", n,
+                    APPEND_MAX);
+    return line[0] ? line : NULL;
 }
 
 /* Boots b, under KVM where it works, and again under TCG where KVM turns out not to. */
@@ -268,7 +341,7 @@ int cmd_vm(int argc, char **argv)
     static struct vm_options o;
     int first = parse_args(argc, argv, &o);
     const struct vm_arch *arch = o.arch;
-    const char *kernel = o.kernel, *append = o.append, *binary_opt = o.binary;
+    const char *kernel = o.kernel, *append = command_line(&o), *binary_opt = o.binary;
     unsigned cpus = (unsigned)o.cpus, memory = (unsigned)o.memory;
     double timeout = o.timeout;
     bool no_kvm = o.no_kvm, quiet = o.quiet;
@@ -335,11 +408,37 @@ int cmd_vm(int argc, char **argv)
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    struct vm_boot b = {arch, boot_path, initrd, append, cpus, memory, false, timeout, 0};
+    struct vm_boot b = {arch, vm_machine_find(arch, o.scenario ? o.scenario->machine : o.machine_arg),
+                        NULL, boot_path, initrd, append, cpus, memory, false, timeout, 0};
+    char dtb_dir[4200] = "", dtb[4200];
+    bool ready = true;
+    if (o.scenario && o.scenario->dt_property) {
+        /* The tree of the machine as it will boot: TCG (a KVM guest's tree names the
+         * host's CPU and GIC), the same CPUs and memory. */
+        ready = vm_dtb_patched(&b, o.scenario->dt_compatible, o.scenario->dt_property, dtb_dir,
+                               sizeof dtb_dir, dtb, sizeof dtb, why, sizeof why);
+        if (ready) {
+            b.dtb = dtb;
+            no_kvm = true;
+            if (!quiet)
+                fprintf(stderr, "clockscope vm: scenario %s: device tree with %s in the %s node\n",
+                        o.scenario->name, o.scenario->dt_property, o.scenario->dt_compatible);
+        } else {
+            fprintf(stderr, "clockscope vm: scenario %s: %s\n", o.scenario->name, why);
+        }
+    }
+    if (ready && o.scenario && !quiet)
+        fprintf(stderr, "clockscope vm: scenario %s (machine %s%s%s): doctor's expected verdict "
+                        "%s\n", o.scenario->name, b.machine->name, append ? ", append " : "",
+                append ? append : "", o.scenario->verdict);
     static struct vm_result r;
-    boot(&b, desc, no_kvm, quiet, &r);
+    if (ready)
+        boot(&b, desc, no_kvm, quiet, &r);
+    vm_dtb_remove(dtb_dir);
     unlink(initrd);
     if (gz_tmp[0])
         unlink(gz_tmp);
+    if (!ready)
+        return EXIT_VM_FAILED;
     return report(&b, &r, quiet);
 }

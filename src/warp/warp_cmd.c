@@ -77,7 +77,7 @@ static void progress(bool on, size_t i, size_t n, const char *what, const char *
         fprintf(stderr, "\r[%zu/%zu] %s %-44s", i, n, what, id);
 }
 
-static void run_all(struct warp_run *r, struct method_list *ml)
+void warp_run_all(struct warp_run *r, struct method_list *ml)
 {
     struct warp_options *o = r->o;
     bool show = !o->json && isatty(STDERR_FILENO);
@@ -191,7 +191,7 @@ int cmd_warp(int argc, char **argv)
         return 1;
     }
     sysinfo_read(&r.si);
-    run_all(&r, &ml);
+    warp_run_all(&r, &ml);
     if (o.json)
         warp_print_json(&r, &ml);
     else

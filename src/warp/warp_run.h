@@ -70,6 +70,10 @@ bool warp_must_be_monotonic(const struct method *m, bool realtime_stepped);
  * when unknown). */
 double warp_ns_per_unit(const struct warp_run *r, const struct method *m);
 
+/* The run itself (warp_cmd.c): r->o, r->results and r->rates (ml->count entries each) set
+ * by the caller; also called by `clockscope metrics` for its short warp. */
+void warp_run_all(struct warp_run *r, struct method_list *ml);
+
 /* Reports (warp_report.c). */
 void warp_print_text(const struct warp_run *r, const struct method_list *ml);
 void warp_print_json(const struct warp_run *r, const struct method_list *ml);

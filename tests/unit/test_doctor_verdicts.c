@@ -3,6 +3,7 @@
  * firmware), errors and backwards readings, seccomp refused, qemu-user. */
 #include "check.h"
 #include "doctor/diagnosis.h"
+#include "doctor/rules.h"
 #include "facts/facts.h"
 
 #include <string.h>
@@ -89,6 +90,8 @@ TEST(a_trapping_counter_is_slow_even_without_syscalls)
     set_fact(F_VERSION, "Linux version 6.12.0");
     counted_proof(0, 0);
     add_timing("libc.clock_gettime.monotonic", 2600);
+    add_timing("libc.clock_gettime.monotonic_coarse", 20);
+    add_timing("ref.empty_call", 2);
     add_timing("counter.rdtime", 2400);
     add_timing("counter.rdcycle", 3);
     diagnose(&fs, &pr, &dg);
@@ -97,9 +100,83 @@ TEST(a_trapping_counter_is_slow_even_without_syscalls)
     /* the same board with a hardware time CSR */
     counted_proof(0, 0);
     add_timing("libc.clock_gettime.monotonic", 60);
+    add_timing("libc.clock_gettime.monotonic_coarse", 20);
+    add_timing("ref.empty_call", 2);
     add_timing("counter.rdtime", 8);
     diagnose(&fs, &pr, &dg);
     CHECK(dg.verdict == V_OK && !has_finding("counter-read-traps"));
+}
+
+TEST(a_trap_is_judged_against_this_machines_own_costs_not_a_fixed_threshold)
+{
+    /* QEMU sifive_u under TCG (measured): rdtime traps to OpenSBI */
+    CHECK(counter_read_traps(3508, 36, 133, 0));
+    /* QEMU virt under TCG: slow emulated reads, no trap; 400 ns crossed the old 500 ns line */
+    CHECK(!counter_read_traps(137, 46, 219, 94));
+    CHECK(!counter_read_traps(600, 46, 219, 0));
+    /* many empty calls' worth, but about a COARSE call: an emulated counter, not a trap */
+    CHECK(!counter_read_traps(600, 10, 219, 0));
+    /* hardware: rdtsc 15 ns beside a 2 ns empty call; a 1 us trap on a fast board */
+    CHECK(!counter_read_traps(15, 1.9, 6.9, 0));
+    CHECK(!counter_read_traps(40, 1, 10, 0));
+    CHECK(counter_read_traps(1000, 1.5, 20, 0));
+    /* another counter of the core as slow as this one: the core is slow, not trapping */
+    CHECK(!counter_read_traps(3000, 20, 100, 2000));
+    CHECK(counter_read_traps(3000, 20, 100, 90));
+    /* an empty call netted to 0 ns still counts as a cycle, not as "anything is a trap" */
+    CHECK(!counter_read_traps(10, 0, 2, 0));
+    CHECK(!counter_read_traps(0, 1, 1, 0));
+}
+
+TEST(a_trap_is_proof_enough_when_the_syscall_count_cannot_be_taken)
+{
+    live_facts("riscv64", "riscv_clocksource");
+    set_fact(F_VERSION, "Linux version 6.12.0");
+    memset(&pr, 0, sizeof pr);
+    pr.ran = pr.vdso_present = true;
+    snprintf(pr.count_why, sizeof pr.count_why, "the counting child did not report in 2.0 s");
+    add_timing("libc.clock_gettime.monotonic", 2750);
+    add_timing("libc.clock_gettime.monotonic_coarse", 130);
+    add_timing("ref.empty_call", 36);
+    add_timing("counter.rdtime", 2600);
+    diagnose(&fs, &pr, &dg);
+    CHECK(dg.verdict == V_SLOW && dg.fast_path == 1 && dg.decided_by_proof && !dg.inferred);
+    CHECK(strstr(dg.summary, "could not be taken") && strstr(dg.summary, "did not report"));
+    CHECK(has_finding("proof-not-counted") && has_finding("counter-read-traps"));
+    /* without the trap the timing answers what the facts left open: ok, said how */
+    pr.ntimings = 0;
+    add_timing("libc.clock_gettime.monotonic", 300);
+    add_timing("libc.clock_gettime.monotonic_coarse", 200);
+    add_timing("ref.empty_call", 40);
+    add_timing("counter.rdtime", 130);
+    diagnose(&fs, &pr, &dg);
+    CHECK(dg.verdict == V_OK && dg.fast_path == 1 && !has_finding("counter-read-traps"));
+    CHECK(strstr(dg.summary, "does not trap") && strstr(dg.summary, "could not be taken"));
+    /* ... but not without the references a trap is judged against */
+    pr.ntimings = 0;
+    add_timing("counter.rdtime", 130);
+    diagnose(&fs, &pr, &dg);
+    CHECK(dg.verdict == V_UNKNOWN);
+    /* nor on x86, where the clocksource decides: acpi_pm stays slow */
+    live_facts("x86_64", "acpi_pm");
+    pr.ntimings = 0;
+    add_timing("libc.clock_gettime.monotonic_coarse", 20);
+    add_timing("ref.empty_call", 2);
+    add_timing("counter.rdtsc", 15);
+    diagnose(&fs, &pr, &dg);
+    CHECK(dg.verdict == V_SLOW);
+}
+
+TEST(the_proof_deadline_follows_the_machines_speed)
+{
+    /* hardware: milliseconds of work, the 2 s floor */
+    CHECK(proof_child_deadline_s(33, 240) == 2.0);
+    /* a TCG guest where a syscall costs 82 us: tens of seconds */
+    double tcg = proof_child_deadline_s(3800, 82000);
+    CHECK(tcg > 30 && tcg < 40);
+    /* monotone in the syscall cost, capped */
+    CHECK(proof_child_deadline_s(100, 10000) < proof_child_deadline_s(100, 20000));
+    CHECK(proof_child_deadline_s(1e6, 1e9) == 600.0);
 }
 
 TEST(errors_and_backwards_readings_are_broken)

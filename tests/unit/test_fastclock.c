@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -455,35 +457,61 @@ static int counting_clock(clockid_t id, struct timespec *ts)
     return r;
 }
 
+/* Kernel reads made by one read of `which` (0 monotonic, 1 realtime) after sleeping gap_ns. */
+static long kernel_reads_after(uint64_t gap_ns, int which)
+{
+    struct timespec nap = {(time_t)(gap_ns / 1000000000u), (long)(gap_ns % 1000000000u)};
+    nanosleep(&nap, NULL);
+    long before = kernel_calls;
+    (void)(which ? fastclock_realtime_ns() : fastclock_monotonic_ns());
+    return kernel_calls - before;
+}
+
 /* Issue 18, deterministic: no read does more than one bounded step (at most 9 kernel reads:
  * an offset's three sandwiches) besides its own kernel read, dense or not; a sparse read makes at most one kernel read
- * (the stale line's answer) and no refresh work at all. */
+ * (the stale line's answer) and no refresh work at all.  With the automatic ticker (on by
+ * default) a sparse read makes none: the ticker keeps the line fresh and the counter
+ * answers.  Then the ticker is stopped: dense reads refresh the line themselves, in steps,
+ * and sparse ones get the kernel clock. */
 TEST(fastclock_no_read_does_a_whole_refresh)
 {
     if (counter_expected())
         CHECK(wait_live());
+    fc_set_max_period(0); /* the built-in 100 ms, whatever an earlier test left */
     fc_set_kernel_clock(counting_clock);
+    long worst_ticked = 0, on_counter = 0;
+    for (int i = 0; i < 20; i++) {
+        long n = kernel_reads_after(20000000, i & 1); /* 20 ms: far past an unrefreshed line */
+        worst_ticked = n > worst_ticked ? n : worst_ticked;
+        on_counter += n == 0;
+    }
+    fastclock_ticker_stop();
     long worst_dense = 0, worst_sparse = 0;
-    for (int i = 0; i < 2000000; i++) {
+    /* 2 million reads and at least 300 ms: past the ticker's last refresh's period. */
+    uint64_t dense_end = ts_ns(CLOCK_MONOTONIC) + 300000000;
+    for (int i = 0; i < 2000000 || (i % 1000 != 0 || ts_ns(CLOCK_MONOTONIC) < dense_end); i++) {
         long before = kernel_calls;
         (void)fastclock_monotonic_ns();
         long n = kernel_calls - before;
         worst_dense = n > worst_dense ? n : worst_dense;
     }
     for (int i = 0; i < 20; i++) {
-        struct timespec nap = {0, 5000000}; /* past the line's limit (period + 2 ms) */
-        nanosleep(&nap, NULL);
-        long before = kernel_calls;
-        (void)fastclock_realtime_ns();
-        long n = kernel_calls - before;
+        long n = kernel_reads_after(5000000, 1); /* past the line's limit (period + 2 ms) */
         worst_sparse = n > worst_sparse ? n : worst_sparse;
     }
     fc_set_kernel_clock(clock_gettime);
-    fprintf(stderr, "  kernel reads per read: dense %ld, sparse %ld\n", worst_dense, worst_sparse);
+    fprintf(stderr, "  kernel reads per read: ticker on, sparse %ld (%ld of 20 on the counter); "
+            "ticker off, dense %ld, sparse %ld\n", worst_ticked, on_counter, worst_dense, worst_sparse);
+    CHECK(worst_ticked <= 1);
     CHECK(worst_dense <= 10); /* one step (9) and the read's own kernel read (stale line) */
     CHECK(worst_sparse <= 1);
-    if (counter_expected())
+    if (counter_expected()) {
+        /* The ticker refreshes at half the period: it must be ~50 ms late to miss a read.
+         * Most reads 20 ms apart are on the counter even on a loaded machine. */
+        CHECK(on_counter >= 15);
         CHECK(worst_dense >= 1); /* dense reads did refresh the line, in steps */
+    }
+    CHECK(fastclock_ticker_start(0) == 0); /* the automatic ticker again, for the tests after */
 }
 
 /* Injected on cue (issue 19): the counter stalls or jumps relative to the kernel.  Shifting
@@ -627,6 +655,121 @@ TEST(fastclock_ticker_keeps_recent_fresh)
     CHECK(r <= fastclock_monotonic_ns());
     fastclock_ticker_stop();
     fastclock_ticker_stop(); /* twice is harmless */
+}
+
+/* The ticker thread of this process (named "fastclock"): its /proc status path, or false.
+ * Polled for up to 2 s: the thread starts when the line goes live. */
+static bool ticker_status_path(char *path, size_t len)
+{
+    for (int tries = 0; tries < 200; tries++) {
+        DIR *d = opendir("/proc/self/task");
+        for (struct dirent *e; d && (e = readdir(d));) {
+            char comm[300], name[32] = "";
+            snprintf(comm, sizeof comm, "/proc/self/task/%s/comm", e->d_name);
+            FILE *f = fopen(comm, "r");
+            if (!f)
+                continue;
+            bool ok = fgets(name, sizeof name, f) && strncmp(name, "fastclock", 9) == 0;
+            fclose(f);
+            if (ok) {
+                snprintf(path, len, "/proc/self/task/%s/status", e->d_name);
+                closedir(d);
+                return true;
+            }
+        }
+        if (d)
+            closedir(d);
+        struct timespec nap = {0, 10000000};
+        nanosleep(&nap, NULL);
+    }
+    return false;
+}
+
+/* A field of /proc/.../status as a number (hex for the Sig* masks), or -1. */
+static long long status_field(const char *path, const char *key, int base)
+{
+    FILE *f = fopen(path, "r");
+    char line[256];
+    long long v = -1;
+    size_t kl = strlen(key);
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, key, kl) == 0 && line[kl] == ':')
+            v = strtoll(line + kl + 1, NULL, base);
+    if (f)
+        fclose(f);
+    return v;
+}
+
+/* The automatic ticker: blocks every signal, parks when the process stops reading (no
+ * refresh, few wake-ups), and comes back when reads come back; a forked child gets its own. */
+TEST(fastclock_automatic_ticker_parks_and_comes_back)
+{
+    if (!counter_expected())
+        SKIP("the counter is not usable here: no line to keep fresh, no ticker");
+    CHECK(wait_live());
+    fc_set_max_period(0); /* the built-in 100 ms, whatever an earlier test left (a CHECK returns) */
+    fc_set_ticker_idle(300000000, 400000000); /* parks after 0.3 s; parked sleeps <= 0.4 s */
+    CHECK(fastclock_ticker_start(0) == 0);
+    char status[300];
+    bool found = ticker_status_path(status, sizeof status);
+    CHECK(found);
+    if (found) /* SigBlk: every signal (64 bits of a 64-bit mask, or more) */
+        CHECK((unsigned long long)status_field(status, "SigBlk", 16) == ~0ull ||
+              status_field(status, "SigBlk", 16) == 0x7fffffffffffffffll);
+    fc_set_kernel_clock(counting_clock);
+    /* Reads 30 ms apart for 1.2 s: on the counter, and the ticker refreshes from half the
+     * period on (about 20 a second at the longest period, 100 ms; 10 a second if it waited
+     * for the due point, where a wake-up late by the 2 ms grace leaves the line stale). */
+    long served = 0;
+    struct fastclock_info r0, r1;
+    for (int i = 0; i < 10; i++) /* 0.3 s: the period reaches 100 ms (it doubles from 2 ms) */
+        (void)kernel_reads_after(30000000, 0);
+    fastclock_info(&r0);
+    for (int i = 0; i < 40; i++)
+        served += kernel_reads_after(30000000, 0) == 0;
+    fastclock_info(&r1);
+    fprintf(stderr, "  ticker: %ld of 40 reads 30 ms apart on the counter, %llu refreshes\n",
+            served, (unsigned long long)(r1.refreshes - r0.refreshes));
+    CHECK(served >= 30);
+    CHECK(r1.refreshes - r0.refreshes >= 17);
+    /* Idle: after 0.3 s the ticker parks: no refresh over 1 s, a handful of wake-ups. */
+    struct timespec idle = {0, 600000000};
+    nanosleep(&idle, NULL);
+    struct fastclock_info a, b;
+    fastclock_info(&a);
+    long long w0 = found ? status_field(status, "voluntary_ctxt_switches", 10) : 0;
+    struct timespec window = {1, 0};
+    nanosleep(&window, NULL);
+    long long w1 = found ? status_field(status, "voluntary_ctxt_switches", 10) : 0;
+    fastclock_info(&b);
+    fprintf(stderr, "  parked ticker: %llu refreshes, %lld wake-ups in 1 s\n",
+            (unsigned long long)(b.refreshes - a.refreshes), w1 - w0);
+    CHECK(b.refreshes == a.refreshes);
+    CHECK(w1 - w0 <= 5); /* 20 a second when not parked */
+    /* Reads again, 30 ms apart: stale (the kernel answers) until the ticker wakes (<= 0.4 s)
+     * and sees them; then on the counter again. */
+    long back_after = -1;
+    for (int i = 0; i < 60 && back_after < 0; i++)
+        if (kernel_reads_after(30000000, 0) == 0 && i > 0)
+            back_after = i;
+    fprintf(stderr, "  back on the counter after %ld reads\n", back_after);
+    CHECK(back_after > 0 && back_after <= 30);
+    /* A forked child has no ticker thread: it gets its own, and its sparse reads are on the
+     * counter after the first ones. */
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        long on = 0;
+        for (int i = 0; i < 15; i++)
+            on += kernel_reads_after(30000000, 0) == 0;
+        char st[300];
+        _exit(on >= 10 && ticker_status_path(st, sizeof st) ? 0 : 1);
+    }
+    int ws = 0;
+    CHECK(pid > 0 && waitpid(pid, &ws, 0) == pid);
+    CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    fc_set_kernel_clock(clock_gettime);
+    fc_set_ticker_idle(0, 0);
 }
 
 /* Malformed sysfs contents (a fake root can hold anything): never a crash, never a false

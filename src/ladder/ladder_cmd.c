@@ -1,0 +1,181 @@
+/* clockscope ladder: the cost of crossing into the kernel and between CPUs, side by side
+ * (docs/ladder.md).  Every measurement runs in a disposable runner (runner.h). */
+#include "commands.h"
+#include "common/cli.h"
+#include "ladder/ladder_run.h"
+#include "ladder/rung_measure.h"
+#include "measure/method.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct ladder_options {
+    bool quick, json, list;
+    const char *cpus_arg;
+    const char *only[32];
+    int nonly;
+    double timeout_s;
+};
+
+static const char help[] =
+    "usage: clockscope ladder [options]\n"
+    "\n"
+    "The ladder of costs a time read sits on, measured here side by side: an empty call,\n"
+    "the vDSO clock_gettime, getppid, the clock_gettime syscall, the counter read; round\n"
+    "trips between two threads and two processes, on the same CPU and on two CPUs, through\n"
+    "a pipe, an eventfd, a futex, a UNIX socket pair, a spinning shared-memory handoff and\n"
+    "one that spins then sleeps; the cache-line handoff between every pair of CPUs; and\n"
+    "source 003's experiment (BankedIPC / FlexIPC): N clients and one server pinned to its\n"
+    "own CPU that sleeps in the kernel or polls, with latency, throughput and the CPU time\n"
+    "each side burns per request.  Every figure says round_trip or one_way; every thread\n"
+    "is pinned; a rung that cannot run here is listed with the reason.\n"
+    "\n"
+    "options:\n"
+    "  --quick          fewer, shorter samples and a short sweep (1-2 s in all)\n"
+    "  --cpus LIST      the CPUs to use, e.g. 0-3 (default: all this process may use); rungs\n"
+    "                   run on the first (and second) of them, the sweep's server on the first\n"
+    "  --only GLOBS     only the rungs whose ids match, e.g. 'pipe.*,futex.*'; 'sweep' and\n"
+    "                   'cpu_matrix' name the experiment and the matrix\n"
+    "  --list           list the rung ids (and 'sweep', 'cpu_matrix') and what each measures\n"
+    "  --timeout S      kill and report a measurement that takes longer (default 5 s, quick 2 s)\n"
+    "  --json           machine-readable output (schema clockscope.ladder/1: docs/json.md)\n"
+    "  --help           this text\n"
+    "\n"
+    "Each measurement runs in a child process that dies with clockscope (PR_SET_PDEATHSIG),\n"
+    "so no thread or process outlives the command.  docs/ladder.md has the method.\n";
+
+static const struct cli_option ladder_decl[] = {
+    {.name = "quick", CLI_FLAG_OF(struct ladder_options, quick)},
+    {.name = "cpus", .metavar = "LIST", CLI_STRING_OF(struct ladder_options, cpus_arg)},
+    {.name = "only", .metavar = "GLOBS", CLI_LIST_OF(struct ladder_options, only, nonly)},
+    {.name = "list", CLI_FLAG_OF(struct ladder_options, list)},
+    {.name = "timeout", .metavar = "S", CLI_SECONDS_OF(struct ladder_options, timeout_s, 0.1, 600)},
+    {.name = "json", CLI_FLAG_OF(struct ladder_options, json)},
+    {0},
+};
+
+const struct cli_spec ladder_cli = {.cmd = "ladder", .help = help, .options = ladder_decl};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void make_plan(const struct ladder_options *o, struct ladder_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->quick = o->quick;
+    struct cpu_list allowed;
+    cli_cpus_allowed("ladder", &allowed);
+    if (o->cpus_arg)
+        cli_parse_cpus("ladder", o->cpus_arg, &allowed, &p->cpus);
+    else
+        p->cpus = allowed;
+    p->cpu_a = p->cpus.cpu[0];
+    p->cpu_b = p->cpus.count > 1 ? p->cpus.cpu[1] : p->cpus.cpu[0];
+    if (o->quick) {
+        measure_config_quick(&p->rung_cfg);
+        p->rung_cfg.samples = 9;
+        p->rung_cfg.sample_target_ns = 0.2e6;
+        p->rung_cfg.budget_ns = 15e6;
+        p->rung_cfg.warmup_ns = 0.5e6;
+    } else {
+        measure_config_default(&p->rung_cfg);
+    }
+    /* A matrix cell is one more pair of the same threads: shorter samples suffice. */
+    measure_config_quick(&p->matrix_cfg);
+    p->matrix_cfg.samples = o->quick ? 5 : 11;
+    p->matrix_cfg.min_samples = 3;
+    p->matrix_cfg.sample_target_ns = o->quick ? 0.1e6 : 0.2e6;
+    p->matrix_cfg.warmup_ns = o->quick ? 0.3e6 : 1e6;
+    p->matrix_cfg.budget_ns = o->quick ? 3e6 : 10e6;
+    p->rung_timeout_s = o->timeout_s > 0 ? o->timeout_s : o->quick ? 2 : 5;
+    p->sweep_seconds = o->quick ? 0.04 : 0.25;
+}
+
+/* Measurements that were attempted and gave no figure (timed out, crashed). */
+static int ladder_failures(const struct ladder_run *r)
+{
+    int n = 0;
+    for (size_t i = 0; i < r->nrungs; i++)
+        n += r->selected[i] && r->rungs[i].available && !r->rungs[i].measured;
+    for (int i = 0; r->matrix_selected && r->matrix.available && i < r->matrix.n; i++)
+        for (int k = 0; k < r->matrix.n; k++)
+            n += i != k && !r->matrix.cell[i][k].measured;
+    for (int k = 0; r->sweep_selected && k < r->sweep.nrows; k++)
+        for (int m = 0; m < SWEEP_MODES; m++)
+            n += !r->sweep.row[k].item[m].measured;
+    return n;
+}
+
+static bool wanted(const struct ladder_options *o, const char *id)
+{
+    return o->nonly == 0 || cli_matches_any(o->only, o->nonly, id);
+}
+
+int cmd_ladder(int argc, char **argv)
+{
+    struct ladder_options o = {0};
+    cli_parse(&ladder_cli, argc, argv, &o);
+    static struct ladder_run r;
+    make_plan(&o, &r.plan);
+
+    const char *fault = getenv("CLOCKSCOPE_LADDER_FAULT");
+    char err[200];
+    if (fault && !ladder_faults_parse(fault, strlen(fault), &r.plan.faults, err, sizeof err)) {
+        fprintf(stderr, "clockscope ladder: CLOCKSCOPE_LADDER_FAULT: %s\n", err);
+        return EXIT_USAGE;
+    }
+    r.nrungs = rungs_build(r.defs, RUNGS_MAX);
+    size_t nsel = 0;
+    for (size_t i = 0; i < r.nrungs; i++)
+        nsel += r.selected[i] = wanted(&o, r.defs[i].id);
+    r.sweep_selected = wanted(&o, "sweep");
+    r.matrix_selected = wanted(&o, "cpu_matrix");
+    if (nsel == 0 && !r.sweep_selected && !r.matrix_selected)
+        usage_error("ladder", "no rung matches --only (the ids are in docs/ladder.md)");
+    if (o.list) {
+        for (size_t i = 0; i < r.nrungs; i++)
+            if (r.selected[i])
+                printf("%-32s %s: %s\n", r.defs[i].id, ladder_kind_name(r.defs[i].kind),
+                   r.defs[i].description);
+        if (r.sweep_selected)
+            printf("%-32s round_trip: source 003's experiment, N clients and one server\n", "sweep");
+        if (r.matrix_selected)
+            printf("%-32s one_way: the cache-line handoff between every pair of CPUs\n", "cpu_matrix");
+        return 0;
+    }
+
+    double t0 = now_s();
+    sysinfo_read(&r.machine);
+    static struct method_list ml;
+    methods_collect(&ml);
+    for (size_t i = 0; i < r.nrungs; i++)
+        if (r.selected[i])
+            rung_measure(&r.defs[i], &r.plan, &ml, &r.rungs[i]);
+        else
+            r.rungs[i].def = &r.defs[i];
+    if (r.matrix_selected)
+        matrix_measure(&r.plan, &r.matrix);
+    if (r.sweep_selected)
+        sweep_measure(&r.plan, &r.sweep);
+    struct sysinfo end;
+    sysinfo_read(&end);
+    r.loadavg_end = end.loadavg_1m;
+    r.elapsed_s = now_s() - t0;
+
+    if (o.json)
+        ladder_print_json(stdout, &r);
+    else
+        ladder_print_text(stdout, &r);
+    int failed = ladder_failures(&r);
+    if (failed)
+        fprintf(stderr, "clockscope ladder: %d measurement%s failed (timed out or crashed): "
+                        "%s\n", failed, failed == 1 ? "" : "s",
+                o.json ? "see \"error\" in the JSON" : "see FAILED above");
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,57 @@
+/* The rungs of the ladder, as one table: what is measured, with what, where.
+ *
+ * Rung ids name the mechanism and the placement: `call.empty`, `vdso.clock_gettime`,
+ * `syscall.getppid`, ... for calls (a bench method measured by the engine), and
+ * `<mechanism>.<threads|processes>.<same_cpu|cross_cpu>` for round trips
+ * (`pipe.threads.cross_cpu`, `futex.processes.same_cpu`, `spin.threads.cross_cpu`). */
+#ifndef CLOCKSCOPE_LADDER_RUNGS_H
+#define CLOCKSCOPE_LADDER_RUNGS_H
+
+#include "common/stats.h"
+#include "ladder/mechanism.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define RUNG_ID_MAX 64
+#define RUNGS_MAX 64
+
+/* What a figure covers.  Every figure of the ladder says which: peers differ (lmbench and
+ * `perf bench sched pipe` print round trips, others half of one). */
+enum ladder_kind { KIND_ONE_WAY, KIND_ROUND_TRIP };
+const char *ladder_kind_name(enum ladder_kind k);
+
+enum rung_family { FAMILY_CALL, FAMILY_IPC };
+enum rung_partner { PARTNER_NONE, PARTNER_THREAD, PARTNER_PROCESS };
+enum rung_placement { PLACE_ONE_CPU, PLACE_SAME_CPU, PLACE_CROSS_CPU };
+
+struct rung_def {
+    char id[RUNG_ID_MAX];
+    enum rung_family family;
+    enum ladder_kind kind;
+    char method_id[RUNG_ID_MAX]; /* FAMILY_CALL: the bench method measured */
+    enum mech mech;              /* FAMILY_IPC */
+    enum rung_partner partner;
+    enum rung_placement placement;
+    const char *description;
+};
+
+struct rung_result {
+    const struct rung_def *def;
+    bool available;
+    char why[512];       /* not available: why; available but failed: the error */
+    bool measured;       /* a figure exists (available and it did not fail) */
+    bool timed_out;
+    struct summary ns;   /* per round trip or per call, net of the loop's cost */
+    double loop_ns;
+    bool noisy;
+    size_t samples, preempted_samples;
+    double elapsed_s;
+    int cpu_a, cpu_b;    /* where side A (the timer's) and side B ran; -1: none */
+};
+
+/* Fills defs with every rung in display order (calls first, then each mechanism with
+ * threads and processes, same CPU and cross CPU).  Returns the count. */
+size_t rungs_build(struct rung_def *defs, size_t max);
+
+#endif

@@ -1,0 +1,146 @@
+"""The failure lab: every scenario of `clockscope vm --scenario` boots, and inside it the
+doctor gives the scenario's expected verdict for the scenario's own reason, and bench
+(with libfastclock's methods) measures.  One boot per scenario: the guest runs
+`collect --quick --parts doctor,bench`, one command that runs both.
+
+`clockscope run` needs a dynamic program and the shim added to the guest (host arch only):
+on the x86_64 scenarios where the kernel has thrown the TSC out, a second boot runs
+`run --mode auto` with the shim and even the test-only invariant-TSC override, and
+libfastclock must refuse the counter the kernel declared unstable (clocksource=hpet with a
+healthy TSC is tests/test_vm_fastclock.py's).  The scenario table itself (names, verdicts, --list-scenarios, bad usage) is checked
+without booting."""
+import json
+import os
+import re
+import time
+
+import pytest
+
+from conftest import ROOT, run
+from test_vm import VM_TIMEOUT, GUEST_TIMEOUT, guest_binaries, our_qemus  # noqa: F401  (fixture)
+from test_vm_fastclock import OVERRIDE, SHIM_IN_GUEST, assert_correct, clockloop, facts  # noqa: F401
+
+# name -> (expected verdict, clocksource, finding ids that must be there: the reason)
+SCENARIOS = {
+    "riscv64-time-trap": ("slow", "riscv_clocksource", {"counter-read-traps"}),
+    "riscv64-user-counters": ("ok", "riscv_clocksource", set()),
+    "x86_64-hpet": ("slow", "hpet", {"clocksource-no-vdso", "proof-syscalls"}),
+    "x86_64-acpi-pm": ("slow", "acpi_pm", {"clocksource-no-vdso", "proof-syscalls"}),
+    "x86_64-tsc-unstable": ("slow", "hpet", {"cmdline-tsc-unstable", "proof-syscalls"}),
+    "x86_64-tsc-sync": ("slow", "hpet", {"tsc-unsynchronized", "proof-syscalls"}),
+    "aarch64-timer-erratum": ("slow", "arch_sys_counter",
+                              {"arm-timer-erratum-traps-counter", "proof-syscalls"}),
+}
+
+
+def test_list_names_every_scenario_with_its_verdict(clockscope):
+    proc = run([clockscope, "vm", "--list-scenarios"])
+    assert proc.returncode == 0, proc.stderr
+    listed = dict(re.findall(r"^(\S+)  \(doctor: (\w+)\)$", proc.stdout, re.M))
+    assert listed == {k: v[0] for k, v in SCENARIOS.items()}
+    for what in ("xen", "hyperv", "kvm-clock"):
+        assert what in proc.stdout.split("Not emulated here")[1]
+    doc = (ROOT / "docs" / "lab.md").read_text()
+    for name in SCENARIOS:
+        assert f"`{name}`" in doc, name
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--scenario", "nope", "--", "doctor"], "--scenario: 'nope' is not one of riscv64-time-trap"),
+    (["--scenario", "x86_64-hpet", "--arch", "x86_64", "--", "doctor"],
+     "--arch and --scenario do not go together"),
+    (["--scenario", "x86_64-hpet", "--machine", "q35", "--", "doctor"],
+     "--machine and --scenario do not go together"),
+    (["--arch", "riscv64", "--machine", "pc", "--", "doctor"],
+     "--machine: 'pc' is not one of virt, sifive_u (the riscv64 machine models)"),
+    (["--arch", "aarch64", "--machine", "sifive_u", "--", "doctor"], "is not one of virt"),
+    (["--list-scenarios", "--", "doctor"], "--list-scenarios takes no command"),
+    (["--list-scenarios", "--bogus"], "unknown option '--bogus'"),
+    (["--", "doctor"], "--arch or --scenario is required"),
+    (["--scenario", "x86_64-hpet", "--append", "a" * 1890, "--", "doctor"],
+     "--append: the kernel command line would be 1907 bytes (at most 1900)"),
+])
+def test_bad_usage_says_why_without_booting(clockscope, args, message):
+    t0 = time.monotonic()
+    proc = run([clockscope, "vm", *args], timeout=10)
+    assert proc.returncode == 2 and message in proc.stderr, (args, proc.stderr)
+    assert time.monotonic() - t0 < 5
+
+
+def test_missing_dtc_is_named_before_booting(guest_binaries, tmp_path):  # noqa: F811
+    """The erratum scenario needs the device-tree compiler: without it, one message
+    naming the package, and nothing left behind."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    qemu = run(["sh", "-c", "command -v qemu-system-aarch64"]).stdout.strip()
+    (bindir / "qemu-system-aarch64").symlink_to(qemu)
+    env = dict(os.environ, PATH=str(bindir), TMPDIR=str(tmp_path))
+    proc = run([guest_binaries, "vm", "--scenario", "aarch64-timer-erratum", "--", "doctor"],
+               timeout=60, env=env)
+    assert proc.returncode == 125, proc.stderr
+    assert "apt-get install device-tree-compiler" in proc.stderr
+    assert not list(tmp_path.glob("clockscope-vm-*"))
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_scenario_gives_its_verdict(guest_binaries, tmp_path, name):  # noqa: F811
+    verdict, clocksource, reasons = SCENARIOS[name]
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    t0 = time.monotonic()
+    proc = run([guest_binaries, "vm", "--scenario", name, "--timeout", str(VM_TIMEOUT), "--",
+                "collect", "--quick", "--parts", "doctor,bench", "--name", name, "-o", "-"],
+               timeout=GUEST_TIMEOUT, env=env)
+    took = time.monotonic() - t0
+    assert our_qemus(tmp_path) == [] and not list(tmp_path.glob("clockscope-vm-*"))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert f"scenario {name}" in proc.stderr
+    parts = json.loads(proc.stdout)["parts"]
+    doctor, bench = parts["doctor"], parts["bench"]
+    ids = {f["id"] for f in doctor["findings"]}
+    assert doctor["verdict"] == verdict, (doctor["summary"], sorted(ids))
+    assert doctor["decided_by"] == "proof" and not doctor["inferred"]
+    assert doctor["facts"]["clocksource"] == clocksource
+    assert reasons <= ids, (reasons - ids, sorted(ids))
+    count = doctor["proof"]["syscall_count"]
+    if "proof-syscalls" in reasons:   # the exact proof: one syscall per call
+        assert count["counted"] and count["syscalls"]["clock_gettime_monotonic"] == count["calls"]
+    if verdict == "ok" or "counter-read-traps" in reasons:
+        assert count["counted"] and count["syscalls"]["clock_gettime_monotonic"] == 0, count
+    if verdict == "ok":
+        assert "counter-read-traps" not in ids
+    results = {r["id"]: r for r in bench["results"]}
+    assert results["libc.clock_gettime.monotonic"]["available"]
+    assert results["libc.clock_gettime.monotonic_coarse"]["available"]
+    # libfastclock: measured, or refused with its reason (never silently absent).
+    for fid in ("fastclock.monotonic", "fastclock.ticks"):
+        r = results[fid]
+        assert r["available"] or r["why_unavailable"], r
+    if name == "riscv64-user-counters":   # source 000's check: rdcycle beside rdtime
+        assert results["counter.rdcycle"]["available"], results["counter.rdcycle"]
+        reads = "\n".join(e for f in doctor["findings"] if f["id"] == "counter-facts"
+                          for e in f["evidence"])
+        assert "rdcycle=permitted" in reads and "perf_user_access = 2" in reads, reads
+    print(f"{name}: {took:.1f} s, verdict {doctor['verdict']}")
+
+
+@pytest.mark.parametrize("name", ["x86_64-tsc-unstable", "x86_64-tsc-sync"])
+def test_run_refuses_the_tsc_the_kernel_threw_out(guest_binaries, clockloop, tmp_path, name):  # noqa: F811
+    """The kernel marked the TSC unstable, so it left available_clocksource: libfastclock
+    must not serve time from it, not even with FASTCLOCK_UNSAFE_ASSUME_INVARIANT_TSC=1 (that
+    only stands in for the CPU's invariant-TSC bit, never for the kernel's verdict); the
+    program gets the kernel's values, inside every syscall sandwich, never backwards."""
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    proc = run([guest_binaries, "vm", "--scenario", name, "--timeout", str(VM_TIMEOUT),
+                "--add", str(clockloop), "--add", f"{ROOT}/build/libclockscope-shim.so:{SHIM_IN_GUEST}",
+                "--env", f"CLOCKSCOPE_SHIM={SHIM_IN_GUEST}", "--env", OVERRIDE,
+                "--", "run", "--mode", "auto", "--verbose", "--", "clockloop", "20000"],
+               timeout=GUEST_TIMEOUT, env=env)
+    assert our_qemus(tmp_path) == [] and not list(tmp_path.glob("clockscope-vm-*"))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert re.search(r"clockscope-shim: serving nothing: counter not safe: .*'tsc' is not in "
+                     r"available_clocksource \(hpet[a-z_ ]*\): not registered, or marked "
+                     r"unstable", proc.stderr), proc.stderr[-3000:]
+    f = facts(proc.stdout)
+    assert_correct(f)
+    below, above = map(int, f["pair"].split())
+    assert below <= 0 and above <= 0, f   # the kernel's own clock

@@ -39,7 +39,7 @@ LDFLAGS    += -fsanitize=address,undefined
 endif
 
 # The directories whose sources make up the clockscope binary, and the one arch file.
-CLI_DIRS := common vdso measure bench warp fastclock run facts doctor vm collect metrics ladder profile
+CLI_DIRS := common vdso measure bench warp fastclock run facts doctor vm collect metrics ladder profile runtimes
 CLI_SRC  := src/main.c $(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c)) src/arch/$(ARCH).c
 CLI_OBJ  := $(CLI_SRC:%.c=$(O)/obj/%.o)
 LIB_OBJ  := $(filter-out $(O)/obj/src/main.o,$(CLI_OBJ))
@@ -109,7 +109,7 @@ include mk/release.mk
 # PREFIX/share/clockscope/report/clockscope_report, where `clockscope report` finds it
 # beside PREFIX/bin; its dependency (matplotlib) comes from pip or apt.
 .PHONY: install-report
-install: install-report
+install: install-report install-probes
 install-report:
 	install -d $(DESTDIR)$(PREFIX)/share/clockscope/report/clockscope_report
 	install -m 644 report/clockscope_report/*.py $(DESTDIR)$(PREFIX)/share/clockscope/report/clockscope_report/
@@ -126,6 +126,13 @@ install-systemd:
 	install -m 644 packaging/systemd/clockscope-metrics.timer $(DESTDIR)$(SYSTEMDUNITDIR)/
 	chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/clockscope-metrics.service
 	install -m 644 docs/prometheus/* $(DESTDIR)$(PREFIX)/share/doc/clockscope/prometheus/
+# clockscope runtimes' probe sources (runtimes/probes/): PREFIX/share/clockscope/probes,
+# where `clockscope runtimes` finds them beside PREFIX/bin; built at run time, never here.
+.PHONY: install-probes
+install-probes:
+	install -d $(DESTDIR)$(PREFIX)/share/clockscope/probes
+	install -m 644 runtimes/probes/probe.py runtimes/probes/probe.go runtimes/probes/Probe.java \
+	    runtimes/probes/probe.js runtimes/probes/probe.rs $(DESTDIR)$(PREFIX)/share/clockscope/probes/
 
 cross:
 	$(MAKE) O=build/aarch64 CC=aarch64-linux-gnu-gcc STATIC=1 all
@@ -138,7 +145,8 @@ vm-binaries: cross
 # libFuzzer harnesses (need clang): build/fuzz/fuzz_vdso_elf CORPUS,
 # build/fuzz/fuzz_kernel_log CORPUS, build/fuzz/fuzz_facts_text CORPUS, build/fuzz/fuzz_vm_frame CORPUS,
 # build/fuzz/fuzz_gap_list CORPUS, build/fuzz/fuzz_cli CORPUS, build/fuzz/fuzz_dts_edit CORPUS,
-# build/fuzz/fuzz_ladder_fault CORPUS, build/fuzz/fuzz_perf_text CORPUS
+# build/fuzz/fuzz_ladder_fault CORPUS, build/fuzz/fuzz_perf_text CORPUS,
+# build/fuzz/fuzz_probe_parse CORPUS
 FUZZ_CC := clang -std=c11 -g -O1 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,undefined
 fuzz:
 	@mkdir -p build/fuzz
@@ -158,6 +166,7 @@ fuzz:
 	$(FUZZ_CC) -o build/fuzz/fuzz_perf_text tests/fuzz/fuzz_perf_text.c src/profile/perf_script.c \
 	    src/profile/perf_report.c src/profile/perf_lines.c src/profile/tally.c src/profile/attribution.c \
 	    src/profile/count_table.c -lm
+	$(FUZZ_CC) -o build/fuzz/fuzz_probe_parse tests/fuzz/fuzz_probe_parse.c src/runtimes/probe_parse.c
 
 # The quick inner loop: the native C unit tests, then the CLI tests that need no other
 # build (no sanitized or cross build, no qemu, no VM).  The whole suite is `make test`.

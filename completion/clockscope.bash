@@ -69,6 +69,13 @@ _clockscope()
                 local ids
                 ids=$("$prog" ladder --list 2>/dev/null | awk '{print $1}')
                 COMPREPLY=($(compgen -W "$ids" -- "$cur"))
+            elif [[ $cmd == runtimes ]]; then
+                # The names on runtimes' "--only RUNTIMES  comma-separated: c, python, ..." line.
+                local names
+                names=$("$prog" runtimes --help 2>/dev/null |
+                    sed -n 's/^ *--only RUNTIMES *comma-separated: *//p' | sed 's/(.*//' |
+                    tr -cs 'a-z' '\n')
+                COMPREPLY=($(compgen -W "$names" -- "${cur##*,}"))
                 return 0
             fi ;;
     esac

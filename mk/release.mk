@@ -37,7 +37,7 @@ BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
 VM_ARCHES   := x86_64 aarch64 riscv64
 VM_BIN_DIR  ?= build
 SHIMDIR     = $(PREFIX)/lib/clockscope
-MAN_COMMANDS := bench warp vdso doctor facts run vm metrics ladder profile
+MAN_COMMANDS := bench warp vdso doctor facts run vm metrics ladder profile runtimes
 # Man pages come from running a clockscope of this machine's arch (a cross build passes
 # the native one: make dist does).
 MAN_BIN      ?= $(O)/clockscope

@@ -51,6 +51,15 @@ for arch in amd64:x86-64 arm64:aarch64 riscv64:riscv64; do
     [ "${arch%%:*}" = "$(dpkg --print-architecture)" ] ||
         PACKAGES="$PACKAGES gcc-${arch#*:}-linux-gnu libc6-dev-${arch%%:*}-cross"
 done
+# clockscope runtimes measures every language runtime (tests/test_runtimes.py, no skips in
+# CI): where none is found where clockscope looks (PATH, /usr/local/go/bin, ~/.cargo/bin,
+# $JAVA_HOME/bin), Debian's: golang-go, default-jdk-headless (javac + java), nodejs, rustc.
+command -v go >/dev/null 2>&1 || [ -x /usr/local/go/bin/go ] || PACKAGES="$PACKAGES golang-go"
+command -v javac >/dev/null 2>&1 || [ -x "${JAVA_HOME:-/nonexistent}/bin/javac" ] ||
+    PACKAGES="$PACKAGES default-jdk-headless"
+command -v node >/dev/null 2>&1 || command -v nodejs >/dev/null 2>&1 || PACKAGES="$PACKAGES nodejs"
+command -v rustc >/dev/null 2>&1 || [ -x "${HOME:-/nonexistent}/.cargo/bin/rustc" ] ||
+    PACKAGES="$PACKAGES rustc"
 # The suite's runner: Debian's (its pip refuses system-wide installs, PEP 668), unless a
 # pytest is importable already.
 python3 -c 'import pytest' >/dev/null 2>&1 || PACKAGES="$PACKAGES python3-pytest"

@@ -29,13 +29,14 @@ static const struct command commands[] = {
     {"metrics", "Prometheus metrics for node_exporter's textfile collector", cmd_metrics},
     {"profile", "how much of a program's CPU goes to reading the time, by which path", cmd_profile},
     {"report", "compare bundles from many machines: tables, charts, HTML (Python)", cmd_report},
+    {"runtimes", "what reading the time costs in Python, Go, Java, Node, Rust, C", cmd_runtimes},
 };
 
 static void usage(FILE *out)
 {
     fprintf(out, "usage: clockscope <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+        fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\n'clockscope <command> --help' describes each.  Exit status: 0 success, "
                  "1 failure, 2 bad usage.\n");
 }

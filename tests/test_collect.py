@@ -13,7 +13,7 @@ import pytest
 from conftest import ROOT, run
 
 FAKE = ROOT / "tests" / "progs" / "fake_part.sh"
-PARTS = ["facts", "doctor", "bench", "warp", "ladder"]
+PARTS = ["facts", "doctor", "bench", "warp", "ladder", "runtimes"]
 
 
 def collect(clockscope, *args, env=None, timeout=180, **kw):

@@ -74,6 +74,14 @@ def seed_perf_text(corpus, clockscope):
                                    b"       1843200       6006154  clock_gettime(CLOCK_MONOTONIC)\n")
 
 
+def seed_probe_parse(corpus, clockscope):
+    """clockscope runtimes' probe output: the C probe's real output (timed and count)."""
+    import os
+    env = dict(os.environ, CLOCKSCOPE_RUNTIMES_PROBE="c")
+    (corpus / "timed").write_bytes(b"\0" + run([clockscope, "runtimes", "time", "3", "100"], env=env).stdout.encode())
+    (corpus / "count").write_bytes(b"\1" + run([clockscope, "runtimes", "count", "10"], env=env).stdout.encode())
+
+
 # harness, seconds, seeding
 HARNESSES = [
     ("fuzz_vdso_elf", 20, seed_vdso_elf),
@@ -86,6 +94,7 @@ HARNESSES = [
     ("fuzz_json_check", 10, seed_json_check),
     ("fuzz_dts_edit", 10, seed_dts_edit),
     ("fuzz_perf_text", 20, seed_perf_text),
+    ("fuzz_probe_parse", 10, seed_probe_parse),
 ]
 
 

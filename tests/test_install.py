@@ -3,6 +3,7 @@ the shim, libfastclock, man pages and completion, and the installed binary finds
 `make dist` builds three arches' tarballs and a lintian-clean .deb whose checksums verify;
 `--version` names the commit.  Guests boot from an installed prefix (aarch64 under TCG)."""
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -16,7 +17,8 @@ from conftest import ROOT, make, need_tool, run
 
 ARCHES = ("x86_64", "aarch64", "riscv64")
 ELF_MACHINE = {"x86_64": 62, "aarch64": 183, "riscv64": 243}
-COMMANDS = ("bench", "warp", "vdso", "doctor", "facts", "run", "vm", "metrics", "profile")
+COMMANDS = ("bench", "warp", "vdso", "doctor", "facts", "run", "vm", "metrics", "ladder", "profile",
+            "runtimes")
 DOCTOR_VERDICTS = {0, 3, 4, 5}  # ok, slow, broken, unknown (docs/doctor.md)
 
 
@@ -52,6 +54,7 @@ def test_install_puts_everything_under_the_prefix(prefix):
             "lib/pkgconfig/fastclock.pc", "include/fastclock.h",
             "lib/clockscope/libclockscope-shim.so",
             "share/bash-completion/completions/clockscope", "share/doc/clockscope/run.md",
+            "share/clockscope/probes/probe.py", "share/clockscope/probes/probe.go",
             "share/man/man1/clockscope.1", *(f"share/man/man1/clockscope-{c}.1" for c in COMMANDS)]
     missing = [m for m in must if not (prefix / m).exists()]
     assert not missing, missing
@@ -173,6 +176,18 @@ def test_bash_completion(prefix, clockscope):
     ids = {l.split()[0] for l in run([clockscope, "bench", "--list"]).stdout.splitlines()}
     assert ids and complete(prefix, "clockscope", "bench", "--only", "") == ids
     assert complete(prefix, "clockscope", "vm", "--arch", "aarch64", "--", "do") == {"doctor"}
+    assert complete(prefix, "clockscope", "runtimes", "--only", "") == {"c", "python", "go", "java",
+                                                                         "node", "rust"}
+
+
+def test_installed_runtimes_finds_its_probes(prefix):
+    """runtimes in PREFIX/bin finds PREFIX/share/clockscope/probes (the only candidate)."""
+    need_tool("python3")
+    proc = run([prefix / "bin/clockscope", "runtimes", "--only", "python", "--samples", "3",
+                "--no-count", "--json"], env=dict(os.environ, CLOCKSCOPE_PROBES=""))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = json.loads(proc.stdout)["results"]
+    assert len(rows) == 9 and all(r["available"] for r in rows), rows
 
 
 # ---- releases -----------------------------------------------------------------------------

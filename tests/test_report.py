@@ -150,15 +150,16 @@ def test_terminal_and_long_form(capsys, tmp_path, pair):
 def test_harness_polluted_runtime_figure(capsys, tmp_path):
     """Source 000's trap: a runtime figure that is mostly the harness (an FFI call) must be
     shown with its harness cost, not as a slow clock."""
-    rt = lambda ns, harness: {"runtime": "python3", "api": "ctypes clock_gettime",
-                              "ns_per_call": {"median": ns, "p10": ns * 0.95, "p90": ns * 1.05},
-                              "harness_ns_per_call": {"median": harness, "p10": harness * 0.95,
-                                                      "p90": harness * 1.05}}
+    rt = lambda ns, harness: {"runtime": "python", "api": "ctypes.clock_gettime", "available": True,
+                              "status": "measured", "ns_per_call": ns - harness, "harness_ns": harness,
+                              "timed_ns": ns, "p10_ns": ns * 0.95 - harness, "p90_ns": ns * 1.05 - harness,
+                              "path": "ffi-libc", "harness_bound": harness >= 0.8 * ns,
+                              "enters_kernel": False}
     a = write(tmp_path, "a.json", bundle("a", [bench_result(MONO, 20, 19, 21)], runtimes=[rt(60, 10)]))
     b = write(tmp_path, "b.json", bundle("b", [bench_result(MONO, 21, 19, 22)], runtimes=[rt(400, 380)]))
     code, out, err = report(capsys, a, b, "--markdown")
     assert code == 0, err
-    row = next(l for l in out.splitlines() if l.startswith("| python3 ctypes clock_gettime"))
+    row = next(l for l in out.splitlines() if l.startswith("| python ctypes.clock_gettime"))
     assert "400 ns" in row
     assert "harness 380 ns of 400 ns (95%): this figure measures the harness, not the clock" in row
     assert "slower" not in row                              # not called a slow clock
@@ -166,7 +167,7 @@ def test_harness_polluted_runtime_figure(capsys, tmp_path):
     # net of the harness both ways, the comparison holds: 50 ns vs 20 ns net is shown
     c = write(tmp_path, "c.json", bundle("c", [bench_result(MONO, 20, 19, 21)], runtimes=[rt(110, 10)]))
     code, out, _ = report(capsys, a, c, "--markdown")
-    row = next(l for l in out.splitlines() if l.startswith("| python3 ctypes clock_gettime"))
+    row = next(l for l in out.splitlines() if l.startswith("| python ctypes.clock_gettime"))
     assert "2.0x ± " in row and "slower" in row             # (110-10) / (60-10)
 
 

@@ -9,6 +9,7 @@ from typing import List, Tuple
 
 from . import ladder
 from . import profile
+from . import runtimes
 from .analysis import KEY_ROW, Report
 from .compare import fmt_ns
 from .model import Machine
@@ -219,5 +220,7 @@ def fleet_chart(rep: Report, plt) -> List[Chart]:
 
 def all_charts(rep: Report) -> List[Chart]:
     plt = _plt()
+    machines = _chart_machines(rep)
     return fleet_chart(rep, plt) + cost_chart(rep, plt) + ratio_chart(rep, plt) + warp_charts(rep, plt) + \
-        ladder.charts(rep, plt) + profile.charts(rep, plt, _svg)
+        ladder.charts(rep, plt) + runtimes.chart(rep, plt, machines, _colors(len(machines)), _svg) + \
+        profile.charts(rep, plt, _svg)

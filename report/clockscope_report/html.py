@@ -9,6 +9,7 @@ from typing import List
 
 from . import ladder
 from . import profile
+from . import runtimes
 from .analysis import Report
 from .charts import Chart
 from .text import FLEET_HEADER, comparison_table, fleet_rows
@@ -183,6 +184,7 @@ def render(rep: Report, charts: List[Chart]) -> str:
     out.append('<p class="muted">(noisy): the samples\' spread exceeded bench\'s noise limit; '
                "— not measured on that machine.</p>")
     out += ladder.html_section(rep)
+    out += runtimes.html_section(rep)
     if charts:
         out.append("<h2>Charts</h2>")
         for k, (name, title, svg) in enumerate(charts):

@@ -198,17 +198,9 @@ def _warp(doc: dict, m: Machine) -> None:
 
 
 def _runtimes(doc: dict, m: Machine) -> None:
-    for i, r in enumerate(_list(doc.get("results"), "results")):
-        what = f"results[{i}]"
-        r = _obj(r, what)
-        runtime = _str(r.get("runtime"), what + ".runtime", optional=False)
-        api = _str(r.get("api"), what + ".api", optional=False)
-        stat = _stat(r.get("ns_per_call"), what + ".ns_per_call")
-        m.runtimes.append(Measure(f"{runtime}:{api}", f"{runtime} {api}", stat,
-                                  _num(r.get("calls_per_sec"), what + ".calls_per_sec"),
-                                  _bool(r.get("noisy"), what + ".noisy"),
-                                  _str(r.get("why_unavailable"), what + ".why_unavailable"),
-                                  _stat(r.get("harness_ns_per_call"), what + ".harness_ns_per_call")))
+    import sys
+    from . import runtimes
+    runtimes.read(doc, m, sys.modules[__name__])
 
 
 def _facts(doc: dict, m: Machine) -> None:

@@ -79,6 +79,7 @@ class Machine:
     version: Optional[str] = None
     measures: Dict[str, Measure] = field(default_factory=dict)     # bench id -> Measure
     runtimes: List[Measure] = field(default_factory=list)
+    runtime_rows: list = field(default_factory=list)               # runtimes.RuntimeRow
     diagnosis: Optional[Diagnosis] = None
     warp: Optional[WarpPairs] = None
     warp_faults: Optional[int] = None

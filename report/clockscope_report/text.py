@@ -6,6 +6,7 @@ from typing import List
 
 from . import ladder
 from . import profile
+from . import runtimes
 from .analysis import KEY_ROW, Report, Row
 from .compare import fmt_ns, fmt_rate
 
@@ -124,6 +125,7 @@ def markdown(rep: Report) -> str:
             out.append(f"- **{m.name}**: {e.short}")
             out += [f"  - {d}" for d in e.details]
         out.append("")
+    out += runtimes.markdown_section(rep)
     out += profile.markdown_lines(rep)
     if rep.problems:
         out += ["## Input problems", ""] + [f"- {p}" for p in rep.problems] + [""]
@@ -172,6 +174,7 @@ def terminal(rep: Report) -> str:
         out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
         out += [f"    ↳ {w}" for w in why]
     out += ladder.lines(rep)
+    out += runtimes.terminal_section(rep)
     out += profile.text_lines(rep)
     if rep.problems:
         out += ["", "input problems:"] + [f"  {p}" for p in rep.problems]

@@ -35,6 +35,18 @@ static int ladder_options(const struct collect_config *cfg, char **argv, int arg
     return argc;
 }
 
+static int runtimes_options(const struct collect_config *cfg, char **argv, int argc, char *buf,
+                            size_t buflen)
+{
+    (void)buf;
+    (void)buflen;
+    if (cfg->quick) {
+        argv[argc++] = "--samples";
+        argv[argc++] = "5";
+    }
+    return argc;
+}
+
 /* The built-in clock loop under perf: the path one clock_gettime() takes here, as the
  * samples see it (docs/profile.md); beside the doctor's proof of the same path. */
 static int profile_options(const struct collect_config *cfg, char **argv, int argc, char *buf,
@@ -54,6 +66,8 @@ const struct part collect_parts[] = {
     {"bench", "the cost of every way of reading the time", 180, bench_options},
     {"warp", "time going backwards between CPUs", 60, warp_options},
     {"ladder", "kernel crossings and cross-CPU handoffs, side by side", 60, ladder_options},
+    /* generous: the first run builds the Go, Java and Rust probes */
+    {"runtimes", "the clock APIs of Python, Go, Java, Node, Rust", 600, runtimes_options},
     {"profile", "where a clock_gettime() loop's time goes (perf)", 120, profile_options},
 };
 const size_t collect_nparts = sizeof collect_parts / sizeof collect_parts[0];

@@ -48,7 +48,7 @@ static void on_sigsys(int sig, siginfo_t *si, void *uc)
     errno = saved;
 }
 
-static int install_filter(void)
+int proof_time_filter(struct sock_filter *f, unsigned int action)
 {
     long nrs[4];
     int k = 0;
@@ -59,7 +59,6 @@ static int install_filter(void)
 #endif
     if (arch_syscall_time_nr() >= 0)
         nrs[k++] = arch_syscall_time_nr();
-    struct sock_filter f[24];
     int n = 0;
     f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
     f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch_audit_arch(), 1, 0);
@@ -76,8 +75,15 @@ static int install_filter(void)
     f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)PROOF_MAGIC, 0, 2);
     f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arg2 + 4);
     f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(PROOF_MAGIC >> 32), 1, 0);
-    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, action);
     f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    return n;
+}
+
+static int install_filter(void)
+{
+    struct sock_filter f[PROOF_FILTER_MAX];
+    int n = proof_time_filter(f, SECCOMP_RET_TRAP);
     struct sock_fprog prog = {(unsigned short)n, f};
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return errno;

@@ -223,7 +223,8 @@ TEST(test_cli_help_matches_every_command)
 {
     const struct cli_spec *specs[] = {&bench_cli, &warp_cli, &vdso_cli, &doctor_cli,
                                       &facts_cli, &run_cli,  &vm_cli, &collect_cli,
-                                      &metrics_cli, &ladder_cli, &profile_cli};
+                                      &metrics_cli, &ladder_cli, &profile_cli,
+                                      &runtimes_cli};
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
         char err[300];
         if (!cli_help_check(specs[i], err, sizeof err)) {

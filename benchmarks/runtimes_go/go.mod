@@ -1,0 +1,3 @@
+module clockscope/benchmarks/runtimes_go
+
+go 1.19

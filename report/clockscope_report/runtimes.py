@@ -1,0 +1,208 @@
+"""The language runtimes section (clockscope.runtimes/1, docs/json.md): each runtime API's
+clock cost net of its harness, per machine, with the path underneath (libc or the vDSO
+directly) and whether it entered the kernel there; a chart of the same.  load.py calls
+read(); text.py, html.py and charts.py call the section and chart functions."""
+
+import math
+from dataclasses import dataclass
+from html import escape
+from typing import List, Optional
+
+from .compare import fmt_ns
+from .model import Measure, Stat
+
+RUNTIME_ORDER = ["c", "python", "go", "java", "node", "rust"]
+PATHS = ("libc", "vdso-direct", "ffi-libc", "syscall")
+
+
+@dataclass
+class RuntimeRow:
+    runtime: str
+    api: Optional[str]                 # None: the runtime's absent or failed row
+    status: str                        # measured, absent, failed
+    why: Optional[str]
+    version: Optional[str]
+    ns_per_call: Optional[float]       # net of the harness
+    harness_ns: Optional[float]
+    timed_ns: Optional[float]
+    path: Optional[str]
+    clock: Optional[str]
+    harness_bound: bool
+    enters_kernel: Optional[bool]
+    syscalls_per_call: Optional[float]
+
+
+def read(doc: dict, m, t) -> None:
+    """Reads a clockscope.runtimes/1 document into m (t: load.py's typed accessors)."""
+    for i, r in enumerate(t._list(doc.get("results"), "results")):
+        what = f"results[{i}]"
+        r = t._obj(r, what)
+        runtime = t._str(r.get("runtime"), what + ".runtime", optional=False)
+        available = t._bool(r.get("available"), what + ".available")
+        status = t._str(r.get("status"), what + ".status") or ("measured" if available else "failed")
+        if status not in ("measured", "absent", "failed") or available != (status == "measured"):
+            raise t.Malformed(f"{what}.status: '{status}' does not match available={available}")
+        api = t._str(r.get("api"), what + ".api", optional=not available)
+        num = lambda k: t._num(r.get(k), f"{what}.{k}", optional=not available)
+        net, harness, timed = num("ns_per_call"), num("harness_ns"), num("timed_ns")
+        if available:
+            if min(harness, timed) < 0 or abs(timed - harness - net) > 1e-6 * max(timed, 1) + 1e-6:
+                raise t.Malformed(f"{what}: timed_ns is not ns_per_call + harness_ns")
+        path = t._str(r.get("path"), what + ".path")
+        if available and path not in PATHS:
+            raise t.Malformed(f"{what}.path: '{path}' is not one of {', '.join(PATHS)}")
+        enters = r.get("enters_kernel")
+        if enters is not None and not isinstance(enters, bool):
+            raise t.Malformed(f"{what}.enters_kernel is not true, false or null")
+        row = RuntimeRow(runtime, api, status, t._str(r.get("why_unavailable"), what + ".why_unavailable"),
+                         t._str(r.get("version"), what + ".version"), net, harness, timed, path,
+                         t._str(r.get("clock"), what + ".clock"),
+                         t._bool(r.get("harness_bound"), what + ".harness_bound"), enters,
+                         t._num(r.get("syscalls_per_call"), what + ".syscalls_per_call"))
+        m.runtime_rows.append(row)
+        if not available:
+            continue
+        # For the comparison table: the figure as timed, with its harness (analysis._net
+        # subtracts it again and refuses a harness-bound figure).
+        p10 = t._num(r.get("p10_ns"), what + ".p10_ns")
+        p90 = t._num(r.get("p90_ns"), what + ".p90_ns")
+        stat = Stat(timed, harness + (p10 if p10 is not None else net),
+                    harness + (p90 if p90 is not None else net))
+        stat.p10, stat.p90 = min(stat.p10, stat.median), max(stat.p90, stat.median)
+        m.runtimes.append(Measure(f"{runtime}:{api}", f"{runtime} {api}", stat,
+                                  t._num(r.get("calls_per_sec"), what + ".calls_per_sec"),
+                                  t._bool(r.get("noisy"), what + ".noisy"), None,
+                                  Stat(harness, harness, harness)))
+
+
+def _keys(rep):
+    """(runtime, api) in runtime order, then first appearance."""
+    keys = []
+    for m in rep.machines:
+        for r in m.runtime_rows:
+            if r.api is not None and (r.runtime, r.api) not in keys:
+                keys.append((r.runtime, r.api))
+    rank = {n: i for i, n in enumerate(RUNTIME_ORDER)}
+    return sorted(keys, key=lambda k: (rank.get(k[0], len(rank)), keys.index(k)))
+
+
+def _row(m, key) -> Optional[RuntimeRow]:
+    return next((r for r in m.runtime_rows if (r.runtime, r.api) == key), None)
+
+
+def _cell(r: Optional[RuntimeRow]) -> str:
+    if r is None:
+        return "—"
+    kernel = {True: ", syscall", False: "", None: ""}[r.enters_kernel]
+    if r.harness_bound:
+        return f"{fmt_ns(r.ns_per_call)}? (harness {fmt_ns(r.harness_ns)}){kernel}"
+    return f"{fmt_ns(r.ns_per_call)} (+{fmt_ns(r.harness_ns)}){kernel}"
+
+
+def _missing(rep) -> List[str]:
+    out = []
+    for m in rep.machines:
+        for r in m.runtime_rows:
+            if r.api is None:
+                out.append(f"{m.name}: {r.runtime} {r.status}: {r.why or '?'}")
+    return out
+
+
+def table(rep):
+    """(header, rows): one row per runtime API, one column per machine."""
+    header = ["runtime", "API", "path"] + [m.name for m in rep.machines]
+    rows = []
+    for key in _keys(rep):
+        cells = [_row(m, key) for m in rep.machines]
+        path = next((c.path for c in cells if c and c.path), "?")
+        rows.append([key[0], key[1], path] + [_cell(c) for c in cells])
+    return header, rows
+
+
+LEGEND = ("Clock cost net of the harness, (+ the harness: the same loop calling a function "
+          "that does nothing); \"syscall\": it entered the kernel there (counted); \"?\": the "
+          "harness is 80% or more of the figure, which then measures the call, not the clock. "
+          "Path: libc (`clockscope run --mode auto` can serve it), vdso-direct (Go: only the "
+          "clocksource fix helps), ffi-libc (through an FFI).")
+
+
+def has_runtimes(rep) -> bool:
+    return any(m.runtime_rows for m in rep.machines)
+
+
+def markdown_section(rep) -> List[str]:
+    if not has_runtimes(rep):
+        return []
+    header, rows = table(rep)
+    out = ["## Language runtimes", "", LEGEND, ""]
+    out += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
+    out += [""] + [f"- {x}" for x in _missing(rep)] + ([""] if _missing(rep) else [])
+    return out
+
+
+def terminal_section(rep) -> List[str]:
+    if not has_runtimes(rep):
+        return []
+    header, rows = table(rep)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    out = ["", "language runtimes (ns/call net of the harness, (+harness), syscall: entered the kernel):"]
+    out.append("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
+    out += [f"  {x}" for x in _missing(rep)]
+    return out
+
+
+def html_section(rep) -> List[str]:
+    if not has_runtimes(rep):
+        return []
+    header, rows = table(rep)
+    out = ["<h2>Language runtimes</h2>", f'<p class="muted">{escape(LEGEND)}</p>', "<table><tr>"]
+    out.append("".join(f"<th>{escape(h)}</th>" for h in header) + "</tr>")
+    for r in rows:
+        out.append("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in r) + "</tr>")
+    out.append("</table>")
+    if _missing(rep):
+        out.append("<ul>" + "".join(f"<li>{escape(x)}</li>" for x in _missing(rep)) + "</ul>")
+    return out
+
+
+def chart(rep, plt, machines, colors, svg) -> list:
+    """Net clock cost per runtime API and machine (log scale), the harness as a thin grey
+    bar under each; a harness-bound figure is drawn hollow; "syscall" beside a bar that
+    entered the kernel."""
+    keys = _keys(rep)
+    if not keys:
+        return []
+    n = len(machines)
+    height = 0.8 / n
+    fig, ax = plt.subplots(figsize=(10, 1.4 + len(keys) * (0.2 * n + 0.25)))
+    for k, (m, color) in enumerate(zip(machines, colors)):
+        for y, key in enumerate(keys):
+            r = _row(m, key)
+            if r is None or r.ns_per_call is None:
+                continue
+            yy = y + (k - (n - 1) / 2) * height
+            net = max(r.ns_per_call, 0.1)
+            ax.barh(yy, net, height=height * 0.85, color="none" if r.harness_bound else color,
+                    edgecolor=color, linewidth=1.2, label=m.name if y == 0 or not ax.get_legend_handles_labels()[1].count(m.name) else None)
+            ax.barh(yy - height * 0.3, max(r.harness_ns, 0.1), height=height * 0.18, color="#999")
+            note = fmt_ns(r.ns_per_call) + (" syscall" if r.enters_kernel else "") + \
+                (" (harness-bound)" if r.harness_bound else "")
+            ax.text(max(net, r.harness_ns or 0) * 1.15, yy, note, va="center", fontsize=7, color="#333")
+    ax.set_xscale("log")
+    lo_x, hi_x = ax.get_xlim()
+    ax.set_xlim(max(lo_x, 0.05), hi_x * 6)
+    ax.set_yticks(range(len(keys)))
+    ax.set_yticklabels([f"{rt} {api}" for rt, api in keys])
+    ax.invert_yaxis()
+    ax.set_xlabel("ns per call net of the harness (log scale); grey: the harness alone")
+    ax.set_title("Language runtimes: what reading the time costs, per API and machine")
+    ax.grid(axis="x", which="both", alpha=0.3)
+    handles, labels = ax.get_legend_handles_labels()
+    seen = {}
+    for h, l in zip(handles, labels):
+        seen.setdefault(l, h)
+    ax.legend(list(seen.values()), list(seen.keys()), loc="upper left", bbox_to_anchor=(1.01, 1),
+              fontsize=9, title="machine")
+    return [("runtimes.svg", "Language runtimes: clock cost net of the harness", svg(fig, plt))]

@@ -1,0 +1,136 @@
+"""clockscope runtimes probe for Python: times each clock API in Python's own loop.
+
+Run by `clockscope runtimes` (never by hand, but it can be):
+    python3 probe.py time SAMPLES SAMPLE_US   timed loops: each API, then its harness
+    python3 probe.py count CALLS             "mark API" lines, each followed by CALLS calls
+
+Output: the line protocol of docs/runtimes.md ("clockscope-probe 1 ..."), integers only.
+Each API is timed with the statement a user writes (`time.time()`) in the loop timeit uses
+(the module bound to a local name); its harness is the same loop calling a builtin that
+does nothing (`gc.isenabled()`), so the difference is the clock, not Python's call.
+The ctypes row is source 000's trap: clock_gettime through ctypes, its harness the same
+ctypes call of a libc function that returns at once (strnlen(buf, 0)).
+"""
+import sys
+import time
+
+# (api, clock, path, setup, statement) + (harness label, harness setup, harness statement)
+_PLAIN = ("gc.isenabled()", "import gc", "gc.isenabled()")
+_CTYPES_SETUP = (
+    "import ctypes\n"
+    # this process's own symbols (libc's among them): no find_library, which runs ldconfig
+    # in a subprocess on every setup, after the count run's mark
+    "    libc = ctypes.CDLL(None, use_errno=True)\n"
+    "    class timespec(ctypes.Structure):\n"
+    "        _fields_ = [('tv_sec', ctypes.c_long), ('tv_nsec', ctypes.c_long)]\n"
+    "    ts = timespec()\n"
+    "    p = ctypes.byref(ts)\n"
+    "    cg = libc.clock_gettime\n"
+    "    cg.argtypes = [ctypes.c_int, ctypes.c_void_p]\n"
+    "    cg.restype = ctypes.c_int\n"
+    "    sn = libc.strnlen\n"
+    "    sn.argtypes = [ctypes.c_void_p, ctypes.c_size_t]\n"
+    "    sn.restype = ctypes.c_size_t")
+APIS = [
+    ("time.time", "realtime", "libc", "import time", "time.time()") + _PLAIN,
+    ("time.time_ns", "realtime", "libc", "import time", "time.time_ns()") + _PLAIN,
+    ("time.monotonic", "monotonic", "libc", "import time", "time.monotonic()") + _PLAIN,
+    ("time.monotonic_ns", "monotonic", "libc", "import time", "time.monotonic_ns()") + _PLAIN,
+    ("time.perf_counter", "monotonic", "libc", "import time", "time.perf_counter()") + _PLAIN,
+    ("time.perf_counter_ns", "monotonic", "libc", "import time", "time.perf_counter_ns()") + _PLAIN,
+    ("time.process_time", "process_cputime", "libc", "import time", "time.process_time()") + _PLAIN,
+    ("datetime.now", "realtime", "libc", "from datetime import datetime",
+     "datetime.now()") + _PLAIN,
+    ("ctypes.clock_gettime", "monotonic", "ffi-libc", _CTYPES_SETUP, "cg(1, p)",
+     "ctypes.strnlen(p,0)", _CTYPES_SETUP, "sn(p, 0)"),
+]
+
+_TEMPLATE = """
+def loop(_it, _timer):
+    {setup}
+    _t0 = _timer()
+    for _i in _it:
+        {stmt}
+    _t1 = _timer()
+    return _t1 - _t0
+"""
+
+
+def make_loop(setup, stmt):
+    ns = {}
+    exec(_TEMPLATE.format(setup=setup, stmt=stmt), ns)
+    return ns["loop"]
+
+
+def run(loop, n):
+    from itertools import repeat
+    return loop(repeat(None, n), time.perf_counter_ns)
+
+
+def calibrate(loop, target_ns):
+    run(loop, 64)               # first calls (ctypes prepares its call) are not the cost
+    n = 64
+    while True:
+        t = min(run(loop, n) for _ in range(3))   # one preempted run does not shrink n
+        if t >= target_ns / 4 or n >= 1 << 28:
+            return max(1, int(n * target_ns / max(t, 1)))
+        n *= 4
+
+
+def header():
+    v = sys.version_info
+    impl = sys.implementation.name
+    print(f"clockscope-probe 1 python {impl}-{v.major}.{v.minor}.{v.micro}")
+
+
+def timed(samples, sample_us):
+    header()
+    rows = 0
+    for api, clock, path, setup, stmt, hlabel, hsetup, hstmt in APIS:
+        loop = make_loop(setup, stmt)
+        hloop = make_loop(hsetup, hstmt)
+        n = calibrate(loop, sample_us * 1000)
+        run(loop, n)            # warm both before the samples
+        run(hloop, n)
+        ts, hs = [], []
+        for _ in range(samples):   # interleaved: a slow spell hits both alike
+            ts.append(run(loop, n))
+            hs.append(run(hloop, n))
+        print(f"row {api} {clock} {path} {hlabel} {n} "
+              f"{','.join(map(str, ts))} {','.join(map(str, hs))}", flush=True)
+        rows += 1
+    print(f"end {rows}")
+
+
+def count(calls):
+    header()
+    sys.stdout.flush()
+    rows = 0
+    for api, clock, path, setup, stmt, *_ in APIS:
+        loop = make_loop(setup, stmt)
+        run(loop, 1)            # the setup's own calls (imports) happen before the mark
+        print(f"mark {api}", flush=True)
+        # no clock around the calls: the timer's own reads would be counted against the API
+        from itertools import repeat
+        loop(repeat(None, calls), int)
+        rows += 1
+    print(f"end {rows}", flush=True)
+
+
+def main(argv):
+    try:
+        if len(argv) == 4 and argv[1] == "time":
+            timed(int(argv[2]), int(argv[3]))
+        elif len(argv) == 3 and argv[1] == "count":
+            count(int(argv[2]))
+        else:
+            print("usage: probe.py time SAMPLES SAMPLE_US | count CALLS", file=sys.stderr)
+            return 2
+    except ValueError as e:
+        print(f"probe.py: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

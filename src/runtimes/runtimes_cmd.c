@@ -1,0 +1,116 @@
+/* clockscope runtimes: what reading the time costs in Python, Go, Java, Node, Rust and C
+ * here, each figure beside its harness, with the path underneath (docs/runtimes.md). */
+#include "commands.h"
+#include "common/cli.h"
+#include "facts/sysinfo.h"
+#include "runtimes/runtimes.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char help[] =
+    "usage: clockscope runtimes [options] [--json]\n"
+    "\n"
+    "Times each clock API of every language runtime found here (Python's time.time,\n"
+    "Go's time.Now, Java's System.nanoTime, Node's process.hrtime, Rust's Instant::now,\n"
+    "and C through libc as the reference) in the runtime's own loop, beside the cost of\n"
+    "that loop calling a function that does nothing (the harness: shown, and subtracted).\n"
+    "Each row says which clock it reads, whether through libc (so `clockscope run` can\n"
+    "serve it) or the vDSO directly (Go), and whether it enters the kernel here: syscalls\n"
+    "per call, counted as the doctor's proof counts them.  The probes are small programs\n"
+    "in the runtime's own language, installed with clockscope; compiled ones (Go, Java,\n"
+    "Rust) are built once with the runtime's own toolchain and kept in\n"
+    "~/.cache/clockscope/probes.  A runtime that is absent, or whose probe fails, hangs\n"
+    "or prints anything but the protocol, is one row saying so; the others still report.\n"
+    "\n"
+    "  --only RUNTIMES  comma-separated: c, python, go, java, node, rust (default: all)\n"
+    "  --python PATH   the Python interpreter to measure (default: python3 on PATH)\n"
+    "  --go-probe PATH a Go probe already built (CGO_ENABLED=0 go build of probe.go):\n"
+    "                  for machines without go, e.g. `clockscope vm --add`\n"
+    "  --samples N     timed samples per API and per harness (3 to 200; default 15)\n"
+    "  --timeout S     each probe's (and each build's) time limit (default 120)\n"
+    "  --no-count      do not count syscalls ('kernel' unknown)\n"
+    "  --json          clockscope.runtimes/1 (docs/json.md)\n"
+    "\n"
+    "Environment: CLOCKSCOPE_PROBES, the directory of the probe sources.\n"
+    "Exit status: 0 every runtime found was measured; 1 a runtime's probe failed; 2 bad\n"
+    "usage.\n";
+
+struct runtimes_options {
+    bool json, no_count;
+    const char *only[RUNTIMES_MAX];
+    int nonly;
+    const char *python, *go_probe;
+    int samples;
+    double timeout_s;
+};
+
+static bool known_runtime(void *opts, const char *value, char *err, size_t errlen)
+{
+    (void)opts;
+    if (runtime_find(value))
+        return true;
+    cli_not_one_of(err, errlen, value, "c, python, go, java, node, rust");
+    return false;
+}
+
+static const struct cli_option decl[] = {
+    {.name = "json", CLI_FLAG_OF(struct runtimes_options, json)},
+    {.name = "only", .metavar = "RUNTIMES", .check = known_runtime,
+     CLI_LIST_OF(struct runtimes_options, only, nonly)},
+    {.name = "python", .metavar = "PATH", CLI_STRING_OF(struct runtimes_options, python)},
+    {.name = "go-probe", .metavar = "PATH", CLI_STRING_OF(struct runtimes_options, go_probe)},
+    {.name = "samples", .metavar = "N",
+     CLI_UINT_OF(struct runtimes_options, samples, PROBE_MIN_SAMPLES, PROBE_MAX_SAMPLES)},
+    {.name = "timeout", .metavar = "S", CLI_SECONDS_OF(struct runtimes_options, timeout_s, 1, 3600)},
+    {.name = "no-count", CLI_FLAG_OF(struct runtimes_options, no_count)},
+    {0},
+};
+
+const struct cli_spec runtimes_cli = {.cmd = "runtimes", .help = help, .options = decl};
+
+static bool selected(const struct runtimes_options *o, const char *name)
+{
+    for (int i = 0; i < o->nonly; i++)
+        if (strcmp(o->only[i], name) == 0)
+            return true;
+    return o->nonly == 0;
+}
+
+int cmd_runtimes(int argc, char **argv)
+{
+    const char *probe = getenv(RUNTIMES_PROBE_ENV);
+    if (probe && strcmp(probe, "c") == 0)
+        return runtimes_probe_c_main(argc, argv);
+    struct runtimes_options o = {.samples = 15, .timeout_s = 120};
+    cli_parse(&runtimes_cli, argc, argv, &o);
+
+    static struct runtimes_config cfg;
+    cfg.python = o.python;
+    cfg.go_probe = o.go_probe;
+    cfg.samples = o.samples;
+    cfg.sample_us = 2000;
+    cfg.timeout_ms = (int)(o.timeout_s * 1000);
+    cfg.count = !o.no_count;
+    runtimes_locate(&cfg);
+
+    struct sysinfo si;
+    sysinfo_read(&si);
+    static struct runtimes_result res;
+    if (cfg.count)
+        runtimes_check_count(&cfg, &res);
+    else
+        snprintf(res.count_why, sizeof res.count_why, "--no-count");
+    for (size_t i = 0; i < runtime_ndefs; i++)
+        if (selected(&o, runtime_defs[i].name))
+            runtimes_measure(&runtime_defs[i], &cfg, &res);
+    if (o.json)
+        runtimes_print_json(&si, &res, &cfg);
+    else
+        runtimes_print_table(&si, &res);
+    for (int i = 0; i < res.nrows; i++)
+        if (res.rows[i].state == RT_FAILED)
+            return 1;
+    return 0;
+}

@@ -1,0 +1,157 @@
+/* `clockscope runtimes` output: the table (source 000's, with the harness beside each
+ * figure) and clockscope.runtimes/1 (docs/json.md). */
+#include "runtimes/runtimes.h"
+
+#include "common/json.h"
+#include "facts/sysinfo.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Whether `run --mode auto` (an LD_PRELOAD shim over libc) can serve this path. */
+static bool shim_can_serve(const char *via)
+{
+    return strcmp(via, "libc") == 0 || strcmp(via, "ffi-libc") == 0;
+}
+
+static const char *state_name(enum runtime_state s)
+{
+    return s == RT_READY ? "measured" : s == RT_ABSENT ? "absent" : "failed";
+}
+
+static void print_rate(double ns)
+{
+    double r = ns > 0 ? 1e9 / ns : 0;
+    if (r >= 1e6)
+        printf(" %8.2f M", r / 1e6);
+    else
+        printf(" %8.1f k", r / 1e3);
+}
+
+static void kernel_cell(const struct runtime_row *r, char *buf, size_t len)
+{
+    if (!r->counted)
+        snprintf(buf, len, "?");
+    else
+        snprintf(buf, len, "%s %.2f", r->syscalls_per_call >= 0.5 ? "yes" : "no",
+                 r->syscalls_per_call);
+}
+
+void runtimes_print_table(const struct sysinfo *si, const struct runtimes_result *res)
+{
+    sysinfo_print_header(stdout, "runtimes", si);
+    printf("each API timed in its runtime's own loop; 'harness' is the same loop calling a "
+           "function that does nothing,\nsubtracted from 'as timed' to give ns/call; "
+           "'kernel': enters the kernel here, syscalls per call, counted\nas the doctor's "
+           "proof counts them (seccomp)%s\n\n",
+           res->counted ? "" : " -- not counted");
+    if (sysinfo_busy(si))
+        printf("note: load average %.2f on %d CPUs: other work shares these cores\n\n",
+               si->loadavg_1m, si->cpus_online);
+    printf("%-7s %-25s %9s %9s %9s %10s %7s  %-18s %-11s %s\n", "runtime", "api", "ns/call",
+           "harness", "as timed", "calls/s", "spread", "clock", "path", "kernel");
+    const char *last = "";
+    for (int i = 0; i < res->nrows; i++) {
+        const struct runtime_row *r = &res->rows[i];
+        if (strcmp(r->runtime, last) != 0 && last[0])
+            printf("\n");
+        last = r->runtime;
+        if (r->state != RT_READY) {
+            printf("%-7s %s: %s\n", r->runtime, state_name(r->state), r->why);
+            continue;
+        }
+        char kernel[32];
+        kernel_cell(r, kernel, sizeof kernel);
+        printf("%-7s %-25s %9.1f %9.1f %9.1f", r->runtime, r->api, r->ns_per_call, r->harness_ns,
+               r->timed_ns);
+        print_rate(r->timed_ns);
+        printf(" %6.1f%%%c  %-18s %-11s %s\n", r->spread * 100, r->noisy ? '!' : ' ', r->clock,
+               r->via, kernel);
+        if (r->harness_bound)
+            printf("%-7s   ^ the harness (%s) is %.0f%% of this figure: it measures the "
+                   "call, not the clock\n", "", r->harness, 100 * r->harness_ns / r->timed_ns);
+    }
+    printf("\nharness per runtime:");
+    last = "";
+    for (int i = 0; i < res->nrows; i++) {
+        const struct runtime_row *r = &res->rows[i];
+        if (r->state == RT_READY && strcmp(r->runtime, last) != 0) {
+            printf(" %s %s %s;", r->runtime, r->version, r->harness);
+            last = r->runtime;
+        }
+    }
+    printf("\n");
+    if (!res->counted)
+        printf("syscalls not counted: %s\n", res->count_why);
+    /* Where the shim can help and where only the clocksource can. */
+    bool any_direct = false;
+    for (int i = 0; i < res->nrows; i++)
+        any_direct |= res->rows[i].state == RT_READY && !shim_can_serve(res->rows[i].via) &&
+                      strcmp(res->rows[i].via, "syscall") != 0;
+    printf("where reading the time is slow: `clockscope run --mode auto` serves the paths "
+           "through libc;%s\n",
+           any_direct ? " Go reads the vDSO itself (vdso-direct): only the clocksource fix helps it"
+                      : "");
+}
+
+void runtimes_print_json(const struct sysinfo *si, const struct runtimes_result *res,
+                         const struct runtimes_config *cfg)
+{
+    struct json j;
+    json_init(&j, stdout, 2);
+    json_begin_object(&j);
+    json_kv_string(&j, "schema", "clockscope.runtimes/1");
+    json_key(&j, "machine");
+    sysinfo_json(&j, si);
+    json_key(&j, "config");
+    json_begin_object(&j);
+    json_kv_int(&j, "samples", cfg->samples);
+    json_kv_int(&j, "sample_us", cfg->sample_us);
+    json_kv_int(&j, "count_calls", cfg->count ? RUNTIMES_COUNT_CALLS : 0);
+    json_kv_bool(&j, "counted", res->counted);
+    json_kv_string_or_null(&j, "count_why", res->counted ? NULL : res->count_why);
+    json_end_object(&j);
+    json_key(&j, "results");
+    json_begin_array(&j);
+    for (int i = 0; i < res->nrows; i++) {
+        const struct runtime_row *r = &res->rows[i];
+        bool ok = r->state == RT_READY;
+        json_begin_object(&j);
+        json_kv_string(&j, "runtime", r->runtime);
+        json_kv_string_or_null(&j, "api", ok ? r->api : NULL);
+        json_kv_bool(&j, "available", ok);
+        json_kv_string(&j, "status", state_name(r->state));
+        json_kv_string_or_null(&j, "why_unavailable", ok ? NULL : r->why);
+        json_kv_string_or_null(&j, "version", r->version);
+        json_kv_string_or_null(&j, "program", r->program);
+        if (ok) {
+            json_kv_double(&j, "ns_per_call", r->ns_per_call);
+            json_kv_double(&j, "harness_ns", r->harness_ns);
+            json_kv_double(&j, "timed_ns", r->timed_ns);
+            json_kv_double(&j, "p10_ns", r->p10_ns);
+            json_kv_double(&j, "p90_ns", r->p90_ns);
+            json_kv_double(&j, "spread", r->spread);
+            json_kv_double(&j, "calls_per_sec", r->timed_ns > 0 ? 1e9 / r->timed_ns : 0);
+            json_kv_bool(&j, "noisy", r->noisy);
+            json_kv_bool(&j, "harness_bound", r->harness_bound);
+            json_kv_string(&j, "harness", r->harness);
+            json_kv_int(&j, "samples", r->nsamples);
+            json_kv_uint(&j, "iterations", r->iterations);
+            json_kv_string(&j, "clock", r->clock);
+            json_kv_string(&j, "path", r->via);
+            json_kv_bool(&j, "shim_can_serve", shim_can_serve(r->via));
+        }
+        if (ok && r->counted) {
+            json_kv_bool(&j, "enters_kernel", r->syscalls_per_call >= 0.5);
+            json_kv_double(&j, "syscalls_per_call", r->syscalls_per_call);
+        } else {
+            json_kv_null(&j, "enters_kernel");
+            json_kv_null(&j, "syscalls_per_call");
+        }
+        json_kv_string_or_null(&j, "count_why", ok && !r->counted ? r->count_why : NULL);
+        json_end_object(&j);
+    }
+    json_end_array(&j);
+    json_end_object(&j);
+    json_finish(&j);
+}

@@ -1,0 +1,236 @@
+/* One runtime's measurement: its probe timed, then counted; the rows. */
+#include "runtimes/runtimes.h"
+
+#include "common/stats.h"
+#include "common/subprocess.h"
+#include "runtimes/syscall_count.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OUTPUT_CAP (1u << 20)
+#define HARNESS_BOUND_SHARE 0.8
+#define NOISY_SPREAD 0.10
+
+static struct runtime_row *new_row(struct runtimes_result *res, const struct runtime_def *def)
+{
+    if (res->nrows == (int)(sizeof res->rows / sizeof res->rows[0]))
+        return NULL;
+    struct runtime_row *r = &res->rows[res->nrows++];
+    memset(r, 0, sizeof *r);
+    r->runtime = def->name;
+    return r;
+}
+
+static void failed_row(struct runtimes_result *res, const struct runtime_def *def,
+                       enum runtime_state state, const char *program, const char *why)
+{
+    struct runtime_row *r = new_row(res, def);
+    if (!r)
+        return;
+    r->state = state;
+    snprintf(r->program, sizeof r->program, "%s", program ? program : "");
+    if (state == RT_ABSENT)
+        snprintf(r->why, sizeof r->why, "%s: %s", why, def->how_to_get);
+    else
+        snprintf(r->why, sizeof r->why, "%s", why);
+}
+
+/* argv of the probe in a mode: the prefix, then the mode's arguments. */
+static void mode_argv(const struct probe_cmd *cmd, char **argv, char args[3][24], bool timed,
+                      const struct runtimes_config *cfg)
+{
+    int n = 0;
+    for (int i = 0; i < cmd->argc; i++)
+        argv[n++] = cmd->argv[i];
+    if (timed) {
+        snprintf(args[0], 24, "time");
+        snprintf(args[1], 24, "%d", cfg->samples);
+        snprintf(args[2], 24, "%d", cfg->sample_us);
+    } else {
+        snprintf(args[0], 24, "count");
+        snprintf(args[1], 24, "%d", RUNTIMES_COUNT_CALLS);
+    }
+    argv[n++] = args[0];
+    argv[n++] = args[1];
+    if (timed)
+        argv[n++] = args[2];
+    argv[n] = NULL;
+}
+
+/* How a run went wrong, in collect's words, or "" when it exited 0. */
+static void run_failure(const struct run_outcome *oc, int timeout_ms, char *err,
+                        char *why, size_t whylen)
+{
+    why[0] = 0;
+    size_t n = strlen(err);
+    while (n > 0 && (err[n - 1] == '\n' || err[n - 1] == ' '))
+        err[--n] = 0;
+    for (char *p = err; *p; p++) /* one line: the tail of stderr may hold several */
+        if (*p == '\n' || *p == '\r' || *p == '\t')
+            *p = ' ';
+    if (oc->timed_out)
+        snprintf(why, whylen, "the probe did not finish within %d s (killed)", timeout_ms / 1000);
+    else if (oc->signal)
+        snprintf(why, whylen, "the probe was killed by signal %d (%s)%s%s", oc->signal,
+                 strsignal(oc->signal), err[0] ? ": " : "", err);
+    else if (oc->exit_status != 0)
+        snprintf(why, whylen, "the probe failed (exit status %d)%s%s", oc->exit_status,
+                 err[0] ? ": " : "", err);
+}
+
+static double per_call(const uint64_t *v, int n, unsigned long long iters, struct summary *s)
+{
+    double d[PROBE_MAX_SAMPLES];
+    for (int i = 0; i < n; i++)
+        d[i] = (double)v[i] / (double)iters;
+    stats_summarize(d, (size_t)n, s);
+    return s->median;
+}
+
+static void measured_row(struct runtimes_result *res, const struct runtime_def *def,
+                         const struct probe_output *po, const struct probe_row *pr,
+                         const char *program)
+{
+    struct runtime_row *r = new_row(res, def);
+    if (!r)
+        return;
+    r->state = RT_READY;
+    snprintf(r->version, sizeof r->version, "%s", po->version);
+    snprintf(r->program, sizeof r->program, "%s", program);
+    memcpy(r->api, pr->api, sizeof r->api);
+    memcpy(r->clock, pr->clock, sizeof r->clock);
+    memcpy(r->via, pr->via, sizeof r->via);
+    memcpy(r->harness, pr->harness, sizeof r->harness);
+    r->nsamples = pr->nsamples;
+    r->iterations = pr->iterations;
+    struct summary t, h;
+    r->timed_ns = per_call(pr->timed_ns, pr->nsamples, pr->iterations, &t);
+    r->harness_ns = per_call(pr->harness_ns, pr->nsamples, pr->iterations, &h);
+    /* The harness's median is subtracted from every quantile: it is the loop's cost, the
+     * same in every sample; its own noise is in the spread of the timed figures. */
+    r->ns_per_call = r->timed_ns - r->harness_ns;
+    r->p10_ns = t.p10 - r->harness_ns;
+    r->p90_ns = t.p90 - r->harness_ns;
+    r->spread = t.spread;
+    r->noisy = !(t.spread <= NOISY_SPREAD);
+    r->harness_bound = r->harness_ns >= HARNESS_BOUND_SHARE * r->timed_ns;
+    snprintf(r->count_why, sizeof r->count_why, "%s",
+             res->count_why[0] ? res->count_why : "not counted");
+}
+
+/* The count run: syscalls per call of each API, into the rows of this runtime. */
+static void count_rows(const struct runtime_def *def, const struct probe_cmd *cmd,
+                       const struct runtimes_config *cfg, struct runtimes_result *res, int first)
+{
+    char *argv[16], args[3][24], why[300] = "";
+    mode_argv(cmd, argv, args, false, cfg);
+    struct count_result cr;
+    struct probe_output *po = malloc(sizeof *po);
+    bool ok = po && count_syscalls_run(argv, cfg->timeout_ms, OUTPUT_CAP, &cr, why, sizeof why);
+    if (ok) {
+        struct run_outcome oc = {cr.exit_status, cr.signal, cr.timed_out, false};
+        char none[1] = "";
+        run_failure(&oc, cfg->timeout_ms, none, why, sizeof why);
+        char perr[200];
+        if (!why[0] && !probe_parse(cr.out, cr.len, PROBE_COUNT, def->name, po, perr, sizeof perr))
+            snprintf(why, sizeof why, "the count run's output is not understood: %s", perr);
+        for (int i = first; !why[0] && i < res->nrows; i++) {
+            struct runtime_row *r = &res->rows[i];
+            int k = 0;
+            while (k < po->nrows && strcmp(po->rows[k].api, r->api) != 0)
+                k++;
+            if (k == po->nrows || po->rows[k].line > COUNT_MAX_LINES - 1) {
+                snprintf(r->count_why, sizeof r->count_why, "not in the count run's output");
+                continue;
+            }
+            /* after its mark (line L), exactly L lines were out */
+            r->syscalls_per_call = (double)cr.after_line[po->rows[k].line] / RUNTIMES_COUNT_CALLS;
+            r->counted = res->counted;
+            if (r->counted)
+                r->count_why[0] = 0;
+        }
+        free(cr.out);
+    }
+    for (int i = first; why[0] && i < res->nrows; i++)
+        snprintf(res->rows[i].count_why, sizeof res->rows[i].count_why, "%s", why);
+    free(po);
+}
+
+void runtimes_measure(const struct runtime_def *def, const struct runtimes_config *cfg,
+                      struct runtimes_result *res)
+{
+    struct probe_cmd cmd;
+    memset(&cmd, 0, sizeof cmd);
+    char why[600] = "";
+    enum runtime_state st = def->prepare(cfg, &cmd, why, sizeof why);
+    if (st != RT_READY) {
+        failed_row(res, def, st, cmd.path[0], why);
+        return;
+    }
+    char *argv[16], args[3][24], err[300] = "", start_why[200] = "", *out = NULL;
+    mode_argv(&cmd, argv, args, true, cfg);
+    size_t len = 0;
+    struct run_outcome oc;
+    if (cmd.env_name[0])
+        setenv(cmd.env_name, cmd.env_value, 1);
+    bool started = run_capture_all(argv, cfg->timeout_ms, OUTPUT_CAP, &out, &len, err, sizeof err,
+                                   &oc, start_why, sizeof start_why);
+    struct probe_output *po = malloc(sizeof *po);
+    if (!started)
+        snprintf(why, sizeof why, "the probe could not be started: %s", start_why);
+    else
+        run_failure(&oc, cfg->timeout_ms, err, why, sizeof why);
+    char perr[200];
+    if (!why[0] && oc.truncated)
+        snprintf(why, sizeof why, "the probe printed more than %u bytes", OUTPUT_CAP);
+    if (!why[0] && !po)
+        snprintf(why, sizeof why, "out of memory");
+    if (!why[0] && !probe_parse(out, len, PROBE_TIMED, def->name, po, perr, sizeof perr))
+        snprintf(why, sizeof why, "the probe's output is not understood: %s", perr);
+    free(out);
+    if (why[0]) {
+        failed_row(res, def, RT_FAILED, cmd.argv[0], why);
+    } else {
+        int first = res->nrows;
+        for (int i = 0; i < po->nrows; i++)
+            measured_row(res, def, po, &po->rows[i], cmd.argv[0]);
+        if (cfg->count && res->counted)
+            count_rows(def, &cmd, cfg, res, first);
+    }
+    if (cmd.env_name[0])
+        unsetenv(cmd.env_name);
+    free(po);
+}
+
+void runtimes_check_count(const struct runtimes_config *cfg, struct runtimes_result *res)
+{
+    struct probe_cmd cmd;
+    memset(&cmd, 0, sizeof cmd);
+    char why[300] = "";
+    const struct runtime_def *c = runtime_find("c");
+    if (c->prepare(cfg, &cmd, why, sizeof why) != RT_READY) {
+        snprintf(res->count_why, sizeof res->count_why, "no control: %s", why);
+        return;
+    }
+    /* The control run: a copy of the result, so that only its verdict is kept. */
+    static struct runtimes_result scratch;
+    memset(&scratch, 0, sizeof scratch);
+    struct runtime_row *r = new_row(&scratch, c);
+    snprintf(r->api, sizeof r->api, "%s", RUNTIMES_CONTROL_API);
+    snprintf(r->count_why, sizeof r->count_why, "not counted");
+    scratch.counted = true;
+    setenv(cmd.env_name, cmd.env_value, 1);
+    count_rows(c, &cmd, cfg, &scratch, 0);
+    unsetenv(cmd.env_name);
+    if (!r->counted)
+        snprintf(res->count_why, sizeof res->count_why, "%s", r->count_why);
+    else if (r->syscalls_per_call != 1.0)
+        snprintf(res->count_why, sizeof res->count_why,
+                 "the control (%d raw clock_gettime syscalls) counted %.0f: the count is not "
+                 "trusted here", RUNTIMES_COUNT_CALLS, r->syscalls_per_call * RUNTIMES_COUNT_CALLS);
+    else
+        res->counted = true;
+}

@@ -1,0 +1,26 @@
+#!/bin/sh
+# A fake language runtime for tests/test_runtimes.py, given as `runtimes --python` (or put
+# on PATH as node): it ignores the probe source and behaves as $FAKE_RUNTIME says, in the
+# timed run ("... time SAMPLES SAMPLE_US") or the count run ("... count CALLS").
+case "$*" in *" count "*) run=count ;; *) run=time ;; esac
+rt=${FAKE_RUNTIME_NAME:-python}
+good() {
+    echo "clockscope-probe 1 $rt fake-1.0"
+    if [ $run = time ]; then
+        echo "row time.time realtime libc empty() 1000 50000,51000,52000 20000,20000,20000"
+    else
+        echo "mark time.time"
+    fi
+    echo "end 1"
+}
+case "${FAKE_RUNTIME:-good}" in
+    good) good ;;
+    crash) echo "clockscope-probe 1 $rt fake-1.0"; kill -SEGV $$ ;;
+    hang) echo "clockscope-probe 1 $rt fake-1.0"; exec sleep 1000 ;;
+    garbage) echo "Traceback (most recent call last):"; echo "  oops" ;;
+    fail) echo "ModuleNotFoundError: No module named 'time'" >&2; exit 3 ;;
+    truncated) good | head -c 60 ;;
+    count-garbage) if [ $run = count ]; then echo "hello"; else good; fi ;;
+    count-hang) if [ $run = count ]; then exec sleep 1000; else good; fi ;;
+    *) echo "fake_runtime.sh: unknown FAKE_RUNTIME" >&2; exit 9 ;;
+esac

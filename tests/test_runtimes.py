@@ -1,0 +1,269 @@
+"""clockscope runtimes: every runtime found is measured, each figure beside its harness;
+a runtime that crashes, hangs or prints garbage is one clear error row and the others still
+report; the JSON is clockscope.runtimes/1 as docs/json.md pins it; syscalls are counted the
+way the doctor's proof counts them (its raw-syscall control is exactly one per call)."""
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, need_tool, run
+
+FAKE = ROOT / "tests/progs/fake_runtime.sh"
+# Where clockscope itself looks besides PATH (runtime_table.c): the suite looks there too,
+# so that need_tool finds what the command will find.
+os.environ["PATH"] = os.pathsep.join([os.environ.get("PATH", ""), "/usr/local/go/bin",
+                                      str(Path.home() / ".cargo/bin")] +
+                                     ([os.environ["JAVA_HOME"] + "/bin"] if os.environ.get("JAVA_HOME") else []))
+TOOLS = {"python": ["python3"], "go": ["go"], "java": ["java", "javac"], "node": ["node"],
+         "rust": ["rustc"]}
+PINNED = {"runtime": str, "api": (str, type(None)), "available": bool}
+
+
+def runtimes(clockscope, *args, env=None, timeout=600):
+    proc = run([clockscope, "runtimes", "--json", *args], timeout=timeout,
+               env=dict(os.environ, **(env or {})))
+    assert proc.stdout, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["schema"] == "clockscope.runtimes/1"
+    return proc, doc
+
+
+def rows(doc, runtime):
+    return [r for r in doc["results"] if r["runtime"] == runtime]
+
+
+def check_measured_row(r):
+    for k, t in PINNED.items():
+        assert isinstance(r[k], t), (k, r)
+    assert r["available"] is True and r["status"] == "measured"
+    for k in ("ns_per_call", "harness_ns", "timed_ns", "calls_per_sec", "spread"):
+        assert isinstance(r[k], float) or isinstance(r[k], int), (k, r)
+    # the figure as timed is the harness plus the clock: the subtraction is exact
+    assert abs(r["timed_ns"] - r["harness_ns"] - r["ns_per_call"]) < 1e-6 * r["timed_ns"] + 1e-9
+    assert r["harness_ns"] > 0 and r["timed_ns"] > 0
+    assert abs(r["calls_per_sec"] * r["timed_ns"] - 1e9) < 1e3
+    assert r["enters_kernel"] in (True, False, None)
+    assert r["path"] in ("libc", "vdso-direct", "ffi-libc", "syscall")
+    assert r["shim_can_serve"] == (r["path"] in ("libc", "ffi-libc"))
+
+
+def test_c_reference_and_the_count_control(clockscope):
+    """The C probe (this binary re-executed) is measured and counted; its raw-syscall row
+    is the control: exactly one syscall per call, as the doctor's proof requires."""
+    proc, doc = runtimes(clockscope, "--only", "c", "--samples", "5")
+    assert proc.returncode == 0, proc.stderr
+    assert doc["config"]["counted"] is True, doc["config"]
+    got = {r["api"]: r for r in rows(doc, "c")}
+    assert set(got) == {"clock_gettime(MONOTONIC)", "clock_gettime(REALTIME)", "gettimeofday",
+                        "syscall(clock_gettime)"}
+    for r in got.values():
+        check_measured_row(r)
+    control = got["syscall(clock_gettime)"]
+    assert control["syscalls_per_call"] == 1.0 and control["enters_kernel"] is True
+    # the library calls agree with the doctor's own proof on this machine
+    doctor = json.loads(run([clockscope, "doctor", "--json"], timeout=120).stdout)
+    count = doctor["proof"]["syscall_count"]
+    assert count["counted"] is True, count
+    for api, key in [("clock_gettime(MONOTONIC)", "clock_gettime_monotonic"),
+                     ("clock_gettime(REALTIME)", "clock_gettime_realtime"),
+                     ("gettimeofday", "gettimeofday")]:
+        assert got[api]["syscalls_per_call"] == pytest.approx(count["syscalls"][key] / count["calls"],
+                                                              abs=0.01), api
+
+
+def test_no_count_leaves_the_kernel_column_unknown(clockscope):
+    proc, doc = runtimes(clockscope, "--only", "c", "--samples", "3", "--no-count")
+    assert proc.returncode == 0
+    assert doc["config"]["counted"] is False and doc["config"]["count_why"] == "--no-count"
+    assert all(r["enters_kernel"] is None and r["syscalls_per_call"] is None for r in doc["results"])
+
+
+BROKEN = {
+    "crash": "the probe was killed by signal 11 (Segmentation fault)",
+    "hang": "the probe did not finish within 2 s (killed)",
+    "garbage": "the probe's output is not understood: line 1: not a clockscope probe's output",
+    "fail": "the probe failed (exit status 3): ModuleNotFoundError: No module named 'time'",
+    "truncated": "the probe's output is not understood: line 2: the output ends without a newline",
+}
+
+
+@pytest.mark.parametrize("behaviour", sorted(BROKEN))
+def test_a_broken_runtime_is_one_error_row_and_the_others_report(clockscope, behaviour):
+    proc, doc = runtimes(clockscope, "--only", "c,python", "--python", FAKE, "--samples", "3",
+                         "--timeout", "2", env={"FAKE_RUNTIME": behaviour}, timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    (py,) = rows(doc, "python")
+    assert py["available"] is False and py["status"] == "failed" and py["api"] is None
+    assert py["why_unavailable"].startswith(BROKEN[behaviour]), py["why_unavailable"]
+    assert "ns_per_call" not in py
+    c = rows(doc, "c")
+    assert len(c) == 4 and all(r["available"] for r in c)
+    # the table says the same, in one line
+    text = run([clockscope, "runtimes", "--only", "c,python", "--python", FAKE, "--samples", "3",
+                "--timeout", "2", "--no-count"], env=dict(os.environ, FAKE_RUNTIME=behaviour),
+               timeout=60)
+    assert text.returncode == 1
+    line = next(l for l in text.stdout.splitlines() if l.startswith("python "))
+    assert "failed: " + BROKEN[behaviour] in line
+    assert any(l.startswith("c ") and "clock_gettime(MONOTONIC)" in l for l in text.stdout.splitlines())
+
+
+@pytest.mark.parametrize("behaviour,why", [
+    ("count-garbage", "the count run's output is not understood: line 1: not a clockscope"),
+    ("count-hang", "the probe did not finish within 2 s (killed)"),
+])
+def test_a_broken_count_run_leaves_the_figures(clockscope, behaviour, why):
+    proc, doc = runtimes(clockscope, "--only", "python", "--python", FAKE, "--samples", "3",
+                         "--timeout", "2", env={"FAKE_RUNTIME": behaviour}, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    (py,) = rows(doc, "python")
+    check_measured_row(py)
+    assert py["ns_per_call"] == pytest.approx((51000 - 20000) / 1000)
+    assert py["harness_ns"] == pytest.approx(20.0) and py["version"] == "fake-1.0"
+    assert py["enters_kernel"] is None and py["count_why"].startswith(why), py["count_why"]
+
+
+def test_a_good_fake_is_measured_exactly(clockscope):
+    """Figures come from the probe's samples: median per call, harness median subtracted."""
+    proc, doc = runtimes(clockscope, "--only", "python", "--python", FAKE, "--samples", "3",
+                         env={"FAKE_RUNTIME": "good"})
+    (py,) = rows(doc, "python")
+    check_measured_row(py)
+    assert py["timed_ns"] == pytest.approx(51.0) and py["ns_per_call"] == pytest.approx(31.0)
+    assert py["p10_ns"] == pytest.approx(50.2 - 20) and py["p90_ns"] == pytest.approx(51.8 - 20)
+    assert py["enters_kernel"] is False and py["syscalls_per_call"] == 0.0   # counted: no calls
+    assert py["harness_bound"] is False
+
+
+def test_absent_runtimes_say_how_to_get_them(clockscope, tmp_path):
+    proc, doc = runtimes(clockscope, "--only", "python,node,java", env={"PATH": str(tmp_path),
+                                                                          "JAVA_HOME": ""})
+    assert proc.returncode == 0, proc.stderr     # absent is not a failure
+    for name, how in [("python", "apt install python3"), ("node", "apt install nodejs"),
+                      ("java", "apt install default-jdk-headless")]:
+        (r,) = rows(doc, name)
+        assert r["available"] is False and r["status"] == "absent" and r["api"] is None
+        assert r["why_unavailable"].endswith(how), r
+    proc = run([clockscope, "runtimes", "--only", "node"], env={"PATH": str(tmp_path)})
+    assert "node    absent: node not found on PATH (node, nodejs): apt install nodejs" in proc.stdout
+
+
+def test_python_measured_with_the_ctypes_trap(clockscope):
+    need_tool("python3")
+    proc, doc = runtimes(clockscope, "--only", "python", "--samples", "5")
+    assert proc.returncode == 0, proc.stderr
+    got = {r["api"]: r for r in rows(doc, "python")}
+    assert {"time.time", "time.time_ns", "time.monotonic", "time.monotonic_ns", "time.perf_counter",
+            "time.perf_counter_ns", "time.process_time", "datetime.now",
+            "ctypes.clock_gettime"} == set(got)
+    for r in got.values():
+        check_measured_row(r)
+    # source 000's trap: the FFI call is most of the ctypes figure, and the row says so
+    ct = got["ctypes.clock_gettime"]
+    assert ct["harness_bound"] is True and ct["harness_ns"] >= 0.8 * ct["timed_ns"]
+    assert ct["harness"] == "ctypes.strnlen(p,0)" and ct["path"] == "ffi-libc"
+    # process_time reads a CPU-time clock: always a syscall (the count sees Python's calls)
+    assert got["time.process_time"]["enters_kernel"] is True
+    assert got["time.process_time"]["syscalls_per_call"] >= 1.0
+
+
+@pytest.mark.parametrize("runtime,apis,path", [
+    ("go", {"time.Now", "time.Since", "time.Now().UnixNano"}, "vdso-direct"),
+    ("java", {"System.nanoTime", "System.currentTimeMillis", "Instant.now"}, "libc"),
+    ("node", {"process.hrtime.bigint", "process.hrtime", "performance.now", "Date.now"}, "libc"),
+    ("rust", {"Instant::now", "SystemTime::now"}, "libc"),
+])
+def test_each_installed_runtime_is_measured(clockscope, tmp_path, runtime, apis, path):
+    need_tool(*TOOLS[runtime])
+    # a private cache: the probe is built here, then taken from the cache
+    env = {"XDG_CACHE_HOME": str(tmp_path)}
+    proc, doc = runtimes(clockscope, "--only", runtime, "--samples", "5", env=env)
+    assert proc.returncode == 0, (proc.stderr, doc)
+    got = {r["api"]: r for r in rows(doc, runtime)}
+    assert set(got) == apis, doc
+    for r in got.values():
+        check_measured_row(r)
+        assert r["path"] == path and r["enters_kernel"] is not None
+    built = list((tmp_path / "clockscope/probes").glob(f"{runtime}-*"))
+    if runtime != "node":
+        assert len(built) == 1 and built[0].is_dir(), built
+        stamp = built[0].stat().st_mtime_ns
+        proc, _ = runtimes(clockscope, "--only", runtime, "--samples", "3", "--no-count", env=env)
+        assert proc.returncode == 0
+        assert list((tmp_path / "clockscope/probes").glob(f"{runtime}-*")) == built
+        assert built[0].stat().st_mtime_ns == stamp       # not rebuilt
+
+
+def test_probe_sources_missing_is_a_clear_failure(clockscope, tmp_path):
+    need_tool("python3")
+    proc, doc = runtimes(clockscope, "--only", "python", env={"CLOCKSCOPE_PROBES": str(tmp_path)})
+    assert proc.returncode == 1
+    (py,) = rows(doc, "python")
+    assert py["why_unavailable"] == f"the probe source {tmp_path}/probe.py is not readable"
+
+
+def test_installed_probes_are_found(tmp_path):
+    """`make install` puts the probe sources where the installed binary finds them."""
+    dest = tmp_path / "stage"
+    proc = run(["make", "-s", "install-probes", "PREFIX=/opt/cs", f"DESTDIR={dest}"], cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    got = sorted(p.name for p in (dest / "opt/cs/share/clockscope/probes").iterdir())
+    assert got == sorted(p.name for p in (ROOT / "runtimes/probes").iterdir())
+
+
+def _doc(name, go_ns, go_syscalls):
+    row = lambda rt, api, net, harness, path, sc, **kw: dict(
+        {"runtime": rt, "api": api, "available": True, "status": "measured", "ns_per_call": net,
+         "harness_ns": harness, "timed_ns": net + harness, "p10_ns": net * 0.98, "p90_ns": net * 1.02,
+         "spread": 0.04, "calls_per_sec": 1e9 / (net + harness), "noisy": False,
+         "harness_bound": harness >= 0.8 * (net + harness), "path": path, "clock": "monotonic",
+         "enters_kernel": None if sc is None else sc >= 0.5, "syscalls_per_call": sc}, **kw)
+    return {"schema": "clockscope.runtimes/1",
+            "machine": {"arch": "x86_64", "clocksource": name},
+            "results": [row("c", "clock_gettime(MONOTONIC)", 31.0, 3.0, "libc", 0.0),
+                        row("python", "ctypes.clock_gettime", 33.0, 1337.0, "ffi-libc", 0.0),
+                        row("go", "time.Now", go_ns, 3.0, "vdso-direct", go_syscalls),
+                        {"runtime": "java", "api": None, "available": False, "status": "absent",
+                         "why_unavailable": "javac not found (PATH, $JAVA_HOME/bin): apt install default-jdk-headless",
+                         "enters_kernel": None}]}
+
+
+def test_report_compares_runtimes_across_machines(clockscope, tmp_path):
+    """The report's runtimes section (report/clockscope_report/runtimes.py): net of the
+    harness per machine, the path, syscall where the count saw the kernel; an absent
+    runtime said; a harness-bound figure marked, not compared; its chart drawn."""
+    need_tool("python3")
+    a, b = tmp_path / "tsc.json", tmp_path / "hpet.json"
+    a.write_text(json.dumps(_doc("tsc", 70.0, 0.0)))
+    b.write_text(json.dumps(_doc("hpet", 3800.0, 2.3)))
+    proc = run([clockscope, "report", a, b, "--markdown"], timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    section = proc.stdout.split("## Language runtimes", 1)[1]
+    go = next(l for l in section.splitlines() if l.startswith("| go | time.Now"))
+    assert go == "| go | time.Now | vdso-direct | 70.0 ns (+3.00 ns) | 3.80 µs (+3.00 ns), syscall |"
+    ct = next(l for l in section.splitlines() if l.startswith("| python | ctypes.clock_gettime"))
+    assert "33.0 ns? (harness 1.34 µs)" in ct
+    assert "tsc: java absent: javac not found" in section
+    # the main table compares net of the harness: go 54x slower, ctypes not compared
+    rows = proc.stdout.split("## Language runtimes", 1)[0].splitlines()
+    assert "slower" in next(l for l in rows if l.startswith("| go time.Now"))
+    assert "slower" not in next(l for l in rows if l.startswith("| python ctypes.clock_gettime"))
+    out = tmp_path / "r.html"
+    proc = run([clockscope, "report", a, b, "-o", out], timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    html = out.read_text()
+    assert "<h2>Language runtimes</h2>" in html and 'data-file="runtimes.svg"' in html
+    assert "3.80 µs syscall" in html          # the chart's label of the hpet machine's time.Now
+
+
+def test_report_refuses_a_runtimes_row_that_does_not_add_up(clockscope, tmp_path):
+    doc = _doc("tsc", 70.0, 0.0)
+    doc["results"][0]["timed_ns"] = 999.0        # not net + harness
+    a = tmp_path / "bad.json"
+    a.write_text(json.dumps(doc))
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(_doc("hpet", 3800.0, 2.3)))
+    proc = run([clockscope, "report", a, good, "--markdown"], timeout=120)
+    assert "timed_ns is not ns_per_call + harness_ns" in proc.stderr + proc.stdout

@@ -19,17 +19,17 @@ struct command {
 static const struct command commands[] = {
     {"bench", "what every way of reading the time costs here", cmd_bench},
     {"warp", "does time go backwards between CPUs; counter rate, drift, resolution", cmd_warp},
-    {"vdso", "the vDSO's symbols, from this process or an image file", cmd_vdso},
     {"doctor", "why reading the time is slow here, the proof, and the fix", cmd_doctor},
+    {"profile", "how much of a program's CPU goes to reading the time, by which path", cmd_profile},
+    {"runtimes", "what reading the time costs in Python, Go, Java, Node, Rust, C", cmd_runtimes},
+    {"ladder", "the cost of crossing into the kernel and between CPUs, side by side", cmd_ladder},
+    {"vdso", "the vDSO's symbols, from this process or an image file", cmd_vdso},
     {"facts", "the facts doctor reads; --save DIR writes them as a facts root", cmd_facts},
     {"run", "run a program with cheaper (or counted) clock reads", cmd_run},
-    {"ladder", "the cost of crossing into the kernel and between CPUs, side by side", cmd_ladder},
     {"vm", "run a clockscope command inside a VM of any arch", cmd_vm},
     {"collect", "run every part here and write one bundle for `report`", cmd_collect},
-    {"metrics", "Prometheus metrics for node_exporter's textfile collector", cmd_metrics},
-    {"profile", "how much of a program's CPU goes to reading the time, by which path", cmd_profile},
     {"report", "compare bundles from many machines: tables, charts, HTML (Python)", cmd_report},
-    {"runtimes", "what reading the time costs in Python, Go, Java, Node, Rust, C", cmd_runtimes},
+    {"metrics", "Prometheus metrics for node_exporter's textfile collector", cmd_metrics},
 };
 
 static void usage(FILE *out)

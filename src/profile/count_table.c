@@ -81,12 +81,10 @@ bool count_table_parse(const char *buf, size_t len, struct count_table *t, char 
     size_t pos = 0;
     enum section sec = NONE;
     struct count_proc *cur = NULL, spare;
-    while (perf_next_line(buf, len, &pos, &l)) {
-        if (!perf_line_check(&l, err, errlen))
-            return false;
-        const char *s = l.start;
-        size_t n = l.len;
-        perf_trim(&s, &n);
+    const char *s;
+    size_t n;
+    enum perf_text got;
+    while ((got = perf_next_text(buf, len, &pos, &l, &s, &n, err, errlen)) == PERF_TEXT_LINE) {
         if (n == 0)
             continue;
         size_t hl = strlen(HEADER);
@@ -139,6 +137,8 @@ bool count_table_parse(const char *buf, size_t len, struct count_table *t, char 
             c->calls_per_sec = (double)per_sec;
         }
     }
+    if (got == PERF_TEXT_BAD)
+        return false;
     if (t->nprocs == 0) {
         snprintf(err, errlen, "no count table in %d lines", l.number);
         return false;

@@ -48,3 +48,16 @@ void perf_trim(const char **s, size_t *len)
     while (*len && ((*s)[*len - 1] == ' ' || (*s)[*len - 1] == '\t'))
         (*len)--;
 }
+
+enum perf_text perf_next_text(const char *buf, size_t len, size_t *pos, struct perf_line *l,
+                              const char **s, size_t *n, char *err, size_t errlen)
+{
+    if (!perf_next_line(buf, len, pos, l))
+        return PERF_TEXT_END;
+    if (!perf_line_check(l, err, errlen))
+        return PERF_TEXT_BAD;
+    *s = l->start;
+    *n = l->len;
+    perf_trim(s, n);
+    return PERF_TEXT_LINE;
+}

@@ -278,12 +278,10 @@ bool perf_report_parse(const char *buf, size_t len, struct tally *t, char *err, 
     struct perf_line l = {0};
     size_t pos = 0;
     int entries = 0;
-    while (perf_next_line(buf, len, &pos, &l)) {
-        if (!perf_line_check(&l, err, errlen))
-            return false;
-        const char *s = l.start;
-        size_t n = l.len;
-        perf_trim(&s, &n);
+    const char *s;
+    size_t n;
+    enum perf_text got;
+    while ((got = perf_next_text(buf, len, &pos, &l, &s, &n, err, errlen)) == PERF_TEXT_LINE) {
         if (n == 0)
             continue;
         if (s[0] == '#') {
@@ -312,6 +310,8 @@ bool perf_report_parse(const char *buf, size_t len, struct tally *t, char *err, 
                  "'%.*s'", l.number, (int)(n > 60 ? 60 : n), s);
         return false;
     }
+    if (got == PERF_TEXT_BAD)
+        return false;
     if (entries == 0) {
         snprintf(err, errlen, "no entries in %d lines: not `perf report --stdio` output", l.number);
         return false;

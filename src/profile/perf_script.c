@@ -189,12 +189,10 @@ bool perf_script_parse(const char *buf, size_t len, struct tally *t, char *err, 
     tally_init(t);
     struct perf_line l = {0};
     size_t pos = 0;
-    while (perf_next_line(buf, len, &pos, &l)) {
-        if (!perf_line_check(&l, err, errlen))
-            return false;
-        const char *s = l.start;
-        size_t n = l.len;
-        perf_trim(&s, &n);
+    const char *s;
+    size_t n;
+    enum perf_text got;
+    while ((got = perf_next_text(buf, len, &pos, &l, &s, &n, err, errlen)) == PERF_TEXT_LINE) {
         if (n == 0) {
             flush(t, &smp);
             continue;
@@ -219,6 +217,8 @@ bool perf_script_parse(const char *buf, size_t len, struct tally *t, char *err, 
         if (!parse_header(s, n, l.number, t, &smp, &skip, err, errlen))
             return false;
     }
+    if (got == PERF_TEXT_BAD)
+        return false;
     flush(t, &smp);
     if (t->samples == 0) {
         snprintf(err, errlen, "no samples in %d lines: not `perf script` output", l.number);

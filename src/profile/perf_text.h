@@ -37,4 +37,11 @@ bool perf_line_check(const struct perf_line *l, char *err, size_t errlen);
 /* The line without leading and trailing blanks. */
 void perf_trim(const char **s, size_t *len);
 
+/* The loop every perf text parser runs: the next line (perf_next_line), checked
+ * (perf_line_check: PERF_TEXT_BAD with err filled) and trimmed into *s, *n (*n 0 for a
+ * blank line); PERF_TEXT_END past the last line. */
+enum perf_text { PERF_TEXT_END, PERF_TEXT_LINE, PERF_TEXT_BAD };
+enum perf_text perf_next_text(const char *buf, size_t len, size_t *pos, struct perf_line *l,
+                              const char **s, size_t *n, char *err, size_t errlen);
+
 #endif

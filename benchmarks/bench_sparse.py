@@ -5,8 +5,8 @@
     make -j2 && make vm-binaries && python3 benchmarks/bench_sparse.py [--host] [--vm]
 
 One `clockscope bench --gap` run per machine measures fastclock.monotonic, the libc and
-vDSO clock_gettime(CLOCK_MONOTONIC) and the raw syscall side by side (interleaved after
-every sleep), at gaps of 1 ms, 20 ms, 150 ms (200 reads each) and 1 s (30 reads), plus
+vDSO clock_gettime(CLOCK_MONOTONIC) and the raw syscall side by side (taking turns: each
+sleep is followed by one method's reads, so no method's read warms another's), at gaps of 1 ms, 20 ms, 150 ms (200 reads each) and 1 s (30 reads), plus
 the hot loop (gap 0) for reference:
   --host  this machine;
   --vm    an x86_64 guest whose kernel serves clock_gettime by syscall: `clockscope vm
@@ -15,9 +15,7 @@ the hot loop (gap 0) for reference:
           in docs/benchmarks/fastclock.md: TCG cannot advertise invariant TSC, so the
           test-only override lets fastclock use the counter; `--bracket counter` for the
           same reason, its rate checked at the start and end of the run).
-On this machine a second run measures fastclock.monotonic and the vDSO alone (in the
-four-method run, libc's read warms the vDSO's code and data for the vDSO's "cold" read in
-the rounds where it comes first).  Neither flag: both.  The tables use cold reads (the first read after each sleep, what a
+Neither flag: both.  The tables use cold reads (the first read after each sleep, what a
 sparse reader pays) and the ratios are fastclock / vDSO from the same run.  Prints the
 issue's acceptance checks; exits 0 whatever they say (the figures are the product), 1 if
 a run failed.  --json-out DIR keeps each run's JSON; --from DIR renders kept JSON again."""
@@ -36,9 +34,6 @@ SYSCALL = "syscall.clock_gettime.monotonic"
 METHODS = [FASTCLOCK, VDSO, LIBC, SYSCALL]
 GAPS = "0,1ms:200,20ms:200,150ms:200,1s:30"
 BENCH = ["bench", "--json", "--gap", GAPS, "--only", ",".join(METHODS)]
-# The two methods the issue's ratios compare, alone: in the run above, libc's read shares the
-# vDSO's code and data, so in the rounds where it comes first the vDSO's "cold" read is warm.
-BENCH_PAIR = ["bench", "--json", "--gap", GAPS, "--only", f"{FASTCLOCK},{VDSO}"]
 VM = ["vm", "--arch", "x86_64", "--cpus", "1", "--timeout", "900",
       "--append", "clocksource=hpet tsc=reliable",
       "--env", "FASTCLOCK_UNSAFE_ASSUME_INVARIANT_TSC=1", "--"]
@@ -128,7 +123,7 @@ def main():
     ap.add_argument("--host", action="store_true")
     ap.add_argument("--vm", action="store_true")
     ap.add_argument("--json-out", type=Path,
-                    help="keep each run's JSON (host.json, host-pair.json, vm-hpet.json)")
+                    help="keep each run's JSON (host.json, vm-hpet.json)")
     ap.add_argument("--from", dest="from_dir", type=Path,
                     help="render the tables from JSON kept with --json-out; run nothing")
     a = ap.parse_args()
@@ -136,7 +131,6 @@ def main():
     runs = []
     if a.host or both:
         runs.append(("host", "This machine", BENCH, False))
-        runs.append(("host-pair", "This machine, fastclock and the vDSO alone", BENCH_PAIR, False))
     if a.vm or both:
         runs.append(("vm-hpet", "x86_64 guest, clocksource=hpet (TCG: emulation timings; "
                      "ratios only)", VM + BENCH + ["--bracket", "counter"], True))

@@ -137,6 +137,20 @@ def test_a_good_fake_is_measured_exactly(clockscope):
     assert py["harness_bound"] is False
 
 
+def test_the_clock_is_taken_pair_by_pair(clockscope):
+    """The net figure is the median of (API sample - the harness sample taken right after
+    it): a slow spell that hits some samples of either loop does not move it, and the
+    harness shown is what was subtracted, so the three figures add up."""
+    proc, doc = runtimes(clockscope, "--only", "python", "--python", FAKE, "--samples", "5",
+                         env={"FAKE_RUNTIME": "spell"})
+    assert proc.returncode == 0, proc.stderr
+    (py,) = rows(doc, "python")
+    check_measured_row(py)
+    assert py["ns_per_call"] == pytest.approx(30.0)
+    assert py["timed_ns"] == pytest.approx(52.0) and py["harness_ns"] == pytest.approx(22.0)
+    assert py["p10_ns"] == pytest.approx(6.0) and py["p90_ns"] == pytest.approx(30.0)
+
+
 def test_absent_runtimes_say_how_to_get_them(clockscope, tmp_path):
     proc, doc = runtimes(clockscope, "--only", "python,node,java", env={"PATH": str(tmp_path),
                                                                           "JAVA_HOME": ""})

@@ -6,16 +6,18 @@ Run by `clockscope runtimes` (never by hand, but it can be):
 
 Output: the line protocol of docs/runtimes.md ("clockscope-probe 1 ..."), integers only.
 Each API is timed with the statement a user writes (`time.time()`) in the loop timeit uses
-(the module bound to a local name); its harness is the same loop calling a builtin that
-does nothing (`gc.isenabled()`), so the difference is the clock, not Python's call.
+(the module bound to a local name); its harness is the same loop with `pass` in place of the
+call: the loop's own cost, so that the difference is what the call costs a Python program
+(what timeit reports, less its loop), interpreter call included.
 The ctypes row is source 000's trap: clock_gettime through ctypes, its harness the same
-ctypes call of a libc function that returns at once (strnlen(buf, 0)).
+ctypes call of a libc function that returns at once (strnlen(buf, 0)), so that its
+difference is the clock alone and can be set beside the C row.
 """
 import sys
 import time
 
 # (api, clock, path, setup, statement) + (harness label, harness setup, harness statement)
-_PLAIN = ("gc.isenabled()", "import gc", "gc.isenabled()")
+_PLAIN = ("pass", "pass", "pass")
 _CTYPES_SETUP = (
     "import ctypes\n"
     # this process's own symbols (libc's among them): no find_library, which runs ldconfig
@@ -83,6 +85,12 @@ def header():
     print(f"clockscope-probe 1 python {impl}-{v.major}.{v.minor}.{v.micro}")
 
 
+# The ctypes row's clock (~30 ns) is a small difference of two ~1.3 us figures that vary
+# by +-100 ns from one 2 ms sample to the next: the median of 15 pairs wanders by +-30 ns,
+# that of 200 pairs (the protocol's most, ~1 s) by about +-5.
+FFI_PAIRS = 200
+
+
 def timed(samples, sample_us):
     header()
     rows = 0
@@ -93,7 +101,8 @@ def timed(samples, sample_us):
         run(loop, n)            # warm both before the samples
         run(hloop, n)
         ts, hs = [], []
-        for _ in range(samples):   # interleaved: a slow spell hits both alike
+        pairs = max(samples, FFI_PAIRS) if path == "ffi-libc" else samples
+        for _ in range(pairs):     # interleaved: a slow spell hits both alike
             ts.append(run(loop, n))
             hs.append(run(hloop, n))
         print(f"row {api} {clock} {path} {hlabel} {n} "

@@ -57,9 +57,10 @@ static void print_bracket(const struct bracket *b)
 static void print_intro(const struct bracket *b, int cpu)
 {
     printf("\nsparse reads: 1 thread pinned to CPU %d; each round sleeps the gap, then reads "
-           "every method twice, in an order\nrotated each round: cold = its first read after "
-           "the sleep, hot = the read right after it.  Each read is\ntimed alone; the empty "
-           "bracket's median (row 'bracket') is subtracted.  Preempted rounds are retaken.\n",
+           "one method twice, the methods\ntaking turns: cold = its first read after the "
+           "sleep (nothing else read the time since), hot = the\nread right after it.  Each "
+           "read is timed alone; the empty bracket's median (row 'bracket') is subtracted.\n"
+           "Preempted rounds are retaken.\n",
            cpu);
     print_bracket(b);
 }
@@ -68,7 +69,8 @@ static void print_gap(const struct sparse_gap *g)
 {
     char gap[32];
     gap_format(g->gap_ns, gap, sizeof gap);
-    printf("\ngap %s: %zu of %u rounds kept (%d warm-up, %zu preempted rounds discarded), "
+    printf("\ngap %s: %zu of %u reads kept per method (%d warm-up, %zu preempted rounds "
+           "discarded), "
            "%.2f s\n", gap, g->rounds_kept, g->reads_wanted, g->warmup_rounds,
            g->rounds_preempted, g->elapsed_ns / 1e9);
     printf("%-40s %-45s  %s\n", "ns per read, net of the bracket",
@@ -220,8 +222,10 @@ int bench_gap_run(const struct method *const *sel, size_t n, const struct bench_
         if (progress) {
             char g[32];
             gap_format(it->gap_ns, g, sizeof g);
-            fprintf(stderr, "\r[gap %s: %u rounds of %zu reads]%20s", g, reads_for(o, it),
-                    2 * (nm + 1), "");
+            /* one method per round: each gap takes (methods + 1) x reads x gap */
+            fprintf(stderr, "\r[gap %s: %u reads x %zu, about %.0f s]%20s", g, reads_for(o, it),
+                    nm + 1, (double)reads_for(o, it) * (double)(nm + 1) * (double)it->gap_ns / 1e9,
+                    "");
         }
         if (!sparse_measure_gap(ms, nm, &b, it->gap_ns, reads_for(o, it), &gaps[ngaps], err,
                                 sizeof err)) {

@@ -65,7 +65,8 @@ bool sparse_measure_gap(const struct method *const *ms, size_t nm, const struct 
     out->methods = calloc(nm ? nm : 1, sizeof *out->methods);
     out->raw_cold = calloc(nslots * reads, sizeof *out->raw_cold);
     out->raw_hot = calloc(nslots * reads, sizeof *out->raw_hot);
-    if (!out->methods || !out->raw_cold || !out->raw_hot) {
+    out->kept = calloc(nslots, sizeof *out->kept);
+    if (!out->methods || !out->raw_cold || !out->raw_hot || !out->kept) {
         snprintf(err, errlen, "out of memory for %zu x %u reads", nslots, reads);
         sparse_gap_free(out);
         return false;
@@ -76,32 +77,35 @@ bool sparse_measure_gap(const struct method *const *ms, size_t nm, const struct 
     uint64_t start = mono_ns();
     /* A machine so busy that most rounds are preempted: stop after this many attempts
      * and report what was kept. */
-    size_t max_attempts = (size_t)reads * 4 + 20;
-    uint64_t cold[METHODS_MAX + 1], hot[METHODS_MAX + 1];
-    for (size_t round = 0, attempts = 0; out->rounds_kept < reads && attempts < max_attempts;
-         round++) {
-        bool warmup = round < SPARSE_WARMUP_ROUNDS;
+    size_t max_attempts = nslots * ((size_t)reads * 4 + 20);
+    size_t warmup_left = nslots * SPARSE_WARMUP_ROUNDS, attempts = 0, full = 0;
+    /* One slot per round, in turn: nothing but that slot's two reads follows the sleep, so
+     * no other method's read (libc's and the vDSO's share code and data) warms it. */
+    for (size_t s = 0; full < nslots && attempts < max_attempts; s = (s + 1) % nslots) {
+        if (out->kept[s] == reads)
+            continue;
+        bool warmup = warmup_left > 0;
+        warmup_left -= warmup;
         attempts += !warmup;
+        const struct method *m = s ? ms[s - 1] : NULL;
         sleep_ns(gap_ns);
         long before = preemptions();
-        for (size_t k = 0; k < nslots; k++) {
-            size_t s = (k + round) % nslots;
-            const struct method *m = s ? ms[s - 1] : NULL;
-            cold[s] = timed_read(b, m);
-            hot[s] = timed_read(b, m);
-        }
+        uint64_t cold = timed_read(b, m);
+        uint64_t hot = timed_read(b, m);
         if (preemptions() != before) {
             out->rounds_preempted += !warmup;
             continue;
         }
         if (warmup)
             continue;
-        for (size_t s = 0; s < nslots; s++) {
-            out->raw_cold[s * reads + out->rounds_kept] = cold[s];
-            out->raw_hot[s * reads + out->rounds_kept] = hot[s];
-        }
-        out->rounds_kept++;
+        out->raw_cold[s * reads + out->kept[s]] = cold;
+        out->raw_hot[s * reads + out->kept[s]] = hot;
+        full += ++out->kept[s] == reads;
     }
+    out->rounds_kept = reads;
+    for (size_t s = 0; s < nslots; s++)
+        if (out->kept[s] < out->rounds_kept)
+            out->rounds_kept = out->kept[s];
     out->elapsed_ns = (double)(mono_ns() - start);
     return true;
 }
@@ -127,16 +131,16 @@ static void dist_of(const uint64_t *raw, size_t n, double ns_per_tick, double su
 
 void sparse_gap_summarize(struct sparse_gap *g, double ns_per_tick)
 {
-    size_t n = g->rounds_kept, reads = g->reads_wanted;
+    size_t reads = g->reads_wanted;
     double none;
-    double *allocated = malloc(sizeof(double) * (n ? n : 1));
+    double *allocated = malloc(sizeof(double) * (reads ? reads : 1));
     double *scratch = allocated ? allocated : &none;
-    if (!allocated)
-        n = 0; /* every figure NaN: "not measured" rather than a wrong number */
-    dist_of(g->raw_cold, n, ns_per_tick, 0, scratch, &g->bracket_cold);
-    dist_of(g->raw_hot, n, ns_per_tick, 0, scratch, &g->bracket_hot);
+    /* no memory: every figure NaN, "not measured" rather than a wrong number */
+    size_t n0 = allocated && g->kept ? g->kept[0] : 0;
+    dist_of(g->raw_cold, n0, ns_per_tick, 0, scratch, &g->bracket_cold);
+    dist_of(g->raw_hot, n0, ns_per_tick, 0, scratch, &g->bracket_hot);
     for (size_t i = 0; i < g->nmethods; i++) {
-        size_t s = i + 1;
+        size_t s = i + 1, n = allocated && g->kept ? g->kept[s] : 0;
         dist_of(g->raw_cold + s * reads, n, ns_per_tick, g->bracket_cold.p50, scratch,
                 &g->methods[i].cold);
         dist_of(g->raw_hot + s * reads, n, ns_per_tick, g->bracket_hot.p50, scratch,
@@ -150,6 +154,8 @@ void sparse_gap_free(struct sparse_gap *g)
     free(g->methods);
     free(g->raw_cold);
     free(g->raw_hot);
+    free(g->kept);
+    g->kept = NULL;
     g->methods = NULL;
     g->raw_cold = g->raw_hot = NULL;
 }

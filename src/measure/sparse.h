@@ -2,18 +2,22 @@
  * then instead of in a loop.
  *
  * Schedule for one gap, all methods side by side: a round is a sleep of `gap`
- * (clock_nanosleep, relative, like a program's usleep), then every method in turn, in an
- * order rotated by one each round; each is read twice in a row, each read timed on its own
- * between two bracket reads (measure/bracket.h):
- *   cold = the method's first read after the sleep (other methods' reads may precede it
- *          in the round, so it is "cold" for its own code and data, not for the CPU);
+ * (clock_nanosleep, relative, like a program's usleep), then ONE method, the next in turn,
+ * read twice in a row, each read timed on its own between two bracket reads
+ * (measure/bracket.h):
+ *   cold = the method's first read after the sleep: nothing else read the time since the
+ *          sleep began, so no other method's read (libc's and the vDSO's share code and
+ *          data) has warmed it;
  *   hot  = the read of the same method right after its cold read.
- * The empty bracket (nothing between the two timer reads) is one more slot of the
- * rotation, so its cost is measured cold and hot under the same conditions; its median
- * is subtracted from every read (cold from cold, hot from hot), clamped at 0.
+ * The methods take turns round by round, so they are measured over the same stretch of
+ * time, side by side; each method costs `reads` rounds, so a gap takes about
+ * (methods + 1) x reads x gap.
+ * The empty bracket (nothing between the two timer reads) is one more slot of the turn,
+ * so its cost is measured cold and hot under the same conditions; its median is
+ * subtracted from every read (cold from cold, hot from hot), clamped at 0.
  * A round during which the thread's involuntary context switch count changed (it was
- * preempted) is discarded as a whole and retaken, and counted.  The first rounds of each
- * gap are warm-up and not recorded. */
+ * preempted) is discarded and retaken, and counted.  The first rounds of each slot are
+ * warm-up and not recorded. */
 #ifndef CLOCKSCOPE_SPARSE_H
 #define CLOCKSCOPE_SPARSE_H
 
@@ -24,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SPARSE_WARMUP_ROUNDS 2
+#define SPARSE_WARMUP_ROUNDS 2 /* per slot */
 
 /* A distribution of per-read costs in ns.  n == 0: no read kept, every figure NaN. */
 struct sparse_dist {
@@ -40,14 +44,16 @@ struct sparse_method {
 struct sparse_gap {
     uint64_t gap_ns;
     uint32_t reads_wanted;
-    size_t rounds_kept;
+    size_t rounds_kept;            /* reads kept of the slot with fewest (= reads_wanted
+                                    * unless the machine was too busy) */
     size_t rounds_preempted;       /* discarded and retaken */
+    size_t *kept;                  /* reads kept per slot (slot 0: the empty bracket) */
     int warmup_rounds;
     struct sparse_dist bracket_cold, bracket_hot; /* the empty bracket itself: subtracted */
     double elapsed_ns;
     size_t nmethods;
     struct sparse_method *methods; /* nmethods, in the caller's order */
-    /* Raw bracketed ticks per slot (slot 0: the empty bracket), [slot * reads + round]. */
+    /* Raw bracketed ticks per slot (slot 0: the empty bracket), [slot * reads + i]. */
     uint64_t *raw_cold, *raw_hot;
 };
 

@@ -40,8 +40,8 @@ static void kernel_cell(const struct runtime_row *r, char *buf, size_t len)
 void runtimes_print_table(const struct sysinfo *si, const struct runtimes_result *res)
 {
     sysinfo_print_header(stdout, "runtimes", si);
-    printf("each API timed in its runtime's own loop; 'harness' is the same loop calling a "
-           "function that does nothing,\nsubtracted from 'as timed' to give ns/call; "
+    printf("each API timed in its runtime's own loop; 'harness' is that loop without the "
+           "call (named below),\nsubtracted sample by sample from 'as timed' to give ns/call; "
            "'kernel': enters the kernel here, syscalls per call, counted\nas the doctor's "
            "proof counts them (seccomp)%s\n\n",
            res->counted ? "" : " -- not counted");

@@ -6,7 +6,11 @@ case "$*" in *" count "*) run=count ;; *) run=time ;; esac
 rt=${FAKE_RUNTIME_NAME:-python}
 good() {
     echo "clockscope-probe 1 $rt fake-1.0"
-    if [ $run = time ]; then
+    if [ $run = time ] && [ "${FAKE_RUNTIME:-}" = spell ]; then
+        # a slow spell over pairs 3 and 4 and the last harness sample: paired, the clock
+        # is 30 ns in 4 pairs of 5; the medians' difference would say 52 - 60 = -8
+        echo "row time.time realtime libc empty() 1000 50000,51000,90000,91000,52000 20000,21000,60000,61000,62000"
+    elif [ $run = time ]; then
         echo "row time.time realtime libc empty() 1000 50000,51000,52000 20000,20000,20000"
     else
         echo "mark time.time"
@@ -14,7 +18,7 @@ good() {
     echo "end 1"
 }
 case "${FAKE_RUNTIME:-good}" in
-    good) good ;;
+    good|spell) good ;;
     crash) echo "clockscope-probe 1 $rt fake-1.0"; kill -SEGV $$ ;;
     hang) echo "clockscope-probe 1 $rt fake-1.0"; exec sleep 1000 ;;
     garbage) echo "Traceback (most recent call last):"; echo "  oops" ;;

@@ -57,10 +57,11 @@ static void print_bracket(const struct bracket *b)
 static void print_intro(const struct bracket *b, int cpu)
 {
     printf("\nsparse reads: 1 thread pinned to CPU %d; each round sleeps the gap, then reads "
-           "one method twice, the methods\ntaking turns: cold = its first read after the "
-           "sleep (nothing else read the time since), hot = the\nread right after it.  Each "
-           "read is timed alone; the empty bracket's median (row 'bracket') is subtracted.\n"
-           "Preempted rounds are retaken.\n",
+           "one method twice; a method's rounds\ncome in blocks of 20 (after 2 warm-up "
+           "rounds), the methods taking turns block by block, so its reads\nare one gap "
+           "apart with no other method's between: cold = its first read after the sleep, "
+           "hot = the\nread right after it.  Each read is timed alone; the empty bracket's "
+           "median (row 'bracket') is\nsubtracted.  Preempted rounds are retaken.\n",
            cpu);
     print_bracket(b);
 }
@@ -69,7 +70,7 @@ static void print_gap(const struct sparse_gap *g)
 {
     char gap[32];
     gap_format(g->gap_ns, gap, sizeof gap);
-    printf("\ngap %s: %zu of %u reads kept per method (%d warm-up, %zu preempted rounds "
+    printf("\ngap %s: %zu of %u reads kept per method (%d warm-up per block, %zu preempted rounds "
            "discarded), "
            "%.2f s\n", gap, g->rounds_kept, g->reads_wanted, g->warmup_rounds,
            g->rounds_preempted, g->elapsed_ns / 1e9);

@@ -77,30 +77,41 @@ bool sparse_measure_gap(const struct method *const *ms, size_t nm, const struct 
     uint64_t start = mono_ns();
     /* A machine so busy that most rounds are preempted: stop after this many attempts
      * and report what was kept. */
-    size_t max_attempts = nslots * ((size_t)reads * 4 + 20);
-    size_t warmup_left = nslots * SPARSE_WARMUP_ROUNDS, attempts = 0, full = 0;
-    /* One slot per round, in turn: nothing but that slot's two reads follows the sleep, so
-     * no other method's read (libc's and the vDSO's share code and data) warms it. */
+    size_t max_attempts = nslots * ((size_t)reads * 4 + 20), attempts = 0, full = 0;
+    /* Blocks of one slot's reads, the slots taking turns block by block: inside a block,
+     * nothing but this method reads the time, and its reads are one gap apart, as in a
+     * program that reads every `gap`: its cold read is warmed by no other method (libc's
+     * and the vDSO's share code and data), and a library that keeps state between reads
+     * (fastclock's line, its ticker's idle timer) sees the gap the row names, not the
+     * whole turn.  A block's first reads follow the other slots' blocks: warm-up. */
     for (size_t s = 0; full < nslots && attempts < max_attempts; s = (s + 1) % nslots) {
         if (out->kept[s] == reads)
             continue;
-        bool warmup = warmup_left > 0;
-        warmup_left -= warmup;
-        attempts += !warmup;
         const struct method *m = s ? ms[s - 1] : NULL;
-        sleep_ns(gap_ns);
-        long before = preemptions();
-        uint64_t cold = timed_read(b, m);
-        uint64_t hot = timed_read(b, m);
-        if (preemptions() != before) {
-            out->rounds_preempted += !warmup;
-            continue;
+        size_t want = reads - out->kept[s] < SPARSE_BLOCK_READS ? reads - out->kept[s]
+                                                                : SPARSE_BLOCK_READS;
+        int warm = 0;
+        for (size_t got = 0; got < want && attempts < max_attempts;) {
+            sleep_ns(gap_ns);
+            long before = preemptions();
+            uint64_t cold = timed_read(b, m);
+            uint64_t hot = timed_read(b, m);
+            bool warmup = warm < SPARSE_WARMUP_ROUNDS;
+            attempts += !warmup;
+            if (preemptions() != before) {
+                out->rounds_preempted += !warmup;
+                continue; /* retaken: the next read is one gap later, as this one was */
+            }
+            if (warmup) {
+                warm++;
+                continue;
+            }
+            out->raw_cold[s * reads + out->kept[s]] = cold;
+            out->raw_hot[s * reads + out->kept[s]] = hot;
+            out->kept[s]++;
+            got++;
         }
-        if (warmup)
-            continue;
-        out->raw_cold[s * reads + out->kept[s]] = cold;
-        out->raw_hot[s * reads + out->kept[s]] = hot;
-        full += ++out->kept[s] == reads;
+        full += out->kept[s] == reads;
     }
     out->rounds_kept = reads;
     for (size_t s = 0; s < nslots; s++)

@@ -2,22 +2,22 @@
  * then instead of in a loop.
  *
  * Schedule for one gap, all methods side by side: a round is a sleep of `gap`
- * (clock_nanosleep, relative, like a program's usleep), then ONE method, the next in turn,
- * read twice in a row, each read timed on its own between two bracket reads
- * (measure/bracket.h):
- *   cold = the method's first read after the sleep: nothing else read the time since the
- *          sleep began, so no other method's read (libc's and the vDSO's share code and
- *          data) has warmed it;
+ * (clock_nanosleep, relative, like a program's usleep), then one method read twice in a
+ * row, each read timed on its own between two bracket reads (measure/bracket.h):
+ *   cold = the method's first read after the sleep;
  *   hot  = the read of the same method right after its cold read.
- * The methods take turns round by round, so they are measured over the same stretch of
- * time, side by side; each method costs `reads` rounds, so a gap takes about
- * (methods + 1) x reads x gap.
- * The empty bracket (nothing between the two timer reads) is one more slot of the turn,
- * so its cost is measured cold and hot under the same conditions; its median is
- * subtracted from every read (cold from cold, hot from hot), clamped at 0.
+ * Rounds come in blocks of SPARSE_BLOCK_READS of one method (plus its warm-up rounds,
+ * not recorded), the methods taking turns block by block until each has `reads`: within
+ * a block nothing else reads the time, so no other method's read warms a cold read
+ * (libc's and the vDSO's share code and data), and the method's own reads are one gap
+ * apart, as in a program that reads every `gap` (what fastclock's line and its ticker's
+ * idle timer see).  Taking turns keeps the methods side by side in time, so a machine
+ * that drifts drifts for all.  A gap takes about (methods + 1) x reads x gap.
+ * The empty bracket (nothing between the two timer reads) is one more slot, so its cost
+ * is measured cold and hot under the same conditions; its median is subtracted from every
+ * read (cold from cold, hot from hot), clamped at 0.
  * A round during which the thread's involuntary context switch count changed (it was
- * preempted) is discarded and retaken, and counted.  The first rounds of each slot are
- * warm-up and not recorded. */
+ * preempted) is discarded and retaken, and counted. */
 #ifndef CLOCKSCOPE_SPARSE_H
 #define CLOCKSCOPE_SPARSE_H
 
@@ -28,7 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SPARSE_WARMUP_ROUNDS 2 /* per slot */
+#define SPARSE_WARMUP_ROUNDS 2 /* per block, not recorded */
+#define SPARSE_BLOCK_READS 20  /* reads kept per block */
 
 /* A distribution of per-read costs in ns.  n == 0: no read kept, every figure NaN. */
 struct sparse_dist {

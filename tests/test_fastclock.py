@@ -77,6 +77,28 @@ def test_install_layout(installed):
     assert not [n for n in names if n.startswith(("fc_", "arch_"))], names
 
 
+READ_PATH = ("stale_read", "note_recent", "fastclock_monotonic_ns", "fastclock_realtime_ns",
+             "fastclock_boottime_ns", "fastclock_recent_ns")
+
+
+@pytest.mark.parametrize("binary", ["build/libfastclock.so", "build/libclockscope-shim.so",
+                                    "build/clockscope"])
+def test_a_read_touches_one_code_page(installed, binary):
+    """A read after a pause pays a TLB miss for every page it touches: the entry points
+    and a sparse reader's tail calls sit in one 4 KiB page (FC_HOT_TEXT), in the shared
+    library, the shim and a static link alike."""
+    need_tool("nm")
+    syms = run(["nm", "-S", "--defined-only", ROOT / binary]).stdout
+    spans = {}
+    for line in syms.splitlines():
+        f = line.split()
+        if len(f) == 4 and f[3] in READ_PATH:
+            spans[f[3]] = (int(f[0], 16), int(f[0], 16) + int(f[1], 16) - 1)
+    assert set(spans) == set(READ_PATH), (binary, sorted(spans))
+    pages = {a >> 12 for span in spans.values() for a in span}
+    assert len(pages) == 1, (binary, {k: (hex(a), hex(b)) for k, (a, b) in spans.items()})
+
+
 @pytest.mark.parametrize("static", [False, True])
 def test_values_follow_the_kernel(installed, tmp_path, static):
     exe = build_demo(installed, tmp_path, static)

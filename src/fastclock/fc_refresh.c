@@ -72,14 +72,6 @@ int64_t fc_clock_offset(clockid_t id)
     return best;
 }
 
-void fc_atomic_max_recent(uint64_t v)
-{
-    uint64_t r = __atomic_load_n(&fastclock_recent_cache, __ATOMIC_RELAXED);
-    while (v > r && !__atomic_compare_exchange_n(&fastclock_recent_cache, &r, v, true,
-                                                 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-        ;
-}
-
 static struct fc_line current_line(void)
 {
     struct fc_line l = {atomic_load_explicit(&fc_line.anchor_ticks, memory_order_relaxed),

@@ -3,6 +3,7 @@
 #ifndef FASTCLOCK_STATE_H
 #define FASTCLOCK_STATE_H
 
+#include "fastclock/fastclock.h"
 #include "fastclock/fc_math.h"
 #include "fastclock/fc_safety.h"
 
@@ -94,6 +95,14 @@ FC_HIDDEN uint64_t fc_refresh_ahead(void);
 FC_HIDDEN void fc_writer_info(char *clocksource, size_t clen, char *why, size_t wlen,
                               uint64_t *stated_hz, char *stated_source, size_t slen,
                               uint64_t *refreshes, uint64_t *suspends, uint64_t *init_ns);
-FC_HIDDEN void fc_atomic_max_recent(uint64_t v);
+/* Raises `recent` to v (never lowers it).  Inline: a sparse reader's read ends here, and a
+ * call into another file's code is one more cold code page for it (see FC_HOT_TEXT). */
+static inline void fc_atomic_max_recent(uint64_t v)
+{
+    uint64_t r = __atomic_load_n(&fastclock_recent_cache, __ATOMIC_RELAXED);
+    while (v > r && !__atomic_compare_exchange_n(&fastclock_recent_cache, &r, v, true,
+                                                 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
 
 #endif

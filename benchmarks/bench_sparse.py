@@ -9,6 +9,9 @@ vDSO clock_gettime(CLOCK_MONOTONIC) and the raw syscall side by side (taking tur
 sleep is followed by one method's reads, so no method's read warms another's), at gaps of 1 ms, 20 ms, 150 ms (200 reads each) and 1 s (30 reads), plus
 the hot loop (gap 0) for reference:
   --host  this machine;
+  --pair-runs N  only fastclock and the vDSO at 1 ms, 20 ms and 150 ms, N runs in a row:
+          the spread of the ratios from run to run (a cold read is ~1 us of cache and TLB
+          misses, and what the machine did during the sleep decides a good part of it);
   --vm    an x86_64 guest whose kernel serves clock_gettime by syscall: `clockscope vm
           --cpus 1 --append 'clocksource=hpet tsc=reliable' --env
           FASTCLOCK_UNSAFE_ASSUME_INVARIANT_TSC=1` (the setup of the fallback experiment
@@ -68,6 +71,10 @@ def table(doc, title):
           f"virtualization {m['virtualization']}, load average {m['loadavg_1m']}; bracket "
           f"{b['name']}" + (f" at {b['hz_start'] / 1e6:.3f} MHz (start/end {b['rate_disagreement_ppm']:.0f} ppm apart)"
                             if b["kind"] == "counter" else "") + "\n")
+    fc = doc.get("fastclock")
+    if fc:  # fastclock falls back to the kernel clock when the counter is unsafe: say which
+        print(f"fastclock at the end of the run: {fc['counter'] if fc['source'] == 'counter' else 'THE KERNEL CLOCK'}"
+              f" ({fc['why']})\n")
     hot = {r["id"]: r for r in doc["results"]}
     print("hot loop (gap 0), ns/call median: " + ", ".join(
         f"{i} {hot[i]['ns_per_call']['median']:.1f}" for i in METHODS
@@ -102,8 +109,11 @@ def table(doc, title):
     return checks
 
 
-def acceptance(checks, hpet):
+def acceptance(checks, hpet, doc):
     print()
+    fc = doc.get("fastclock")
+    if fc and fc["source"] != "counter":
+        print("- fastclock read the kernel clock, not the counter: its rows are not fastclock's")
     for g, ms, r50, r99 in checks:
         name = gap_name(g["gap_ns"])
         if not hpet and g["gap_ns"] < 1_000_000_000:
@@ -118,15 +128,52 @@ def acceptance(checks, hpet):
                   f"{ns(s['p50'])}: {'met' if ok else 'NOT met'}")
 
 
+PAIR = ["bench", "--json", "--gap", "1ms:200,20ms:200,150ms:200", "--only", f"{FASTCLOCK},{VDSO}"]
+
+
+def pair_runs(n):
+    """The host acceptance pair (fastclock and the vDSO alone) n times: how much the
+    ratios of two ~1 us cold reads move from run to run on this machine."""
+    print(f"\n### fastclock / vDSO, cold reads, {n} runs of: clockscope " + " ".join(PAIR) + "\n")
+    print("| run | load | " + " | ".join(f"{g} p50 / p99" for g in ("1 ms", "20 ms", "150 ms"))
+          + " | fastclock source |")
+    print("|---|---:|" + "---:|" * 3 + "---|")
+    ratios = {}
+    for i in range(n):
+        doc = run(PAIR)
+        cells = []
+        for g in doc["sparse"]["gaps"]:
+            ms = {x["id"]: x["cold"] for x in g["methods"]}
+            r50 = ms[FASTCLOCK]["p50"] / ms[VDSO]["p50"]
+            r99 = ms[FASTCLOCK]["p99"] / ms[VDSO]["p99"]
+            ratios.setdefault(g["gap_ns"], []).append((r50, r99))
+            cells.append(f"{r50:.2f}x / {r99:.2f}x")
+        fc = doc.get("fastclock", {})
+        print(f"| {i + 1} | {doc['machine']['loadavg_1m']} | " + " | ".join(cells) +
+              f" | {fc.get('source', '?')} |", flush=True)
+    print()
+    for gap, rs in ratios.items():
+        p50s, p99s = sorted(r for r, _ in rs), sorted(r for _, r in rs)
+        met = sum(1 for a, b in rs if a <= 1.2 and b <= 1.5)
+        print(f"- gap {gap_name(gap)}: p50 ratio {p50s[0]:.2f}-{p50s[-1]:.2f}x (median "
+              f"{p50s[len(p50s) // 2]:.2f}), p99 ratio {p99s[0]:.2f}-{p99s[-1]:.2f}x (median "
+              f"{p99s[len(p99s) // 2]:.2f}); both targets met in {met} of {len(rs)} runs")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--host", action="store_true")
     ap.add_argument("--vm", action="store_true")
+    ap.add_argument("--pair-runs", type=int, metavar="N",
+                    help="only: fastclock and the vDSO alone at 1 ms, 20 ms, 150 ms, N runs")
     ap.add_argument("--json-out", type=Path,
                     help="keep each run's JSON (host.json, vm-hpet.json)")
     ap.add_argument("--from", dest="from_dir", type=Path,
                     help="render the tables from JSON kept with --json-out; run nothing")
     a = ap.parse_args()
+    if a.pair_runs:
+        pair_runs(a.pair_runs)
+        return
     both = not a.host and not a.vm
     runs = []
     if a.host or both:
@@ -145,7 +192,7 @@ def main():
         if a.json_out:
             a.json_out.mkdir(parents=True, exist_ok=True)
             (a.json_out / f"{key}.json").write_text(json.dumps(doc, indent=1))
-        acceptance(table(doc, title), hpet)
+        acceptance(table(doc, title), hpet, doc)
 
 
 if __name__ == "__main__":

@@ -18,8 +18,10 @@ over the rounds are compared:
     it: the issue's check; as timed vs timeit, and net of the loop both ways, at the
     same run length;
   - Go time.Now as timed vs go test -bench, and net of the empty call both ways;
-  - ctypes.clock_gettime's net figure vs the C row's clock_gettime(MONOTONIC).
-A check passes within 15%.  --defaults also runs go test with its default run length, for
+  - ctypes.clock_gettime's net figure vs the C row's clock_gettime(MONOTONIC): the FFI is
+    not blamed on the clock (net between 0 and 1.15x the C row; a ~350 ns harness does not
+    resolve a ~20 ns clock more finely, benchmarks/ctypes_resolution.py).
+The other checks pass within 15%.  --defaults also runs go test with its default run length, for
 comparison.  Each round also times 'gc.isenabled()' (a builtin call that does nothing), to
 show how much of Python's figure is the interpreter's call rather than the clock.  The load average is printed: the machine may be shared.
 """
@@ -87,7 +89,8 @@ def main():
     python = shutil.which("python3")
     go = shutil.which("go") or "/usr/local/go/bin/go"
     rows = {k: [] for k in ("py_timed", "py_harness", "py_net", "ti_time", "ti_harness",
-                            "go_timed", "go_harness", "gb_now", "gb_empty", "ct_net", "c_mono",
+                            "go_timed", "go_harness", "gb_now", "gb_empty", "ct_net",
+                            "ct_harness", "c_mono",
                             "ti_default", "gb_default", "ti_call")}
     for rnd in range(args.rounds):
         o = ours(args.clockscope)
@@ -97,6 +100,7 @@ def main():
         rows["go_timed"].append(o["go:time.Now"]["timed_ns"])
         rows["go_harness"].append(o["go:time.Now"]["harness_ns"])
         rows["ct_net"].append(o["python:ctypes.clock_gettime"]["ns_per_call"])
+        rows["ct_harness"].append(o["python:ctypes.clock_gettime"]["harness_ns"])
         rows["c_mono"].append(o["c:clock_gettime(MONOTONIC)"]["ns_per_call"])
         n_py = o["python:time.time"]["iterations"]
         n_go = o["go:time.Now"]["iterations"]
@@ -125,7 +129,6 @@ def main():
         ("Go time.Now as timed vs go test -bench", med["go_timed"], med["gb_now"]),
         ("Go time.Now net vs bench(Now) - bench(empty)", med["go_timed"] - med["go_harness"],
          med["gb_now"] - med["gb_empty"]),
-        ("ctypes.clock_gettime net vs C clock_gettime(MONOTONIC)", med["ct_net"], med["c_mono"]),
     ]
     if args.defaults:
         checks += [("Go time.Now as timed vs go test -bench, its default 1 s runs",
@@ -138,6 +141,18 @@ def main():
         ok = within(a, b)
         failed += not ok
         print(f"{name:70s} {a:8.1f}  {b:8.1f}  {a / b:5.2f}  {'ok' if ok else 'OUTSIDE 15%'}")
+    # The ctypes row: its net is a difference of two ~350 ns FFI figures.  Source 000's
+    # mistake was to blame the FFI on the clock (a figure 15x the clock's); the check is
+    # that the row does not: its net is at most the C row's clock (+15%), and at least 0
+    # (the harness did not remove more than the FFI).  It is not expected to match the C
+    # row closely: same-shape harnesses place it up to ~10 ns apart, and the clock's
+    # marginal cost inside an FFI call is below its cost in a tight loop
+    # (benchmarks/ctypes_resolution.py, docs/benchmarks/runtimes.md).
+    ok = 0 <= med["ct_net"] <= 1.15 * med["c_mono"]
+    failed += not ok
+    label = f"ctypes.clock_gettime net (harness {med['ct_harness']:.0f} ns) vs C clock_gettime(MONOTONIC)"
+    print(f"{label:70s} {med['ct_net']:8.1f}  {med['c_mono']:8.1f}  "
+          f"{med['ct_net'] / med['c_mono']:5.2f}  {'ok' if ok else 'OUTSIDE'} (0 to 1.15x)")
     return 1 if failed else 0
 
 

@@ -97,6 +97,27 @@ def test_json_shape_and_coherent_numbers(clockscope):
                 assert d["min"] <= d["mean"] <= d["max"]
 
 
+def test_a_stateful_method_settles_after_an_idle_spell(clockscope):
+    """fastclock keeps state between reads: its ticker parks after 2 s without a read and,
+    parked, looks for reads once a second, so the first reads after an idle spell are the
+    kernel clock's.  Between a method's blocks the others read (an idle spell for it): a
+    fastclock block that follows a spell of 1 s or more, and its first block, warm up for
+    1.5 s (30 rounds at 50 ms) before its reads count; a method without state gets the
+    fixed 2 rounds per block, and so does fastclock after a shorter spell.  Here: blocks
+    of 20, 20 and 5 reads per slot (the bracket, the empty call, fastclock); fastclock's
+    second block follows the others' first (2.2 s), its third their last (0.7 s)."""
+    doc = gap_json(clockscope, "--gap", "50ms:45", "--only", "fastclock.monotonic,ref.empty_call")
+    g = doc["sparse"]["gaps"][0]
+    assert g["rounds"] == 45 and g["warmup_rounds"] == 2
+    m = {x["id"]: x for x in g["methods"]}
+    fc, empty = m["fastclock.monotonic"], m["ref.empty_call"]
+    assert fc["settled_blocks"] == 2 and fc["warmup_rounds"] == 30 + 30 + 2, fc
+    assert empty["settled_blocks"] == 0 and empty["warmup_rounds"] == 3 * 2, empty
+    assert fc["cold"]["reads"] == empty["cold"]["reads"] == 45
+    # The warm-ups are slept through too: three slots of 45 reads, 6 + 6 + 62 warm-up.
+    assert g["elapsed_s"] >= 0.05 * (3 * 45 + 74)
+
+
 def test_per_read_cost_is_physical(clockscope):
     """getppid read alone costs what it costs in the hot loop (a syscall serializes: no
     pipelining to lose), within bounds that a wrong conversion (ticks as ns: x2 or more

@@ -254,6 +254,61 @@ def test_counter_listed_but_not_current_is_used(installed, tmp_path):
     assert below <= margin_ns(width) and above <= margin_ns(width), f
 
 
+def flip_later(current_file, current, available, after_s):
+    """Rewrites the fake clocksource0 files after a while, each by a rename (no torn read),
+    as the kernel does about a second into boot."""
+    import threading
+    import time
+
+    def flip():
+        time.sleep(after_s)
+        for name, text in (("available_clocksource", available), ("current_clocksource", current)):
+            tmp = current_file.parent / (name + ".new")
+            tmp.write_text(text + "\n")
+            os.replace(tmp, current_file.parent / name)
+    t = threading.Thread(target=flip)
+    t.start()
+    return t
+
+
+@pytest.mark.parametrize("registered", [True, False])
+def test_program_started_before_the_kernel_registers_tsc(installed, tmp_path, registered):
+    """Early in boot x86 lists only `tsc-early` (current, rating 299); about a second later
+    the kernel's refined calibration registers `tsc` and drops `tsc-early`, or, the TSC
+    found unstable, drops it alone (arch/x86/kernel/tsc.c).  A program started before that
+    must not be locked out of the counter for good: its reads get the kernel clock while
+    the checker's thread waits, then the counter once `tsc` is listed, or the kernel clock
+    for good if the kernel dropped the TSC.  (Found in the TCG guests of `clockscope vm`,
+    where /init runs before the refinement.)"""
+    if our_clocksource() != "tsc":
+        pytest.skip("only x86 has a provisional clocksource (tsc-early)")
+    exe = build_demo(installed, tmp_path)
+    current = fake_sysfs(tmp_path, "tsc-early", "tsc-early hpet acpi_pm")
+    if registered:
+        flipper = flip_later(current, "tsc", "tsc hpet acpi_pm", 0.7)
+    else:
+        flipper = flip_later(current, "hpet", "hpet acpi_pm", 0.7)
+    proc = run([exe], env=dict(os.environ, FASTCLOCK_SYSFS_ROOT=str(tmp_path)))
+    flipper.join()
+    out = proc.stdout
+    first = next(l for l in out.splitlines() if l.startswith("source "))
+    # At the first call the kernel has not decided: the counter is kept in view, not live.
+    assert first.startswith("source 1 ") and "waiting for the kernel to register 'tsc'" in first, out
+    f = facts(out)
+    below, above = map(int, f["bound"].split())
+    width = int(f["width"])
+    assert below <= margin_ns(width) and above <= margin_ns(width), f
+    if registered:
+        # then on the counter: the first line went live, the kernel's verdict reported
+        assert f["live"] == "1" and f["settled"].startswith("1 "), out
+        assert "clocksource tsc" in f["settled"] and "CPUs agree" in f["settled"], out
+        info = run([exe], env=dict(os.environ, FASTCLOCK_SYSFS_ROOT=str(tmp_path))).stdout
+        assert_counter_expected(facts(info))  # what a later program sees at once
+    else:
+        assert f["live"] == "0" and f["settled"].startswith("2 "), out
+        assert "'tsc' is not in available_clocksource (hpet acpi_pm)" in f["settled"], out
+
+
 def test_invariance_override_flips_nothing_else(installed, tmp_path):
     """FASTCLOCK_UNSAFE_ASSUME_INVARIANT_TSC=1 (test only, for emulators without invtsc) must
     not rescue a counter the kernel dropped: the clocksource check still applies.  On a CPU
@@ -306,6 +361,17 @@ def test_bench_shows_fastclock_methods(clockscope):
         assert r["path"] == "fastclock" and r["ns_per_call"]["median"] > 0
     assert results["fastclock.ticks"]["value_unit"] in ("ticks", "ns")  # ns when not on the counter
     assert results["fastclock.monotonic"]["value_unit"] == "ns"
+    # What served those rows is said with them: the counter (ticks in ticks) or the kernel
+    # clock (ticks in ns), and why.
+    fc = json.loads(proc.stdout)["fastclock"]
+    assert fc["source"] == ("counter" if results["fastclock.ticks"]["value_unit"] == "ticks"
+                            else "kernel"), fc
+    assert fc["counter"] and fc["why"], fc
+    text = run([clockscope, "bench", "--quick", "--only", "fastclock.monotonic"]).stdout
+    assert "fastclock.* read " in text and fc["why"].split(":")[0] in text, text
+    # Not said when no fastclock method was measured.
+    other = json.loads(run([clockscope, "bench", "--quick", "--json", "--only", "ref.empty_call"]).stdout)
+    assert "fastclock" not in other
 
 
 def test_counter_paths_of_the_other_arches_under_qemu(cross_builds, tmp_path):

@@ -111,6 +111,7 @@ int arch_kvm_clock_stable_bit(void) { return -1; }
 uint64_t arch_fast_counter_ordered(void) { return cntvct_isb(); }
 uint64_t arch_fast_counter_raw(void) { return cntvct_plain(); }
 const char *arch_fast_counter_clocksource(void) { return "arch_sys_counter"; }
+const char *arch_fast_counter_provisional_clocksource(void) { return NULL; }
 const char *arch_fast_counter_name(void) { return "cntvct_el0"; }
 
 bool arch_fast_counter_constant(char *why, size_t len)

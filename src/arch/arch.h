@@ -63,6 +63,11 @@ uint64_t arch_fast_counter_raw(void);
  * "riscv_clocksource"), and the instruction's name ("rdtsc", "cntvct_el0", "rdtime"). */
 const char *arch_fast_counter_clocksource(void);
 const char *arch_fast_counter_name(void);
+/* The kernel's provisional clocksource for the same counter, registered at boot before its
+ * final checks ("tsc-early": x86 replaces it with "tsc" once the TSC's refined calibration
+ * has run, about a second into boot, or drops both if the TSC turned out unstable), or
+ * NULL where there is none (aarch64, riscv64). */
+const char *arch_fast_counter_provisional_clocksource(void);
 /* Whether the CPU itself promises a constant-rate counter readable from user mode (x86:
  * invariant TSC, CPUID 0x80000007 EDX bit 8; riscv: rdtime does not raise SIGILL, probed
  * under a guard, so not thread-safe; aarch64: architecturally constant).  On false, fills why. */

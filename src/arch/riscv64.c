@@ -146,6 +146,7 @@ int arch_kvm_clock_stable_bit(void) { return -1; }
 uint64_t arch_fast_counter_ordered(void) { return csr_time(); }
 uint64_t arch_fast_counter_raw(void) { return csr_time(); }
 const char *arch_fast_counter_clocksource(void) { return "riscv_clocksource"; }
+const char *arch_fast_counter_provisional_clocksource(void) { return NULL; }
 const char *arch_fast_counter_name(void) { return "rdtime"; }
 
 bool arch_fast_counter_constant(char *why, size_t len)

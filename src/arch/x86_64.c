@@ -232,6 +232,11 @@ uint64_t arch_fast_counter_ordered(void)
 }
 uint64_t arch_fast_counter_raw(void) { return tsc_plain(); }
 const char *arch_fast_counter_clocksource(void) { return "tsc"; }
+/* arch/x86/kernel/tsc.c: tsc_init registers clocksource_tsc_early; tsc_refine_calibration_work
+ * (a delayed work, HZ after init_tsc_clocksource) registers clocksource_tsc and unregisters
+ * tsc-early, or, the TSC found unstable, only unregisters it.  With a known TSC frequency
+ * "tsc" is registered at once and tsc-early is never seen. */
+const char *arch_fast_counter_provisional_clocksource(void) { return "tsc-early"; }
 const char *arch_fast_counter_name(void) { return "rdtsc"; }
 
 bool arch_fast_counter_constant(char *why, size_t len)

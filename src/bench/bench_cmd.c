@@ -318,6 +318,32 @@ static int list_methods(const struct method_list *ml, const struct bench_options
     return 0;
 }
 
+/* Whether fastclock.* rows measured the counter or the kernel clock (it falls back to the
+ * kernel when the counter is unsafe, and before its cross-CPU check has passed): said with
+ * the rows, as of the end of the run, whenever one was selected. */
+static void report_fastclock_source(const struct method_list *ml, const struct bench_options *o,
+                                    struct json *j)
+{
+    bool any = false;
+    for (size_t i = 0; i < ml->count && !any; i++)
+        any = selected(o, &ml->m[i]) && strcmp(ml->m[i].path, "fastclock") == 0;
+    if (!any)
+        return;
+    char counter[32], why[200];
+    bool on_counter = methods_fastclock_source(counter, sizeof counter, why, sizeof why);
+    if (j) {
+        json_key(j, "fastclock");
+        json_begin_object(j);
+        json_kv_string(j, "source", on_counter ? "counter" : "kernel");
+        json_kv_string(j, "counter", counter);
+        json_kv_string(j, "why", why);
+        json_end_object(j);
+        return;
+    }
+    printf("\nfastclock.* read %s at the end of the run: %s\n",
+           on_counter ? counter : "the kernel clock", why);
+}
+
 /* The document's head: schema, machine, the run's configuration (results follow). */
 static void json_preamble(struct json *j, const struct sysinfo *si, const struct bench_options *o,
                           const struct measure_config *cfg)
@@ -436,6 +462,7 @@ int cmd_bench(int argc, char **argv)
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    report_fastclock_source(&ml, &o, o.json ? &j : NULL);
     if (o.json) {
         json_kv_double(&j, "elapsed_s", elapsed);
         json_end_object(&j);

@@ -61,8 +61,9 @@ static void print_intro(const struct bracket *b, int cpu)
            "rounds), the methods taking turns block by block, so its reads\nare one gap "
            "apart with no other method's between: cold = its first read after the sleep, "
            "hot = the\nread right after it.  Each read is timed alone; the empty bracket's "
-           "median (row 'bracket') is\nsubtracted.  Preempted rounds are retaken.\n",
-           cpu);
+           "median (row 'bracket') is\nsubtracted.  Preempted rounds are retaken.  A method "
+           "that keeps state between reads (fastclock)\nwarms up for as long as it takes to "
+           "settle when its block follows an idle spell.\n", cpu);
     print_bracket(b);
 }
 
@@ -74,6 +75,11 @@ static void print_gap(const struct sparse_gap *g)
            "discarded), "
            "%.2f s\n", gap, g->rounds_kept, g->reads_wanted, g->warmup_rounds,
            g->rounds_preempted, g->elapsed_ns / 1e9);
+    for (size_t i = 0; i < g->nmethods; i++)
+        if (g->methods[i].settled_blocks)
+            printf("  %s: %u of its blocks followed an idle spell: %u warm-up rounds in all, "
+                   "to settle\n", g->methods[i].m->id, g->methods[i].settled_blocks,
+                   g->methods[i].warmup_rounds);
     printf("%-40s %-45s  %s\n", "ns per read, net of the bracket",
            "   cold: the first read after the sleep", "   hot: the read right after it");
     printf("%-40s", "id");
@@ -126,6 +132,8 @@ static void gap_json(struct json *j, const struct sparse_gap *g)
     for (size_t i = 0; i < g->nmethods; i++) {
         json_begin_object(j);
         json_kv_string(j, "id", g->methods[i].m->id);
+        json_kv_uint(j, "warmup_rounds", g->methods[i].warmup_rounds);
+        json_kv_uint(j, "settled_blocks", g->methods[i].settled_blocks);
         dist_json(j, "cold", &g->methods[i].cold);
         dist_json(j, "hot", &g->methods[i].hot);
         json_end_object(j);

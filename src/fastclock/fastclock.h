@@ -64,6 +64,12 @@ static inline uint64_t fastclock_recent_ns_inline(void)
  * 0, or an errno value.  _stop() ends it (the automatic one too) until the next _start(). */
 FASTCLOCK_API int fastclock_ticker_start(uint64_t period_ns);
 FASTCLOCK_API void fastclock_ticker_stop(void);
+/* The automatic ticker parks after this long without a read ... */
+#define FASTCLOCK_TICKER_IDLE_NS 2000000000ull
+/* ... and, parked, looks for reads this often: reads that resume after an idle spell are
+ * answered by the kernel clock (plus fastclock's own code and line) for at most this long,
+ * then by the counter again.  An idle process is woken once a second. */
+#define FASTCLOCK_TICKER_PARKED_POLL_NS 1000000000ull
 
 enum fastclock_source {
     FASTCLOCK_SOURCE_COUNTER = 1, /* the CPU counter, calibrated */

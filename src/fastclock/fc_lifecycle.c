@@ -19,10 +19,14 @@
 #include <string.h>
 
 #define STATED_UNCERTAINTY 50e-6         /* assumed error of a stated frequency */
+#define CLOCKSOURCE_POLL_NS 100000000ull /* early in boot: sysfs re-read every 100 ms ... */
+#define CLOCKSOURCE_WAIT_NS 60000000000ull /* ... for at most 60 s */
 #define THREAD_STACK_BYTES (64u * 1024u) /* the checker's and the ticker's stacks */
 #define TICKER_MIN_SLEEP_NS 1000000ull   /* the automatic ticker wakes at most every 1 ms */
-#define TICKER_IDLE_NS 2000000000ull     /* no read for 2 s: the automatic ticker parks */
-#define TICKER_PARKED_MAX_NS 10000000000ull /* parked, it looks for reads every <= 10 s */
+/* No read for 2 s: the automatic ticker parks; parked, it looks for reads every 1 s
+ * (fastclock.h states both: they decide how long reads that resume are stale). */
+#define TICKER_IDLE_NS FASTCLOCK_TICKER_IDLE_NS
+#define TICKER_PARKED_MAX_NS FASTCLOCK_TICKER_PARKED_POLL_NS
 
 /* Tests shorten both (fc_set_ticker_idle). */
 static _Atomic uint64_t ticker_idle_ns = TICKER_IDLE_NS;
@@ -103,6 +107,41 @@ static void describe_safe(const char *cpus)
     snprintf(fc_w.why, sizeof fc_w.why, "%.*s", (int)sizeof fc_w.why - 1, text);
 }
 
+/* Early in boot (fc_w.clocksource_pending): waits, re-reading sysfs every
+ * CLOCKSOURCE_POLL_NS, until the kernel lists the counter (true) or drops it, or has not
+ * decided within CLOCKSOURCE_WAIT_NS (false, why filled).  The kernel decides about a
+ * second after the TSC's initialisation (arch_fast_counter_provisional_clocksource); a
+ * process started before that would otherwise serve the kernel clock for good.  The
+ * checker's thread: never a read, which meanwhile gets the kernel clock. */
+static bool await_clocksource(char *why, size_t len)
+{
+    pthread_mutex_lock(&fc_lock);
+    bool pending = fc_w.clocksource_pending;
+    pthread_mutex_unlock(&fc_lock);
+    for (uint64_t waited = 0; pending; waited += CLOCKSOURCE_POLL_NS) {
+        if (waited >= CLOCKSOURCE_WAIT_NS) {
+            snprintf(why, len, "the kernel did not register '%s' within %llu s of the first "
+                     "call (its provisional '%s' still listed)", arch_fast_counter_clocksource(),
+                     (unsigned long long)(CLOCKSOURCE_WAIT_NS / FC_NS_PER_S),
+                     arch_fast_counter_provisional_clocksource());
+            return false;
+        }
+        struct timespec nap = {0, (long)CLOCKSOURCE_POLL_NS};
+        nanosleep(&nap, NULL); /* every signal is blocked here: never EINTR */
+        char current[32];
+        enum fc_clocksource_verdict cs = fc_check_clocksource(
+            fc_sysfs_root(), arch_fast_counter_clocksource(),
+            arch_fast_counter_provisional_clocksource(), current, sizeof current, why, len);
+        if (cs == FC_CS_UNUSABLE)
+            return false;
+        pthread_mutex_lock(&fc_lock);
+        snprintf(fc_w.clocksource, sizeof fc_w.clocksource, "%s", current);
+        fc_w.clocksource_pending = pending = cs == FC_CS_PENDING;
+        pthread_mutex_unlock(&fc_lock);
+    }
+    return true;
+}
+
 /* Moving between CPUs costs tens of microseconds each (milliseconds on a busy machine):
  * never on a user's read.  Until it has passed, the line is stale and reads are answered
  * by the kernel clock; then this thread makes the first line live. */
@@ -111,7 +150,9 @@ static void *checker_main(void *arg)
     (void)arg;
     char why[200];
     uint64_t mult = atomic_load_explicit(&fc_line.mult, memory_order_relaxed);
-    bool ok = fc_check_cross_cpu(arch_fast_counter_ordered, fc_line.kernel_clock, mult, why, sizeof why);
+    bool ok = await_clocksource(why, sizeof why) &&
+              fc_check_cross_cpu(arch_fast_counter_ordered, fc_line.kernel_clock, mult, why,
+                                 sizeof why);
     pthread_mutex_lock(&fc_lock);
     fc_take_refreshing();
     if (ok) {
@@ -198,9 +239,17 @@ static bool counter_safe(uint64_t *mult, char *why, size_t len)
         snprintf(why, len, "disabled by FASTCLOCK_DISABLE");
         return false;
     }
-    if (!fc_check_clocksource(fc_sysfs_root(), arch_fast_counter_clocksource(), fc_w.clocksource,
-                              sizeof fc_w.clocksource, why, len))
+    enum fc_clocksource_verdict cs = fc_check_clocksource(
+        fc_sysfs_root(), arch_fast_counter_clocksource(),
+        arch_fast_counter_provisional_clocksource(), fc_w.clocksource, sizeof fc_w.clocksource,
+        why, len);
+    if (cs == FC_CS_UNUSABLE)
         return false;
+    /* Early in boot: the other checks now, the kernel's verdict on the checker's thread. */
+    fc_w.clocksource_pending = cs == FC_CS_PENDING;
+    if (fc_w.clocksource_pending)
+        snprintf(fc_w.why, sizeof fc_w.why, "%.*s (the kernel clock answers until then)",
+                 (int)sizeof fc_w.why - 40, why);
     if (!fc_check_constant_rate(arch_fast_counter_constant, arch_counter_invariant,
                                 &fc_w.invariance_assumed, why, len))
         return false;
@@ -280,7 +329,8 @@ static void init_locked(void)
     atomic_store_explicit(&fc_line.boot_offset, fc_clock_offset(CLOCK_BOOTTIME), memory_order_relaxed);
     atomic_store_explicit(&fc_line.seq, SEQ_STALE, memory_order_relaxed);
     __atomic_store_n(&fastclock_recent_cache, k0, __ATOMIC_RELAXED);
-    describe_safe("CPUs being compared (the kernel clock answers until then)");
+    if (!fc_w.clocksource_pending) /* else its reason, set by counter_safe */
+        describe_safe("CPUs being compared (the kernel clock answers until then)");
     /* Release: a reader that sees ST_COUNTER (acquire) sees the line above. */
     atomic_store_explicit(&fc_line.source, ST_COUNTER, memory_order_release);
     start_checker();

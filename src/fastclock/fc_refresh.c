@@ -308,8 +308,11 @@ static bool step_once(void)
         if (fc_w.k_s - fc_w.last_check_ns >= fc_w.recheck_ns) {
             char why[200];
             fc_w.last_check_ns = fc_w.k_s;
-            if (!fc_check_clocksource(fc_sysfs_root(), arch_fast_counter_clocksource(),
-                                      fc_w.clocksource, sizeof fc_w.clocksource, why, sizeof why)) {
+            /* No provisional name: live means the kernel had listed the counter, and
+             * only that counts now. */
+            if (fc_check_clocksource(fc_sysfs_root(), arch_fast_counter_clocksource(), NULL,
+                                     fc_w.clocksource, sizeof fc_w.clocksource, why,
+                                     sizeof why) != FC_CS_USABLE) {
                 fc_leave_counter(why);
                 fc_w.step = 0;
                 return true;

@@ -42,41 +42,54 @@ static bool has_word(const char *list, const char *word)
     return false;
 }
 
-bool fc_check_clocksource(const char *root, const char *expected, char *current, size_t clen,
-                          char *why, size_t len)
+/* The provisional clocksource is current or listed: the kernel has not decided yet. */
+static bool provisional_listed(const char *provisional, const char *current, const char *avail,
+                               bool have_avail)
+{
+    return provisional && (strcmp(current, provisional) == 0 ||
+                           (have_avail && has_word(avail, provisional)));
+}
+
+enum fc_clocksource_verdict fc_check_clocksource(const char *root, const char *expected,
+                                                 const char *provisional, char *current,
+                                                 size_t clen, char *why, size_t len)
 {
     char path[512], avail[256];
     current[0] = 0;
     snprintf(path, sizeof path, "%s" CLOCKSOURCE_SYSFS_DIR "/" CLOCKSOURCE_CURRENT, root);
     if (!read_line(path, current, clen)) {
         snprintf(why, len, "cannot read %s: %s", path, strerror(errno));
-        return false;
+        return FC_CS_UNUSABLE;
     }
     snprintf(path, sizeof path, "%s" CLOCKSOURCE_SYSFS_DIR "/" CLOCKSOURCE_AVAILABLE, root);
     bool have_avail = read_line(path, avail, sizeof avail);
     if (strcmp(current, expected) == 0) {
         if (have_avail && !has_word(avail, expected)) {
             snprintf(why, len, "'%s' is no longer in available_clocksource (%s)", expected, avail);
-            return false;
+            return FC_CS_UNUSABLE;
         }
-        return true;
+        return FC_CS_USABLE;
     }
     /* Another clocksource is current (booted with clocksource=hpet, or kvm-clock, xen):
      * the vDSO cannot read the counter then, which is where fastclock helps most.  The
      * counter is still usable if the kernel lists it: it is registered, passed the boot-
      * time sync check, and the watchdog has not marked it unstable (that hides it). */
-    if (!have_avail) {
+    if (have_avail && has_word(avail, expected))
+        return FC_CS_USABLE;
+    if (provisional_listed(provisional, current, avail, have_avail)) {
+        snprintf(why, len, "waiting for the kernel to register '%s': only its provisional '%s' "
+                 "is listed (current: %s), the kernel's checks of the counter are not done",
+                 expected, provisional, current);
+        return FC_CS_PENDING;
+    }
+    if (!have_avail)
         snprintf(why, len, "the kernel's clocksource is '%s', and available_clocksource is "
                  "unreadable", current);
-        return false;
-    }
-    if (!has_word(avail, expected)) {
+    else
         snprintf(why, len, "the kernel's clocksource is '%s' and '%s' is not in "
                  "available_clocksource (%s): not registered, or marked unstable",
                  current, expected, avail);
-        return false;
-    }
-    return true;
+    return FC_CS_UNUSABLE;
 }
 
 bool fc_check_constant_rate(bool (*constant)(char *, size_t), int (*invariant)(void),

@@ -20,9 +20,14 @@ const char *fc_sysfs_root(void);
  * watchdog marked unstable from that list (and switches away if it was current); one that
  * never registered (TSC not calibrated, as in the 2019 report "A performance issue caused by
  * the TSC clocksource missing") is not there either.  Fills current
- * with current_clocksource ("" if unreadable). */
-bool fc_check_clocksource(const char *root, const char *expected, char *current, size_t clen,
-                          char *why, size_t len);
+ * with current_clocksource ("" if unreadable).
+ * Pending: the counter is not listed, but the kernel's provisional clocksource for it is
+ * (`provisional`, "tsc-early" on x86; NULL: none): early in boot the kernel has not
+ * finished checking the counter, and will either list it or drop both; ask again later. */
+enum fc_clocksource_verdict { FC_CS_USABLE, FC_CS_PENDING, FC_CS_UNUSABLE };
+enum fc_clocksource_verdict fc_check_clocksource(const char *root, const char *expected,
+                                                 const char *provisional, char *current,
+                                                 size_t clen, char *why, size_t len);
 
 /* The CPU promises a constant-rate counter (arch_fast_counter_constant, passed in as
  * `constant`; `invariant` is arch_counter_invariant).  TEST ONLY: with

@@ -32,6 +32,7 @@ struct fc_writer {
     char clocksource[32];
     char why[200];
     bool invariance_assumed; /* FC_ASSUME_INVARIANT_ENV overrode the CPU's "not invariant" */
+    bool clocksource_pending; /* at init only the provisional clocksource was listed */
     _Atomic bool live_allowed; /* the cross-CPU check passed: the line may go live */
     bool checker_running;
     bool atfork_registered;

@@ -39,6 +39,12 @@ struct method {
     enum method_unit unit;
     bool ordered;             /* for counters: ordered against earlier loads */
     const void *ctx;
+    /* A method that keeps state between reads: after settle_idle_ns without a read it
+     * changes how it serves them (libfastclock's ticker parks), and its reads must follow a
+     * pattern for settle_ns before it serves them as it does in that pattern (the parked
+     * ticker looks for reads only now and then).  Both 0: no such state.  bench --gap's
+     * warm-up follows them. */
+    uint64_t settle_idle_ns, settle_ns;
     bool available;
     char why[METHOD_WHY_MAX]; /* why not available */
 };
@@ -88,5 +94,8 @@ void methods_add_vdso(struct method_list *list);
 void methods_add_syscall(struct method_list *list);
 void methods_add_counter(struct method_list *list);
 void methods_add_fastclock(struct method_list *list);
+/* What served libfastclock's reads as of now: true when the counter (named in `counter`),
+ * false when the kernel clock; `why` says why (fastclock_info). */
+bool methods_fastclock_source(char *counter, size_t clen, char *why, size_t wlen);
 
 #endif

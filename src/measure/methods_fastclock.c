@@ -4,6 +4,8 @@
 
 #include "fastclock/fastclock.h"
 
+#include <stdio.h>
+
 CALL_BATCH(monotonic_batch, , uint64_t v = fastclock_monotonic_ns(); KEEP(v))
 CALL_BATCH(realtime_batch, , uint64_t v = fastclock_realtime_ns(); KEEP(v))
 CALL_BATCH(ticks_batch, , uint64_t v = fastclock_ticks(); KEEP(v))
@@ -59,5 +61,19 @@ void methods_add_fastclock(struct method_list *list)
         if (m->unit == UNIT_TICKS && !counter_in_use())
             m->unit = UNIT_NS;
         m->ordered = fastclock_methods[i].ordered;
+        /* Its ticker parks after FASTCLOCK_TICKER_IDLE_NS without reads (half of it, to be
+         * sure); parked, it sees reads within one poll, and the line is fresh again (the
+         * reads meanwhile are the kernel clock's). */
+        m->settle_idle_ns = FASTCLOCK_TICKER_IDLE_NS / 2;
+        m->settle_ns = FASTCLOCK_TICKER_PARKED_POLL_NS * 3 / 2;
     }
+}
+
+bool methods_fastclock_source(char *counter, size_t clen, char *why, size_t wlen)
+{
+    struct fastclock_info info;
+    fastclock_info(&info);
+    snprintf(counter, clen, "%s", info.counter);
+    snprintf(why, wlen, "%s", info.why);
+    return info.source == FASTCLOCK_SOURCE_COUNTER;
 }

@@ -16,6 +16,16 @@ bool sparse_method_supported(const struct method *m)
     return m->available && m->read != NULL;
 }
 
+uint32_t sparse_warmup_rounds(const struct method *m, uint64_t gap_ns, uint64_t idle_ns)
+{
+    if (!m || !m->settle_ns || (idle_ns && idle_ns < m->settle_idle_ns))
+        return SPARSE_WARMUP_ROUNDS;
+    uint64_t n = gap_ns ? m->settle_ns / gap_ns + (m->settle_ns % gap_ns != 0)
+                        : SPARSE_WARMUP_ROUNDS;
+    return n < SPARSE_WARMUP_ROUNDS ? SPARSE_WARMUP_ROUNDS
+                                    : n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
 static uint64_t mono_ns(void)
 {
     struct timespec ts;
@@ -75,6 +85,12 @@ bool sparse_measure_gap(const struct method *const *ms, size_t nm, const struct 
         out->methods[i].m = ms[i];
 
     uint64_t start = mono_ns();
+    uint64_t *last_read = calloc(nslots, sizeof *last_read); /* 0: not read in this gap */
+    if (!last_read) {
+        snprintf(err, errlen, "out of memory for %zu slots", nslots);
+        sparse_gap_free(out);
+        return false;
+    }
     /* A machine so busy that most rounds are preempted: stop after this many attempts
      * and report what was kept. */
     size_t max_attempts = nslots * ((size_t)reads * 4 + 20), attempts = 0, full = 0;
@@ -90,13 +106,18 @@ bool sparse_measure_gap(const struct method *const *ms, size_t nm, const struct 
         const struct method *m = s ? ms[s - 1] : NULL;
         size_t want = reads - out->kept[s] < SPARSE_BLOCK_READS ? reads - out->kept[s]
                                                                 : SPARSE_BLOCK_READS;
-        int warm = 0;
+        /* The sleep before the block's first read is one more gap of idling. */
+        uint64_t idle = last_read[s] ? mono_ns() + gap_ns - last_read[s] : 0;
+        uint32_t warm = 0, warm_wanted = sparse_warmup_rounds(m, gap_ns, idle);
+        if (s && warm_wanted > SPARSE_WARMUP_ROUNDS)
+            out->methods[s - 1].settled_blocks++;
         for (size_t got = 0; got < want && attempts < max_attempts;) {
             sleep_ns(gap_ns);
             long before = preemptions();
             uint64_t cold = timed_read(b, m);
             uint64_t hot = timed_read(b, m);
-            bool warmup = warm < SPARSE_WARMUP_ROUNDS;
+            last_read[s] = mono_ns();
+            bool warmup = warm < warm_wanted;
             attempts += !warmup;
             if (preemptions() != before) {
                 out->rounds_preempted += !warmup;
@@ -104,6 +125,8 @@ bool sparse_measure_gap(const struct method *const *ms, size_t nm, const struct 
             }
             if (warmup) {
                 warm++;
+                if (s)
+                    out->methods[s - 1].warmup_rounds++;
                 continue;
             }
             out->raw_cold[s * reads + out->kept[s]] = cold;
@@ -118,6 +141,7 @@ bool sparse_measure_gap(const struct method *const *ms, size_t nm, const struct 
         if (out->kept[s] < out->rounds_kept)
             out->rounds_kept = out->kept[s];
     out->elapsed_ns = (double)(mono_ns() - start);
+    free(last_read);
     return true;
 }
 

@@ -10,9 +10,14 @@
  * not recorded), the methods taking turns block by block until each has `reads`: within
  * a block nothing else reads the time, so no other method's read warms a cold read
  * (libc's and the vDSO's share code and data), and the method's own reads are one gap
- * apart, as in a program that reads every `gap` (what fastclock's line and its ticker's
- * idle timer see).  Taking turns keeps the methods side by side in time, so a machine
- * that drifts drifts for all.  A gap takes about (methods + 1) x reads x gap.
+ * apart, as in a program that reads every `gap`.  Taking turns keeps the methods side by
+ * side in time, so a machine that drifts drifts for all.  A gap takes about
+ * (methods + 1) x reads x gap, plus the warm-ups.
+ * Warm-up: SPARSE_WARMUP_ROUNDS per block; but a method that keeps state between reads
+ * (method.settle_idle_ns, settle_ns: libfastclock's ticker parks after 2 s without reads)
+ * and whose block starts after an idle spell that long (the other methods' blocks: 12 s
+ * at 150 ms) warms up for settle_ns, so that its recorded reads are those of a program
+ * that reads every `gap`, not of one just back from an idle spell.
  * The empty bracket (nothing between the two timer reads) is one more slot, so its cost
  * is measured cold and hot under the same conditions; its median is subtracted from every
  * read (cold from cold, hot from hot), clamped at 0.
@@ -28,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SPARSE_WARMUP_ROUNDS 2 /* per block, not recorded */
+#define SPARSE_WARMUP_ROUNDS 2 /* per block, not recorded (a settling method: more) */
 #define SPARSE_BLOCK_READS 20  /* reads kept per block */
 
 /* A distribution of per-read costs in ns.  n == 0: no read kept, every figure NaN. */
@@ -39,6 +44,8 @@ struct sparse_dist {
 
 struct sparse_method {
     const struct method *m;
+    uint32_t warmup_rounds;       /* not recorded, over all its blocks */
+    uint32_t settled_blocks;      /* blocks after an idle spell, warmed up for settle_ns */
     struct sparse_dist cold, hot; /* net of the bracket's median */
 };
 
@@ -60,6 +67,10 @@ struct sparse_gap {
 
 /* Whether a method can be read once on its own (it has a read function). */
 bool sparse_method_supported(const struct method *m);
+/* Warm-up rounds of a block of m at this gap after `idle_ns` without a read of m (0: its
+ * first block): SPARSE_WARMUP_ROUNDS, or enough to span m->settle_ns when m keeps state
+ * and the idle spell (or its first block) could have changed it. */
+uint32_t sparse_warmup_rounds(const struct method *m, uint64_t gap_ns, uint64_t idle_ns);
 /* Runs the schedule for one gap over ms[0..nm) (each sparse_method_supported) on the
  * calling thread, which the caller has pinned.  Keeps raw ticks; figures come from
  * sparse_gap_summarize.  False with err filled when memory runs out. */

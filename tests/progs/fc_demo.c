@@ -3,6 +3,7 @@
  *   init_ns N
  *   live N                 1 once the first line is live (the cross-CPU check passed and its
  *                          thread committed it; polled for up to 5 s), else 0
+ *   settled N why...       fastclock_info() then
  *   bound below above      sandwiches kernel / fastclock / kernel, max excursions in ns, for
  *                          monotonic, realtime and boottime (the worst of the three)
  *   width N                the narrowest sandwich seen (kernel after - kernel before), ns
@@ -84,6 +85,7 @@ int main(void)
         fastclock_info(&info);
     }
     printf("live %d\n", info.refreshes > 0);
+    printf("settled %d %s\n", info.source, info.why);
     bound();
     const char *flip = getenv("FC_DEMO_FLIP");
     if (flip) {

@@ -222,29 +222,55 @@ TEST(fastclock_clocksource_check_reads_a_fake_sysfs)
     write_file(cur, line);
     snprintf(line, sizeof line, "%s hpet acpi_pm\n", mine);
     write_file(avail, line);
-    CHECK(fc_check_clocksource(root, mine, got, sizeof got, why, sizeof why));
+    CHECK(fc_check_clocksource(root, mine, NULL, got, sizeof got, why, sizeof why) == FC_CS_USABLE);
     CHECK(strcmp(got, mine) == 0);
     /* The watchdog demoted it: the kernel switched and dropped it from available. */
     write_file(cur, "hpet\n");
     write_file(avail, "hpet acpi_pm\n");
-    CHECK(!fc_check_clocksource(root, mine, got, sizeof got, why, sizeof why));
+    CHECK(fc_check_clocksource(root, mine, NULL, got, sizeof got, why, sizeof why) == FC_CS_UNUSABLE);
     CHECK(strstr(why, "hpet") && strstr(why, "not in available") && strcmp(got, "hpet") == 0);
     /* Booted with clocksource=hpet (or kvm-clock current): the counter is still listed,
      * so it is usable (and there the vDSO falls back to the syscall). */
     snprintf(line, sizeof line, "hpet %s acpi_pm\n", mine);
     write_file(avail, line);
-    CHECK(fc_check_clocksource(root, mine, got, sizeof got, why, sizeof why));
+    CHECK(fc_check_clocksource(root, mine, NULL, got, sizeof got, why, sizeof why) == FC_CS_USABLE);
     CHECK(strcmp(got, "hpet") == 0);
     /* Current still names it but it is gone from available. */
     snprintf(line, sizeof line, "%s\n", mine);
     write_file(cur, line);
     snprintf(line, sizeof line, "x%s hpet\n", mine); /* a longer name must not match */
     write_file(avail, line);
-    CHECK(!fc_check_clocksource(root, mine, got, sizeof got, why, sizeof why));
+    CHECK(fc_check_clocksource(root, mine, NULL, got, sizeof got, why, sizeof why) == FC_CS_UNUSABLE);
     CHECK(strstr(why, "available"));
+    /* Early in boot: only the provisional clocksource for the counter is listed (x86's
+     * tsc-early, current or beside another): the kernel has not decided, ask again. */
+    write_file(cur, "early\n");
+    write_file(avail, "early hpet acpi_pm\n");
+    CHECK(fc_check_clocksource(root, mine, "early", got, sizeof got, why, sizeof why) ==
+          FC_CS_PENDING);
+    CHECK(strstr(why, "waiting") && strstr(why, "'early'") && strcmp(got, "early") == 0);
+    write_file(cur, "hpet\n");
+    CHECK(fc_check_clocksource(root, mine, "early", got, sizeof got, why, sizeof why) ==
+          FC_CS_PENDING);
+    /* Without a provisional name, or with a longer name listed, that is a refusal. */
+    CHECK(fc_check_clocksource(root, mine, NULL, got, sizeof got, why, sizeof why) ==
+          FC_CS_UNUSABLE);
+    write_file(avail, "earlyx hpet\n");
+    CHECK(fc_check_clocksource(root, mine, "early", got, sizeof got, why, sizeof why) ==
+          FC_CS_UNUSABLE);
+    /* The kernel decided: it registered the counter (both listed for a moment: usable) ... */
+    snprintf(line, sizeof line, "%s early hpet\n", mine);
+    write_file(avail, line);
+    CHECK(fc_check_clocksource(root, mine, "early", got, sizeof got, why, sizeof why) ==
+          FC_CS_USABLE);
+    /* ... or dropped both (the TSC turned out unstable). */
+    write_file(avail, "hpet acpi_pm\n");
+    CHECK(fc_check_clocksource(root, mine, "early", got, sizeof got, why, sizeof why) ==
+          FC_CS_UNUSABLE);
+    CHECK(strstr(why, "not in available"));
     /* Unreadable. */
     unlink(cur);
-    CHECK(!fc_check_clocksource(root, mine, got, sizeof got, why, sizeof why));
+    CHECK(fc_check_clocksource(root, mine, NULL, got, sizeof got, why, sizeof why) == FC_CS_UNUSABLE);
     CHECK(strstr(why, "cannot read") && got[0] == 0);
     unlink(avail);
     snprintf(cmd, sizeof cmd, "rm -rf %s", root);
@@ -267,8 +293,8 @@ static bool counter_expected(void)
 {
     char cur[32], why[200];
     if (getenv("FASTCLOCK_DISABLE") ||
-        !fc_check_clocksource(fc_sysfs_root(), arch_fast_counter_clocksource(), cur, sizeof cur,
-                              why, sizeof why))
+        fc_check_clocksource(fc_sysfs_root(), arch_fast_counter_clocksource(), NULL, cur,
+                             sizeof cur, why, sizeof why) != FC_CS_USABLE)
         return false;
     if (strcmp(arch_name(), "x86_64") != 0)
         return true; /* arm64 and riscv counters: constant rate by specification */
@@ -821,6 +847,41 @@ TEST(fastclock_automatic_ticker_parks_and_comes_back)
     fc_set_ticker_idle(0, 0);
 }
 
+/* The parked ticker's poll (fastclock.h: FASTCLOCK_TICKER_PARKED_POLL_NS, 1 s): a program
+ * that comes back after a long idle spell is back on the counter within one poll, plus
+ * that poll's lateness and a refresh; its reads meanwhile are the kernel clock's.  The
+ * ticker parks after 0.3 s here (the idle time is not what is tested) and its parked
+ * sleeps double from ~50 ms: after a 4.5 s spell they have long reached the cap, where
+ * polls of up to 10 s (as before) would wake it only ~2 s after the reads came back. */
+TEST(fastclock_parked_ticker_sees_reads_within_a_poll)
+{
+    if (!counter_expected())
+        SKIP("the counter is not usable here: no line to keep fresh, no ticker");
+    CHECK(wait_live());
+    fc_set_max_period(0);
+    fc_set_ticker_idle(300000000, 0); /* parks after 0.3 s; the built-in parked poll */
+    CHECK(fastclock_ticker_start(0) == 0);
+    fc_set_kernel_clock(counting_clock);
+    for (int i = 0; i < 10; i++) /* reading: the ticker refreshes */
+        (void)kernel_reads_after(30000000, 0);
+    struct timespec spell = {4, 500000000};
+    nanosleep(&spell, NULL);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    long first_on_counter = -1;
+    for (int i = 0; i < 150 && first_on_counter < 0; i++)
+        if (kernel_reads_after(20000000, 0) == 0)
+            first_on_counter = i;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double back_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    fprintf(stderr, "  after a 4.5 s idle spell: back on the counter at read %ld, %.2f s\n",
+            first_on_counter, back_s);
+    CHECK(first_on_counter >= 0);
+    CHECK(back_s < 1.5); /* one 1 s poll, its lateness, a refresh */
+    fc_set_kernel_clock(clock_gettime);
+    fc_set_ticker_idle(0, 0);
+}
+
 /* Malformed sysfs contents (a fake root can hold anything): never a crash, never a false
  * "usable" unless the counter's exact name is there as a whole word. */
 TEST(fastclock_clocksource_check_survives_malformed_files)
@@ -845,26 +906,26 @@ TEST(fastclock_clocksource_check_survives_malformed_files)
     write_file(cur, "hpet\n");
     for (size_t i = 0; i < sizeof bad_avail / sizeof bad_avail[0]; i++) {
         write_file(avail, bad_avail[i]);
-        CHECK(!fc_check_clocksource(root, mine, got, sizeof got, why, sizeof why));
+        CHECK(fc_check_clocksource(root, mine, NULL, got, sizeof got, why, sizeof why) == FC_CS_UNUSABLE);
         CHECK(why[0]);
     }
     /* Current: empty, a long line (truncated into `got`), binary. */
     write_file(avail, "hpet\n");
     write_file(cur, "");
-    CHECK(!fc_check_clocksource(root, mine, got, sizeof got, why, sizeof why));
+    CHECK(fc_check_clocksource(root, mine, NULL, got, sizeof got, why, sizeof why) == FC_CS_UNUSABLE);
     write_file(cur, long_line);
-    CHECK(!fc_check_clocksource(root, mine, got, sizeof got, why, sizeof why));
+    CHECK(fc_check_clocksource(root, mine, NULL, got, sizeof got, why, sizeof why) == FC_CS_UNUSABLE);
     CHECK(strlen(got) < sizeof got);
     FILE *f = fopen(cur, "wb");
     if (f) {
         fwrite("\0tsc\0\xff", 1, 6, f);
         fclose(f);
     }
-    CHECK(!fc_check_clocksource(root, mine, got, sizeof got, why, sizeof why));
+    CHECK(fc_check_clocksource(root, mine, NULL, got, sizeof got, why, sizeof why) == FC_CS_UNUSABLE);
     /* The name without a trailing newline is still the name. */
     write_file(cur, mine);
     write_file(avail, mine);
-    CHECK(fc_check_clocksource(root, mine, got, sizeof got, why, sizeof why));
+    CHECK(fc_check_clocksource(root, mine, NULL, got, sizeof got, why, sizeof why) == FC_CS_USABLE);
     snprintf(cmd, sizeof cmd, "rm -rf %s", root);
     CHECK(system(cmd) == 0);
 }

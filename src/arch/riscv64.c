@@ -6,6 +6,7 @@
  * kernel delivers SIGILL.  Linux 6.6+ clears SCOUNTEREN.CY/IR unless
  * kernel.perf_user_access=2, so rdcycle and rdinstret usually die with SIGILL. */
 #include "arch/arch.h"
+#include "arch/counter.h"
 #include "arch/counter_funcs.h"
 #include "common/trap_guard.h"
 
@@ -143,7 +144,8 @@ void arch_ucontext_set_return(void *uc, long value)
 
 /* kvm-clock is x86 only. */
 int arch_kvm_clock_stable_bit(void) { return -1; }
-uint64_t arch_fast_counter_ordered(void) { return csr_time(); }
+/* Ordered: the same `fence r, i` as arch/riscv64/counter.h (CSR reads are device input). */
+uint64_t arch_fast_counter_ordered(void) { return arch_counter_ordered(); }
 uint64_t arch_fast_counter_raw(void) { return csr_time(); }
 const char *arch_fast_counter_clocksource(void) { return "riscv_clocksource"; }
 const char *arch_fast_counter_provisional_clocksource(void) { return NULL; }

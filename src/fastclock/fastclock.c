@@ -2,7 +2,8 @@
  *
  * Memory ordering, in one place (docs/fastclock.md has the proof in prose):
  *  - Readers (any number, lock-free): s1 = load-acquire(seq); t = ordered counter read
- *    (rdtscp or lfence;rdtsc / isb;mrs / rdtime: after s1); load the line (the acquire on
+ *    (rdtscp or lfence;rdtsc / isb;mrs / fence r,i;rdtime: after s1, the riscv fence
+ *    because the ISA classes a CSR read as device input, unordered with loads otherwise); load the line (the acquire on
  *    s1 keeps these loads after it); acquire fence; s2 = load(seq); retry if s1 != s2.  The
  *    acquire fence keeps the line loads before the s2 load, so an unchanged seq without
  *    SEQ_WRITING means the line was not torn.  The fence pairs with the writer's seq_cst

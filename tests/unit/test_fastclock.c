@@ -463,7 +463,16 @@ TEST(fastclock_stress_refreshes_under_concurrent_readers)
             "(margin %lld)\n", (unsigned long long)(after.refreshes - before.refreshes),
             atomic_load(&backwards), (long long)worst, (long long)margin);
     CHECK(after.refreshes - before.refreshes >= 1000);
-    CHECK(atomic_load(&backwards) == 0);
+    /* Cross-thread order needs a counter that can be read in order.  qemu-user's riscv time
+     * CSR is the host's plain rdtsc, which no guest fence orders (QEMU's x86 backend makes
+     * barriers of `lock or`): there the count measures the emulator, and the test that
+     * runs it says so (tests/test_fastclock.py).  Natively, under ASan and qemu-aarch64
+     * (whose counter is the host's CLOCK_MONOTONIC) it is judged. */
+    if (getenv("CLOCKSCOPE_TEST_UNORDERED_COUNTER"))
+        fprintf(stderr, "  backwards not judged: the counter here cannot be read in order (%s)\n",
+                getenv("CLOCKSCOPE_TEST_UNORDERED_COUNTER"));
+    else
+        CHECK(atomic_load(&backwards) == 0);
     CHECK(worst <= margin);
 }
 

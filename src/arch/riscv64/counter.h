@@ -1,5 +1,12 @@
-/* riscv64: the time CSR for libfastclock's readers (arch/counter.h).  Like the kernel's
- * vDSO, no fence: the ordering proofs in src/fastclock are for x86 and arm64. */
+/* riscv64: the time CSR for libfastclock's readers (arch/counter.h).
+ * Ordering: the ISA (Zicsr, "CSR Access Ordering") does not order CSR accesses with memory
+ * accesses, and "for the purposes of the FENCE instruction, CSR read accesses are
+ * classified as device input (I)".  So `fence r, i` before the read orders it after every
+ * earlier load, which is what the seqlock argument in src/fastclock/fastclock.c needs of
+ * arch_counter_ordered (the kernel's vDSO reads it without a fence: its seqlock does not
+ * promise monotonicity across threads on its own).  Found under qemu-riscv64, whose time
+ * CSR is the host's unordered rdtsc: without the fence, fastclock's cross-thread stress
+ * test saw values 30-200 ns below one another thread had already returned. */
 #ifndef CLOCKSCOPE_ARCH_RISCV64_COUNTER_H
 #define CLOCKSCOPE_ARCH_RISCV64_COUNTER_H
 
@@ -8,7 +15,9 @@
 static inline __attribute__((always_inline)) uint64_t arch_counter_ordered(void)
 {
     uint64_t v;
-    __asm__ volatile("csrr %0, 0xc01" : "=r"(v) : : "memory"); /* time; by number, for assemblers without Zicntr */
+    /* Earlier loads (R) before the CSR read (I); time by number, for assemblers without
+     * Zicntr. */
+    __asm__ volatile("fence r, i\n\tcsrr %0, 0xc01" : "=r"(v) : : "memory");
     return v;
 }
 

@@ -413,14 +413,24 @@ def test_counter_paths_of_the_other_arches_under_qemu(cross_builds, tmp_path):
         proc = run([f"{arch}-linux-gnu-gcc", "-O2", "-static", "-Isrc/fastclock", "-o", exe,
                     ROOT / "tests/progs/fc_demo.c", build / "libfastclock.a", "-lpthread"], cwd=ROOT)
         assert proc.returncode == 0, proc.stderr
-        env = dict(os.environ, FASTCLOCK_SYSFS_ROOT=str(root))
+        env = dict(os.environ, FASTCLOCK_SYSFS_ROOT=str(root), FC_DEMO_WANDER="1")
         f = facts(run([qemu, exe], env=env, timeout=300).stdout)
         assert f["source"].startswith("1 ") and names[arch] in f["source"], (arch, f)
         # Under qemu-user every instruction is emulated: the sandwich is wide and the
         # offset follows it; the margin scales with the narrowest sandwich measured there.
-        width = int(f["width"])
+        # And the emulated counter is not a straight line against CLOCK_MONOTONIC: qemu-
+        # aarch64's is the host's wall clock in whole microseconds (QEMU's user-mode
+        # cpu_get_clock(): gettimeofday; it steps by 62-63 ticks of 16 ns), which strayed
+        # from CLOCK_MONOTONIC by 9 to 24 us peak to peak over 300 ms on the development
+        # machine (the demo measures it in the same run: `wander`); no calibration
+        # removes that.  A line anchored at one point of that wander, its rate
+        # fitted over ~100 ms of it, can be off by about twice as much: 2 x wander is
+        # allowed on top (20 runs: excursions 0.05 to 1.7 wanders).  A wrong rate or anchor
+        # is still off by far more (a rate 1% off: 1 ms over a 100 ms period).
+        width, wander = int(f["width"]), int(f["wander"])
         below, above = map(int, f["bound"].split())
-        assert below <= margin_ns(width) and above <= margin_ns(width), (arch, f)
+        limit = margin_ns(width) + 2 * wander
+        assert below <= limit and above <= limit, (arch, f, limit)
         assert f["fork"].split()[0] == "1" and f["live"] == "1", (arch, f)
         if arch == "riscv64":
             # QEMU's user-mode riscv time CSR is the host's plain rdtsc (target/riscv/csr.c,
@@ -431,5 +441,7 @@ def test_counter_paths_of_the_other_arches_under_qemu(cross_builds, tmp_path):
             # alike).  Its other checks still run; test_riscv_counter_read_is_fenced
             # checks the fence itself.
             env["CLOCKSCOPE_TEST_UNORDERED_COUNTER"] = "qemu-user riscv64: time CSR = host rdtsc"
+        # The same wander bounds the unit tests' accuracy checks under this emulator.
+        env["CLOCKSCOPE_TEST_COUNTER_WANDER_NS"] = str(wander)
         proc = run([qemu, build / "unit_tests", "fastclock"], env=env, timeout=300)
         assert proc.returncode == 0 and " 0 failed" in proc.stdout, proc.stdout + proc.stderr

@@ -55,7 +55,7 @@ bool arch_kernel_logs_counter_calibration(void);
 
 /* For libfastclock (src/fastclock): the one counter it uses, read two ways. */
 /* Ordered after every earlier load on this CPU (rdtscp, or lfence;rdtsc without RDTSCP /
- * isb;mrs cntvct_el0 / rdtime).  Later loads are not ordered after it. */
+ * isb;mrs cntvct_el0 / fence r,i;rdtime).  Later loads are not ordered after it. */
 uint64_t arch_fast_counter_ordered(void);
 /* Unordered, the cheapest read of the same counter. */
 uint64_t arch_fast_counter_raw(void);

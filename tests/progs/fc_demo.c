@@ -12,7 +12,11 @@
  *                          gone from available), the source after the re-check and the
  *                          backward steps B that 3 threads reading across the switch saw
  *   fork N below above     N: the child's restarted ticker advanced recent; below/above as
- *                          for bound, over the child's own reads */
+ *                          for bound, over the child's own reads
+ *   wander N               with FC_DEMO_WANDER=1: how far the counter itself strays from a
+ *                          straight line against CLOCK_MONOTONIC (peak to peak of the
+ *                          residuals of 60 pairs 5 ms apart, ns): what no calibration can
+ *                          remove (an emulator's counter: microseconds; hardware: tens of ns) */
 #include <fastclock.h>
 
 #include <pthread.h>
@@ -52,6 +56,36 @@ static void bound(void)
     printf("bound %lld %lld\nwidth %lld\n", (long long)below, (long long)above, (long long)width);
 }
 
+/* The counter against the kernel's clock over 300 ms: the spread of the residuals from the
+ * least-squares line, ns (each pair's kernel value the midpoint of a sandwich). */
+static void counter_wander(void)
+{
+    enum { PAIRS = 60 };
+    double t[PAIRS], k[PAIRS], st = 0, sk = 0, stt = 0, stk = 0;
+    for (int i = 0; i < PAIRS; i++) {
+        struct timespec nap = {0, 5000000};
+        nanosleep(&nap, NULL);
+        int64_t a = kns(CLOCK_MONOTONIC);
+        uint64_t c = fastclock_ticks();
+        int64_t b = kns(CLOCK_MONOTONIC);
+        t[i] = (double)c;
+        k[i] = (double)(a / 2 + b / 2);
+    }
+    for (int i = PAIRS - 1; i >= 0; i--) { /* relative to the first pair: no precision lost */
+        t[i] -= t[0];
+        k[i] -= k[0];
+        st += t[i], sk += k[i], stt += t[i] * t[i], stk += t[i] * k[i];
+    }
+    double rate = (PAIRS * stk - st * sk) / (PAIRS * stt - st * st);
+    double k0 = (sk - rate * st) / PAIRS, lo = 0, hi = 0;
+    for (int i = 0; i < PAIRS; i++) {
+        double r = k[i] - (k0 + rate * t[i]);
+        lo = r < lo ? r : lo;
+        hi = r > hi ? r : hi;
+    }
+    printf("wander %lld\n", (long long)(hi - lo));
+}
+
 static _Atomic uint64_t demotion_max;
 static _Atomic int demotion_back;
 
@@ -86,6 +120,8 @@ int main(void)
     }
     printf("live %d\n", info.refreshes > 0);
     printf("settled %d %s\n", info.source, info.why);
+    if (getenv("FC_DEMO_WANDER") && info.source == FASTCLOCK_SOURCE_COUNTER)
+        counter_wander();
     bound();
     const char *flip = getenv("FC_DEMO_FLIP");
     if (flip) {

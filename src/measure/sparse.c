@@ -85,12 +85,6 @@ bool sparse_measure_gap(const struct method *const *ms, size_t nm, const struct 
         out->methods[i].m = ms[i];
 
     uint64_t start = mono_ns();
-    uint64_t *last_read = calloc(nslots, sizeof *last_read); /* 0: not read in this gap */
-    if (!last_read) {
-        snprintf(err, errlen, "out of memory for %zu slots", nslots);
-        sparse_gap_free(out);
-        return false;
-    }
     /* A machine so busy that most rounds are preempted: stop after this many attempts
      * and report what was kept. */
     size_t max_attempts = nslots * ((size_t)reads * 4 + 20), attempts = 0, full = 0;
@@ -106,17 +100,20 @@ bool sparse_measure_gap(const struct method *const *ms, size_t nm, const struct 
         const struct method *m = s ? ms[s - 1] : NULL;
         size_t want = reads - out->kept[s] < SPARSE_BLOCK_READS ? reads - out->kept[s]
                                                                 : SPARSE_BLOCK_READS;
-        /* The sleep before the block's first read is one more gap of idling. */
-        uint64_t idle = last_read[s] ? mono_ns() + gap_ns - last_read[s] : 0;
+        /* The bracket (slot 0) keeps no state.  For a method, the sleep before the block's
+         * first read is one more gap of idling. */
+        struct sparse_method *sm = s ? &out->methods[s - 1] : NULL;
+        uint64_t idle = sm && sm->last_read_ns ? mono_ns() + gap_ns - sm->last_read_ns : 0;
         uint32_t warm = 0, warm_wanted = sparse_warmup_rounds(m, gap_ns, idle);
-        if (s && warm_wanted > SPARSE_WARMUP_ROUNDS)
-            out->methods[s - 1].settled_blocks++;
+        if (sm && warm_wanted > SPARSE_WARMUP_ROUNDS)
+            sm->settled_blocks++;
         for (size_t got = 0; got < want && attempts < max_attempts;) {
             sleep_ns(gap_ns);
             long before = preemptions();
             uint64_t cold = timed_read(b, m);
             uint64_t hot = timed_read(b, m);
-            last_read[s] = mono_ns();
+            if (sm)
+                sm->last_read_ns = mono_ns();
             bool warmup = warm < warm_wanted;
             attempts += !warmup;
             if (preemptions() != before) {
@@ -125,8 +122,8 @@ bool sparse_measure_gap(const struct method *const *ms, size_t nm, const struct 
             }
             if (warmup) {
                 warm++;
-                if (s)
-                    out->methods[s - 1].warmup_rounds++;
+                if (sm)
+                    sm->warmup_rounds++;
                 continue;
             }
             out->raw_cold[s * reads + out->kept[s]] = cold;
@@ -141,7 +138,6 @@ bool sparse_measure_gap(const struct method *const *ms, size_t nm, const struct 
         if (out->kept[s] < out->rounds_kept)
             out->rounds_kept = out->kept[s];
     out->elapsed_ns = (double)(mono_ns() - start);
-    free(last_read);
     return true;
 }
 

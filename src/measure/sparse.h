@@ -45,7 +45,9 @@ struct sparse_dist {
 struct sparse_method {
     const struct method *m;
     uint32_t warmup_rounds;       /* not recorded, over all its blocks */
-    uint32_t settled_blocks;      /* blocks after an idle spell, warmed up for settle_ns */
+    uint32_t settled_blocks;      /* blocks after an idle spell whose settle_ns needed more
+                                   * than the fixed warm-up rounds */
+    uint64_t last_read_ns;        /* schedule: its last read, CLOCK_MONOTONIC (0: none yet) */
     struct sparse_dist cold, hot; /* net of the bracket's median */
 };
 

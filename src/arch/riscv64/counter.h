@@ -4,9 +4,10 @@
  * classified as device input (I)".  So `fence r, i` before the read orders it after every
  * earlier load, which is what the seqlock argument in src/fastclock/fastclock.c needs of
  * arch_counter_ordered (the kernel's vDSO reads it without a fence: its seqlock does not
- * promise monotonicity across threads on its own).  Found under qemu-riscv64, whose time
- * CSR is the host's unordered rdtsc: without the fence, fastclock's cross-thread stress
- * test saw values 30-200 ns below one another thread had already returned. */
+ * promise monotonicity across threads on its own).  Looked for after fastclock's
+ * cross-thread stress test saw values 30-370 ns below ones another thread had returned
+ * under qemu-riscv64; there they remain with the fence too, since qemu-user's time CSR is
+ * the host's plain rdtsc, which no guest fence orders (docs/fastclock.md, Caveats). */
 #ifndef CLOCKSCOPE_ARCH_RISCV64_COUNTER_H
 #define CLOCKSCOPE_ARCH_RISCV64_COUNTER_H
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # clockscope build.
 #   make                      native build: build/clockscope
 #   make STATIC=1             static binary (for boards, VMs, initramfs)

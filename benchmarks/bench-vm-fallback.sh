@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Issue 6's last target, measured: an x86_64 guest whose kernel serves clock_gettime by
 # syscall (clocksource=hpet) while the TSC stays registered (1 vCPU, tsc=reliable).  Under
 # TCG the CPU cannot advertise invariant TSC, so fastclock needs the test-only

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """libfastclock's targets, measured (docs/benchmarks/fastclock.md records the figures).
 
     python3 benchmarks/bench_fastclock.py [--processes 40] [--offset-seconds 60] [--quick]

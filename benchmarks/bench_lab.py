@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Per lab scenario (clockscope vm --scenario NAME): what clock_gettime, the raw counter,
 COARSE and libfastclock cost inside the guest, and the doctor's verdict; one boot per
 scenario (collect --quick --parts doctor,bench).  Under TCG: ratios inside one guest are

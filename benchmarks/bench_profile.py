@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The overhead of `clockscope profile`: one program's run time with and without it, side
 by side in one run.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Sparse reads: what one clock read costs when a program reads the time now and then
 (issue 18's table; figures in docs/benchmarks/fastclock.md, section "Sparse reads").
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Validates `clockscope bench` against an independent measurement, in one run:
 
 1. For each of ROUNDS rounds: a full default `bench` (pinned to --cpu), then the plain loop

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """VM boot times and `bench --quick` figures inside guests (docs/benchmarks/vm.md).
 
     make && make vm-binaries && python3 benchmarks/bench_vm.py [ROUNDS]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """How finely a harness subtraction can resolve a clock under a ctypes call
 (docs/benchmarks/runtimes.md, "The ctypes row's resolution").
 

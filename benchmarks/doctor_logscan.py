@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """How fast the doctor reads a large kernel log (the log scanner, src/facts/logscan.c),
 one or more clockscope binaries side by side in one run.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """How long `clockscope doctor --roots DIR --json` takes over many facts roots (goal: 1000
 roots in <= 5 s), against one `doctor --root` process per root, side by side in one run.
 

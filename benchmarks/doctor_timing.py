@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """How long a live `clockscope doctor` takes (goal: <= 3 s), and what its proof measured.
 
     python3 benchmarks/doctor_timing.py [--runs 10] [--binary build/clockscope]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One fresh process's view of libfastclock, for benchmarks/bench_fastclock.py:
  *   fastclock_accuracy first            ns the first fastclock_monotonic_ns() call took
  *   fastclock_accuracy rate SECONDS idle|busy

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What a read costs when a program comes back from an idle spell (issue 18): libfastclock's
  * automatic ticker parks after FASTCLOCK_TICKER_IDLE_NS without reads and, parked, looks
  * for reads every FASTCLOCK_TICKER_PARKED_POLL_NS; until it has seen them, the line is

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """`clockscope ladder` against a peer, in one run, and its own running time.
 
 1. Peer: for each of ROUNDS rounds, `clockscope ladder --json --only 'pipe.*.same_cpu'`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perf bench sched pipe's loop, bare: two processes, two pipes, N round trips of 4 bytes,
  * gettimeofday around the whole (fork and wait included), as perf 6.1 times it.  A third
  * opinion when clockscope ladder's pipe rung and perf disagree (docs/benchmarks/ladder.md):

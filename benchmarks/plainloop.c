@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An independent check on `clockscope bench`: the plainest possible loop of
  * clock_gettime(CLOCK_MONOTONIC) calls, no unrolling, no statistics, timed as a whole.
  * Usage: plainloop [CALLS]  -> prints "<calls> <elapsed_ns> <ns_per_call>". */

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Why `clockscope runtimes` and `python3 -m timeit`'s default can differ for Python's
 `time.time()` (docs/benchmarks/runtimes.md, section 1): the same loop, run as one long
 stretch or cut into pieces, in one process, no timer read between the pieces.

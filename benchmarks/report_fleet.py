@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """How long `clockscope report` takes over a fleet: N bundles (copies of the real fixtures in
 tests/data/bundles/, each renamed), HTML with charts, against the same command over the 5
 fixtures, in one run.  Usage: python3 benchmarks/report_fleet.py [N] [REPEATS]

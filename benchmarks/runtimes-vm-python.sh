@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Python in the hpet guest, without and with `clockscope run --mode auto`
 # (docs/benchmarks/runtimes.md).  Brings Debian's /usr/bin/python3.11 and the few files of
 # its standard library the probe imports (found by importing them here) into an x86_64

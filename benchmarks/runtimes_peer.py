@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Peer checks of `clockscope runtimes` (docs/benchmarks/runtimes.md): its Python and Go
 figures against the runtimes' own benchmark tools, run side by side in one session.
 

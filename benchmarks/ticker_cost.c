@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What libfastclock's automatic ticker costs the process it serves (issue 18): the ticker
  * thread's own CPU time (/proc/self/task/TID/schedstat, ns on the CPU) and wake-ups
  * (voluntary context switches), over a phase in which the program reads the time every

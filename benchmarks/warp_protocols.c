@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Which publication protocol exposes unordered rdtsc best?  (x86_64 only; a benchmark,
  * not part of clockscope.)  Two pinned threads, plain rdtsc, N reads each:
  *

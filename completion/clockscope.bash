@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bash completion for clockscope.  Asks the installed binary itself, so it cannot drift from
 # it: commands from `clockscope --help`, each command's options from `clockscope CMD --help`,
 # bench method ids from `clockscope bench --list`, ladder rung ids from `clockscope ladder --list`, --arch values from `clockscope vm --help`.

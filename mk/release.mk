@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Installing and releasing clockscope (included from the Makefile; docs/install.md).
 #   make install [PREFIX=DIR] [DESTDIR=STAGE]   everything the commands need, see below
 #   make man                  $(O)/man/clockscope.1 and clockscope-COMMAND.1, from --help (help2man)

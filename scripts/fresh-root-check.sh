@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Proves the install step on a machine with no history: builds an empty Debian 12 (bookworm)
 # root with debootstrap, puts a clean clone of this repository into it (and, beside the clone,
 # the shared corpus the doctor tests read), and runs .ci/run inside it under chroot.  Nothing

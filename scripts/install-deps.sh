@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Installs what the build, the test suite and the release targets need, only when something
 # is missing.  Everything comes from Debian 12 (bookworm) packages, installed with
 # --no-install-recommends: so every package a test uses must be named here, never left to a

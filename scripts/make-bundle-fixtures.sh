@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Regenerates the real bundles in tests/data/bundles/ (test fixtures and the source of
 # docs/examples/): this machine, and clockscope vm guests of every arch, one after the
 # other (each TCG boot takes tens of seconds; the guests share the machine's CPUs).

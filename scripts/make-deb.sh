@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Builds dist/clockscope_VERSION_ARCH.deb from a native build with dpkg-deb, and checks it
 # with lintian (fails on any lintian error).  Called by `make deb` / `make dist`:
 #   sh scripts/make-deb.sh BUILD_DIR VERSION OUT_DIR

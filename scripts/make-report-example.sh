@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Regenerates docs/examples/ from the real bundles in tests/data/bundles/
 # (scripts/make-bundle-fixtures.sh makes those):
 #   report.html, report.md and charts/*.svg over the five machines, this machine first

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Strips every ELF file and static library under DIR with the strip of its own arch (a
 # release holds the guests of all three): what a release or a Debian package ships.
 #   sh scripts/strip-tree.sh DIR

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every command's entry point: argv[0] is the command name, returns the exit status. */
 #ifndef CLOCKSCOPE_COMMANDS_H
 #define CLOCKSCOPE_COMMANDS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clockscope: what reading the time costs on this machine, why, and what to do about it. */
 #include "commands.h"
 #include "common/stdout_check.h"

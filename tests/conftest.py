@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shared fixtures: every build configuration is made once per test session.
 
 Tooling that a developer's machine may lack (cross compilers, qemu-user, clang) makes the

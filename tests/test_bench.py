@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """clockscope bench: structure of real results, honesty about what is unavailable,
 and bad usage."""
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """clockscope bench --gap: sparse reads, each timed alone (docs/METHODOLOGY.md, "Sparse
 reads").  Option parsing, the JSON shape, and live runs whose numbers must be coherent and
 physically possible: no timing ratio is asserted (the machine is shared and noisy), only

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The build products a user relies on: install layout and the static binary."""
 import subprocess
 

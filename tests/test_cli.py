@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """One table of bad command lines for every command: each ends with exit status 2, nothing on
 stdout, and exactly two lines on stderr, the one wording of src/common/cli.h and the
 pointer to --help.  Nothing here measures, boots or reads facts: the parser answers first."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """clockscope collect: the bundle's structure from a real run, every way a part can fail
 (recorded, the others still run), the atomic write (never through a link), output errors,
 bad usage, and a differential fuzz of collect's JSON check against Python's parser."""

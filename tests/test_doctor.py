@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """clockscope doctor and clockscope facts.
 
 - every case of the shared corpus (../shared/corpus/cases beside the clone) gets a verdict

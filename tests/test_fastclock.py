@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """libfastclock as users get it: `make install PREFIX=...`, compiled with pkg-config (shared)
 and against libfastclock.a (static); values checked against the kernel's clock; the safety
 fallbacks driven through the test hooks (fake sysfs root, FASTCLOCK_DISABLE), including a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`clockscope doctor` over many facts roots: --root A --root B, --roots DIR, JSON lines with
 a root field and a summary, a bad root's own error line; sosreport archives unpacked with
 tar into a private temporary directory, hostile ones refused without writing outside it."""

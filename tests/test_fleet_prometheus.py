@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The files people deploy beside `clockscope metrics`: the alert rules (promtool check and
 test rules), the Grafana dashboard (every query parses, every metric exists), the systemd
 service and timer (systemd-analyze verify of what `make install` installs), and the real

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`clockscope report` reads `doctor --roots DIR --json` (JSON lines) as one machine per root:
 its fleet summary counts their verdicts, clocksources and findings; error lines, a missing
 summary and broken lines are named, the rest reported."""

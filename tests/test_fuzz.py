@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Coverage-guided fuzzing of the parsers with libFuzzer (tests/fuzz/, `make fuzz`): a short,
 bounded run of each harness in the suite, seeded by hand or with real input (longer runs:
 see tests/fuzz/)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """An installed clockscope is complete: `make install` (PREFIX, DESTDIR) brings the vm guests,
 the shim, libfastclock, man pages and completion, and the installed binary finds them;
 `make dist` builds three arches' tarballs and a lintian-clean .deb whose checksums verify;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The failure lab: every scenario of `clockscope vm --scenario` boots, and inside it the
 doctor gives the scenario's expected verdict for the scenario's own reason, and bench
 (with libfastclock's methods) measures.  One boot per scenario: the guest runs

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The doctor offline on what a platform offers (tests/data/roots/<case>/root, the oracle
 in expected.json beside it): when the TSC is lost, the next clocksource decides, and which
 one exists depends on the platform (bare metal and most hypervisors have no paravirtual

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """clockscope ladder: the schema pinned by issue 15, figures that obey the machine's physics,
 rungs marked unavailable with the reason, deadlocks and crashes cut off and reported
 (CLOCKSCOPE_LADDER_FAULT), and no thread or process outliving the command, also when it is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`clockscope metrics`: the text is what node_exporter's textfile collector accepts, checked
 by Prometheus's own promtool and by its Python client's parser; the file is written
 atomically and never through a link; bad directories and a full disk give clear errors."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The test machinery itself: the C unit runner accounts for every test (no cap, skips
 and failures counted apart), and the mutant runner fails on a surviving mutant and on a
 find-text that does not occur exactly once (docs/testing.md)."""

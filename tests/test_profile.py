@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """clockscope profile: saved perf text (source 000's own figures, every format, malformed
 input), and live profiles on this machine of a program that measures its own share of time
 spent reading the time (tests/progs/timeshare.c)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Hostile trees and outputs (issue 9, parts 2-5): every path clockscope reads from a facts
 root and every path it writes, with absolute and relative links leading out, a directory
 or a FIFO in place of a file; closed stderr, full disks, unreadable roots, set-user-ID

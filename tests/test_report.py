@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """clockscope report: tables and ratios on crafted numbers computed by hand, the doctor's
 explanation beside a slow row, harness cost on runtime rows, every kind of bad input
 (message naming the file, the rest still reported, exit 3), exit codes, the C command's

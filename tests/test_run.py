@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`clockscope run`: a C program and Python under every mode, values checked against the
 kernel's clock (raw syscalls), errors and bad pointers exactly as without the shim, fork,
 exec and threads, and the command's own bad input."""

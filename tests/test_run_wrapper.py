@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`clockscope run -- WRAPPER`: when the command is a script that execs the real program (pyenv
 and conda shims, distributions' `python3` wrappers, `#!/usr/bin/env python3`), the shim
 follows it into that program, and only into it: not into the helpers the wrapper starts, nor

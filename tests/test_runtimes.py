@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """clockscope runtimes: every runtime found is measured, each figure beside its harness;
 a runtime that crashes, hangs or prints garbage is one clear error row and the others still
 report; the JSON is clockscope.runtimes/1 as docs/json.md pins it; syscalls are counted the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The C unit tests, in every build: native, under ASan/UBSan, and cross-built for
 aarch64 and riscv64 under qemu-user.
 

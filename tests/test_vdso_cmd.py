@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """clockscope vdso: the live image, saved images, and malformed images (exit 2)."""
 import json
 import random

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """clockscope vm: real kernels of all three arches under qemu-system, with clockscope as
 the guest's only program.  Bad input first (no guest boots), then the guests.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Issue 6's fallback case inside a VM: an x86_64 guest whose kernel serves clock_gettime by
 syscall (clocksource=hpet) while the TSC stays registered (1 vCPU, tsc=reliable), a
 dynamically linked program added with `vm --add`, and `clockscope run` in the guest.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """clockscope warp: structure of real runs (never whether a given read happened to warp),
 one CPU, CPUs excluded by affinity, qemu-user, bad usage, and faults injected on cue
 (CLOCKSCOPE_WARP_FAULT: a clock that really goes backwards, stalls or jumps, driven

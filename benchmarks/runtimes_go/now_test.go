@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The peer check of `clockscope runtimes`' Go figures (benchmarks/runtimes_peer.py):
 // `go test -bench` of the same calls in the same loop shape as runtimes/probes/probe.go.
 package runtimesgo

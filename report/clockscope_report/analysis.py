@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What the report says: the comparison rows (per API, each machine against the baseline),
 the explanation of each machine from its own doctor, the one-paragraph answer, and the
 fleet summary.  Renderers (text.py, html.py) only lay these out."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The charts (matplotlib, SVG): per-call cost per API per machine, slowdown ratios, the
 warp CPU-pair matrix, and for a fleet the distribution of clock_gettime's cost.  Each
 returns (file name, title, SVG text), or nothing when it has no data."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """clockscope report BUNDLE... [--baseline NAME] [-o OUT.html] [--markdown | --csv]
 [--charts DIR] [--all]"""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Ratios between two machines' per-call costs, with their uncertainty.
 
 Each side's cost is its median ns per call, and its spread the p10-p90 range of its samples

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`clockscope doctor --roots DIR --json` output (JSON lines: one clockscope.doctor/1 document
 per facts root, each with a "root" field; clockscope.doctor.error/1 lines for roots that
 could not be read; a clockscope.doctor.fleet/1 summary last) read as one machine per root,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The report as one self-contained HTML file: inline CSS and inline SVG, no script, nothing
 fetched at view time.  Order: the answer, the fleet summary (many machines), the tables,
 the charts, each machine's doctor findings, each machine's description."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The ladder part (clockscope.ladder/1, docs/json.md): reading it, and its place in the
 report: the rungs on a log scale (every figure labelled round_trip or one_way), the CPU
 matrix as a heatmap, source 003's sweep, and a few lines of text.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Reading bundles (clockscope.bundle/1) and plain --json documents of single commands
 (clockscope.bench/1, clockscope.doctor/1, clockscope.warp/1, clockscope.facts/1,
 clockscope.runtimes/1, clockscope.ladder/1) into Machines.  Every file is read on its own: a bad one yields a

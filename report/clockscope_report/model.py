@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The report's view of a machine: only the fields it uses, each checked for its type when
 a file is read (load.py), so that nothing later can trip over a malformed document."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The `profile` part (clockscope.profile/1): where each machine's sampled time goes when it
 reads the time, shown side by side: the share of all samples per path (vDSO, libc, runtime,
 time syscalls, the kernel's clocksource read, named), as a table (terminal, Markdown, HTML)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The language runtimes section (clockscope.runtimes/1, docs/json.md): each runtime API's
 clock cost net of its harness, per machine, with the path underneath (libc or the vDSO
 directly) and whether it entered the kernel there; a chart of the same.  load.py calls

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The report as text: the terminal table, Markdown, CSV."""
 
 import csv

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clockscope runtimes probe for Java: times each clock API in Java's own loop, after JIT
 // warm-up.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clockscope runtimes probe for Go: times each clock API in Go's own loop.
 //
 //	probe time SAMPLES SAMPLE_US   timed loops: each API, then its harness

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clockscope runtimes probe for Node.js: times each clock API in JavaScript's own loop.
 //
 //     node probe.js time SAMPLES SAMPLE_US   timed loops: each API, then its harness

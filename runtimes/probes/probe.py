@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """clockscope runtimes probe for Python: times each clock API in Python's own loop.
 
 Run by `clockscope runtimes` (never by hand, but it can be):

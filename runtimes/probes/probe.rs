@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clockscope runtimes probe for Rust: times each clock API in Rust's own loop.
 //
 //     probe time SAMPLES SAMPLE_US   timed loops: each API, then its harness

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* aarch64: the generic timer's virtual counter.
  *
  * A plain `mrs cntvct_el0` may be executed speculatively, ahead of earlier loads; `isb`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The one interface behind which all architecture-specific code lives.
  * Exactly one of arch/x86_64.c, arch/aarch64.c, arch/riscv64.c is linked (the Makefile
  * picks it from the compiler's target triple). */

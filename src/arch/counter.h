@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The counter libfastclock reads, inline: one small header per arch, picked by the target
  * the compiler builds for (the Makefile links the matching src/arch/<arch>.c).  Each
  * defines, for the hot path only,

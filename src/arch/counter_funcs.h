@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Generates, from one read expression, the single-read and the unrolled batch functions
  * that every arch's counter methods need.  Used only by src/arch/<arch>.c. */
 #ifndef CLOCKSCOPE_COUNTER_FUNCS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* riscv64: the time, cycle and instret CSRs (Zicntr).
  *
  * Whether user mode may read them is decided above it: SCOUNTEREN (set by the kernel) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* x86_64: the TSC and its orderings.
  *
  * rdtsc is not ordered against anything: it may execute before earlier loads complete

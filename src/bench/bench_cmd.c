@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clockscope bench: the cost of every way of reading the time on this machine. */
 #include "commands.h"
 #include "bench/bench_gap.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "bench/gap_list.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench --gap LIST: the read patterns to measure, e.g. "0,1ms,20ms,150ms,1s:30".
  * Pure parsing (string in, list out, no I/O), so it is unit- and mutation-tested alone. */
 #ifndef CLOCKSCOPE_GAP_LIST_H

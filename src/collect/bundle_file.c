@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "collect/bundle_file.h"
 #include "common/subprocess.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writing the bundle: to stdout, or to a file replaced atomically. */
 #ifndef CLOCKSCOPE_BUNDLE_FILE_H
 #define CLOCKSCOPE_BUNDLE_FILE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clockscope collect: every part (facts, doctor, bench, warp, ladder; profile on request) run as a child of this
  * binary with --json, gathered into one self-describing bundle (docs/json.md). */
 #include "collect/bundle_file.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A recursive-descent JSON validator: no tree is built, nothing is allocated. */
 #include "collect/json_check.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Is this text one JSON document (RFC 8259)?  collect embeds each part's output in the
  * bundle as is, so a part that printed anything else must be caught here, or the whole
  * bundle would be unreadable. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The table of parts collect runs, in order: the cheap descriptions first, so that a
  * machine that fails later still yields its facts and diagnosis. */
 #include "collect/parts.h"

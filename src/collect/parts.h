@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The parts of a bundle: each is one clockscope command run with --json.  A new command
  * joins collect by adding one row to the table in parts.c. */
 #ifndef CLOCKSCOPE_COLLECT_PARTS_H

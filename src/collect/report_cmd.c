@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clockscope report: hands over to the Python package clockscope_report (report/ in the
  * source tree), which runs on the analyst's machine.  This command only finds python3 and
  * the package, and says what to install when either is missing. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "common/beneath.h"
 
 #include <errno.h>

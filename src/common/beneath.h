@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Opening a path beneath a directory without ever leaving it: the guard for facts roots,
  * which are other people's trees (a sosreport, an archive) read here, often as root.
  *

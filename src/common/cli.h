@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The command line of every clockscope command: one declarative parser, one wording.
  *
  * A command declares its options once, as a table pointing into its own options struct,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The declarative option parser (common/cli.h): every command's options, one wording. */
 #include "common/cli.h"
 

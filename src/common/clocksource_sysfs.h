@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Where the kernel shows its clocksources (kernel/time/clocksource.c's sysfs device),
  * spelled once: the facts layout, the header, the doctor's fixes and libfastclock's check
  * all use these.  Header-only, so that libfastclock includes it without linking anything. */

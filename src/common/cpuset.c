@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "common/cpuset.h"
 
 #include <errno.h>

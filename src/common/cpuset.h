@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The CPUs this process may run on, and pinning to one of them. */
 #ifndef CLOCKSCOPE_CPUSET_H
 #define CLOCKSCOPE_CPUSET_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reads only the fixed-size ELF64 header and the program header table, each checked
  * against the file's size, so a truncated or hostile file gives BAD, never a wild read. */
 #include "common/elf_probe.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What `vm` and `run` need to know about an ELF file on the host: its machine, and whether
  * it is dynamically linked (needs a loader and shared libraries in a guest; can be reached
  * by run's preloaded shim). */

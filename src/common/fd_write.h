@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writing a whole buffer to a file descriptor.  Header-only: the run shim, which links none
  * of common/'s objects, uses it too. */
 #ifndef CLOCKSCOPE_FD_WRITE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "common/json.h"
 
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Streaming JSON writer: objects, arrays, strings escaped per RFC 8259.
  * It tracks nesting so callers never place commas by hand. */
 #ifndef CLOCKSCOPE_JSON_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "common/stats.h"
 
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Order statistics over samples. */
 #ifndef CLOCKSCOPE_STATS_H
 #define CLOCKSCOPE_STATS_H

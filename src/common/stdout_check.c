@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "common/stdout_check.h"
 
 #include <errno.h>

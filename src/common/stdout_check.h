@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Output that could not be written is a failure, said on stderr, never a silent exit 0:
  * `clockscope doctor --json > /dev/full`, a full disk, or a closed stdout (`>&-`). */
 #ifndef CLOCKSCOPE_STDOUT_CHECK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fork + execvp with pipes.  Output is read to the end (or the deadline) before waiting,
  * so a chatty program can never block on a full pipe. */
 #include "common/subprocess.h"

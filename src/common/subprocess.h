@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Running other programs without a shell: one PATH lookup and one fork/exec/drain/wait
  * core, used by facts (journalctl, systemd-detect-virt: stdout captured, a deadline) and
  * by vm (apt-get, dpkg-deb, tar, gzip: a working directory, stdout to a file, the tail of

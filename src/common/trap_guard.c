@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "common/trap_guard.h"
 
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runs one counter read with SIGILL/SIGSEGV caught, so that a read the kernel or firmware
  * does not permit (riscv rdcycle with perf_user_access=1, for instance) is reported instead
  * of killing the process.  Not thread-safe: call only from one thread at probe time. */

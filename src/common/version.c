@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One object carries the version, so that a new commit rebuilds only this file, and every
  * command that reports the version (--version, collect's bundle) says the same. */
 #include "common/version.h"

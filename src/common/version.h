@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The version this binary was built from. */
 #ifndef CLOCKSCOPE_VERSION_H
 #define CLOCKSCOPE_VERSION_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unpacking a sosreport archive for the doctor (archive.h). */
 #include "doctor/archive.h"
 #include "common/subprocess.h"

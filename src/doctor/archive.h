@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A sosreport (or any tar of a facts root) given to `doctor --root`: unpacked with the
  * host's tar into a private temporary directory, only the members that are facts, and
  * removed afterwards, also when a signal ends the run.

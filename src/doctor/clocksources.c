@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "doctor/clocksources.h"
 
 #include "facts/machine.h"

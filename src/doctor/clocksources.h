@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Which clocksources the vDSO can read, per architecture and kernel: the knowledge the
  * verdict rests on (docs/doctor.md gives the kernel basis of each line). */
 #ifndef CLOCKSCOPE_CLOCKSOURCES_H

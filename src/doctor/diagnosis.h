@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The doctor's answer: a verdict, whether CLOCK_MONOTONIC has a fast path, and findings
  * that each carry their evidence, meaning and fix. */
 #ifndef CLOCKSCOPE_DIAGNOSIS_H

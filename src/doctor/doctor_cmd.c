@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clockscope doctor: why reading the time is slow here, the proof, and what to do. */
 #include "commands.h"
 #include "common/cli.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "doctor/findings.h"
 
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Building findings: small helpers so that rules read as what they check. */
 #ifndef CLOCKSCOPE_FINDINGS_H
 #define CLOCKSCOPE_FINDINGS_H

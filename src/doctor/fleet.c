@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The doctor over many facts roots (fleet.h).  One root at a time, the same struct reused:
  * a root costs what `doctor --root` costs, without a process each. */
 #include "doctor/fleet.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The doctor over many facts roots (`doctor --root A --root B ...`, `--roots DIR`): one
  * result per root, a bad root gives its own error and the others still run, then a
  * summary.  Roots may be sosreport archives (doctor/archive.h). */

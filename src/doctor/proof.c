@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "doctor/proof.h"
 
 #include "arch/arch.h"

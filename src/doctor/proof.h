@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The live proof: not what the names say, but what the calls do.
  *
  * Syscall counting: a forked child installs a seccomp filter that answers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "doctor/report.h"
 
 #include "common/json.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The doctor's output: a terminal screen that leads with the verdict, or JSON
  * (docs/json.md, clockscope.doctor/1). */
 #ifndef CLOCKSCOPE_REPORT_H

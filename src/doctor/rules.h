@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The doctor's rules, by family (one file each: rules_clocksource.c, rules_tsc.c,
  * rules_arm64.c, rules_cmdline.c, rules_counter.c, rules_proof.c; verdict.c runs them and
  * decides).  Each rule reads the machine model (d->ctx, facts/machine.h) and the live proof,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The arm64 generic timer: erratum workarounds that trap CNTVCT and turn the vDSO
  * counter off, and the one that only affects 32-bit processes. */
 #include "doctor/rules.h"

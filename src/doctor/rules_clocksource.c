@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The current clocksource (the vDSO's view of it, paravirtual clocks: kvm-clock, Xen,
  * Hyper-V), refused overrides, and a kernel of another architecture (user-mode emulation). */
 #include "doctor/rules.h"

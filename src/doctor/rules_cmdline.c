@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The kernel command line: parameters that choose or forbid clocksources, the TSC, the
  * vDSO and kvm-clock. */
 #include "doctor/rules.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The hardware counter: as the CPU states it (frequency, invariance, user-space reads,
  * the vDSO), and whether reading it traps (riscv's time CSR emulated by firmware, an arm64
  * CNTVCT trap). */

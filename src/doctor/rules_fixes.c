@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The fixes and sentences several rule families share. */
 #include "doctor/rules.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The live proof's findings: syscall counts and timings, and the CPU-time clocks. */
 #include "doctor/rules.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* x86's TSC and the clocksource watchdog: demotions, unstable reasons, boot-time warps,
  * calibration, absence, benign look-alikes and the CPU's TSC flags. */
 #include "doctor/rules.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The verdict: from the facts' judgement, or from the live proof when it counted; and
  * diagnose(), which runs every rule family in order. */
 #include "doctor/rules.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Verdicts from what the platform offers, where the clocksource in use is not known or
  * depends on the platform: the TSC's fallback by hypervisor, Xen's pvclock, riscv's time
  * CSR by core.  Each says whether it is decided or inferred, and names the missing fact. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The verdict's platform knowledge (verdict_platform.c) and the two setters it shares with
  * verdict.c. */
 #ifndef CLOCKSCOPE_VERDICT_PLATFORM_H

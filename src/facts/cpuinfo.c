@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "facts/cpuinfo.h"
 
 #include <stdio.h>

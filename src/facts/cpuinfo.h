@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* /proc/cpuinfo, on any architecture: the keys the doctor uses, from the first processor
  * block that has them.  x86: vendor_id, model name, flags; arm: Features, CPU implementer,
  * CPU part, Hardware; riscv: isa, mmu, uarch, mvendorid. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "facts/facts.h"
 
 #include "common/clocksource_sysfs.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Everything the doctor reasons from, read either from the live machine or from a facts
  * root (a directory laid out like the part of a Linux file system the doctor reads; the
  * layout is in docs/doctor.md, "Facts-root layout").

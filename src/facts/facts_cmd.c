@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clockscope facts: what the doctor reads, shown or saved as a facts root. */
 #include "commands.h"
 #include "common/cli.h"

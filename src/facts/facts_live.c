@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The live machine's facts.  Files are read through the same reader as a facts root (root
  * "/"); what is not a file in the live system (kernel log, uname, virtualization, CPUID,
  * the vDSO) is produced here in the facts-root format, so that `facts --save` writes it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Saving facts as a facts root (`facts --save DIR`), never writing through a link.
  *
  * DIR itself is opened as the user named it; everything beneath it is reached with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "facts/hypervisor.h"
 
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Hypervisor names from what the machine says about itself: the one table of CPUID
  * hypervisor signatures (x86 leaf 0x40000000, EBX:ECX:EDX, as arch_cpu_hypervisor() reads
  * them) and the one table of DMI vendor/product names.  The names are systemd-detect-virt's

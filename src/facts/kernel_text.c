@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "facts/kernel_text.h"
 
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Small parsers for what the kernel says about itself: the command line, the version and
  * the machine name.  Each takes foreign text and trusts nothing in it. */
 #ifndef CLOCKSCOPE_KERNEL_TEXT_H

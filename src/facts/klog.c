@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "facts/klog.h"
 
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernel log lines, whatever tool wrote them.  A line may carry any of these prefixes (or
  * none), which are stripped so that rules see the kernel's own message:
  *   "[   12.345678] "                      dmesg (timestamp: seconds since boot)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The kernel log's clock events: a table of matchers, tried in order on each line of the
  * last boot; the first that matches yields its event (some only set a flag and let later
  * rows look too).  Adding a message variant is one row.  All state is in the scanner passed

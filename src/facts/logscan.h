@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the kernel log of the last boot says about clocks, as events with their lines.
  * Matching is on the kernel's message text (prefixes already stripped by facts/klog),
  * case-insensitive, on the stable parts of each message across kernel generations, by a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* From raw facts to the machine model: which architecture, kernel, clocksource,
  * hypervisor, command line and counter, each with where it came from. */
 #include "facts/machine.h"

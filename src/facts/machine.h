@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The one model of the machine: what the facts (live or from a facts root) say about its
  * architecture, kernel, clocksource, virtualization, command line, CPU, counter and kernel
  * log, each with the witness it came from.  Every consumer reads the machine through this:

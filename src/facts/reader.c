@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "facts/reader.h"
 #include "common/beneath.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading one fact file, live ("/") or under a facts root, without ever blocking or
  * trusting the file: only regular files are read (a FIFO, a directory or a device where a
  * file is expected is "unreadable", never waited on), reads are capped, and a missing file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "facts/sysinfo.h"
 
 #include "arch/arch.h"

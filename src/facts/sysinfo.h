@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A short description of the machine, attached to every result so that figures from
  * different machines can be compared: arch, CPU model, kernel, clocksource, virtualization.
  * It is a view of the machine model (facts/machine.h), read from the quick live facts: the

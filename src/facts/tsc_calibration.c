@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The calibration-line parser: no I/O, so the fuzz harness links this file alone. */
 #include "facts/tsc_calibration.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The kernel's TSC calibration lines, the one parser for them (the doctor's log scanner
  * and warp both use it).  arch/x86/kernel/tsc.c prints, at boot, "tsc: Detected 2445.406
  * MHz processor" (and "... MHz TSC" when the TSC's rate differs from the CPU's), and after

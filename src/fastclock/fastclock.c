@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libfastclock: the readers and the public calls (the writer is fc_refresh.c).
  *
  * Memory ordering, in one place (docs/fastclock.md has the proof in prose):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libfastclock: the cheapest correct timestamp.
  *
  * Reads the CPU's counter (x86 TSC, arm64 CNTVCT_EL0, riscv time CSR) and converts it to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libfastclock's hooks for the clockscope run shim: never exported from libfastclock.so. */
 #ifndef FASTCLOCK_INTERNAL_H
 #define FASTCLOCK_INTERNAL_H

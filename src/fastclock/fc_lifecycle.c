@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libfastclock's life cycle: initialisation (the safety checks, the first line, not live),
  * the cross-CPU check on its own thread (which makes the first line live), fork, the
  * ticker, and what fastclock_info() reports.  The refresh itself is fc_refresh.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "fastclock/fc_math.h"
 
 uint64_t fc_mult_from_hz(uint64_t hz)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libfastclock's arithmetic, kept free of I/O so that unit tests can drive it with
  * synthetic counters and kernel clocks.
  *

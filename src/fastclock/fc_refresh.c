@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libfastclock's writer: the refresh in bounded steps, the write section, leaving the
  * counter, and the state readers share (fc_state.h).  Initialisation, the cross-CPU check,
  * fork and the ticker are fc_lifecycle.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "fastclock/fc_safety.h"
 
 #include "fastclock/fc_math.h"

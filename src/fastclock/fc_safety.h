@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Whether libfastclock may use the counter: each check fills `why` when it says no.
  * The sysfs root can be redirected (FASTCLOCK_SYSFS_ROOT) so that tests can present a
  * demoted or foreign clocksource without touching the host. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libfastclock's shared state between its readers (fastclock.c) and its writer
  * (fc_refresh.c).  The ordering argument is at the top of fastclock.c. */
 #ifndef FASTCLOCK_STATE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libfastclock's writer state, shared by fc_refresh.c (the refresh and its write section)
  * and fc_lifecycle.c (initialisation, the cross-CPU check, fork, the ticker, info). */
 #ifndef FASTCLOCK_WRITER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CLOCKSCOPE_LADDER_FAULT's parser and lookup (fault.h). */
 #include "ladder/fault.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CLOCKSCOPE_LADDER_FAULT: faults on cue, so that the tests can check that a rung that
  * deadlocks or crashes is cut off and reported, never hangs the run (docs/ladder.md).
  *

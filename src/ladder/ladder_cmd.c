@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clockscope ladder: the cost of crossing into the kernel and between CPUs, side by side
  * (docs/ladder.md).  Every measurement runs in a disposable runner (runner.h). */
 #include "commands.h"

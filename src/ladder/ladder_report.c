@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The ladder's text table and its clockscope.ladder/1 JSON (docs/json.md). */
 #include "ladder/ladder_run.h"
 

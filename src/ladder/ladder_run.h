@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One ladder run's results: what ladder_cmd.c measures and ladder_report.c prints. */
 #ifndef CLOCKSCOPE_LADDER_RUN_H
 #define CLOCKSCOPE_LADDER_RUN_H

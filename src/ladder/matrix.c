@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The cache-line handoff matrix (matrix.h). */
 #include "ladder/matrix.h"
 

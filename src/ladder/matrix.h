@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The CPU-by-CPU cache-line handoff matrix: for every ordered pair of CPUs (from, to), two
  * threads pinned there bounce one cache line (mechanism MECH_CACHELINE), timed by the
  * engine on `from`.  A cell is one way: half the measured round trip (two handoffs).  It

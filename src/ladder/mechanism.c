@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The round-trip mechanisms (mechanism.h).  Each kernel mechanism is used the way its
  * peers use it: one byte (pipe, socket pair: lmbench's lat_pipe/lat_unix, `perf bench
  * sched pipe`) or one 8-byte count (eventfd) each way, blocking reads. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The round-trip mechanisms of the ladder: one request from side A to side B and its answer
  * back, through the kernel (pipe, eventfd, futex, UNIX socket pair) or through shared memory
  * (spin, spin-then-futex), and the one-line cache-line bounce of the CPU matrix.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What a ladder run does and where: shared by the rungs, the CPU matrix and the sweep. */
 #ifndef CLOCKSCOPE_LADDER_PLAN_H
 #define CLOCKSCOPE_LADDER_PLAN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One rung: a call measured as bench does, or a round trip between two pinned threads or
  * processes, each in its own runner (runner.h), timed by the engine on side A. */
 #include "ladder/rung_measure.h"

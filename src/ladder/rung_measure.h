@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Measures one rung in a runner (runner.h) with the engine (measure/engine.h). */
 #ifndef CLOCKSCOPE_LADDER_RUNG_MEASURE_H
 #define CLOCKSCOPE_LADDER_RUNG_MEASURE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The ladder's rungs as one table (rungs.h). */
 #include "ladder/rungs.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The rungs of the ladder, as one table: what is measured, with what, where.
  *
  * Rung ids name the mechanism and the placement: `call.empty`, `vdso.clock_gettime`,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Disposable child processes for the ladder's measurements (runner.h). */
 #include "ladder/runner.h"
 

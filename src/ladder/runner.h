@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every measurement of the ladder runs in a disposable child process, a *runner*: its
  * threads and its own children can never outlive the command, and one that deadlocks is
  * killed at its deadline and reported, while the rest of the ladder goes on.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Source 003's experiment (BankedIPC / FlexIPC on ChCore, Journal of Software 2025): N
  * client threads send zero-data requests to one server thread pinned to its own CPU.
  *

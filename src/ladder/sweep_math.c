@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The sweep's pure arithmetic (sweep.h). */
 #include "ladder/sweep.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers for writing batch functions: n calls, unrolled by 8, results kept alive. */
 #ifndef CLOCKSCOPE_BATCH_H
 #define CLOCKSCOPE_BATCH_H

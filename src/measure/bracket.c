@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "measure/bracket.h"
 
 #include "arch/arch.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The timer around one read, for sparse reads (bench --gap): every read is timed on its
  * own, so the two timer reads around it must cost far less than a slow read, and the
  * timer must not be the thing measured.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "measure/clocks.h"
 
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The kernel's clock ids by name, as used in method ids and on the command line. */
 #ifndef CLOCKSCOPE_CLOCKS_H
 #define CLOCKSCOPE_CLOCKS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "measure/engine.h"
 
 #include "common/cpuset.h"

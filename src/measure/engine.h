@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The measurement engine: what one call of a method costs, and how sure we are.
  *
  * Method (docs/METHODOLOGY.md says it at length):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "measure/method.h"
 
 #include "measure/clocks.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A method is one way of reading the time, named `<path>.<api>[.<clock>]`.
  * bench times its batch function; warp compares the values of its read function. */
 #ifndef CLOCKSCOPE_METHOD_H

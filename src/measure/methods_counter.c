@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* counter.*: the raw hardware counter under each ordering the arch offers. */
 #include "measure/method.h"
 

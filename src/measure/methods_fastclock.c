@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fastclock.*: libfastclock's calls (src/fastclock), linked into the binary. */
 #include "measure/batch.h"
 #include "measure/method.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libc.*: the calls applications make.  glibc and musl route them to the vDSO where one
  * exists, so these are what a program really pays. */
 #include "measure/batch.h"

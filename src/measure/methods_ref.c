@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ref.*: the rungs of the ladder around the clock reads: a function call that does
  * nothing, and the cheapest real kernel entry. */
 #include "measure/batch.h"

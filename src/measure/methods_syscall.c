@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* syscall.*: the same calls through syscall(2): the price when the vDSO cannot serve. */
 #include "measure/batch.h"
 #include "measure/clocks.h"

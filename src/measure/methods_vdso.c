@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vdso.*: the vDSO's own entry points, called directly, found by parsing its ELF symbol
  * table.  A gap between libc.X and vdso.X is libc's wrapper; a vdso.X as slow as
  * syscall.X means the vDSO itself fell back to the kernel. */

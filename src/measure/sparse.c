@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "measure/sparse.h"
 
 #include "arch/counter_funcs.h" /* KEEP */

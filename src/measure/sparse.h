@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sparse reads (bench --gap): what one read costs when a program reads the time now and
  * then instead of in a loop.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The metrics of one run (emit.h).  Names follow Prometheus's conventions: one prefix
  * (clockscope_), base units in the name (_seconds), _info gauges of value 1 for facts that
  * are labels only, no _total (nothing here counts across runs: every value is this run's). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The metrics of one run as Prometheus text (docs/metrics.md names every one). */
 #ifndef CLOCKSCOPE_METRICS_EMIT_H
 #define CLOCKSCOPE_METRICS_EMIT_H

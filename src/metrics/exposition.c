@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Prometheus text exposition writer (exposition.h). */
 #include "metrics/exposition.h"
 

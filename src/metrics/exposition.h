@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Prometheus text exposition format, restricted to what node_exporter's textfile
  * collector accepts: the classic text format (no "# UNIT", no "# EOF"), only the gauge and
  * counter types (a file with an "info" or "stateset" type is rejected whole), no sample

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Gathering the metrics in-process (gather.h): the same calls as `doctor` and `warp`, so the
  * metrics say exactly what those commands say. */
 #include "metrics/gather.h"

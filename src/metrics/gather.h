@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What `clockscope metrics` measures, in-process: the doctor's facts, live proof and verdict
  * (or a facts root's verdict, nothing measured), and optionally a short warp. */
 #ifndef CLOCKSCOPE_METRICS_GATHER_H

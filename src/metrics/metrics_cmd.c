@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clockscope metrics: the doctor's verdict, the cost of reading the time and warp's backward
  * steps as Prometheus metrics, for node_exporter's textfile collector (docs/metrics.md). */
 #include "commands.h"

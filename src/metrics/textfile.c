@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The atomic write of DIR/clockscope.prom (textfile.h). */
 #include "metrics/textfile.h"
 #include "common/fd_write.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writing DIR/clockscope.prom for node_exporter's textfile collector, so that a scrape never
  * sees a partial file: the text goes to a temporary file in DIR whose name does not end in
  * ".prom" (the collector reads only *.prom), is fsync'ed, then renamed over the target

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The attribution table: which symbols read the time, and by which path.
  *
  * Names come from the kernel (syscall entry points per arch, clocksource read functions),

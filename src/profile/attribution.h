@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Which frames of a perf call chain are reading the time, and by which path: one table of
  * symbols (attribution.c), per arch, data not code.  Pure: no I/O, no allocation. */
 #ifndef CLOCKSCOPE_PROFILE_ATTRIBUTION_H

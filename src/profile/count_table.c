@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Count tables (count_table.h), as shim_count.c writes them:
  *
  *   clockscope run --mode count: pid 12923 (/tmp/pf/timeshare), 0.307 s

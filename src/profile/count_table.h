@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The table `clockscope run --mode count --output FILE` appends at each counted process's
  * exit (src/shim/shim_count.c), read back for `profile --count`: calls and calls/s per
  * clock, per process.  Pure: buffer in, table out, an error naming the line. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The counter-read cost for profile's notes (counter_cost.h): bench's own counter methods
  * (measure/methods_counter.c) through its engine, so the figure is the one `clockscope
  * bench --only 'counter.*'` prints. */

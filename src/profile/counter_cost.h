@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What one counter read costs here, measured as `clockscope bench` measures it, for the
  * note on a high vDSO share: a read that traps costs microseconds and is charged to the
  * vDSO symbol. */

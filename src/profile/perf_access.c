@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perf_event_paranoid (Documentation/admin-guide/perf-security.rst) for a user without
  * CAP_PERFMON (Linux 5.8+) or CAP_SYS_ADMIN:
  *   -1  everything;  0  also CPU-wide sampling (-a);  1  user and kernel of one's own

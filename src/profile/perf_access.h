@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* May perf sample here, and how much: perf_event_paranoid and privileges -> a plan or a
  * refusal that says the value and what would be needed (never changing anything); and,
  * where perf is missing, which package provides it on this distribution. */

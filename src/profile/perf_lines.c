@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Line splitting shared by the perf text parsers (perf_text.h). */
 #include "profile/perf_text.h"
 

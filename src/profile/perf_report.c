@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `perf report --stdio` text -> tally (perf_text.h).
  *
  *   # Samples: 363K of event 'cpu-clock'

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perf record, then perf script, as children (perf_run.h). */
 #include "profile/perf_run.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The live profile: perf record (call graphs) on a command, a process or every CPU, then
  * perf script read back into a tally (perf_text.h).  perf runs as a child, never through
  * a shell; its data lives in a private temporary directory removed afterwards. */

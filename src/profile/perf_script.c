@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `perf script` text -> tally (perf_text.h).
  *
  *   comm  pid [cpu] time: period event:                 a sample header (non-indented)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Parsers of saved perf text: buffer in, tally out (tally.h).  Pure: no I/O, no
  * allocation; any byte sequence gives either a tally or an error naming the line.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clockscope profile: how much of a program's CPU goes to reading the time, and through
  * which path (docs/profile.md).  Live: perf record -g, perf script, attribution; offline:
  * saved perf script or perf report text, or a perf.data file. */

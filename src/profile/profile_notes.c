@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The notes under a profile: where the time shown really goes.  A high vDSO share with no
  * syscall under it is the vDSO's own counter read, and a read that traps (the RISC-V time
  * CSR emulated by firmware: the RISC-V vDSO clock_gettime analysis report, openEuler,

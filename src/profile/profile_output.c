@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `clockscope profile` output: the table, or clockscope.profile/1 JSON (docs/json.md). */
 #include "profile/profile_view.h"
 

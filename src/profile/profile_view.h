@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What `clockscope profile` shows: the tally and where it came from, the notes that say
  * where the time really goes (profile_notes.c), as a table or clockscope.profile/1 JSON
  * (profile_output.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Attribution of one sample (or one perf report entry) to a category.
  *
  * The rule, for a call chain read from the leaf outwards: the innermost frame that reads

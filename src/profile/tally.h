@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A profile's tally: samples attributed to categories (attribution.h), the clocksources
  * read, the symbols that read the time and their call sites.  Both parsers feed it: perf
  * script one call chain at a time (tally_chain), perf report one entry at a time

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clockscope run: executes a program with libclockscope-shim.so preloaded (docs/run.md).
  * This process only prepares the environment and calls execv: the program replaces it,
  * so its exit status and signals are the program's own.  A static clockscope binary works

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `clockscope run --mode` values: auto | fast | count | coarse[=CLOCKS], where CLOCKS is a
  * comma-separated list of realtime, monotonic (the clocks with a *_COARSE twin), with or
  * without a CLOCK_ prefix, any case.  "coarse" alone means both. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The C reference probe: libc's clock calls, timed in a C loop, speaking the same protocol
  * as the probes of other languages (docs/runtimes.md).  It runs as this binary re-executed
  * (RUNTIMES_PROBE_ENV=c; argv[0] is "runtimes", the mode's arguments follow), so it goes through the same timeout, parser and syscall count as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Strict line parser of probe output; see probe_parse.h. */
 #include "runtimes/probe_parse.h"
 

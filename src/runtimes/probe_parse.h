@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The strict parser of a probe's output (docs/runtimes.md, "The probe protocol").
  *
  * A probe is a program in another language, so its output is foreign data: nothing in it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The runtimes: where each is found, how its probe is built (once, cached) and run. */
 #include "runtimes/runtimes.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `clockscope runtimes`: what reading the time costs in each language runtime here
  * (docs/runtimes.md).  Shared by the command's files: the runtime table (runtime_table.c:
  * find each runtime, build and cache its probe), the runs (runtimes_run.c: timed run, count

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clockscope runtimes: what reading the time costs in Python, Go, Java, Node, Rust and C
  * here, each figure beside its harness, with the path underneath (docs/runtimes.md). */
 #include "commands.h"

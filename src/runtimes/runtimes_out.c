@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `clockscope runtimes` output: the table (source 000's, with the harness beside each
  * figure) and clockscope.runtimes/1 (docs/json.md). */
 #include "runtimes/runtimes.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One runtime's measurement: its probe timed, then counted; the rows. */
 #include "runtimes/runtimes.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* See syscall_count.h. */
 #include "runtimes/syscall_count.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Counting another program's time syscalls, attributed to the lines of its output.
  *
  * The doctor's proof counts its own calls with a SIGSYS handler; a handler does not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The interposed calls and the per-clock decisions.  Nothing here changes a call whose
  * clock is not served: the real function (dlsym RTLD_NEXT) gets the same arguments.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libclockscope-shim.so, preloaded by `clockscope run` (docs/run.md).  The environment
  * `run` sets is the protocol between the two:
  *   CLOCKSCOPE_RUN_MODE     auto | fast | coarse | count

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Count mode: calls per clock and per calling function, without changing any answer.
  * Counting is lock-free (atomic adds; callers in an open-addressed table claimed by CAS),
  * so it is safe from any thread and costs a few atomic operations per call.  The table is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the shim does with LD_PRELOAD at start, and whether it serves this process.
  *
  * By default the shim removes itself from LD_PRELOAD, so that programs the command executes

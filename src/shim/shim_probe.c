@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Auto mode's question: does clock_gettime(id) enter the kernel here?  Compared directly:
  * the libc call (the vDSO where it works) against the raw syscall, both timed with the
  * bare counter, best of a few rounds.  About 20 calls per clock: well under 100 us even

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "vdso/vdso.h"
 
 #include "vdso/vdso_names.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The live vDSO of this process: where it is, and the time functions it exports. */
 #ifndef CLOCKSCOPE_VDSO_H
 #define CLOCKSCOPE_VDSO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clockscope vdso: the vDSO's time entry points, from this process or from an image file. */
 #include "commands.h"
 #include "common/cli.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "vdso/vdso_elf.h"
 
 #include <elf.h>

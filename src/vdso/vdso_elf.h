@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A bounds-checked reader of a vDSO image's dynamic symbol table.
  *
  * It trusts nothing in the image: every offset, size and count is checked against the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* From the kernel's vDSO linker scripts: arch/x86/entry/vdso/vdso.lds.S,
  * arch/arm64/kernel/vdso/vdso.lds.S, arch/riscv/kernel/vdso/vdso.lds.S. */
 #include "vdso/vdso_names.h"

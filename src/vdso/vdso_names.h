@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The vDSO time entry point names of every arch clockscope knows, whatever arch this
  * binary is built for: reading a saved image of another arch needs that arch's names. */
 #ifndef CLOCKSCOPE_VDSO_NAMES_H

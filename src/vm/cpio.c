@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* newc cpio: a 110-byte ASCII header ("070701" and 13 eight-digit hex fields), the NUL-
  * terminated name, padding to 4 bytes, the data, padding to 4 bytes.  The archive ends
  * with an entry named "TRAILER!!!".  (Documented in the kernel's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A writer of "newc" cpio archives, the format the kernel unpacks as an initramfs. */
 #ifndef CLOCKSCOPE_VM_CPIO_H
 #define CLOCKSCOPE_VM_CPIO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A device tree of QEMU's machine with one property added: the machine's own tree dumped
  * by qemu (-machine NAME,dumpdtb=FILE, with the same CPUs and memory, which shape it),
  * turned into source with the device-tree compiler, the property added to the node of a

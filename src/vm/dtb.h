@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A QEMU machine's device tree with one property added to one node (a scenario's timer
  * erratum): dumped by qemu, edited as source, compiled with dtc. */
 #ifndef CLOCKSCOPE_VM_DTB_H

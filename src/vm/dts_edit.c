@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The lab's one edit of a device tree's source as dtc prints it: a property added to the
  * node of a compatible string (pure; unit-tested and fuzzed: tests/fuzz/fuzz_dts_edit.c). */
 #include "vm/dts_edit.h"

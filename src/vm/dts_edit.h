@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A property added to one node of a device tree's source (dts_edit.c). */
 #ifndef CLOCKSCOPE_VM_DTS_EDIT_H
 #define CLOCKSCOPE_VM_DTS_EDIT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Encoding and strict decoding of console frames (see frame.h). */
 #include "vm/frame.h"
 

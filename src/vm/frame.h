@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The framing that carries a guest command's stdout, stderr and exit status over the
  * serial console, which it shares with whatever the kernel prints.
  *

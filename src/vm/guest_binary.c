@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Finding the static clockscope a guest runs as /init: in a build tree, in an installed
  * prefix, or this very binary when it is static and of the guest's arch. */
 #include "vm/guest_binary.h"

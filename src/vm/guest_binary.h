@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Which static clockscope `clockscope vm` puts into a guest as its /init. */
 #ifndef CLOCKSCOPE_VM_GUEST_BINARY_H
 #define CLOCKSCOPE_VM_GUEST_BINARY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Files and environment the host adds to the guest.  Shared libraries are found with the
  * host's `ldd`, which asks the real loader (so RUNPATH, hwcaps subdirectories and the
  * loader's own default directories are all honoured); its output is parsed strictly.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `vm --add HOST[:GUEST]` and `vm --env NAME=VALUE`: extra files in the guest's initramfs
  * (with, for a dynamically linked ELF, its loader and shared libraries) and extra
  * environment for the command.  Everything is checked on the host before anything boots. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* PID 1 inside the VM.  There is no shell and no distribution: this process mounts what
  * the measurements read (/proc, /sys, /dev), runs the one command the host asked for as
  * its child, and relays that child's output as frames on the console (vm/frame.h), since

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The guest side of `clockscope vm`: the static clockscope is the initramfs's /init. */
 #ifndef CLOCKSCOPE_VM_GUEST_INIT_H
 #define CLOCKSCOPE_VM_GUEST_INIT_H

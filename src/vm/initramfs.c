@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Builds the initramfs on the fly: it costs a copy of a ~1 MB binary, less than caching it
  * would cost in staleness checks.  /dev/console is in the archive because the kernel opens
  * it for init's stdin/stdout/stderr before init can mount devtmpfs. */

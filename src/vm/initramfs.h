@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The guest's whole root file system: the static clockscope as /init and the command. */
 #ifndef CLOCKSCOPE_VM_INITRAMFS_H
 #define CLOCKSCOPE_VM_INITRAMFS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fetches a default kernel with `apt-get download` under a private APT configuration:
  * its own sources.list, lists, archives and an empty dpkg status, all inside the cache,
  * and the architecture given per call (APT::Architecture).  The host's APT sources, its

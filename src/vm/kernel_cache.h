@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The default kernels: Debian's, fetched once into a cache outside the repository. */
 #ifndef CLOCKSCOPE_VM_KERNEL_CACHE_H
 #define CLOCKSCOPE_VM_KERNEL_CACHE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernel image formats, recognised by the magic numbers each boot protocol defines:
  * Documentation/arch/x86/boot.rst (the "HdrS" setup header at 0x202),
  * Documentation/arch/arm64/booting.rst and Documentation/arch/riscv/boot-image-header.rst

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Is a file a kernel image that QEMU can boot for a given arch? */
 #ifndef CLOCKSCOPE_VM_KERNEL_IMAGE_H
 #define CLOCKSCOPE_VM_KERNEL_IMAGE_H

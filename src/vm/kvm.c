@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The verdict file is keyed by the host's boot id: a reboot (a fixed host kernel, KVM
  * module options) gets a fresh try.  It lives beside the kernels in the cache. */
 #include "vm/kvm.h"

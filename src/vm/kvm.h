@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Whether to run a guest under KVM: /dev/kvm must work, and must have booted guests. */
 #ifndef CLOCKSCOPE_VM_KVM_H
 #define CLOCKSCOPE_VM_KVM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* qemu-system in its own process group (so that killing it kills all of it), with the
  * guest's first serial port on qemu's stdout.  The console loop separates frames (the
  * command's output) from everything else (the kernel's messages), keeps the tail of the

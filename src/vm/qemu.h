@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Booting one guest under qemu-system and reading its console until the command ends. */
 #ifndef CLOCKSCOPE_VM_QEMU_H
 #define CLOCKSCOPE_VM_QEMU_H

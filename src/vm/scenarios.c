@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The scenario table: data only.  Each row names the machine, kernel command line and
  * device tree change that make a real kernel take one path, the source it reproduces, and
  * the verdict `clockscope doctor` must give inside (tests/test_lab.py boots every row). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The failure lab: every known way reading the time goes slow that a QEMU guest can
  * reproduce with a real kernel, one row each (scenarios.c; catalogue in docs/lab.md). */
 #ifndef CLOCKSCOPE_VM_SCENARIOS_H

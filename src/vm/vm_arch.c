@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The guest architectures.  Debian 12 has no riscv64 port, so riscv64's default kernel
  * comes from Debian 13 (trixie).  aarch64 under TCG: "max" with the implementation-defined
  * pointer-authentication algorithm, which QEMU emulates far faster than the architected

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What differs between the guest architectures `clockscope vm` boots: one table row each. */
 #ifndef CLOCKSCOPE_VM_ARCH_H
 #define CLOCKSCOPE_VM_ARCH_H

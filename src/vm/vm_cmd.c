@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clockscope vm: boots a real kernel of any of the three arches under QEMU and runs one
  * clockscope command inside it, as the guest's only program.  This file is the command
  * line and the order of things; each step lives in its own file of src/vm/. */

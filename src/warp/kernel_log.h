@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The kernel's own TSC calibration, from the live kernel log: the line parser is
  * facts/tsc_calibration (shared with the doctor's log scanner); this is warp's question of
  * the live machine.  Only x86 kernels print these lines; elsewhere none is found. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The kernel's TSC calibration claim from the live kernel log, read the one way clockscope
  * reads it (facts_read_kernel_log) and split into lines by the facts module's klog. */
 #include "warp/kernel_log.h"

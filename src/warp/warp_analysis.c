@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "warp/warp_analysis.h"
 
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The pure half of `clockscope warp`: from a sequence of clock reads ordered in real time
  * to findings.  Nothing here reads a clock or starts a thread, so the unit tests feed it
  * synthetic traces with known warps, offsets and stalls (tests/unit/test_warp.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clockscope warp: does time ever go backwards between CPUs, does the counter tick at the
  * rate the platform states, and how fine does each clock really step. */
 #include "commands.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Memory ordering of the protocol (the reason it can tell ordered reads from unordered).
  *
  * One shared record holds the last published read: its value, the CPU it ran on, and a

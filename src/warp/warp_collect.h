@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The live half of `clockscope warp`: threads pinned to CPUs read a method's clock under
  * a shared sequence and compare each read with the one published before it (docs/warp.md has
  * the protocol and why it is ordered).  Results go into the pure analysis (warp_analysis.h). */

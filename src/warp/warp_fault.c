@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fault injection for `clockscope warp` (warp_fault.h, docs/warp.md "Fault injection").
  *
  * Each method is wrapped: its read goes to fault_read with a context holding the real

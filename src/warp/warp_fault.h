@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fault injection for `clockscope warp`: makes the clocks warp reads go wrong on cue, so
  * that the command's whole path (collector, analysis, judgement, exit status, JSON) can be
  * tested on a machine whose clocks are healthy (docs/warp.md, "Fault injection").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Which methods `clockscope warp` takes by default, and which must never go backwards
  * (docs/warp.md, "Default methods" and "Exit status"). */
 #include "warp/warp_run.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "warp/warp_rate.h"
 
 #include "measure/batch.h"

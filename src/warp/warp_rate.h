@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Rate of the counters and drift between the kernel's clocks, from two bracketed samples
  * taken at the start and the end of the run (the whole run is the baseline, so a 5 s run
  * resolves a counter's rate to a few ppb of reading error). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `clockscope warp` output: the text report and the clockscope.warp/1 JSON document
  * (docs/json.md). */
 #include "warp/warp_run.h"

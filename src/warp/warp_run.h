@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What one `clockscope warp` run selected, measured and concluded: shared by the command
  * (warp_cmd.c), the policy (warp_policy.c) and the reports (warp_report.c). */
 #ifndef CLOCKSCOPE_WARP_RUN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the option parser (src/common/cli_parse.c): `make fuzz`, then
  * build/fuzz/fuzz_cli -max_total_time=60 CORPUS_DIR.  The input is an argument vector (words
  * separated by NUL or newline; the first byte picks a spec with arguments or one that runs a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the lab's device-tree edit: `make fuzz`, then
  * build/fuzz/fuzz_dts_edit -max_total_time=60 CORPUS_DIR.  Whatever the text, an accepted
  * edit is the input with "\n\t\tPROPERTY;" inserted once, right after a '{'. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the parsers of foreign facts text: kernel log lines and their
  * prefixes (facts/klog.c), the clock events in them (facts/logscan.c), /proc/cpuinfo,
  * the command line and the kernel version; then the whole machine model (facts/machine.c,

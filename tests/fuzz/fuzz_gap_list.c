@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for bench's --gap LIST parser: `make fuzz`, then
  * build/fuzz/fuzz_gap_list -max_total_time=60 CORPUS_DIR.  The input is not
  * NUL-terminated (the parser takes a length); an accepted list must keep every promise of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for collect's JSON check (src/collect/json_check.c): no crash, no read
  * past the input, and what it accepts stays valid JSON when collect embeds it in the
  * bundle (as a member value, after trimming trailing whitespace). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the kernel-log TSC calibration parser (facts/tsc_calibration.c,
  * shared by the doctor and warp): `make fuzz`, then
  * build/fuzz/fuzz_kernel_log -max_total_time=60 CORPUS_DIR.  The input is one record,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for CLOCKSCOPE_LADDER_FAULT's parser (ladder/fault.c): `make fuzz`,
  * then build/fuzz/fuzz_ladder_fault -max_total_time=60 CORPUS_DIR.  The input is not
  * NUL-terminated (the parser takes a length); an accepted value must hold only well-formed

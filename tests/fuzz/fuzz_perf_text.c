@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for clockscope profile's perf text parsers: `make fuzz`, then
  * build/fuzz/fuzz_perf_text -max_total_time=60 CORPUS_DIR.  The first byte picks the
  * parser (0 mod 3: perf script, 1: perf report, 2: run --mode count's table), the rest is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for clockscope runtimes' probe-output parser: `make fuzz`, then
  * build/fuzz/fuzz_probe_parse -max_total_time=60 CORPUS_DIR.  The first byte picks the
  * mode; the rest is the output (not NUL-terminated: the parser takes a length).  An

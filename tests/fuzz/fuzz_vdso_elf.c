@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the vDSO ELF parser: `make fuzz`, then
  * build/fuzz/fuzz_vdso_elf -max_total_time=60 CORPUS_DIR (seed it with `clockscope vdso --dump`). */
 #include "vdso/vdso_elf.h"

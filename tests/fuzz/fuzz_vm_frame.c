@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the console frame decoder of clockscope vm: `make fuzz`, then
  * build/fuzz/fuzz_vm_frame -max_total_time=60 CORPUS_DIR.  A decoded frame must re-encode
  * to exactly the frame part of its input (the encoding is canonical). */

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Mutants as a standing check (docs/testing.md, "Mutants").
 
 Each tests/mutants/NAME.mutant names one deliberate breakage of the code:

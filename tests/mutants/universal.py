@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """A sampled score from a general mutation tool, beside the hand-written catalogue.
 
 universalmutator (PyPI) rewrites C by regular expressions: operators, constants,

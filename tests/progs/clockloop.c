@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A dynamically linked program for `clockscope run` inside a VM (tests/test_vm_fastclock.py,
  * docs/benchmarks/fastclock.md).  Times N libc clock_gettime(CLOCK_MONOTONIC) calls and N raw
  * syscall(SYS_clock_gettime) calls, each loop timed by the raw syscall on CLOCK_MONOTONIC_RAW

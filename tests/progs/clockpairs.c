@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A dynamically linked program for `clockscope run` tests.  Prints one line per fact,
  * "key value...", for the test to check:
  *   pair CLOCK below above   max (kernel_before - value) and max (value - kernel_after) in

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Stands in for the clockscope binary that `collect` runs for each part
 # (CLOCKSCOPE_COLLECT_SELF): a part named in FAKE_<PART> misbehaves as told, every other
 # part runs the real binary ($REAL_CLOCKSCOPE).  Modes:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A fake language runtime for tests/test_runtimes.py, given as `runtimes --python` (or put
 # on PATH as node): it ignores the probe source and behaves as $FAKE_RUNTIME says, in the
 # timed run ("... time SAMPLES SAMPLE_US") or the count run ("... count CALLS").

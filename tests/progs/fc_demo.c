@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Links against the installed libfastclock (pkg-config fastclock).  Prints "key value" lines:
  *   source N why...        fastclock_info() after the first call
  *   init_ns N

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libfastclock loaded with dlopen, read, and dlclose'd while its ticker thread runs (issue
  * 18): the library is linked -z nodelete, so its code stays mapped and the thread keeps
  * running; without it the thread would jump into unmapped code and the process die.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Per-read latency of fastclock_monotonic_ns() and of libc's clock_gettime(CLOCK_MONOTONIC)
  * (the vDSO), side by side in one run, for reads spaced by a gap (issue 18).  Each read is
  * timed on its own between two clock_gettime(CLOCK_MONOTONIC) calls (the same bracket for

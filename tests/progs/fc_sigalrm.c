@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reads the clock from a SIGALRM handler that fires every 50 us while main() reads the
  * same clock in a loop (issue 9.1): the handler regularly interrupts main inside fastclock's
  * own refresh, where a seqlock reader that waits for the writer would spin for ever.

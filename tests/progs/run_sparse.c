@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A dynamically linked program for `clockscope run` tests of sparse readers (issue 18): what
  * a program that reads the time now and then gets from the shim, in every mode.
  *

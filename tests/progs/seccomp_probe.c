@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Does this machine give a process seccomp filters?  Installs a filter that makes getppid
  * fail with EPERM and checks that it does, independently of the doctor's own code.
  * Exit 0: filters work; 1: they do not (the reason on stderr). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A program that opens its data file first thing, so that when it is started with stderr
  * closed (`2>&-`) the file becomes fd 2; then reads the clock, writes a line of its own and
  * keeps the file open to the end.  With a second argument it changes to that directory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* LD_PRELOAD library for the doctor's proof test: clock_gettime and gettimeofday that
  * always enter the kernel (raw syscalls, never the vDSO), standing in for a C library on
  * a machine whose clocksource has no vDSO path.  The doctor's seccomp count must then see

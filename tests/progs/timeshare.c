@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A program that spends a known, self-measured share of its CPU time reading the time, for
  * `clockscope profile`'s live acceptance test (tests/test_profile.py) and its overhead
  * benchmark (benchmarks/bench_profile.py).

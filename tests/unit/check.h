@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A minimal C test harness: TEST(name) { CHECK(...); }.  Tests register themselves;
  * tests/unit/main.c runs them (or those named on the command line) and accounts for every
  * one: "unit: R registered, S selected, N ran, P passed, F failed, K skipped".

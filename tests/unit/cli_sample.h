@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A sample declaration of every kind of option, shared by the parser's unit tests
  * (test_cli.c) and its fuzz harness (tests/fuzz/fuzz_cli.c).  Values in LIST items and
  * STRING options must not contain an 'x' (a .check). */

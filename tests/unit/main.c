@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The unit test runner: runs every registered test (or those whose names contain one of
  * the arguments) and accounts for each one:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* common/beneath: opening paths beneath a root, through the kernel (openat2) and through
  * the user-space fallback (forced), which must agree case by case; and facts/reader on a
  * tree with links that lead out, both ways. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The declarative option parser (src/common/cli_parse.c): every kind of option, the one
  * wording of each mistake, the help check, and in-process mutation of argument vectors. */
 #include "check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* collect's JSON check (src/collect/json_check.c): what RFC 8259 accepts and rejects, the
  * schema it extracts, and an in-process mutation fuzz (no crash; a verdict every time). */
 #include "check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Argument parsing, CPU lists, statistics, the JSON writer and subprocess output tails. */
 #include "check.h"
 #include "common/cli.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The live verdict logic on proofs this machine cannot produce: a syscall on every call
  * (clocksource=hpet in a VM), a counter read that traps (riscv time CSR emulated by
  * firmware), errors and backwards readings, seccomp refused, qemu-user. */

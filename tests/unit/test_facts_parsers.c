@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The foreign-text parsers of facts/ and facts/logscan: every kernel-log prefix, CRLF,
  * garbage, truncation; cpuinfo of each architecture; command lines; versions.  Ends with
  * in-process mutation fuzzing (run under ASan/UBSan by the suite). */

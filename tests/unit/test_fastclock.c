@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libfastclock: the calibration math with synthetic counters (fixed point, continuity,
  * bounded slew, convergence), the clocksource check against a fake sysfs tree, and the
  * live library against the kernel's clocks, from several threads. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench --gap LIST parsing (bench/gap_list.c): accepted forms, exact values, malformed
  * input, and in-process mutation (no crash, no out-of-range value ever accepted). */
 #include "check.h"

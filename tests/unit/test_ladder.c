@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The ladder's pure parts: CLOCKSCOPE_LADDER_FAULT's parser and lookup (ladder/fault.c,
  * with in-process mutation), the sweep's client counts and reduction (ladder/sweep_math.c),
  * the rung table's ids (ladder/rungs.c), and the cache-line mechanism between two threads. */

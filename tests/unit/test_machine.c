@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The machine model (facts/machine.c), its hypervisor table (facts/hypervisor.c), the
  * header view (facts/sysinfo.c) and the scanner's TSC calibration claim: one answer per fact,
  * whatever the witness, and no crash on malformed or mutated fact text. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Prometheus exposition writer (metrics/exposition.c) and the archive member filter
  * (doctor/archive.c): both pure, both guard what other programs will parse or write. */
 #include "check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clockscope runtimes' probe-output parser (runtimes/probe_parse.c): good output of both
  * modes, every malformed form named with its line, and in-process mutation (no crash, and
  * nothing accepted that breaks a promise of probe_parse.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clockscope profile's pure parts: the perf text parsers (every format perf has printed,
  * malformed text, in-process mutation), the attribution of call chains, the attribution
  * table against the vDSO names, and the permission plan. */

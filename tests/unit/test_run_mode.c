@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `clockscope run --mode` parsing, with malformed and mutated inputs. */
 #include "check.h"
 #include "run/run_mode.h"

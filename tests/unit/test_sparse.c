@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench --gap's schedule (measure/sparse.c): how many warm-up rounds a block gets.  A
  * method that keeps state between reads (libfastclock: its ticker parks after an idle
  * spell) warms up until it has settled when its block follows an idle spell, so that the

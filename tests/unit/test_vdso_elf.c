@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The vDSO ELF parser on the live image, and on truncated and corrupted copies of it
  * (in-process mutation fuzzing; tests/fuzz/ has the coverage-guided harness). */
 #include "check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The initramfs writer: newc entries parsed back by an independent reader, alignment,
  * and the trailer the kernel looks for. */
 #include "check.h"

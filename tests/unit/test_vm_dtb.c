@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dts_add_property: the lab's device-tree edit (src/vm/dtb.c), on dtc's own output shapes
  * and on malformed text. */
 #include "check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Console frames (clockscope vm): round trips of every payload length, and corruption of
  * every byte of a frame detected, never decoded into other output (in-process mutation
  * fuzzing; the suite also runs this under ASan). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `vm --add` / `--env`: ldd output parsing, guest paths, NAME=VALUE; malformed and mutated
  * inputs. */
 #include "check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clockscope warp: the analysis fed synthetic traces with known warps, offsets and stalls;
  * the rate and drift arithmetic; the kernel-log parser (with malformed input and an
  * in-process mutation fuzz); and the live collector driven by fake clocks whose

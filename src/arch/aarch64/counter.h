@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* aarch64: the generic timer's virtual count for libfastclock's readers (arch/counter.h).
  * isb keeps the mrs from executing before earlier instructions (and their loads). */
 #ifndef CLOCKSCOPE_ARCH_AARCH64_COUNTER_H

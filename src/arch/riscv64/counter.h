@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* riscv64: the time CSR for libfastclock's readers (arch/counter.h).
  * Ordering: the ISA (Zicsr, "CSR Access Ordering") does not order CSR accesses with memory
  * accesses, and "for the purposes of the FENCE instruction, CSR read accesses are

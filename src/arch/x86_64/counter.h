@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* x86_64: the TSC for libfastclock's readers (see arch/counter.h).  rdtscp where the CPU
  * has it (as the kernel's rdtsc_ordered() prefers): it waits for every earlier instruction
  * and load, like lfence;rdtsc, and was the cheaper of the two here.  arch/x86_64.c decides

@@ -63,6 +63,9 @@ install: $(O)/clockscope $(FC_OUTPUTS) $(INSTALL_MAN)
 	install -m 644 $(O)/libclockscope-shim.so $(DESTDIR)$(SHIMDIR)/libclockscope-shim.so
 	$(if $(INSTALL_MAN),install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/,@echo "  man pages: skipped, help2man is not installed (apt-get install help2man)")
 	install -m 644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
+	@# The licence travels with every copy: the tarballs and a plain install carry it here
+	@# (the .deb carries it as its copyright file, scripts/make-deb.sh).
+	install -m 644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
 	install -m 644 completion/clockscope.bash $(DESTDIR)$(BASHCOMPDIR)/clockscope
 	@$(MAKE) -s install-guests
 	@echo "installed clockscope $(VERSION_STRING) under $(DESTDIR)$(PREFIX)"

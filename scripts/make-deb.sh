@@ -38,6 +38,9 @@ sh scripts/strip-tree.sh "$stage/usr"
 gzip -9n "$stage"/usr/share/man/man1/*.1
 doc=$stage/usr/share/doc/clockscope
 cp packaging/copyright "$doc/copyright"
+# The MIT text is in copyright (Debian's place for it); a second copy is lintian's
+# extra-license-file.
+rm -f "$doc/LICENSE"
 gzip -9n "$doc"/*.md
 {
     printf 'clockscope (%s) unstable; urgency=medium\n\n' "$version"

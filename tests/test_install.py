@@ -228,7 +228,7 @@ def test_dist_tarball_holds_that_arch(dist, arch, tmp_path):
         assert elf(top / lib)[0] == ELF_MACHINE[arch], lib
     for f in ("include/fastclock.h", "lib/pkgconfig/fastclock.pc", "lib/libfastclock.a",
               "share/man/man1/clockscope-run.1", "share/doc/clockscope/README.md",
-              "share/bash-completion/completions/clockscope"):
+              "share/doc/clockscope/LICENSE", "share/bash-completion/completions/clockscope"):
         assert (top / f).is_file(), f
     for guest in ARCHES:
         assert elf(top / "libexec/clockscope" / guest / "clockscope") == (ELF_MACHINE[guest], False)
@@ -277,6 +277,9 @@ def test_deb_installs_into_a_scratch_root(dist, tmp_path):
                timeout=20)
     assert proc.returncode == 2 and "no static" not in proc.stderr, proc.stderr
     assert (tmp_path / "usr/share/man/man1/clockscope-vm.1.gz").is_file()
+    # The licence as Debian keeps it: the copyright file, MIT under its Debian name.
+    copyright_file = (tmp_path / "usr/share/doc/clockscope/copyright").read_text()
+    assert "License: Expat" in copyright_file and "Permission is hereby granted" in copyright_file
 
 
 def test_fresh_root_check_refuses_bad_usage(tmp_path):

@@ -19,7 +19,7 @@ from conftest import ROOT, make, need_tool, run
 ARCHES = ("x86_64", "aarch64", "riscv64")
 ELF_MACHINE = {"x86_64": 62, "aarch64": 183, "riscv64": 243}
 COMMANDS = ("bench", "warp", "vdso", "doctor", "facts", "run", "vm", "metrics", "ladder", "profile",
-            "runtimes")
+            "runtimes", "collect", "report")
 DOCTOR_VERDICTS = {0, 3, 4, 5}  # ok, slow, broken, unknown (docs/doctor.md)
 
 
@@ -179,6 +179,22 @@ def test_bash_completion(prefix, clockscope):
     assert complete(prefix, "clockscope", "vm", "--arch", "aarch64", "--", "do") == {"doctor"}
     assert complete(prefix, "clockscope", "runtimes", "--only", "") == {"c", "python", "go", "java",
                                                                          "node", "rust"}
+    assert complete(prefix, "clockscope", "runtimes", "--only", "c,py") == {"c,python"}
+    assert complete(prefix, "clockscope", "run", "--mode", "") == {"auto", "fast", "coarse", "count"}
+    parts = {"facts", "doctor", "bench", "warp", "ladder", "runtimes", "profile"}
+    assert complete(prefix, "clockscope", "collect", "--parts", "") == parts
+    assert complete(prefix, "clockscope", "collect", "--parts", "facts,d") == {"facts,doctor"}
+
+
+def test_bash_completion_offers_files_where_an_option_takes_one(prefix, tmp_path):
+    """-o and --output of report and collect, report's --charts: the files there; an option
+    that takes a name (report --baseline) offers none."""
+    (tmp_path / "out.html").write_text("")
+    where = f"{tmp_path}/o"
+    for words in (("report", "-o"), ("report", "--output"), ("collect", "-o"),
+                  ("collect", "--output"), ("run", "--output"), ("report", "--charts")):
+        assert complete(prefix, "clockscope", *words, where) == {f"{tmp_path}/out.html"}, words
+    assert complete(prefix, "clockscope", "report", "--baseline", where) == set()
 
 
 def test_installed_runtimes_finds_its_probes(prefix):
@@ -194,16 +210,27 @@ def test_installed_runtimes_finds_its_probes(prefix):
 # ---- releases -----------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def dist(guests):
-    need_tool("help2man", "dpkg-deb", "dpkg-shlibdeps", "lintian", "sha256sum")
+def dist(tmp_path_factory):
+    """`make -j4 dist` in a fresh clone of this checkout (its uncommitted changes copied over,
+    so the version says -dirty as the checkout's does): nothing built yet, so the tarballs'
+    shared steps (guests, native binary, man pages) run under -j4 from nothing, where they
+    once raced (help2man ran build/clockscope while another sub-make linked it)."""
+    need_tool("help2man", "dpkg-deb", "dpkg-shlibdeps", "lintian", "sha256sum",
+              *(f"{a}-linux-gnu-gcc" for a in ARCHES))
+    clone = tmp_path_factory.mktemp("fresh") / "clockscope"
+    assert run(["git", "clone", "-q", "--no-hardlinks", ROOT, clone]).returncode == 0
+    tracked = run(["git", "ls-files", "-z"], cwd=ROOT).stdout.split("\0")
+    for name in filter(None, tracked):
+        if (ROOT / name).is_file():
+            shutil.copy2(ROOT / name, clone / name)
     # As in a fresh clone: no git identity, no DEBFULLNAME/DEBEMAIL (the package's maintainer
     # then comes from the commit).  make dist fails on any lintian error.
-    env = {k: v for k, v in os.environ.items() if k not in ("DEBFULLNAME", "DEBEMAIL")}
+    env = {k: v for k, v in os.environ.items() if k not in ("DEBFULLNAME", "DEBEMAIL", "MAKEFLAGS")}
     env.update(GIT_CONFIG_GLOBAL="/dev/null", GIT_CONFIG_NOSYSTEM="1")
-    proc = subprocess.run(["make", "-s", "-j2", "dist"], cwd=ROOT, env=env, capture_output=True,
-                          text=True)
+    proc = subprocess.run(["make", "-s", "-j4", "dist"], cwd=clone, env=env, capture_output=True,
+                          text=True, timeout=3600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    return ROOT / "dist"
+    return clone / "dist"
 
 
 def test_dist_checksums_verify(dist):
@@ -263,8 +290,10 @@ def test_deb_installs_into_a_scratch_root(dist, tmp_path):
     """The .deb's files, unpacked into a scratch root: --version, doctor, run's shim and the
     vm guests all found from there."""
     [deb] = dist.glob("clockscope_*.deb")
-    fields = run(["dpkg-deb", "-f", deb, "Package", "Version", "Depends"]).stdout
+    fields = run(["dpkg-deb", "-f", deb, "Package", "Version", "Depends", "Recommends"]).stdout
     assert "Package: clockscope" in fields and "libc6" in fields, fields
+    recommends = re.search(r"^Recommends: (.*)$", fields, re.M).group(1).split(", ")
+    assert {"python3-matplotlib", "linux-perf"} <= set(recommends), fields  # report -o, profile
     assert run(["dpkg-deb", "-x", deb, tmp_path]).returncode == 0
     cs = tmp_path / "usr/bin/clockscope"
     version = run([cs, "--version"]).stdout

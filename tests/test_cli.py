@@ -3,11 +3,12 @@
 stdout, and exactly two lines on stderr, the one wording of src/common/cli.h and the
 pointer to --help.  Nothing here measures, boots or reads facts: the parser answers first."""
 import os
+import re
 import subprocess
 
 import pytest
 
-from conftest import run
+from conftest import ROOT, run
 
 NCPUS = len(os.sched_getaffinity(0))
 
@@ -240,3 +241,40 @@ def test_help_that_cannot_be_written_fails(clockscope, args):
     with open("/dev/full", "w") as full:
         proc = subprocess.run([clockscope, *args], stdout=full, stderr=subprocess.PIPE, timeout=10)
     assert proc.returncode == 1, proc.stderr
+
+
+# Labels only the project's own reading list can decode ("source 003", "paper (BankedIPC /
+# FlexIPC on ChCore)"): what a user sees names the thing ("the polling-server experiment
+# (FlexIPC, Journal of Software 2025)", "the RISC-V clock_gettime report").
+CRYPTIC = re.compile(r"source ?0\d\d|BankedIPC / FlexIPC", re.I)
+
+
+def commands_of(clockscope):
+    out = run([clockscope, "--help"]).stdout
+    return [line.split()[0] for line in out.split("commands:\n")[1].splitlines()
+            if line.startswith("  ")]
+
+
+def test_no_label_an_outsider_cannot_decode(clockscope):
+    """Every --help (the top one, each command's, ladder's rung list), the README, docs/ and the
+    strings and comments of the C sources, the benchmarks and the scripts."""
+    found = []
+    texts = {"clockscope --help": run([clockscope, "--help"]).stdout,
+             "clockscope ladder --list": run([clockscope, "ladder", "--list"], timeout=30).stdout}
+    for cmd in commands_of(clockscope):
+        proc = run([clockscope, cmd, "--help"], timeout=30)
+        texts[f"clockscope {cmd} --help"] = proc.stdout + proc.stderr
+    tracked = subprocess.run(["git", "ls-files", "README.md", "docs", "src", "benchmarks",
+                              "scripts", "runtimes", "completion", "packaging"], cwd=ROOT,
+                             capture_output=True, text=True, check=True).stdout.split()
+    for name in tracked:
+        path = ROOT / name
+        if path.suffix in (".png", ".svg", ".gz") or not path.is_file():
+            continue
+        texts[name] = path.read_text(errors="replace")
+    assert len(texts) > 100
+    for where, text in texts.items():
+        for n, line in enumerate(text.splitlines(), 1):
+            if CRYPTIC.search(line):
+                found.append(f"{where}:{n}: {line.strip()}")
+    assert not found, "labels an outsider cannot decode:\n" + "\n".join(found)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""clockscope profile: saved perf text (source 000's own figures, every format, malformed
+"""clockscope profile: saved perf text (the RISC-V clock_gettime report's own figures, every format, malformed
 input), and live profiles on this machine of a program that measures its own share of time
 spent reading the time (tests/progs/timeshare.c)."""
 import json
@@ -33,10 +33,10 @@ def share(doc, cat):
     return next(c["percent"] for c in doc["categories"] if c["id"] == cat)
 
 
-# --- source 000: "the RISC-V vDSO clock_gettime analysis report (openEuler, kernel 6.12)" --
+# --- the RISC-V clock_gettime report (openEuler, kernel 6.12) --
 
-def test_source000_riscv_shares_reproduced(clockscope):
-    doc, _ = profile_json(clockscope, "--perf-report", DATA / "source000-riscv-whisper.report")
+def test_riscv_report_riscv_shares_reproduced(clockscope):
+    doc, _ = profile_json(clockscope, "--perf-report", DATA / "riscv-report-whisper-riscv.report")
     assert doc["schema"] == "clockscope.profile/1"
     assert doc["source"] == "perf-report"
     assert share(doc, "vdso") == pytest.approx(13.27, abs=0.005)
@@ -49,15 +49,15 @@ def test_source000_riscv_shares_reproduced(clockscope):
     assert any("trap" in n and "counter" in n for n in doc["notes"]), doc["notes"]
 
 
-def test_source000_x86_vdso_is_zero(clockscope):
-    doc, _ = profile_json(clockscope, "--perf-report", DATA / "source000-x86-whisper.report")
+def test_riscv_report_x86_vdso_is_zero(clockscope):
+    doc, _ = profile_json(clockscope, "--perf-report", DATA / "riscv-report-whisper-x86.report")
     assert share(doc, "vdso") == 0 and doc["time_share_percent"] == 0
     assert doc["symbols"][0]["symbol"] == "__vdso_clock_gettime"
     assert not any("trap" in n for n in doc["notes"])
 
 
-def test_source000_table(clockscope):
-    proc = profile(clockscope, "--perf-report", DATA / "source000-riscv-whisper.report")
+def test_riscv_report_table(clockscope):
+    proc = profile(clockscope, "--perf-report", DATA / "riscv-report-whisper-riscv.report")
     assert proc.returncode == 0, proc.stderr
     assert "17.53% of all samples were reading the time" in proc.stdout
     assert re.search(r"^  vdso +13\.27%", proc.stdout, re.M), proc.stdout
@@ -159,7 +159,7 @@ def test_unreadable_inputs(clockscope, tmp_path, what):
 def test_full_stdout_is_a_failure(clockscope):
     with open("/dev/full", "w") as full:
         proc = subprocess.run([clockscope, "profile", "--json", "--perf-report",
-                               DATA / "source000-riscv-whisper.report"], stdout=full,
+                               DATA / "riscv-report-whisper-riscv.report"], stdout=full,
                               stderr=subprocess.PIPE, timeout=10)
     assert proc.returncode == 1, proc.stderr
 
@@ -327,12 +327,12 @@ def test_clock_loop_and_the_collect_part(clockscope, tmp_path):
 
 def test_report_shows_profiles_side_by_side(clockscope, tmp_path):
     """Two bundles with a profile part (this machine's x86_64-tsc fixture bundle given
-    timeshare's recording, the riscv64 one given source 000's perf text): the report's
+    timeshare's recording, the riscv64 one given the RISC-V clock_gettime report's perf text): the report's
     table, Markdown, HTML section and chart show each machine's shares."""
     need_tool("python3")
     inputs = []
     for bundle, option, text in [("x86_64-tsc.json", "--perf-script", "timeshare-syscall.script"),
-                                 ("riscv64.json", "--perf-report", "source000-riscv-whisper.report")]:
+                                 ("riscv64.json", "--perf-report", "riscv-report-whisper-riscv.report")]:
         b = json.loads((ROOT / "tests/data/bundles" / bundle).read_text())
         b["parts"]["profile"], _ = profile_json(clockscope, option, DATA / text)
         path = tmp_path / bundle

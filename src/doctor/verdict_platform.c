@@ -117,8 +117,8 @@ static bool riscv_has_extension(const char *isa, const char *ext)
  * U54 and U74 (FU540, FU740, StarFive JH7100/JH7110) implement no time CSR: every read
  * traps to M-mode (their manuals).  A core with Sstc compares stimecmp against time in
  * hardware, so it implements the time CSR; a KVM guest reads it in VS-mode through
- * htimedelta on a host with the H extension.  Other cores differ (source 000's board traps):
- * the facts do not decide it and no verdict is more likely. */
+ * htimedelta on a host with the H extension.  Other cores differ (the board of the RISC-V
+ * clock_gettime report traps): the facts do not decide it and no verdict is more likely. */
 void verdict_riscv_time_csr(struct diagnosis *d)
 {
     const struct machine *c = &d->ctx;

@@ -459,3 +459,105 @@ def test_folded_chains_attribute_a_report_like_the_script(clockscope):
     # The Children/-g graph report of the same recording: entries' own symbols only.
     graph, _ = profile_json(clockscope, "--perf-report", DATA / "timeshare-syscall-children-g.report")
     assert graph["time_share_percent"] == pytest.approx(7.91, abs=0.01)
+
+
+# --- who calls the clock in Python, Node, Java ------------------------------------------------
+
+def test_unnamed_callers_are_explained(clockscope):
+    """A Python profile without perf support: every caller [unknown]; the note says why and
+    what helps.  With -X perf the callers are named from /tmp/perf-PID.map, and no such note."""
+    doc, _ = profile_json(clockscope, "--perf-script", DATA / "python-unknown-callers.script")
+    assert doc["call_sites"][0]["symbol"] == "[unknown]"
+    [note] = [n for n in doc["notes"] if "no named caller" in n]
+    assert note.startswith("75.00% of all samples") and "--call-graph dwarf" in note, note
+    doc, _ = profile_json(clockscope, "--perf-script", DATA / "python-perf-map.script")
+    assert doc["call_sites"][0] == {"symbol": "py::tick:/srv/app.py",
+                                    "object": "/tmp/perf-4242.map", "percent": 75.0}
+    assert not [n for n in doc["notes"] if "no named caller" in n], doc["notes"]
+
+
+@pytest.fixture
+def fake_perf(tmp_path):
+    """PATH with tests/progs/fake_perf.sh as perf, then the real PATH (python3, node...)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "perf").symlink_to(ROOT / "tests/progs/fake_perf.sh")
+    args = tmp_path / "perf-args"
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", FAKE_PERF_ARGS=str(args),
+               FAKE_PERF_SCRIPT=str(DATA / "python-unknown-callers.script"),
+               FAKE_PERF_SAYS="the program's own line")
+    for k in ("PYTHONPERFSUPPORT", "NODE_OPTIONS", "JAVA_TOOL_OPTIONS"):
+        env.pop(k, None)
+    return env, args
+
+
+def runtime_note(doc):
+    return [n for n in doc["notes"] if n.startswith("This is ") or "perf support on" in n]
+
+
+def test_perf_chatter_kept_out_and_call_graph_passed(clockscope, fake_perf):
+    env, args = fake_perf
+    need_tool("python3")
+    proc = profile(clockscope, "--", "python3", "-c", "pass", env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "the program's own line" in proc.stderr          # the program's stderr still shows
+    assert "[ perf record:" not in proc.stderr + proc.stdout, proc.stderr
+    assert "-g" in args.read_text().split("\n") and "dwarf" not in args.read_text()
+    doc, proc = profile_json(clockscope, "--call-graph", "dwarf", "--", "python3", "-c", "pass",
+                             env=env, timeout=60)
+    recorded = args.read_text().split("\n")
+    i = recorded.index("--call-graph")
+    assert recorded[i + 1] == "dwarf" and "-g" not in recorded, recorded
+    assert doc["target"]["call_graph"] == "dwarf"
+    assert "[ perf record:" not in proc.stderr
+
+
+@pytest.mark.parametrize("command,extra_env,runtime,on", [
+    (["python3", "-c", "pass"], {}, "Python", False),
+    (["python3", "-X", "perf", "-c", "pass"], {}, "Python", True),
+    (["python3", "-X", "dev", "-c", "pass"], {}, "Python", False),
+    (["python3", "-c", "pass"], {"PYTHONPERFSUPPORT": "1"}, "Python", True),
+    (["node", "-e", "0"], {}, "Node", False),
+    (["node", "--perf-basic-prof", "-e", "0"], {}, "Node", True),
+    (["node", "-e", "0"], {"NODE_OPTIONS": "--perf-basic-prof"}, "Node", True),
+    (["java", "-version"], {}, "Java", False),
+    (["java", "-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit", "-version"], {}, "Java",
+     True),
+    (["sh", "-c", "true"], {}, None, False),
+])
+def test_the_runtime_profiled_is_told_what_applies(clockscope, fake_perf, command, extra_env,
+                                                    runtime, on):
+    env, _ = fake_perf
+    need_tool(command[0])
+    doc, _ = profile_json(clockscope, "--", *command, env={**env, **extra_env}, timeout=60)
+    notes = runtime_note(doc)
+    if runtime is None:
+        assert doc["target"]["runtime"] is None and notes == [], notes
+        return
+    assert doc["target"]["runtime"] == {"name": runtime, "perf_support": on}
+    assert len(notes) == 1, doc["notes"]
+    if on:
+        assert "perf support on" in notes[0] and "/tmp/perf-PID.map" in notes[0]
+    else:
+        switch = {"Python": "-X perf", "Node": "--perf-basic-prof",
+                  "Java": "-XX:+PreserveFramePointer"}[runtime]
+        assert notes[0].startswith(f"This is {runtime}") and switch in notes[0], notes[0]
+    # The runtime's own note replaces the general one about unnamed callers.
+    assert not [n for n in doc["notes"] if "no named caller" in n]
+
+
+def test_a_python_script_is_known_by_its_interpreter_line(clockscope, fake_perf, tmp_path):
+    env, _ = fake_perf
+    script = tmp_path / "app"
+    script.write_text("#!/usr/bin/env python3\nprint(1)\n")
+    script.chmod(0o755)
+    doc, _ = profile_json(clockscope, "--", script, env=env, timeout=60)
+    assert doc["target"]["runtime"] == {"name": "Python", "perf_support": False}
+
+
+def test_call_graph_goes_only_with_a_live_profile(clockscope):
+    proc = profile(clockscope, "--call-graph", "dwarf", "--perf-script",
+                   DATA / "python-unknown-callers.script", timeout=10)
+    assert proc.returncode == 2 and "--call-graph goes only with a live profile" in proc.stderr
+    proc = profile(clockscope, "--call-graph", "lbr", "--", "true", timeout=10)
+    assert proc.returncode == 2 and "'lbr' is not one of fp, dwarf" in proc.stderr, proc.stderr

@@ -237,6 +237,9 @@ def test_json_check_refuses_text_after_the_document(clockscope, tmp_path):
     assert proc.returncode == 0 and json.loads(proc.stdout)["runs"]["facts"]["ok"] is True
 
 
+@pytest.mark.vm
+@pytest.mark.qemu
+@pytest.mark.cross
 def test_collect_inside_a_riscv64_guest(clockscope, tmp_path):
     """The acceptance's first step: a riscv64 bundle from `clockscope vm`, read by report
     beside this machine's (TCG: about a minute)."""

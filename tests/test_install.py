@@ -96,6 +96,8 @@ def test_missing_guest_names_its_package_and_make_target(prefix, tmp_path):
         assert words in proc.stderr, (words, proc.stderr)
 
 
+@pytest.mark.vm
+@pytest.mark.qemu
 def test_installed_vm_boots_an_aarch64_guest(prefix):
     """The acceptance test: `DIR/bin/clockscope vm --arch aarch64 -- doctor`, no flags."""
     need_tool("qemu-system-aarch64")
@@ -322,6 +324,8 @@ def test_fresh_root_check_refuses_bad_usage(tmp_path):
     assert proc.returncode == 2 and (tmp_path / "something").exists(), proc.stderr
 
 
+@pytest.mark.vm
+@pytest.mark.qemu
 def test_a_static_clockscope_is_its_own_guest(guests, tmp_path):
     """A static clockscope alone (copied anywhere) boots its own arch with no libexec."""
     need_tool("qemu-system-x86_64")

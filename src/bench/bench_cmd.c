@@ -428,6 +428,8 @@ int cmd_bench(int argc, char **argv)
     bool progress = !o.json && isatty(STDERR_FILENO) && !isatty(STDOUT_FILENO);
     int failures = 0;
     static struct measurement r;
+    /* Tests only: the method named here fails as a measurement can (docs/testing.md). */
+    const char *fault = getenv("CLOCKSCOPE_BENCH_FAULT");
     size_t done = 0;
     for (size_t i = 0; hot_loop && i < ml.count; i++) {
         const struct method *m = &ml.m[i];
@@ -435,9 +437,18 @@ int cmd_bench(int argc, char **argv)
             continue;
         if (progress)
             fprintf(stderr, "\r[%zu/%zu] %-40s", ++done, nsel, m->id);
-        bool measured = m->available;
-        if (measured && !measure_method(m, &cfg, o.cpus.cpu, o.threads, &r))
-            failures += strstr(r.error, "pin") != NULL;
+        bool measured = m->available, failed = false;
+        if (measured && fault && strcmp(fault, m->id) == 0) {
+            memset(&r, 0, sizeof r);
+            snprintf(r.error, sizeof r.error, "failed on cue (CLOCKSCOPE_BENCH_FAULT)");
+            failed = true;
+        } else if (measured) {
+            failed = !measure_method(m, &cfg, o.cpus.cpu, o.threads, &r);
+        }
+        /* Any measurement that failed fails the run, whatever its reason (a thread that
+         * could not be pinned, no memory), not only the reasons someone thought of. */
+        if (failed)
+            failures++;
         if (!measured) {
             memset(&r, 0, sizeof r);
             snprintf(r.error, sizeof r.error, "not available: %s", m->why);

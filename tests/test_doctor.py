@@ -268,6 +268,13 @@ RULE_CASES = [
      ["ok"], {"cmdline-tsc-reliable"}, set()),
     ("cmdline-vdso-0", {"proc/cmdline": "ro vdso=0", CS + "current_clocksource": "tsc"}, ["slow"], {"cmdline-vdso-off"}, set()),
     ("cmdline-nohpet", {"proc/cmdline": "ro nohpet", CS + "current_clocksource": "tsc"}, ["ok"], {"cmdline-nohpet"}, set()),
+    ("cmdline-tsc-nowatchdog", {"proc/cmdline": "ro tsc=nowatchdog", CS + "current_clocksource": "tsc"},
+     ["ok"], {"cmdline-tsc-nowatchdog"}, set()),
+    ("cmdline-no-kvmclock", {"proc/cmdline": "ro no-kvmclock", CS + "current_clocksource": "tsc", "virt": "kvm"},
+     ["ok"], {"cmdline-no-kvmclock"}, set()),
+    ("cmdline-differs-from-the-log", {"proc/cmdline": "BOOT_IMAGE=/vmlinuz-6.8 ro quiet", CS + "current_clocksource": "tsc",
+                                      "dmesg": prefixed("Kernel command line: BOOT_IMAGE=/vmlinuz-6.1 ro\n", "dmesg")},
+     ["ok"], {"cmdline-differs"}, set()),
     ("cmdline-in-log-only", {"uname": "x86_64", "dmesg": prefixed("Kernel command line: BOOT_IMAGE=/x ro clocksource=acpi_pm\n", "dmesg")},
      ["slow"], {"cmdline-clocksource"}, set()),
     ("cmdline-override-refused", {CS + "current_clocksource": "tsc", "proc/cmdline": "clocksource=jiffies",
@@ -335,6 +342,70 @@ def test_rule_case(clockscope, tmp_path, case):
     if doc["verdict"] == "ok":
         assert doc["fast_path"] is True
     assert doc["proof"] is None  # --root never measures
+
+
+# ---- the rule table: every finding id declared, documented, and given by a fixture ---------
+
+DOCTOR_SRC = ROOT / "src" / "doctor"
+# Findings only a live run gives (the proof, user-mode emulation): their fixtures are the
+# unit tests of tests/unit/test_doctor_verdicts.c, which feed diagnose() a proof.
+LIVE_ONLY_IDS = {"emulated-foreign-kernel", "proof-no-syscalls", "proof-syscalls",
+                 "proof-not-counted", "no-vdso", "counter-read-traps"}
+
+
+def declared_ids(binary):
+    proc = run([binary, "doctor", "--list-findings"])
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split() for line in proc.stdout.splitlines()]
+    assert rows and all(len(r) == 2 for r in rows), proc.stdout
+    return {r[0] for r in rows}
+
+
+def ids_in_sources():
+    """The finding ids written in the rules' sources: finding_add's literal, the ternaries
+    in it, and the clocksource rule's class table."""
+    import re
+    found = set()
+    for path in DOCTOR_SRC.glob("*.c"):
+        text = path.read_text()
+        for call in re.findall(r'finding_add\(d,\s*([^,]+(?:\?[^:]+:[^,]+)?),', text):
+            found |= set(re.findall(r'"([a-z0-9]+(?:-[a-z0-9]+)+)"', call))
+        found |= set(re.findall(r'\{"([a-z0-9]+(?:-[a-z0-9]+)+)", SEV_', text))
+    return found
+
+
+def test_every_finding_id_in_the_sources_is_in_the_rule_table(clockscope):
+    in_sources = ids_in_sources()
+    assert len(in_sources) >= 40, sorted(in_sources)
+    assert in_sources <= declared_ids(clockscope), in_sources - declared_ids(clockscope)
+
+
+def test_every_finding_id_is_documented(clockscope):
+    doc = (ROOT / "docs" / "doctor.md").read_text()
+    undocumented = {i for i in declared_ids(clockscope) if f"`{i}`" not in doc}
+    assert not undocumented, sorted(undocumented)
+
+
+def test_every_finding_given_is_declared_and_every_declared_one_has_a_fixture(clockscope, tmp_path):
+    """All offline fixtures at once (the rule cases, tests/data/roots, the corpus) through
+    `doctor --roots`: each finding they give is in the table, and each finding in the table
+    that a facts root can give is given by one of them."""
+    every = tmp_path / "every"
+    for name, files, *_ in RULE_CASES:
+        make_root(every / name, files)
+    lab = ROOT / "tests" / "data" / "roots"
+    for case in lab.iterdir():
+        if (case / "root").is_dir():
+            (every / ("lab-" + case.name)).symlink_to(case / "root")
+    for case in corpus_cases():
+        (every / ("corpus-" + case.name)).symlink_to(case)
+    proc = run([clockscope, "doctor", "--roots", every, "--json"], timeout=600)
+    docs = [json.loads(line) for line in proc.stdout.splitlines()]
+    given = {f["id"] for d in docs if "findings" in d for f in d["findings"]}
+    assert sum("findings" in d for d in docs) == len(list(every.iterdir())), proc.stderr
+    declared = declared_ids(clockscope)
+    assert given <= declared, given - declared
+    assert declared - LIVE_ONLY_IDS <= given, sorted(declared - LIVE_ONLY_IDS - given)
 
 
 @pytest.mark.parametrize("style", STYLES)

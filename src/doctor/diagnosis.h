@@ -41,7 +41,7 @@ struct diagnosis {
     bool decided_by_proof;
     bool inferred;             /* the most likely verdict, not a decided one */
     char missing[240];         /* when inferred: the fact that would decide it */
-    struct machine ctx;        /* the machine model the rules judge */
+    struct machine machine;    /* the machine model the rules judge */
     int nfindings;
     struct finding findings[FINDINGS_MAX];
 };

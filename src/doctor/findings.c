@@ -82,3 +82,36 @@ const char *when_after_boot(double ts, char *buf, size_t len)
     }
     return buf;
 }
+
+const struct finding *finding_find(const struct diagnosis *d, const char *id)
+{
+    for (int i = 0; i < d->nfindings; i++)
+        if (!strcmp(d->findings[i].id, id))
+            return &d->findings[i];
+    return NULL;
+}
+
+void set_verdict(struct diagnosis *d, enum verdict v, int fast_path, const char *fmt, ...)
+{
+    d->verdict = v;
+    d->fast_path = fast_path;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->summary, sizeof d->summary, fmt, ap);
+    va_end(ap);
+}
+
+void set_inferred(struct diagnosis *d, enum verdict v, int fast_path, const char *missing,
+                  const char *fmt, ...)
+{
+    d->verdict = v;
+    d->fast_path = fast_path;
+    d->inferred = true;
+    snprintf(d->missing, sizeof d->missing, "%s", missing);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->summary, sizeof d->summary, fmt, ap);
+    va_end(ap);
+    size_t n = strlen(d->summary);
+    snprintf(d->summary + n, sizeof d->summary - n, " (inferred; not known: %s)", missing);
+}

@@ -78,7 +78,7 @@ static void print_finding(FILE *out, const struct finding *f, bool full)
 void report_text(FILE *out, const struct facts *fs, const struct proof *p,
                  const struct diagnosis *d, bool verbose)
 {
-    const struct machine *c = &d->ctx;
+    const struct machine *c = &d->machine;
     fprintf(out, "clockscope doctor: %s%s\n", d->inferred ? "inferred (not decided): " : "",
             headline(d->verdict));
     wrap(out, "why: ", d->summary, 2, 100);
@@ -146,7 +146,7 @@ static void kv_string_rows(struct json *j, const char *k, const char *rows, size
 
 static void json_facts(struct json *j, const struct facts *fs, const struct diagnosis *d)
 {
-    const struct machine *c = &d->ctx;
+    const struct machine *c = &d->machine;
     json_key(j, "facts");
     json_begin_object(j);
     json_kv_string(j, "origin", fs->live ? "live" : fs->origin);

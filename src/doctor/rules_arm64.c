@@ -5,9 +5,10 @@
 
 #include "doctor/findings.h"
 
-void rule_arm_errata(struct diagnosis *d, const struct proof *p)
+void rule_arm_errata(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct logscan *s = &d->ctx.log;
+    (void)jd;
+    const struct logscan *s = &d->machine.log;
     if (s->arm_errata.n) {
         struct finding *f = finding_add(d, "arm-timer-erratum-traps-counter", SEV_WARNING,
                                         "Timer erratum workaround: CNTVCT reads trap, the vDSO "

@@ -11,7 +11,7 @@
 /* tsc=unstable, tsc=reliable, tsc=nowatchdog (v: the tsc= value). */
 static void cmdline_tsc(struct diagnosis *d, struct judgement *jd, const char *v, const char *where)
 {
-    const struct machine *c = &d->ctx;
+    const struct machine *c = &d->machine;
     if (strstr(v, "unstable")) {
         jd->cmdline_forces_slow = !strcmp(c->family, "x86") || !c->family[0];
         struct finding *f = finding_add(d, "cmdline-tsc-unstable", SEV_WARNING,
@@ -47,9 +47,10 @@ static void cmdline_tsc(struct diagnosis *d, struct judgement *jd, const char *v
     }
 }
 
-void rule_cmdline(struct diagnosis *d, struct judgement *jd)
+void rule_cmdline(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    struct machine *c = &d->ctx;
+    (void)p;
+    struct machine *c = &d->machine;
     if (!c->cmdline[0])
         return;
     char v[128];

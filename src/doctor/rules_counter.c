@@ -6,12 +6,14 @@
 
 #include "doctor/findings.h"
 
+#include <stdio.h>
 #include <stdbool.h>
 #include <string.h>
 
-void rule_counter_facts(struct diagnosis *d)
+void rule_counter_facts(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct counter_facts *k = &d->ctx.counter;
+    (void)jd, (void)p;
+    const struct counter_facts *k = &d->machine.counter;
     if (!k->known)
         return;
     struct finding *f = finding_add(d, "counter-facts", SEV_INFO,
@@ -62,7 +64,7 @@ bool counter_read_traps(double counter_ns, double empty_call_ns, double coarse_n
 /* The counter itself: a read that costs far more than this machine's empty call and COARSE
  * clock_gettime is a trap to firmware or the hypervisor (riscv time CSR emulated by
  * OpenSBI; an arm64 CNTVCT trap). */
-void rule_counter_traps(struct diagnosis *d, const struct proof *p)
+void rule_counter_traps(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
     if (!p || !p->ran)
         return;
@@ -78,6 +80,11 @@ void rule_counter_traps(struct diagnosis *d, const struct proof *p)
         if (!counter_read_traps(t->ns_per_call, empty->ns_per_call, coarse->ns_per_call,
                                 cyc ? cyc->ns_per_call : 0))
             continue;
+        if (!jd->counter_traps) { /* the first trapping counter speaks for the verdict */
+            jd->counter_traps = true;
+            snprintf(jd->trap_counter, sizeof jd->trap_counter, "%s", t->id + 8);
+            jd->trap_ns = t->ns_per_call;
+        }
         struct finding *c = finding_add(d, "counter-read-traps", SEV_WARNING,
                                         "Reading the counter (%s) costs %.0f ns: it traps",
                                         t->id + 8, t->ns_per_call);

@@ -6,8 +6,9 @@
 
 #include <string.h>
 
-void rule_proof(struct diagnosis *d, const struct proof *p)
+void rule_proof(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
+    (void)jd;
     if (!p || !p->ran)
         return;
     const struct proof_timing *mono = proof_timing_find(p, "libc.clock_gettime.monotonic");
@@ -66,8 +67,9 @@ void rule_proof(struct diagnosis *d, const struct proof *p)
     }
 }
 
-void rule_cpu_time_and_coarse(struct diagnosis *d, const struct proof *p)
+void rule_cpu_time_and_coarse(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
+    (void)jd;
     struct finding *f = finding_add(d, "cputime-clocks-syscall", SEV_INFO,
                                     "CPU-time clocks always enter the kernel");
     finding_meaning(f, "CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID and clock IDs from "

@@ -43,7 +43,7 @@ static void tsc_reboot_and_params_fixes(struct finding *f, const struct machine 
 
 void rule_tsc_demotions(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct machine *c = &d->ctx;
+    const struct machine *c = &d->machine;
     const struct logscan *s = &c->log;
     bool cs_fast = jd->cs_known && jd->cs.cls == CS_FAST;
     for (int i = 0; i < s->demotions.n; i++) {
@@ -129,7 +129,7 @@ void rule_tsc_demotions(struct diagnosis *d, struct judgement *jd, const struct 
 
 void rule_tsc_unstable_reasons(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct machine *c = &d->ctx;
+    const struct machine *c = &d->machine;
     const struct logscan *s = &c->log;
     for (int i = 0; i < s->tsc_unstable.n; i++) {
         const struct log_event *e = &s->tsc_unstable.e[i];
@@ -204,7 +204,7 @@ void rule_tsc_unstable_reasons(struct diagnosis *d, struct judgement *jd, const 
 
 void rule_tsc_warp(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct machine *c = &d->ctx;
+    const struct machine *c = &d->machine;
     const struct logscan *s = &c->log;
     if (!s->warps.n)
         return;
@@ -238,7 +238,7 @@ void rule_tsc_warp(struct diagnosis *d, struct judgement *jd, const struct proof
 
 void rule_tsc_calibration(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct machine *c = &d->ctx;
+    const struct machine *c = &d->machine;
     const struct logscan *s = &c->log;
     bool fatal = false;
     /* "Fast TSC calibration failed" and "Unable to calibrate against PIT" are first
@@ -284,10 +284,11 @@ void rule_tsc_calibration(struct diagnosis *d, struct judgement *jd, const struc
     coarse_fix(f, p);
 }
 
-void rule_tsc_missing(struct diagnosis *d, struct judgement *jd)
+void rule_tsc_missing(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct machine *c = &d->ctx;
-    if (strcmp(c->family, "x86") != 0 || !c->available_cs[0] || machine_cs_available(c, "tsc") ||
+    (void)p;
+    const struct machine *c = &d->machine;
+    if (!c->available_cs[0] || machine_cs_available(c, "tsc") ||
         machine_cs_available(c, "tsc-early"))
         return;
     bool slow = !(jd->cs_known && (jd->cs.cls == CS_FAST || jd->cs.cls == CS_DEPENDS));
@@ -311,9 +312,10 @@ void rule_tsc_missing(struct diagnosis *d, struct judgement *jd)
     jd->tsc_unusable = true;
 }
 
-void rule_benign(struct diagnosis *d)
+void rule_benign(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct logscan *s = &d->ctx.log;
+    (void)jd, (void)p;
+    const struct logscan *s = &d->machine.log;
     for (int i = 0; i < s->benign.n && i < 3; i++) {
         const struct log_event *e = &s->benign.e[i];
         struct finding *f;
@@ -339,10 +341,11 @@ void rule_benign(struct diagnosis *d)
     }
 }
 
-void rule_cpu_flags(struct diagnosis *d)
+void rule_cpu_flags(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct machine *c = &d->ctx;
-    if (strcmp(c->family, "x86") != 0 || !c->cpu.parsed || !c->cpu.flags[0])
+    (void)jd, (void)p;
+    const struct machine *c = &d->machine;
+    if (!c->cpu.parsed || !c->cpu.flags[0])
         return;
     static const char *const flags[] = {"tsc", "constant_tsc", "nonstop_tsc", "tsc_known_freq",
                                         "tsc_reliable", "rdtscp", "tsc_adjust", "hypervisor"};

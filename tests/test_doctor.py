@@ -47,6 +47,62 @@ def finding_ids(doc):
     return {f["id"] for f in doc["findings"]}
 
 
+# ---- fixes as data (docs/json.md "actions"): the schema vm --apply-fix consumes ----------
+
+ACTION_FIELDS = {"sysfs": {"path", "value", "reboot"}, "cmdline": {"add", "remove", "reboot"},
+                 "run": {"argv"}, "code": {"text"}, "firmware": {"text"}}
+RUN_MODES = {"coarse", "fast", "auto", "count"}
+
+
+def validate_action(a, top):
+    """One action against the schema; top: an entry of the document's merged list."""
+    assert a["kind"] in ACTION_FIELDS, a
+    assert set(a) == {"kind", "risk"} | ACTION_FIELDS[a["kind"]] | ({"finding"} if top else set()), a
+    assert isinstance(a["risk"], str) and a["risk"].strip(), a
+    if a["kind"] == "sysfs":
+        assert a["path"].startswith("/sys/") and a["reboot"] is False, a
+        assert a["value"] and not any(c.isspace() for c in a["value"]), a
+    elif a["kind"] == "cmdline":
+        assert a["reboot"] is True and (a["add"] or a["remove"]), a
+        for w in a["add"] + a["remove"]:
+            assert isinstance(w, str) and w and not any(c.isspace() for c in w), a
+    elif a["kind"] == "run":
+        argv = a["argv"]
+        assert argv[:3] == ["clockscope", "run", "--mode"] and argv[3] in RUN_MODES and argv[4:] == ["--"], a
+    else:
+        assert isinstance(a["text"], str) and a["text"].strip(), a
+
+
+def payload(a):
+    return json.dumps({k: v for k, v in a.items() if k not in ("finding", "risk")}, sort_keys=True)
+
+
+def check_actions(doc):
+    """Every finding that has a fix carries at least one valid action; the document's
+    merged list holds each finding's actions once, each naming a finding that offers it;
+    a clocksource switch through sysfs targets one in available_clocksource."""
+    by_id = {}
+    for f in doc["findings"]:
+        assert isinstance(f["actions"], list), f["id"]
+        for a in f["actions"]:
+            validate_action(a, top=False)
+            by_id.setdefault(f["id"], set()).add(payload(a))
+        if f["fix"]:
+            assert f["actions"], (f["id"], f["fix"])
+    merged = doc["actions"]
+    for a in merged:
+        validate_action(a, top=True)
+        assert payload(a) in by_id.get(a["finding"], set()), a
+    assert len({payload(a) for a in merged}) == len(merged), "an action twice"
+    assert {p for ps in by_id.values() for p in ps} == {payload(a) for a in merged}
+    kinds = [a["kind"] for a in merged]
+    assert kinds == sorted(kinds, key=list(ACTION_FIELDS).index), kinds
+    available = (doc["facts"]["available_clocksource"] or "").split()
+    for a in merged:
+        if a["kind"] == "sysfs" and a["path"].endswith("/current_clocksource"):
+            assert a["value"] in available, (a, available)
+
+
 # ---- the shared corpus ------------------------------------------------------------------
 
 def corpus_cases():
@@ -65,6 +121,7 @@ def test_corpus_case_gets_an_accepted_verdict(clockscope, case):
         assert isinstance(f["evidence"], list) and isinstance(f["fix"], list)
     if doc["verdict"] == "slow":
         assert any(f["severity"] == "warning" and f["fix"] for f in doc["findings"])
+    check_actions(doc)
 
 
 def require_corpus():
@@ -342,6 +399,68 @@ def test_rule_case(clockscope, tmp_path, case):
     if doc["verdict"] == "ok":
         assert doc["fast_path"] is True
     assert doc["proof"] is None  # --root never measures
+    check_actions(doc)
+
+
+# ---- fixes as data: which action comes first, and when none is safe ----------------------
+
+HPET_ASKED = {CS + "current_clocksource": "hpet\n", CS + "available_clocksource": "tsc hpet acpi_pm\n",
+              "proc/cmdline": "BOOT_IMAGE=/vmlinuz ro clocksource=hpet\n", "uname": "x86_64",
+              "proc/version": "Linux version 6.8.0-45-generic (x)\n"}
+INVARIANT_CPU = "processor\t: 0\nvendor_id\t: GenuineIntel\nflags\t\t: fpu tsc constant_tsc nonstop_tsc rdtscp\n"
+
+
+def test_a_safe_clocksource_switch_is_the_first_action_and_the_text_says_it(clockscope, tmp_path):
+    root = make_root(tmp_path / "r", HPET_ASKED)
+    doc = doctor_json(clockscope, root)
+    first = doc["actions"][0]
+    assert first == {"kind": "sysfs", "finding": "clocksource-no-vdso", "risk": first["risk"],
+                     "path": "/sys/devices/system/clocksource/clocksource0/current_clocksource",
+                     "value": "tsc", "reboot": False}
+    boot = next(a for a in doc["actions"] if a["kind"] == "cmdline")
+    assert boot["add"] == ["clocksource=tsc"] and boot["remove"] == ["clocksource=hpet"]
+    text = " ".join(run([clockscope, "doctor", "--root", root]).stdout.split())
+    assert "to fix now: echo tsc | sudo tee /sys/devices/system/clocksource/clocksource0/current_clocksource" in text
+
+
+def test_no_sysfs_switch_to_a_tsc_the_kernel_marked_unstable(clockscope, tmp_path):
+    files = dict(HPET_ASKED, dmesg=prefixed(WD_MODERN.format(cpu=1, wd="hpet") + "clocksource: Switched to clocksource hpet\n", "dmesg"))
+    files["proc/cmdline"] = "BOOT_IMAGE=/vmlinuz ro\n"
+    doc = doctor_json(clockscope, make_root(tmp_path / "r", files))
+    assert not [a for a in doc["actions"] if a["kind"] == "sysfs"], doc["actions"]
+    assert not [a for a in doc["actions"] if a["kind"] == "cmdline" and "clocksource=tsc" in a["add"]]
+    cs = next(f for f in doc["findings"] if f["id"] == "clocksource-no-vdso")
+    assert any(x.startswith("not now: switching to tsc is refused") for x in cs["fix"]), cs["fix"]
+    # the remedy that applies instead: tsc=reliable with its risk, then the application side
+    reliable = next(a for a in doc["actions"] if a["kind"] == "cmdline")
+    assert reliable["add"] == ["tsc=reliable"] and "backwards" in reliable["risk"]
+    assert any(a["kind"] == "run" and a["argv"][3] == "coarse" for a in doc["actions"])
+
+
+def test_run_fast_is_offered_only_where_a_safe_counter_exists(clockscope, tmp_path):
+    doc = doctor_json(clockscope, make_root(tmp_path / "inv", dict(HPET_ASKED, **{"proc/cpuinfo": INVARIANT_CPU})))
+    modes = [a["argv"][3] for a in doc["actions"] if a["kind"] == "run"]
+    assert modes == ["fast", "coarse"], modes
+    doc = doctor_json(clockscope, make_root(tmp_path / "plain", HPET_ASKED))  # CPU flags not known
+    assert [a["argv"][3] for a in doc["actions"] if a["kind"] == "run"] == ["coarse"]
+
+
+@pytest.mark.parametrize("root", ["lab:riscv-sifive-u74", "corpus:arm64-pine64-a64-allwinner-unknown1-trap-cntvct"])
+def test_no_kernel_fix_cases_recommend_the_application_side(clockscope, root):
+    """A riscv core without a time CSR, an arm64 timer erratum: nothing to switch, nothing on
+    the command line; `run --mode coarse` and a code change first, the hardware last."""
+    where, name = root.split(":")
+    if where == "corpus":
+        require_corpus()
+    path = ROOT / "tests" / "data" / "roots" / name / "root" if where == "lab" else CORPUS / name
+    doc = doctor_json(clockscope, path)
+    kinds = [a["kind"] for a in doc["actions"]]
+    assert kinds[:2] == ["run", "code"] and "sysfs" not in kinds and "cmdline" not in kinds, kinds
+    assert doc["actions"][0]["argv"] == ["clockscope", "run", "--mode", "coarse", "--"]
+    assert "fastclock_recent_ns()" in doc["actions"][1]["text"]
+    assert kinds[-1] == "firmware"
+    text = " ".join(run([clockscope, "doctor", "--root", path]).stdout.split())
+    assert "to fix for one program: clockscope run --mode coarse -- PROGRAM" in text
 
 
 # ---- the rule table: every finding id declared, documented, and given by a fixture ---------

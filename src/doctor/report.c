@@ -2,6 +2,7 @@
 #include "doctor/report.h"
 
 #include "common/json.h"
+#include "doctor/findings.h"
 
 #include <string.h>
 
@@ -90,6 +91,19 @@ void report_text(FILE *out, const struct facts *fs, const struct proof *p,
             c->machine[0] ? c->machine : c->family[0] ? c->family : "arch unknown", "",
             c->kernel.known ? c->kernel.release : "unknown", c->virt[0] ? c->virt : "unknown",
             c->current_cs[0] ? c->current_cs : "unknown");
+    struct ranked_action first[1];
+    if (d->verdict != V_OK && diagnosis_actions(d, first, 1) == 1) {
+        char cmd[400];
+        action_command_line(first[0].action, cmd, sizeof cmd);
+        if (cmd[0]) {
+            char line[700];
+            snprintf(line, sizeof line, "%s   (risk: %s)", cmd, first[0].action->risk);
+            wrap(out, first[0].action->kind == ACT_SYSFS ? "to fix now: "
+                      : first[0].action->kind == ACT_CMDLINE ? "to fix at the next boot: "
+                                                             : "to fix for one program: ",
+                 line, 2, 100);
+        }
+    }
     if (!fs->live)
         fprintf(out, "  facts root: %s\n", fs->origin);
     for (int i = 0; i < F_COUNT && !fs->live; i++) /* not known, and why: never "absent" */
@@ -142,6 +156,42 @@ static void kv_string_rows(struct json *j, const char *k, const char *rows, size
     for (int i = 0; i < n; i++)
         json_string(j, rows + (size_t)i * stride);
     json_end_array(j);
+}
+
+static void json_action(struct json *j, const struct finding_action *a, const char *finding)
+{
+    json_begin_object(j);
+    json_kv_string(j, "kind", action_kind_name(a->kind));
+    if (finding)
+        json_kv_string(j, "finding", finding);
+    json_kv_string(j, "risk", a->risk);
+    switch (a->kind) {
+    case ACT_SYSFS:
+        json_kv_string(j, "path", a->path);
+        json_kv_string(j, "value", a->value);
+        json_kv_bool(j, "reboot", false);
+        break;
+    case ACT_CMDLINE:
+        kv_string_rows(j, "add", a->add[0], sizeof a->add[0], a->nadd);
+        kv_string_rows(j, "remove", a->remove[0], sizeof a->remove[0], a->nremove);
+        json_kv_bool(j, "reboot", true);
+        break;
+    case ACT_RUN:
+        json_key(j, "argv");
+        json_begin_array(j);
+        json_string(j, "clockscope");
+        json_string(j, "run");
+        json_string(j, "--mode");
+        json_string(j, a->mode);
+        json_string(j, "--");
+        json_end_array(j);
+        break;
+    case ACT_CODE:
+    case ACT_FIRMWARE:
+        json_kv_string(j, "text", a->text);
+        break;
+    }
+    json_end_object(j);
 }
 
 static void json_facts(struct json *j, const struct facts *fs, const struct diagnosis *d)
@@ -274,8 +324,20 @@ static void json_document(FILE *out, int indent, const char *root, const struct 
         json_kv_string_or_null(&j, "meaning", f->meaning);
         kv_string_rows(&j, "fix", f->fix[0], sizeof f->fix[0], f->nfix);
         json_kv_string_or_null(&j, "gain", f->gain);
+        json_key(&j, "actions");
+        json_begin_array(&j);
+        for (int k = 0; k < f->naction; k++)
+            json_action(&j, &f->action[k], NULL);
+        json_end_array(&j);
         json_end_object(&j);
     }
+    json_end_array(&j);
+    static struct ranked_action merged[FINDINGS_MAX * FINDING_ACTION_MAX];
+    int nmerged = diagnosis_actions(d, merged, FINDINGS_MAX * FINDING_ACTION_MAX);
+    json_key(&j, "actions");
+    json_begin_array(&j);
+    for (int k = 0; k < nmerged; k++)
+        json_action(&j, merged[k].action, merged[k].finding->id);
     json_end_array(&j);
     json_facts(&j, fs, d);
     json_proof(&j, p);

@@ -67,8 +67,10 @@ bool rule_guard_holds(unsigned guard, const struct machine *m, const struct judg
 void verdict_decide(struct diagnosis *d, const struct judgement *jd, const struct proof *p);
 
 /* Shared fixes (rules_fixes.c). */
-void coarse_fix(struct finding *f, const struct proof *p);
-void switch_fix(struct finding *f, const char *to);
+void coarse_fix(struct finding *f, const struct machine *c, const struct proof *p);
+void switch_fix(struct finding *f, const struct machine *c, const char *to);
+/* Whether the kernel took the TSC out of use for this boot (it refuses to switch back). */
+bool tsc_marked_unstable(const struct machine *c);
 void meaning_from_judgement(struct finding *f, const char *before, const struct cs_judgement *j);
 
 /* The rules, one line each in the table. */

@@ -24,7 +24,9 @@ void rule_arm_errata(struct diagnosis *d, struct judgement *jd, const struct pro
                         "clocksource is arch_sys_counter.");
         finding_fix(f, "none for correctness: the workaround is the fix; turning it off "
                     "(e.g. editing the device tree's erratum property) risks time jumping");
-        coarse_fix(f, p);
+        coarse_fix(f, &d->machine, p);
+        finding_action_firmware(f, "a board or SoC without the timer erratum; the workaround "
+                                "itself is the kernel's correct answer", "none");
     }
     for (int i = 0; i < s->arm_compat.n && i < 1; i++) {
         struct finding *f = finding_add(d, "arm-erratum-compat-vdso-only", SEV_INFO,

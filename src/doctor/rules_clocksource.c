@@ -76,22 +76,28 @@ void rule_clocksource(struct diagnosis *d, struct judgement *jd, const struct pr
                     better = prefs[i];
             }
         if (better)
-            switch_fix(f, better);
+            switch_fix(f, c, better);
         else if (c->available_cs[0])
             finding_fix(f, "no vDSO-capable clocksource is available (%s): see the other findings "
                         "for why; a kernel or firmware upgrade is the lasting fix", c->available_cs);
-        coarse_fix(f, p);
+        coarse_fix(f, c, p);
+        if (!better && c->available_cs[0])
+            finding_action_firmware(f, "a kernel or firmware upgrade that registers a vDSO-capable "
+                                    "clocksource (see the other findings for why none is)", "none");
     } else if (j->cls == CS_DEPENDS) {
         if (j->pvclock)
             finding_meaning(f, "Whether the host sets the stable bit cannot be read from these facts.");
-        finding_fix(f, "run `clockscope doctor` on the machine itself: it counts the syscalls "
-                    "clock_gettime really makes");
-        if (is(c->current_cs, "xen") && machine_cs_available(c, "tsc"))
-            switch_fix(f, "tsc");
-        else if (is(c->current_cs, "xen"))
+        finding_meaning(f, "A live `clockscope doctor` on the machine itself counts the syscalls "
+                        "clock_gettime really makes.");
+        if (is(c->current_cs, "xen") && machine_cs_available(c, "tsc")) {
+            switch_fix(f, c, "tsc");
+        } else if (is(c->current_cs, "xen")) {
             finding_fix(f, "on EC2, AWS recommends the tsc clocksource on Xen instances "
                         "(clocksource=tsc tsc=reliable; risk: trusts the host's TSC), or move "
                         "to a Nitro (KVM) instance type");
+            finding_action_cmdline(f, "clocksource=tsc tsc=reliable", NULL, "trusts the host's TSC");
+            finding_action_firmware(f, "a Nitro (KVM) instance type", "none");
+        }
     }
 }
 
@@ -126,5 +132,5 @@ void rule_foreign_kernel(struct diagnosis *d, struct judgement *jd, const struct
     finding_meaning(f, "Under qemu-user the program sees the host's kernel and no vDSO, and every "
                     "instruction is translated: neither the facts nor the timings describe a %s "
                     "machine.", c->family);
-    finding_fix(f, "run the doctor on the real machine or in a full-system VM (qemu-system-*)");
+    finding_meaning(f, "Run the doctor on the real machine or in a full-system VM (qemu-system-*).");
 }

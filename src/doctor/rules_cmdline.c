@@ -21,6 +21,7 @@ static void cmdline_tsc(struct diagnosis *d, struct judgement *jd, const char *v
                         "due to boot parameter\"): the kernel uses HPET or ACPI PM timer, "
                         "syscall-only.");
         finding_fix(f, "remove tsc=unstable unless it works around a known TSC fault; %s", where);
+        finding_action_cmdline(f, NULL, "tsc=unstable", "wrong time if it worked around a known TSC fault");
         jd->tsc_unusable = true;
         jd->tsc_unusable_why = "tsc=unstable on the command line";
     }
@@ -38,6 +39,8 @@ static void cmdline_tsc(struct diagnosis *d, struct judgement *jd, const char *v
         }
         finding_fix(f, "keep it only on CPUs with constant_tsc and nonstop_tsc whose TSCs are "
                     "known to be synchronized; otherwise remove it; %s", where);
+        finding_action_cmdline(f, NULL, "tsc=reliable", "the watchdog checks the TSC again and "
+                               "may demote it: then reads become syscalls");
     }
     if (strstr(v, "nowatchdog")) {
         struct finding *f = finding_add(d, "cmdline-tsc-nowatchdog", SEV_INFO,
@@ -57,8 +60,11 @@ void rule_cmdline(struct diagnosis *d, struct judgement *jd, const struct proof 
     const char *where = "it comes from the boot loader (GRUB_CMDLINE_LINUX in /etc/default/grub) "
                         "or is built into the kernel (CONFIG_CMDLINE: zcat /proc/config.gz | grep "
                         "CMDLINE)";
+    const char *key = "clocksource";
     if (cmdline_param(c->cmdline, "clocksource", v, sizeof v) ||
-        cmdline_param(c->cmdline, "clock", v, sizeof v)) {
+        cmdline_param(c->cmdline, (key = "clock"), v, sizeof v)) {
+        char given[sizeof v];
+        snprintf(given, sizeof given, "%s", v);
         if (is(v, "pmtmr"))
             snprintf(v, sizeof v, "acpi_pm");
         struct cs_judgement j;
@@ -77,6 +83,9 @@ void rule_cmdline(struct diagnosis *d, struct judgement *jd, const struct proof 
             jd->cmdline_forces_slow = true;
             snprintf(jd->forced_cs, sizeof jd->forced_cs, "%.*s", (int)sizeof jd->forced_cs - 1, v);
             finding_fix(f, "remove clocksource=%s from the command line; %s", v, where);
+            char param[160];
+            snprintf(param, sizeof param, "%s=%s", key, given);
+            finding_action_cmdline(f, NULL, param, "none: the kernel then chooses the best clocksource");
         }
     }
     if (cmdline_param(c->cmdline, "tsc", v, sizeof v))
@@ -91,6 +100,7 @@ void rule_cmdline(struct diagnosis *d, struct judgement *jd, const struct proof 
         finding_meaning(f, "The kernel then uses HPET, ACPI PM timer or jiffies, none of which "
                         "the vDSO can read.");
         finding_fix(f, "remove notsc; %s", where);
+        finding_action_cmdline(f, NULL, "notsc", "none on CPUs with a working TSC");
     }
     if (cmdline_param(c->cmdline, "nohpet", v, sizeof v) ||
         (cmdline_param(c->cmdline, "hpet", v, sizeof v) && is(v, "disable"))) {
@@ -106,6 +116,7 @@ void rule_cmdline(struct diagnosis *d, struct judgement *jd, const struct proof 
                                         "vdso=0: the vDSO is not mapped, every time read is a syscall");
         finding_evidence(f, "command line (%s): %s", c->cmdline_source, c->cmdline);
         finding_fix(f, "remove vdso=0; %s", where);
+        finding_action_cmdline(f, NULL, "vdso=0", "none");
     }
     if (cmdline_param(c->cmdline, "no-kvmclock-vsyscall", v, sizeof v)) {
         struct finding *f = finding_add(d, "cmdline-no-kvmclock-vsyscall",
@@ -113,6 +124,7 @@ void rule_cmdline(struct diagnosis *d, struct judgement *jd, const struct proof 
                                         "no-kvmclock-vsyscall keeps kvm-clock out of the vDSO");
         finding_evidence(f, "command line (%s): %s", c->cmdline_source, c->cmdline);
         finding_fix(f, "remove no-kvmclock-vsyscall; %s", where);
+        finding_action_cmdline(f, NULL, "no-kvmclock-vsyscall", "none");
     }
     if (cmdline_param(c->cmdline, "no-kvmclock", v, sizeof v)) {
         struct finding *f = finding_add(d, "cmdline-no-kvmclock", SEV_INFO,

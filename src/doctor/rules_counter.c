@@ -104,6 +104,9 @@ void rule_counter_traps(struct diagnosis *d, struct judgement *jd, const struct 
         finding_fix(c, "firmware/hardware: a core or SoC that implements the time CSR in hardware, "
                     "or firmware that lets S/U-mode read it (mcounteren.TM); in a VM, a hypervisor "
                     "that does not trap it");
-        coarse_fix(c, p);
+        coarse_fix(c, &d->machine, p);
+        finding_action_firmware(c, "a core or SoC that implements the time CSR in hardware, or "
+                                "firmware that lets S/U-mode read it (mcounteren.TM); in a VM, a "
+                                "hypervisor that does not trap it", "none");
     }
 }

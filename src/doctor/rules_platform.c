@@ -35,7 +35,10 @@ void rule_xen_pvclock(struct diagnosis *d, struct judgement *jd, const struct pr
                 "with xen and tsc available: clocksource=tsc tsc=reliable (risk: trusts the "
                 "host's TSC), or a KVM-based instance type");
     (void)p;
-    coarse_fix(f, NULL);
+    if (!c->available_cs[0] || machine_cs_available(c, "tsc"))
+        finding_action_cmdline(f, "clocksource=tsc tsc=reliable", NULL, "trusts the host's TSC");
+    coarse_fix(f, c, NULL);
+    finding_action_firmware(f, "a KVM-based instance type (EC2 Nitro)", "none");
 }
 
 /* riscv >= 5.8 reads the time CSR in the vDSO.  SiFive's U54 and U74 (FU540, FU740,
@@ -62,5 +65,7 @@ void rule_riscv_core(struct diagnosis *d, struct judgement *jd, const struct pro
     finding_fix(f, "`clockscope doctor` on the board times the trap; no kernel setting avoids "
                 "it (the counter is the only vDSO time source on riscv)");
     (void)p;
-    coarse_fix(f, NULL);
+    coarse_fix(f, c, NULL);
+    finding_action_firmware(f, "a core that implements the time CSR (one with Sstc, for "
+                            "example)", "none");
 }

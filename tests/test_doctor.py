@@ -178,6 +178,12 @@ def prefixed(text, style):
 
 STYLES = ["dmesg", "journal", "syslog", "kmsg", "raw", "dmesg-x", "iso", "crlf", "color", "none"]
 
+# A cloud VM's command line: longer than a kernel log line holds (642 characters).
+LONG_CMDLINE = ("BOOT_IMAGE=/boot/vmlinuz-6.8.0-1017-aws root=PARTUUID=0d2a6b5e-01 ro console=tty1 "
+                "console=ttyS0 nvme_core.io_timeout=4294967295 panic=-1 " +
+                " ".join(f"systemd.setenv=CLOUD_INIT_PARAM_{i:02d}=value-{i:04d}" for i in range(11)))
+assert len(LONG_CMDLINE) > 540
+
 # (name, files, accepted verdicts, finding ids required, finding ids forbidden)
 RULE_CASES = [
     # --- the current clocksource
@@ -329,6 +335,18 @@ RULE_CASES = [
      ["ok"], {"cmdline-tsc-nowatchdog"}, set()),
     ("cmdline-no-kvmclock", {"proc/cmdline": "ro no-kvmclock", CS + "current_clocksource": "tsc", "virt": "kvm"},
      ["ok"], {"cmdline-no-kvmclock"}, set()),
+    # the log's copy cut by a line limit (clockscope's 511 characters less the prefix, here
+    # 475 of 520 on a cloud VM; or the kernel's or a tool's) is the same command line
+    ("cmdline-log-copy-cut-by-the-reader", {"proc/cmdline": LONG_CMDLINE + "\n", CS + "current_clocksource": "tsc",
+                                            "dmesg": prefixed("Kernel command line: " + LONG_CMDLINE + "\n", "dmesg")},
+     ["ok"], set(), {"cmdline-differs"}),
+    ("cmdline-log-copy-cut-by-the-writer", {"proc/cmdline": LONG_CMDLINE + "\n", CS + "current_clocksource": "tsc",
+                                            "dmesg": prefixed("Kernel command line: " + LONG_CMDLINE[:430] + "\n", "dmesg")},
+     ["ok"], set(), {"cmdline-differs"}),
+    ("cmdline-short-log-copy-is-a-difference", {"proc/cmdline": "BOOT_IMAGE=/vmlinuz ro quiet added.later=1\n",
+                                                CS + "current_clocksource": "tsc",
+                                                "dmesg": prefixed("Kernel command line: BOOT_IMAGE=/vmlinuz ro quiet\n", "dmesg")},
+     ["ok"], {"cmdline-differs"}, set()),
     ("cmdline-differs-from-the-log", {"proc/cmdline": "BOOT_IMAGE=/vmlinuz-6.8 ro quiet", CS + "current_clocksource": "tsc",
                                       "dmesg": prefixed("Kernel command line: BOOT_IMAGE=/vmlinuz-6.1 ro\n", "dmesg")},
      ["ok"], {"cmdline-differs"}, set()),

@@ -50,6 +50,18 @@ static void cmdline_tsc(struct diagnosis *d, struct judgement *jd, const char *v
     }
 }
 
+/* Whether the kernel log's copy of the command line is /proc/cmdline cut by a log line
+ * limit: clockscope's own (KLOG_LINE_MAX, less a prefix of up to 128 characters: the
+ * timestamp, a syslog host and tag), the kernel's printk limit (about 1000 characters before
+ * 6.x), or a tool's.  Every such limit leaves at least LOG_CUT_MIN characters, so a shorter
+ * prefix is a different command line (parameters added after boot, another entry). */
+#define LOG_CUT_MIN (KLOG_LINE_MAX - 128)
+static bool log_copy_cut(const char *log_copy, const char *proc_cmdline)
+{
+    size_t n = strlen(log_copy);
+    return n >= LOG_CUT_MIN && n < strlen(proc_cmdline) && strncmp(proc_cmdline, log_copy, n) == 0;
+}
+
 void rule_cmdline(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
     (void)p;
@@ -134,9 +146,10 @@ void rule_cmdline(struct diagnosis *d, struct judgement *jd, const struct proof 
                         "falls back to HPET or ACPI PM timer.");
     }
     /* The log's command line differs from /proc/cmdline: one of them is not what the
-     * admin thinks (built-in parts, a different boot entry). */
+     * admin thinks (built-in parts, a different boot entry).  A log copy cut by a line
+     * limit is the same command line. */
     if (is(c->cmdline_source, "proc/cmdline") && c->log.cmdline[0] &&
-        strcmp(c->log.cmdline, c->cmdline) != 0) {
+        strcmp(c->log.cmdline, c->cmdline) != 0 && !log_copy_cut(c->log.cmdline, c->cmdline)) {
         struct finding *f = finding_add(d, "cmdline-differs", SEV_INFO,
                                         "The kernel log's command line differs from /proc/cmdline");
         finding_evidence(f, "proc/cmdline: %s", c->cmdline);

@@ -481,6 +481,22 @@ def test_no_kernel_fix_cases_recommend_the_application_side(clockscope, root):
     assert "to fix for one program: clockscope run --mode coarse -- PROGRAM" in text
 
 
+# ---- a counter that traps: one coherent answer --------------------------------------------
+
+@pytest.mark.parametrize("name", ["riscv-sifive-u74", "riscv-sifive-u54-no-clocksource"])
+def test_a_trapping_time_csr_is_slow_without_calling_the_path_fast(clockscope, name):
+    """SLOW, and the vDSO line says in one line that the vDSO makes no syscall but its
+    counter read traps; never "fast path ...: yes" under a SLOW headline."""
+    root = ROOT / "tests" / "data" / "roots" / name / "root"
+    out = run([clockscope, "doctor", "--root", root]).stdout
+    text = " ".join(out.split())
+    assert text.startswith("clockscope doctor: SLOW")
+    assert "vDSO path: no syscall, but its counter read (rdtime) traps to firmware (not timed here" in text
+    assert "fast path for clock_gettime" not in text
+    doc = doctor_json(clockscope, root)
+    assert doc["verdict"] == "slow" and doc["fast_path"] is True  # the JSON keeps both facts
+
+
 # ---- the rule table: every finding id declared, documented, and given by a fixture ---------
 
 DOCTOR_SRC = ROOT / "src" / "doctor"

@@ -65,6 +65,9 @@ struct diagnosis {
     bool inferred;             /* the most likely verdict, not a decided one */
     char missing[240];         /* when inferred: the fact that would decide it */
     struct machine machine;    /* the machine model the rules judge */
+    bool counter_traps;        /* the counter the vDSO reads traps (timed live, or the core's) */
+    char trap_counter[24];     /* ... which ("rdtime", "cntvct_el0") */
+    double trap_ns;            /* ... one read's cost when timed, 0 when not */
     int nfindings;
     struct finding findings[FINDINGS_MAX];
 };

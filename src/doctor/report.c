@@ -2,6 +2,7 @@
 #include "doctor/report.h"
 
 #include "common/json.h"
+#include "common/units.h"
 #include "doctor/findings.h"
 
 #include <string.h>
@@ -83,10 +84,22 @@ void report_text(FILE *out, const struct facts *fs, const struct proof *p,
     fprintf(out, "clockscope doctor: %s%s\n", d->inferred ? "inferred (not decided): " : "",
             headline(d->verdict));
     wrap(out, "why: ", d->summary, 2, 100);
-    fprintf(out, "  fast path for clock_gettime(CLOCK_MONOTONIC): %s   (%s)\n",
-            d->fast_path == 1 ? "yes" : d->fast_path == 0 ? "no" : "not known",
-            d->decided_by_proof ? "proven live" : d->inferred ? "inferred"
-            : fs->live ? "from live facts" : "from the facts root");
+    const char *how = d->decided_by_proof ? "proven live" : d->inferred ? "inferred"
+                      : fs->live ? "from live facts" : "from the facts root";
+    if (d->fast_path == 1 && d->counter_traps) {
+        /* No syscall, but not fast: one line that says both, with one figure. */
+        char cost[64] = "not timed here";
+        if (d->trap_ns > 0)
+            snprintf(cost, sizeof cost, "%s per read", NS_TEXT(d->trap_ns));
+        char line[240];
+        snprintf(line, sizeof line, "no syscall, but its counter read (%s) traps to %s (%s; %s)",
+                 d->trap_counter, strcmp(d->trap_counter, "rdtime") ? "the kernel" : "firmware",
+                 cost, how);
+        wrap(out, "vDSO path: ", line, 2, 100);
+    } else {
+        fprintf(out, "  fast path for clock_gettime(CLOCK_MONOTONIC): %s   (%s)\n",
+                d->fast_path == 1 ? "yes" : d->fast_path == 0 ? "no" : "not known", how);
+    }
     fprintf(out, "  machine: %s%s, kernel %s, virtualization %s, clocksource %s\n",
             c->machine[0] ? c->machine : c->family[0] ? c->family : "arch unknown", "",
             c->kernel.known ? c->kernel.release : "unknown", c->virt[0] ? c->virt : "unknown",
@@ -139,8 +152,9 @@ void report_text(FILE *out, const struct facts *fs, const struct proof *p,
                              "(REALTIME) made %ld and %ld syscalls", p->calls,
                              p->syscalls[PC_MONOTONIC], p->syscalls[PC_REALTIME]);
             if (m && r && s && n > 0 && (size_t)n < sizeof line)
-                snprintf(line + n, sizeof line - (size_t)n, "; %.1f / %.1f ns per call, raw "
-                         "syscall %.1f ns", m->ns_per_call, r->ns_per_call, s->ns_per_call);
+                snprintf(line + n, sizeof line - (size_t)n, "; %s / %s per call, raw "
+                         "syscall %s", NS_TEXT(m->ns_per_call), NS_TEXT(r->ns_per_call),
+                         NS_TEXT(s->ns_per_call));
             wrap(out, "proof: ", line, 0, 100);
         }
     }

@@ -4,6 +4,7 @@
  * CNTVCT trap). */
 #include "doctor/rules.h"
 
+#include "common/units.h"
 #include "doctor/findings.h"
 
 #include <stdio.h>
@@ -86,17 +87,17 @@ void rule_counter_traps(struct diagnosis *d, struct judgement *jd, const struct 
             jd->trap_ns = t->ns_per_call;
         }
         struct finding *c = finding_add(d, "counter-read-traps", SEV_WARNING,
-                                        "Reading the counter (%s) costs %.0f ns: it traps",
-                                        t->id + 8, t->ns_per_call);
-        finding_evidence(c, "%s: %.1f ns per read", t->id, t->ns_per_call);
-        finding_evidence(c, "an empty function call: %.1f ns (the read costs %.0fx that; a read "
-                         "the core executes costs a few times)", empty->ns_per_call,
+                                        "Reading the counter (%s) costs %s: it traps",
+                                        t->id + 8, NS_TEXT(t->ns_per_call));
+        finding_evidence(c, "%s: %s per read", t->id, NS_TEXT(t->ns_per_call));
+        finding_evidence(c, "an empty function call: %s (the read costs %.0fx that; a read "
+                         "the core executes costs a few times)", NS_TEXT(empty->ns_per_call),
                          t->ns_per_call / (empty->ns_per_call > 0.3 ? empty->ns_per_call : 0.3));
         finding_evidence(c, "clock_gettime(CLOCK_MONOTONIC_COARSE), a vDSO call without a counter "
-                         "read: %.1f ns (the read costs %.0fx that)", coarse->ns_per_call,
+                         "read: %s (the read costs %.0fx that)", NS_TEXT(coarse->ns_per_call),
                          coarse->ns_per_call > 0 ? t->ns_per_call / coarse->ns_per_call : 0);
         if (cyc)
-            finding_evidence(c, "rdcycle: %.1f ns per read (the core itself is fast)", cyc->ns_per_call);
+            finding_evidence(c, "rdcycle: %s per read (the core itself is fast)", NS_TEXT(cyc->ns_per_call));
         finding_meaning(c, "Each read traps and is emulated (on riscv the time CSR by M-mode firmware, "
                         "OpenSBI, or the hypervisor; on arm64 a CNTVCT trap), and the vDSO's "
                         "clock_gettime pays that on every call. A read the core executes costs "

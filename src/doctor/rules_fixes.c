@@ -3,6 +3,7 @@
  * (an action, docs/json.md): the application-side remedies, and switching clocksource. */
 #include "doctor/rules.h"
 
+#include "common/units.h"
 #include "doctor/findings.h"
 #include "common/clocksource_sysfs.h"
 
@@ -56,9 +57,9 @@ void coarse_fix(struct finding *f, const struct machine *c, const struct proof *
     const struct proof_timing *mono = p ? proof_timing_find(p, "libc.clock_gettime.monotonic") : NULL;
     const struct proof_timing *coarse = p ? proof_timing_find(p, "libc.clock_gettime.monotonic_coarse") : NULL;
     if (mono && coarse && !f->gain[0] && coarse->ns_per_call > 0)
-        finding_gain(f, "measured here: clock_gettime(CLOCK_MONOTONIC) %.1f ns per call, "
-                     "CLOCK_MONOTONIC_COARSE %.1f ns (%.0fx cheaper)", mono->ns_per_call,
-                     coarse->ns_per_call, mono->ns_per_call / coarse->ns_per_call);
+        finding_gain(f, "measured here: clock_gettime(CLOCK_MONOTONIC) %s per call, "
+                     "CLOCK_MONOTONIC_COARSE %s (%.0fx cheaper)", NS_TEXT(mono->ns_per_call),
+                     NS_TEXT(coarse->ns_per_call), mono->ns_per_call / coarse->ns_per_call);
     if (p && p->ran && p->res_ns_monotonic_coarse > 0)
         finding_fix(f, "application side: read CLOCK_MONOTONIC_COARSE / CLOCK_REALTIME_COARSE "
                     "where %.1f ms resolution is enough (clock_getres here): they read the "

@@ -3,6 +3,7 @@
  * counted.  It reads findings and the judgement, and adds no finding. */
 #include "doctor/rules.h"
 
+#include "common/units.h"
 #include "doctor/findings.h"
 #include "doctor/verdict_platform.h"
 
@@ -173,20 +174,21 @@ static void verdict_from_proof(struct diagnosis *d, const struct judgement *jd, 
             return;
         }
         if (jd->counter_traps) {
-            set_verdict(d, V_SLOW, 1, "no syscalls, but the counter the vDSO reads traps: %s",
-                        finding_find(d, "counter-read-traps")->title);
+            set_verdict(d, V_SLOW, 1, "proven: %ld calls of clock_gettime(MONOTONIC) made no "
+                        "syscall, but the counter the vDSO reads (%s) traps: %s per read",
+                        p->calls, jd->trap_counter, NS_TEXT(jd->trap_ns));
             return;
         }
         if (mono && mono->ns_per_call > 1000) {
-            set_verdict(d, V_SLOW, 1, "no syscalls, but each clock_gettime costs %.0f ns (a "
-                        "device read or a trapping counter)", mono->ns_per_call);
+            set_verdict(d, V_SLOW, 1, "no syscalls, but each clock_gettime costs %s (a "
+                        "device read or a trapping counter)", NS_TEXT(mono->ns_per_call));
             return;
         }
         set_verdict(d, V_OK, 1, "proven: %ld calls of clock_gettime(MONOTONIC) and (REALTIME) "
                     "made 0 syscalls", p->calls);
         if (mono)
             snprintf(d->summary + strlen(d->summary), sizeof d->summary - strlen(d->summary),
-                     ", %.1f ns per call", mono->ns_per_call);
+                     ", %s per call", NS_TEXT(mono->ns_per_call));
         return;
     }
     if (!p->vdso_present) {
@@ -198,9 +200,9 @@ static void verdict_from_proof(struct diagnosis *d, const struct judgement *jd, 
     if (jd->counter_traps) {
         d->decided_by_proof = true;
         d->inferred = false;
-        set_verdict(d, V_SLOW, 1, "the counter the vDSO reads traps: %s (the syscall count "
-                    "could not be taken: %s)", finding_find(d, "counter-read-traps")->title,
-                    p->count_why);
+        set_verdict(d, V_SLOW, 1, "the counter the vDSO reads (%s) traps: %s per read (the "
+                    "syscall count could not be taken: %s)", jd->trap_counter,
+                    NS_TEXT(jd->trap_ns), p->count_why);
         return;
     }
     /* The facts left open only whether the vDSO's time CSR read traps (riscv), and the
@@ -213,8 +215,8 @@ static void verdict_from_proof(struct diagnosis *d, const struct judgement *jd, 
         d->inferred = false;
         d->missing[0] = '\0';
         set_verdict(d, V_OK, 1, "the vDSO reads the time CSR, and rdtime does not trap here: "
-                    "%.0f ns, %.1fx a COARSE call (the syscall count could not be taken: %s)",
-                    rdtime->ns_per_call, coarse->ns_per_call > 0 ? rdtime->ns_per_call /
+                    "%s, %.1fx a COARSE call (the syscall count could not be taken: %s)",
+                    NS_TEXT(rdtime->ns_per_call), coarse->ns_per_call > 0 ? rdtime->ns_per_call /
                     coarse->ns_per_call : 0, p->count_why);
         return;
     }
@@ -223,6 +225,11 @@ static void verdict_from_proof(struct diagnosis *d, const struct judgement *jd, 
 
 void verdict_decide(struct diagnosis *d, const struct judgement *jd, const struct proof *p)
 {
+    /* What the answer's vDSO line says about a trapping counter (report.c). */
+    d->counter_traps = jd->counter_traps || jd->riscv_core_traps;
+    snprintf(d->trap_counter, sizeof d->trap_counter, "%s",
+             jd->counter_traps ? jd->trap_counter : jd->riscv_core_traps ? "rdtime" : "");
+    d->trap_ns = jd->counter_traps ? jd->trap_ns : 0;
     verdict_from_facts(d, jd);
     if (p && p->ran)
         verdict_from_proof(d, jd, p);

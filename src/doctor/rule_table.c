@@ -7,6 +7,16 @@
 
 #include <string.h>
 
+/* The rules, defined in their families' files. */
+rule_fn rule_foreign_kernel, rule_clocksource, rule_override_refused;   /* rules_clocksource.c */
+rule_fn rule_cmdline;                                                    /* rules_cmdline.c */
+rule_fn rule_tsc_demotions, rule_tsc_unstable_reasons, rule_tsc_warp, rule_tsc_calibration,
+    rule_tsc_missing, rule_benign, rule_cpu_flags;                       /* rules_tsc.c */
+rule_fn rule_arm_errata;                                                 /* rules_arm64.c */
+rule_fn rule_counter_facts, rule_counter_traps;                          /* rules_counter.c */
+rule_fn rule_proof, rule_cpu_time_and_coarse;                            /* rules_proof.c */
+rule_fn rule_xen_pvclock, rule_riscv_core;                               /* rules_platform.c */
+
 #define IDS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 /* In this order: the emulation check first (it voids the kernel facts), the clocksource

@@ -38,7 +38,8 @@ struct judgement {
     double trap_ns;                  /* ... and what one read costs */
 };
 
-/* Every rule has this shape; p is the live proof (p->ran false offline, or NULL). */
+/* Every rule has this shape; p is the live proof (p->ran false offline, or NULL).  A rule
+ * file declares its rules with it ("rule_fn rule_tsc_warp;") before defining them. */
 typedef void rule_fn(struct diagnosis *d, struct judgement *jd, const struct proof *p);
 
 /* When a rule applies: the family guard its table row names. */
@@ -73,12 +74,9 @@ void switch_fix(struct finding *f, const struct machine *c, const char *to);
 bool tsc_marked_unstable(const struct machine *c);
 void meaning_from_judgement(struct finding *f, const char *before, const struct cs_judgement *j);
 
-/* The rules, one line each in the table. */
-rule_fn rule_foreign_kernel, rule_clocksource, rule_cmdline, rule_tsc_demotions,
-    rule_tsc_unstable_reasons, rule_tsc_warp, rule_tsc_calibration, rule_tsc_missing,
-    rule_arm_errata, rule_override_refused, rule_benign, rule_cpu_flags, rule_counter_facts,
-    rule_proof, rule_counter_traps, rule_cpu_time_and_coarse, rule_xen_pvclock,
-    rule_riscv_core;
+/* The rules themselves are declared where they are defined and in rule_table.c, both
+ * as `rule_fn NAME;`: the compiler checks each definition against the shape, so the two
+ * declarations cannot disagree, and a new rule touches no header. */
 
 /* Pure: whether a counter read of counter_ns traps, on a machine where an empty call costs
  * empty_call_ns, a COARSE clock_gettime coarse_ns and another counter of the core

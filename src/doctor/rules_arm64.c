@@ -5,6 +5,8 @@
 
 #include "doctor/findings.h"
 
+rule_fn rule_arm_errata;
+
 void rule_arm_errata(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
     (void)jd;

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+rule_fn rule_foreign_kernel, rule_clocksource, rule_override_refused;
+
 /* The finding a clocksource class makes. */
 struct cs_finding {
     const char *id;

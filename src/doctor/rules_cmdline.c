@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+rule_fn rule_cmdline;
+
 /* tsc=unstable, tsc=reliable, tsc=nowatchdog (v: the tsc= value). */
 static void cmdline_tsc(struct diagnosis *d, struct judgement *jd, const char *v, const char *where)
 {

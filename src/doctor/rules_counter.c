@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+rule_fn rule_counter_facts, rule_counter_traps;
+
 void rule_counter_facts(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
     (void)jd, (void)p;

@@ -8,6 +8,8 @@
 
 #include <string.h>
 
+rule_fn rule_xen_pvclock, rule_riscv_core;
+
 /* A Xen guest whose clocksource is not known, and whose verdict will rest on the xen
  * clocksource: the one it runs (the TSC is fine), or the one it falls back to (the TSC is
  * lost).  A known xen clocksource has its own finding (rule_clocksource). */

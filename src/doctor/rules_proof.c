@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+rule_fn rule_proof, rule_cpu_time_and_coarse;
+
 void rule_proof(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
     (void)jd;

@@ -9,6 +9,9 @@
 #include <string.h>
 #include <strings.h>
 
+rule_fn rule_tsc_demotions, rule_tsc_unstable_reasons, rule_tsc_warp, rule_tsc_calibration,
+    rule_tsc_missing, rule_benign, rule_cpu_flags;
+
 /* A switch to tsc after position `after` (line number) in the log. */
 static bool switched_to_tsc_after(const struct logscan *s, size_t after)
 {

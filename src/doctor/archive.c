@@ -165,6 +165,7 @@ static int run_tar_extract(char *const argv[], char *err, size_t errlen, char *w
         snprintf(why, whylen, "pipe: %s", strerror(errno));
         return -1;
     }
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(why, whylen, "fork: %s", strerror(errno));
@@ -173,6 +174,7 @@ static int run_tar_extract(char *const argv[], char *err, size_t errlen, char *w
         return -1;
     }
     if (pid == 0) {
+        subprocess_die_with_parent(parent);
         struct rlimit rl;
         if (getrlimit(RLIMIT_FSIZE, &rl) == 0) {
             rl.rlim_cur = ARCHIVE_MEMBER_MAX;

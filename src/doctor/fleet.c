@@ -154,6 +154,7 @@ static pid_t start_worker(struct root_list *l, size_t from, size_t to, bool json
     *out = tmpfile();
     if (!*out)
         return -1;
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid != 0) {
         if (pid < 0) {
@@ -164,6 +165,8 @@ static pid_t start_worker(struct root_list *l, size_t from, size_t to, bool json
     }
     /* A worker outlives no parent: killed with it (its archive guard then cleans up). */
     prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) /* the parent died before prctl: no signal would ever come */
+        _exit(1);
     if (dup2(fileno(*out), STDOUT_FILENO) < 0)
         _exit(1);
     for (size_t i = from; i < to; i++)

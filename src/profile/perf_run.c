@@ -66,8 +66,10 @@ static int run_inherit(char *const argv[], bool stdout_to_stderr, bool clock_loo
     sigemptyset(&ign.sa_mask);
     sigaction(SIGINT, &ign, &old_int);
     sigaction(SIGQUIT, &ign, &old_quit);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
+        subprocess_die_with_parent(parent);
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGQUIT, &old_quit, NULL);
         if (stdout_to_stderr)

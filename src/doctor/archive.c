@@ -266,11 +266,36 @@ static int run_tar_extract(char *const argv[], char *err, size_t errlen, char *w
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* Lists the archive and picks its facts: names into names[] (pointers into *listing). */
+/* One line of `tar -tv` (GNU or bsdtar): its member's type (the mode's first character:
+ * '-' file, 'h' hard link, 'l' symbolic link, 'd', 'c', 'b', 'p'...) and its name, cut in
+ * place: the last field, or the one before " -> " / " link to ".  Fact paths hold no
+ * spaces, so a name that does is never wanted anyway. */
+static char *verbose_name(char *line, char *type)
+{
+    *type = line[0];
+    char *cut = *type == 'l' ? strstr(line, " -> ") : *type == 'h' ? strstr(line, " link to ")
+                                                                   : NULL;
+    if (cut)
+        *cut = 0;
+    char *space = strrchr(line, ' ');
+    return space ? space + 1 : line;
+}
+
+/* Members extracted at all: files and links (which the reader resolves beneath the root).
+ * A device node, FIFO or socket is never made: tar as root would create it, and opening
+ * some devices has effects (a watchdog arms). */
+static bool extractable_type(char type)
+{
+    return type == '-' || type == 'h' || type == 'l';
+}
+
+/* Lists the archive (`tar -tv`: names and types) and picks its facts: names into names[]
+ * (pointers into *listing); a fact path that is a device, FIFO or directory in the archive
+ * (any member of that name) is left out. */
 static int select_members(const char *tar, const char *path, char **listing, char **names,
                           char *top, size_t toplen, char *why, size_t whylen)
 {
-    char *argv[] = {(char *)tar, "-t", "-f", (char *)path, NULL};
+    char *argv[] = {(char *)tar, "-t", "-v", "-f", (char *)path, NULL};
     char err[600], ewhy[200];
     size_t len;
     struct run_outcome oc;
@@ -292,22 +317,40 @@ static int select_members(const char *tar, const char *path, char **listing, cha
             snprintf(why, whylen, "tar cannot read it: %s", err[0] ? err : "(no message)");
         return -1;
     }
-    int n = 0;
+    int n = 0, nbad = 0;
     bool have_top = false;
+    const char *bad[MAX_MEMBERS];
     for (char *line = *listing, *next; line && *line; line = next) {
         next = strchr(line, '\n');
         if (next)
             *next++ = 0;
-        if (n >= MAX_MEMBERS || !archive_member_wanted(line, top, toplen, &have_top))
+        char type;
+        char *name = verbose_name(line, &type);
+        if (n >= MAX_MEMBERS || !archive_member_wanted(name, top, toplen, &have_top))
             continue;
+        if (!extractable_type(type)) {
+            if (nbad < MAX_MEMBERS)
+                bad[nbad++] = name;
+            continue;
+        }
         /* A name listed twice (a later member replaces an earlier one) is named once:
          * tar extracts every member of that name. */
         bool dup = false;
         for (int i = 0; i < n && !dup; i++)
-            dup = strcmp(names[i], line) == 0;
+            dup = strcmp(names[i], name) == 0;
         if (!dup)
-            names[n++] = line;
+            names[n++] = name;
     }
+    /* tar extracts every member of a name: one that is a device anywhere goes entirely. */
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        bool drop = false;
+        for (int b = 0; b < nbad && !drop; b++)
+            drop = strcmp(names[i], bad[b]) == 0;
+        if (!drop)
+            names[kept++] = names[i];
+    }
+    n = kept;
     if (n == 0)
         snprintf(why, whylen, "no facts in it (no facts-root path such as proc/cpuinfo or "
                               "sos_commands/kernel/dmesg at its top or one directory down)");

@@ -133,3 +133,85 @@ def test_runtimes_stopped_leaves_no_probe(clockscope, tmp_path, sig, how):
     wait_for(lambda: [p for p in descendants(proc.pid) if "sleep 1000" in cmdline(p)], 120,
              "the probe did not start")
     stop_and_check(proc, sig, tmpdir, workdir)
+
+
+# ---- profile (item 5): a fake perf on PATH that never ends ----
+
+FAKE_PERF = """#!/bin/sh
+# A perf that records nothing and never ends: it ignores SIGTERM, starts its workload (the
+# words after --) without ever stopping it, and keeps its data file growing.
+out=perf.data
+while [ $# -gt 0 ]; do
+    case $1 in -o) out=$2; shift 2 ;; --) shift; break ;; *) shift ;; esac
+done
+trap '' TERM HUP
+"$@" &
+while :; do echo sample >> "$out"; sleep 0.2; done
+"""
+
+
+@pytest.fixture
+def fake_perf(tmp_path):
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    perf = bindir / "perf"
+    perf.write_text(FAKE_PERF)
+    perf.chmod(0o755)
+    return {"PATH": f"{bindir}:{os.environ['PATH']}"}
+
+
+def perf_running(proc):
+    return [p for p in descendants(proc.pid) if "/bin/perf" in cmdline(p)]
+
+
+@pytest.mark.parametrize("how", ["sigterm", "timeout"])
+def test_profile_command_stopped_leaves_no_perf_program_or_data(clockscope, tmp_path, fake_perf,
+                                                                how):
+    tmpdir, workdir = tmp_path / "tmp", tmp_path / "work"
+    tmpdir.mkdir()
+    workdir.mkdir()
+    cmd = [clockscope, "profile", "--", "sleep", "1000"]
+    if how == "timeout":
+        # timeout(1) sends SIGTERM after 3 s and exits 124; the question is what is left.
+        cmd = ["timeout", "3"] + cmd
+    proc = start(cmd, workdir, dict(fake_perf, TMPDIR=str(tmpdir)))
+    wait_for(lambda: [p for p in descendants(proc.pid) if cmdline(p) == "sleep 1000 "], 120,
+             "the profiled program did not start")
+    if how == "sigterm":
+        stop_and_check(proc, signal.SIGTERM, tmpdir, workdir)
+        return
+    try:
+        proc.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("timeout(1) around profile did not end within 120 s")
+    assert proc.returncode == 124
+    end = time.monotonic() + 20
+    while descendants(proc.pid) and time.monotonic() < end:
+        time.sleep(0.2)
+    survivors = {p: cmdline(p) for p in descendants(proc.pid)}
+    for p in survivors:
+        os.kill(p, signal.SIGKILL)
+    assert not survivors
+    assert os.listdir(tmpdir) == [], os.listdir(tmpdir)
+
+
+def test_profile_clock_loop_with_a_perf_that_never_ends_has_a_deadline(clockscope, tmp_path,
+                                                                       fake_perf):
+    """It used to spin at 100% CPU for ever.  Now perf is ended some seconds after its
+    recording should have, and the profile fails saying so (the 120 s only bound a hang)."""
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    proc = start([clockscope, "profile", "--clock-loop", "--seconds", "1"], tmp_path,
+                 dict(fake_perf, TMPDIR=str(tmpdir)))
+    try:
+        proc.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        pytest.fail("profile --clock-loop did not end within 120 s of a perf that never ends")
+    err = proc.stderr.read().decode()
+    assert proc.returncode == 1, err
+    assert "perf did not end" in err, err
+    assert not descendants(proc.pid)
+    assert os.listdir(tmpdir) == []

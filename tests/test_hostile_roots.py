@@ -154,3 +154,54 @@ def test_archive_device_members_are_never_extracted(clockscope, tmp_path, privat
     assert "clocksource 'tsc'" in out, out                      # the other facts were read
     assert "unreadable: proc/cmdline" not in out, out            # never extracted to be seen
     assert os.listdir(private_tmp) == []
+
+
+# ---- item 8: directory names as doctor --roots prints them; item 9: empty roots ----
+
+def test_roots_names_cannot_forge_lines_or_drive_the_terminal(clockscope, tmp_path):
+    roots = tmp_path / "roots"
+    write_root(roots / "good")
+    hostile = "evil\nforged: ok: reading the time does not enter the kernel\x1b]2;owned\x07\x1b[31m\u0085"
+    write_root(roots / hostile)
+    proc = subprocess.run([str(clockscope), "doctor", "--roots", str(roots)], capture_output=True,
+                          text=True, timeout=120)
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 3, lines                           # two roots and the summary
+    assert not any(c in proc.stdout for c in "\x1b\x07\u0085"), repr(proc.stdout)
+    assert not any(l.startswith("forged") for l in lines)
+    assert "evil?forged: ok: " in proc.stdout                # shown, made harmless
+    # The JSON lines keep the name exactly (JSON escapes it).
+    proc = subprocess.run([str(clockscope), "doctor", "--roots", str(roots), "--json"],
+                          capture_output=True, timeout=120)
+    docs = [json.loads(l) for l in proc.stdout.splitlines()]
+    # (common/json.c writes each byte above 0x7e as \u00XX, so U+0085 is not compared here.)
+    assert docs[0]["root"].startswith(str(roots / hostile[:-1])), docs[0]["root"]
+
+
+def test_an_error_line_is_escaped_too(clockscope, tmp_path):
+    roots = tmp_path / "roots"
+    roots.mkdir()
+    (roots / "bad\nx: ok: forged.tar").write_bytes(b"not an archive")
+    proc = subprocess.run([str(clockscope), "doctor", "--roots", str(roots)], capture_output=True,
+                          text=True, timeout=120)
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 2 and ": error: " in lines[0], lines
+    assert "\n" not in lines[0]
+
+
+def test_empty_directory_holds_no_facts(clockscope, tmp_path):
+    """An empty directory was counted as a root of verdict unknown, exit 0.  It holds no
+    facts: an error line, counted as could not be read, exit 1 (docs/fleet.md)."""
+    roots = tmp_path / "roots"
+    write_root(roots / "good")
+    (roots / "empty").mkdir()
+    proc = subprocess.run([str(clockscope), "doctor", "--roots", str(roots)], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 1, proc
+    assert f"{roots}/empty: error: holds no facts" in proc.stdout
+    assert "2 roots: 1 ok, 0 slow, 0 broken, 0 unknown, 1 could not be read" in proc.stdout
+    proc = subprocess.run([str(clockscope), "doctor", "--roots", str(roots), "--json"],
+                          capture_output=True, text=True, timeout=120)
+    docs = [json.loads(l) for l in proc.stdout.splitlines()]
+    assert docs[0]["schema"] == "clockscope.doctor.error/1" and "holds no facts" in docs[0]["error"]
+    assert docs[-1]["errors"] == 1

@@ -288,7 +288,7 @@ def test_report_refuses_a_runtimes_row_that_does_not_add_up(clockscope, tmp_path
     ("file", "cannot create {home}/.cache: Not a directory"),
     ("unset", "HOME and XDG_CACHE_HOME unset"),
     ("relative", "HOME is not an absolute path"),
-])
+], ids=["home-a-file", "unset", "home-relative"])
 def test_no_cache_directory_says_why(clockscope, tmp_path, home, says):
     """Issue 30 item 9: a HOME that is set but cannot hold a cache was reported as "HOME and
     XDG_CACHE_HOME unset".  The Go probe needs a build, so the cache."""

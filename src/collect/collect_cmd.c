@@ -373,6 +373,8 @@ int cmd_collect(int argc, char **argv)
         }
     }
 
+    if (subprocess_stop_signal()) /* after the last part: no bundle either */
+        subprocess_end_by_signal(subprocess_stop_signal());
     char *data = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&data, &len);

@@ -10,6 +10,7 @@ processes that must go would otherwise live far beyond it (a 60 s warp, a 1000 s
 import os
 import signal
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -54,21 +55,41 @@ def cmdline(pid):
         return ""
 
 
-def wait_for(pred, deadline_s, what):
+def wait_for(pred, deadline_s, what, proc):
     end = time.monotonic() + deadline_s
     while time.monotonic() < end:
         got = pred()
         if got:
             return got
         time.sleep(0.1)
+    kill_all(proc)
     pytest.fail(f"{what}: not within {deadline_s} s")
 
 
 def start(cmd, cwd, env=None):
+    """The command in a session of its own; its stderr goes to a file (proc.err_text()), not
+    a pipe, which a survivor holding it open would keep from ever ending."""
     e = dict(os.environ)
     e.update(env or {})
-    return subprocess.Popen([str(c) for c in cmd], cwd=cwd, env=e, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = tempfile.TemporaryFile()
+    proc = subprocess.Popen([str(c) for c in cmd], cwd=cwd, env=e, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=err)
+
+    def err_text():
+        err.seek(0)
+        return err.read().decode(errors="replace")
+    proc.err_text = err_text
+    return proc
+
+
+def kill_all(proc):
+    """The command and everything it left: the failing paths leave nothing running."""
+    for p in descendants(proc.pid) | {proc.pid}:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    proc.wait()
 
 
 def stop_and_check(proc, sig, tmpdir, workdir):
@@ -78,10 +99,9 @@ def stop_and_check(proc, sig, tmpdir, workdir):
     try:
         proc.wait(timeout=60)
     except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+        kill_all(proc)
         pytest.fail(f"the command did not end within 60 s of signal {sig}")
-    err = proc.stderr.read().decode(errors="replace")
+    err = proc.err_text()
     left = lambda: descendants(proc.pid)
     end = time.monotonic() + 20
     while left() and time.monotonic() < end:
@@ -108,7 +128,7 @@ def test_collect_stopped_leaves_no_process_and_no_file(clockscope, tmp_path, sig
                   "-o", "out.json"], workdir, {"TMPDIR": str(tmpdir)})
     # The warp part running (what used to be left spinning both CPUs):
     wait_for(lambda: [p for p in descendants(proc.pid) if " warp " in cmdline(p)], 120,
-             "the warp part did not start")
+             "the warp part did not start", proc)
     err = stop_and_check(proc, sig, tmpdir, workdir)
     if sig != signal.SIGKILL:
         assert "stopped by signal" in err, err
@@ -131,7 +151,7 @@ def test_runtimes_stopped_leaves_no_probe(clockscope, tmp_path, sig, how):
     proc = start([clockscope, "runtimes", "--only", "python", "--python", probe, "--no-count",
                   "--timeout", "600"], workdir, {"TMPDIR": str(tmpdir), "HOME": str(tmp_path)})
     wait_for(lambda: [p for p in descendants(proc.pid) if "sleep 1000" in cmdline(p)], 120,
-             "the probe did not start")
+             "the probe did not start", proc)
     stop_and_check(proc, sig, tmpdir, workdir)
 
 
@@ -176,22 +196,21 @@ def test_profile_command_stopped_leaves_no_perf_program_or_data(clockscope, tmp_
         cmd = ["timeout", "3"] + cmd
     proc = start(cmd, workdir, dict(fake_perf, TMPDIR=str(tmpdir)))
     wait_for(lambda: [p for p in descendants(proc.pid) if cmdline(p) == "sleep 1000 "], 120,
-             "the profiled program did not start")
+             "the profiled program did not start", proc)
     if how == "sigterm":
         stop_and_check(proc, signal.SIGTERM, tmpdir, workdir)
         return
     try:
         proc.wait(timeout=120)
     except subprocess.TimeoutExpired:
-        proc.kill()
+        kill_all(proc)
         pytest.fail("timeout(1) around profile did not end within 120 s")
     assert proc.returncode == 124
     end = time.monotonic() + 20
     while descendants(proc.pid) and time.monotonic() < end:
         time.sleep(0.2)
     survivors = {p: cmdline(p) for p in descendants(proc.pid)}
-    for p in survivors:
-        os.kill(p, signal.SIGKILL)
+    kill_all(proc)
     assert not survivors
     assert os.listdir(tmpdir) == [], os.listdir(tmpdir)
 
@@ -207,11 +226,12 @@ def test_profile_clock_loop_with_a_perf_that_never_ends_has_a_deadline(clockscop
     try:
         proc.wait(timeout=120)
     except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+        kill_all(proc)
         pytest.fail("profile --clock-loop did not end within 120 s of a perf that never ends")
-    err = proc.stderr.read().decode()
+    err = proc.err_text()
+    left = descendants(proc.pid)
+    kill_all(proc)
     assert proc.returncode == 1, err
     assert "perf did not end" in err, err
-    assert not descendants(proc.pid)
+    assert not left
     assert os.listdir(tmpdir) == []

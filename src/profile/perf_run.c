@@ -38,9 +38,10 @@ bool perf_find(char *out, size_t len, char *err, size_t errlen)
     return false;
 }
 
-/* How long perf may take past its recording (--seconds) in the clock loop, then how long
+/* How long perf may take past its recording (--seconds) in the clock loop (a TCG guest
+ * takes over 10 s to start and end perf around a 2 s recording), then how long
  * a stopped perf gets to end before SIGKILL.  Bounds on a hang, not on a healthy perf. */
-#define PERF_EXIT_MARGIN_S 10
+#define PERF_EXIT_MARGIN_S 60
 #define PERF_STOP_GRACE_S 5
 
 static double mono_s(void)

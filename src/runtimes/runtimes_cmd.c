@@ -3,6 +3,7 @@
  * here, each figure beside its harness, with the path underneath (docs/runtimes.md). */
 #include "commands.h"
 #include "common/cli.h"
+#include "common/subprocess.h"
 #include "facts/sysinfo.h"
 #include "runtimes/runtimes.h"
 
@@ -96,6 +97,9 @@ int cmd_runtimes(int argc, char **argv)
     cfg.timeout_ms = (int)(o.timeout_s * 1000);
     cfg.count = !o.no_count;
     runtimes_locate(&cfg);
+    /* A stop signal reaches the probe or build running (which then ends); the cache's
+     * half-built directory is removed as for any failed build, then we end by it. */
+    subprocess_forward_signals();
 
     struct sysinfo si;
     sysinfo_read(&si);
@@ -104,9 +108,11 @@ int cmd_runtimes(int argc, char **argv)
         runtimes_check_count(&cfg, &res);
     else
         snprintf(res.count_why, sizeof res.count_why, "--no-count");
-    for (size_t i = 0; i < runtime_ndefs; i++)
+    for (size_t i = 0; i < runtime_ndefs && !subprocess_stop_signal(); i++)
         if (selected(&o, runtime_defs[i].name))
             runtimes_measure(&runtime_defs[i], &cfg, &res);
+    if (subprocess_stop_signal())
+        subprocess_end_by_signal(subprocess_stop_signal());
     if (o.json)
         runtimes_print_json(&si, &res, &cfg);
     else

@@ -474,3 +474,46 @@ def test_hostile_names_and_text(capsys, tmp_path, pair):
     text = html.read_text()
     assert "<img" not in text and "</script>" not in text and "\x1b" not in text
     assert "&lt;img src=x" in text
+
+
+@pytest.mark.parametrize("case", ["dollar", "surrogate", "huge"])
+def test_hostile_values_in_charts(capsys, tmp_path, pair, case):
+    """-o and --charts on a name matplotlib would read as TeX, a lone surrogate (legal JSON,
+    not encodable), and a 1e308 ns figure: the report and every chart are written; the
+    absurd figure is refused with its field named."""
+    evil = json.loads(Path(pair[1]).read_text())
+    if case == "dollar":
+        evil["machine"]["name"] = "host$\\frac{1$"
+    elif case == "surrogate":
+        evil["machine"]["name"] = "host\ud800x"
+    else:
+        evil["parts"]["bench"]["results"][0]["ns_per_call"] = {"median": 1e308, "p10": 1e308, "p90": 1e308}
+    f = write(tmp_path, "evil.json", json.dumps(evil))       # ensure_ascii: "\ud800" escaped
+    html, charts = tmp_path / "r.html", tmp_path / "charts"
+    code, out, err = report(capsys, pair[0], f, "-o", html, "--charts", charts)
+    assert "not drawn" not in err and "Traceback" not in err
+    text = html.read_text(encoding="utf-8")
+    if case == "huge":
+        assert code == 3 and "results[0].ns_per_call" in err and "no measurement" in err
+        return
+    assert code == 0, err
+    assert sorted(p.name for p in charts.iterdir()) == ["cost.svg", "ratio.svg"]
+    name = "host$\\frac{1$" if case == "dollar" else "host\ufffdx"
+    assert name in text and name in (charts / "cost.svg").read_text(encoding="utf-8")
+    code, out, _ = report(capsys, pair[0], f, "--markdown")
+    assert code == 0 and name in out
+
+
+def test_a_chart_that_fails_costs_only_itself(capsys, tmp_path, pair, monkeypatch):
+    """A chart matplotlib cannot draw is named among the input problems (exit 3); the other
+    charts and the report are written."""
+    from clockscope_report import charts as charts_mod
+
+    def broken(rep, plt):
+        raise OverflowError("cannot convert float infinity to integer")
+    monkeypatch.setattr(charts_mod, "ratio_chart", broken)
+    html = tmp_path / "r.html"
+    code, _, err = report(capsys, *pair, "-o", html)
+    assert code == 3 and "ratio chart: not drawn: OverflowError" in err
+    text = html.read_text()
+    assert text.count("<svg") == 1 and "ratio chart: not drawn" in text   # cost.svg is there

@@ -31,7 +31,9 @@ class _Figures:
         self.Figure = Figure
         # Text stays text (svg.fonttype none): a fraction of the size and time of glyph
         # paths; the browser draws it in the sans-serif family matplotlib measured.
-        matplotlib.rcParams.update({"svg.hashsalt": "clockscope", "font.size": 10, "axes.titlesize": 12,
+        # text.parse_math off: a machine name is text, never TeX ("host$\frac{1$" would
+        # stop the mathtext parser, and "$x$" be drawn in italics).
+        matplotlib.rcParams.update({"text.parse_math": False, "svg.hashsalt": "clockscope", "font.size": 10, "axes.titlesize": 12,
                                     "svg.fonttype": "none", "figure.dpi": 100,
                                     "font.family": ["DejaVu Sans", "sans-serif"]})
 
@@ -219,9 +221,25 @@ def fleet_chart(rep: Report, plt) -> List[Chart]:
     return [("fleet-cost.svg", "clock_gettime cost across the fleet", _svg(fig, plt))]
 
 
+def _guarded(rep: Report, what: str, draw) -> List[Chart]:
+    """One chart's failure (a value matplotlib cannot place) costs that chart, named among
+    the input problems, never the whole report."""
+    try:
+        return draw()
+    except (ValueError, OverflowError, ArithmeticError, RuntimeError, TypeError, KeyError, IndexError) as e:
+        from .model import Problem
+        rep.problems.append(Problem(f"{what} chart", f"not drawn: {e.__class__.__name__}: {str(e)[:200]}"))
+        return []
+
+
 def all_charts(rep: Report) -> List[Chart]:
     plt = _plt()
     machines = _chart_machines(rep)
-    return fleet_chart(rep, plt) + cost_chart(rep, plt) + ratio_chart(rep, plt) + warp_charts(rep, plt) + \
-        ladder.charts(rep, plt) + runtimes.chart(rep, plt, machines, _colors(len(machines)), _svg) + \
-        profile.charts(rep, plt, _svg)
+    out = []
+    for what, draw in (("fleet", lambda: fleet_chart(rep, plt)), ("cost", lambda: cost_chart(rep, plt)),
+                       ("ratio", lambda: ratio_chart(rep, plt)), ("warp", lambda: warp_charts(rep, plt)),
+                       ("ladder", lambda: ladder.charts(rep, plt)),
+                       ("runtimes", lambda: runtimes.chart(rep, plt, machines, _colors(len(machines)), _svg)),
+                       ("profile", lambda: profile.charts(rep, plt, _svg))):
+        out += _guarded(rep, what, draw)
+    return out

@@ -120,7 +120,10 @@ def main(argv=None) -> int:
                         + ", ".join(m.name for m in machines[:20]))
     rep = analysis.build(machines, args.baseline, args.all)
     rep.problems = problems
+    shown = len(problems)
     charts = _charts(rep) if args.output or args.charts else []
+    for p in problems[shown:]:          # a chart that could not be drawn
+        sys.stderr.write(printable(f"clockscope report: {p}") + "\n")
     try:
         if args.charts:
             os.makedirs(args.charts, exist_ok=True)

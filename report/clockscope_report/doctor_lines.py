@@ -55,13 +55,14 @@ def load(path: str, problems: List[Problem], every_method: bool, read_part) -> O
     if len(data) > MAX_FILE_BYTES:
         problems.append(Problem(path, f"larger than {MAX_FILE_BYTES >> 20} MiB: not read"))
         return []
+    from .load import parse_json
     machines, roots, summary = [], 0, None
     for n, raw in enumerate(data.split(b"\n"), 1):
         if not raw.strip():
             continue
         where = f"{path}:{n}"
         try:
-            doc = json.loads(raw.decode("utf-8"))
+            doc = parse_json(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
             problems.append(Problem(where, f"not a JSON document ({e.__class__.__name__}): skipped"))
             continue

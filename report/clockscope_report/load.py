@@ -24,6 +24,9 @@ PART_VERSIONS = {"bench": 1, "doctor": 1, "warp": 1, "facts": 1, "runtimes": 1, 
 # Parts whose absence from a bundle is reported (the others are optional).
 EXPECTED_PARTS = ("bench", "doctor", "warp")
 MAX_FILE_BYTES = 256 << 20
+# A per-call cost beyond this (1000 s) is no measurement: such a figure (1e308 from a broken
+# writer) is refused with the field named, before any chart has to place it on an axis.
+MAX_NS = 1e12
 
 TABLE_IDS = frozenset(HEADLINE)
 _SCHEMA_RE = re.compile(r"^clockscope\.([a-z_.]+)/([0-9]+)$")
@@ -89,6 +92,9 @@ def _stat(v, what) -> Optional[Stat]:
     p90 = med if p90 is None else p90
     if not p10 <= med <= p90:
         raise Malformed(f"{what}: p10 <= median <= p90 does not hold")
+    if med < 0 or p90 > MAX_NS:
+        raise Malformed(f"{what}: {max(abs(med), p90):g} ns per call is no measurement "
+                        f"(0 to {MAX_NS:g} ns)")
     return Stat(med, p10, p90)
 
 
@@ -252,6 +258,28 @@ def _describe(obj, m: Machine) -> None:
                 m.description[k] = v
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")   # json pairs a valid pair: what is left is lone
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _no_surrogates(doc):
+    """A lone surrogate ("\\ud800", legal JSON, not a character) becomes U+FFFD in every
+    string: it cannot be encoded as UTF-8 (the HTML file), drawn (matplotlib) or printed."""
+    if isinstance(doc, str):
+        return _SURROGATE.sub("\ufffd", doc)
+    if isinstance(doc, list):
+        return [_no_surrogates(v) for v in doc]
+    if isinstance(doc, dict):
+        return {_no_surrogates(k): _no_surrogates(v) for k, v in doc.items()}
+    return doc
+
+
+def parse_json(text: str):
+    """json.loads, with lone surrogates replaced (only walked when the text escapes one)."""
+    doc = json.loads(text)
+    return _no_surrogates(doc) if _SURROGATE_ESCAPE.search(text) else doc
+
+
 def _json_error(e: json.JSONDecodeError, data: bytes) -> str:
     end = len(data.rstrip())
     if e.pos >= end or e.msg.startswith("Unterminated string"):
@@ -280,7 +308,7 @@ def load_file(path: str, problems: List[Problem], every_method: bool = True) -> 
         return None
     try:
         # Decoded as UTF-8 here: json.loads(bytes) would guess UTF-16 from a stray BOM.
-        doc = json.loads(data.decode("utf-8"))
+        doc = parse_json(data.decode("utf-8"))
     except UnicodeDecodeError as e:
         problems.append(Problem(source, f"not UTF-8 text (byte {e.start})"))
         return None

@@ -517,3 +517,30 @@ def test_a_chart_that_fails_costs_only_itself(capsys, tmp_path, pair, monkeypatc
     assert code == 3 and "ratio chart: not drawn: OverflowError" in err
     text = html.read_text()
     assert text.count("<svg") == 1 and "ratio chart: not drawn" in text   # cost.svg is there
+
+
+def test_markdown_and_csv_are_inert(capsys, tmp_path, pair):
+    """Markup from a bundle is shown, never run, by a Markdown renderer; a CSV cell that a
+    spreadsheet would take for a formula starts with a quote; a number stays a number."""
+    evil = json.loads(Path(pair[1]).read_text())
+    evil["machine"]["name"] = "=HYPERLINK(\"http://x\",\"y\")"
+    evil["parts"]["doctor"]["findings"][0]["title"] = "<script>alert(1)</script>"
+    evil["parts"]["doctor"]["findings"][0]["evidence"] = ['<img src=x onerror="alert(2)"> & more']
+    evil["parts"]["bench"]["results"].append(dict(bench_result("libc.time", 60, 55, 65), id="@SUM(A1)"))
+    f = write(tmp_path, "evil.json", evil)
+    neg = json.loads(Path(pair[0]).read_text())
+    neg["machine"]["name"] = "-3.5"
+    base = write(tmp_path, "neg.json", neg)
+    code, out, err = report(capsys, base, f, "--markdown")
+    assert code == 0, err
+    assert "<script" not in out and "<img" not in out
+    assert "&lt;script>alert(1)&lt;/script>" in out and "&lt;img src=x onerror" in out
+    assert "&amp; more" in out
+    code, out, err = report(capsys, base, f, "--csv", "--all")
+    assert code == 0, err
+    rows = list(csv.reader(io.StringIO(out)))
+    cells = [c for r in rows[1:] for c in r]
+    assert "'=HYPERLINK(\"http://x\",\"y\")" in cells and "'@SUM(A1)" in cells
+    assert not any(c.startswith(("=", "+", "@")) for c in cells)
+    assert "-3.5" in cells and "'-3.5" not in cells       # the baseline's name: a number
+    assert all(not c.startswith("-") or c == "-3.5" for c in cells)

@@ -3,6 +3,7 @@
 
 import csv
 import io
+import re
 from typing import List
 
 from . import ladder
@@ -130,7 +131,29 @@ def markdown(rep: Report) -> str:
     out += profile.markdown_lines(rep)
     if rep.problems:
         out += ["## Input problems", ""] + [f"- {p}" for p in rep.problems] + [""]
-    return "\n".join(out)
+    return md_inert("\n".join(out))
+
+
+def md_inert(text: str) -> str:
+    """Markdown renderers pass raw HTML through: every '<' and '&' of the report (names,
+    findings, evidence come from bundles) becomes an entity, which a renderer shows as the
+    character and a browser never runs (<script>, <img onerror>).  The report's own
+    Markdown uses neither."""
+    return text.replace("&", "&amp;").replace("<", "&lt;")
+
+
+# A spreadsheet runs a cell that starts with one of these as a formula (OWASP, "CSV
+# Injection"); a plain number (a negative one too) stays a number.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$")
+
+
+def csv_cell(v):
+    """A cell a spreadsheet shows as text: a leading formula character gets a single quote
+    before it, as OWASP recommends."""
+    if isinstance(v, str) and v.startswith(_FORMULA_START) and not _PLAIN_NUMBER.match(v):
+        return "'" + v
+    return v
 
 
 def fleet_markdown(rep: Report) -> List[str]:
@@ -193,10 +216,10 @@ def csv_text(rep: Report) -> str:
             if meas is None:
                 continue
             s, r = meas.stat, cell.ratio
-            w.writerow([m.name, row.key, meas.id, row.label,
+            w.writerow([csv_cell(c) for c in [m.name, row.key, meas.id, row.label,
                         s.median if s else "", s.p10 if s else "", s.p90 if s else "",
                         meas.calls_per_sec if meas.calls_per_sec is not None else "", int(meas.noisy),
                         meas.harness.median if meas.harness else "", rep.baseline.name,
                         f"{r.ratio:.4g}" if r else "", f"{r.error:.3g}" if r else "",
-                        ("slower" if r.slower else "faster") if r else "", int(r.significant) if r else ""])
+                        ("slower" if r.slower else "faster") if r else "", int(r.significant) if r else ""]])
     return buf.getvalue()

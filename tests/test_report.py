@@ -507,11 +507,14 @@ def test_hostile_values_in_charts(capsys, tmp_path, pair, case):
 def test_a_chart_that_fails_costs_only_itself(capsys, tmp_path, pair, monkeypatch):
     """A chart matplotlib cannot draw is named among the input problems (exit 3); the other
     charts and the report are written."""
-    from clockscope_report import charts as charts_mod
+    import dataclasses
+    from clockscope_report import charts as charts_mod, registry
 
-    def broken(rep, plt):
+    def ratio_chart(rep, plt):
         raise OverflowError("cannot convert float infinity to integer")
-    monkeypatch.setattr(charts_mod, "ratio_chart", broken)
+    parts = tuple(dataclasses.replace(p, charts=(charts_mod.cost_chart, ratio_chart)) if p.name == "bench" else p
+                  for p in registry.PARTS)
+    monkeypatch.setattr(registry, "PARTS", parts)
     html = tmp_path / "r.html"
     code, _, err = report(capsys, *pair, "-o", html)
     assert code == 3 and "ratio chart: not drawn: OverflowError" in err
@@ -544,3 +547,40 @@ def test_markdown_and_csv_are_inert(capsys, tmp_path, pair):
     assert not any(c.startswith(("=", "+", "@")) for c in cells)
     assert "-3.5" in cells and "'-3.5" not in cells       # the baseline's name: a number
     assert all(not c.startswith("-") or c == "-3.5" for c in cells)
+
+
+def test_a_new_part_is_one_module_and_one_registry_line(capsys, tmp_path, pair, monkeypatch):
+    """The part interface (report/clockscope_report/part.py): a part defined here and added
+    to the registry is read from a bundle and a single document, and shows in the terminal,
+    Markdown and HTML sections and the charts, with nothing else touched."""
+    from clockscope_report import checks, registry
+    from clockscope_report.part import Part
+
+    def read(doc, m):
+        m.data["uptime"] = checks.num(doc.get("seconds"), "seconds", optional=False)
+
+    def section(rep):
+        return [f"uptime of {m.name}: {m.data['uptime']:g} s" for m in rep.machines if "uptime" in m.data]
+
+    def uptime_chart(rep, canvas):
+        fig, ax = canvas.subplots(figsize=(3, 2))
+        ax.bar([m.name for m in rep.machines], [m.data.get("uptime", 0) for m in rep.machines])
+        return [("uptime.svg", "Uptime", canvas.svg(fig))]
+    part = Part("uptime", 1, read, text=section, markdown=section, html=section, charts=(uptime_chart,))
+    monkeypatch.setattr(registry, "PARTS", registry.PARTS + (part,))
+    monkeypatch.setattr(registry, "BY_NAME", dict(registry.BY_NAME, uptime=part))
+    b = json.loads(Path(pair[1]).read_text())
+    b["parts"]["uptime"] = {"schema": "clockscope.uptime/1", "seconds": 42}
+    f = write(tmp_path, "up.json", b)
+    single = write(tmp_path, "single.json", {"schema": "clockscope.uptime/1", "seconds": 7})
+    for form in ([], ["--markdown"]):
+        code, out, err = report(capsys, pair[0], f, single, *form)
+        assert code == 0, err
+        assert "uptime of slow: 42 s" in out and "uptime of single: 7 s" in out
+    html, charts = tmp_path / "r.html", tmp_path / "charts"
+    code, _, err = report(capsys, pair[0], f, "-o", html, "--charts", charts)
+    assert code == 0, err
+    assert "uptime of slow: 42 s" in html.read_text() and (charts / "uptime.svg").exists()
+    newer = write(tmp_path, "newer.json", dict(b, parts=dict(b["parts"], uptime={"schema": "clockscope.uptime/2"})))
+    code, _, err = report(capsys, pair[0], newer)
+    assert code == 3 and "part 'uptime' has schema clockscope.uptime/2, newer than this report reads (/1)" in err

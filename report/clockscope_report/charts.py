@@ -6,24 +6,20 @@ returns (file name, title, SVG text), or nothing when it has no data."""
 import io
 import math
 import re
-from typing import List, Tuple
+from typing import List
 
-from . import ladder
-from . import profile
-from . import runtimes
 from .analysis import KEY_ROW, Report
 from .compare import fmt_ns
-from .model import Machine
+from .model import Machine, Problem
+from .part import Chart
 
 # Charts show at most this many machines (a fleet: the baseline and the slowest).
 MAX_MACHINES_IN_CHART = 8
 
-Chart = Tuple[str, str, str]
-
-
-class _Figures:
-    """matplotlib without pyplot (no GUI state, a second less to import): subplots()
-    makes a Figure drawn by the SVG backend."""
+class Canvas:
+    """What every chart is drawn with: matplotlib without pyplot (no GUI state, a second
+    less to import): subplots() makes a Figure drawn by the SVG backend, svg() its text,
+    colors() the machines' colours, machines() the machines a chart shows."""
 
     def __init__(self):
         import matplotlib
@@ -41,12 +37,20 @@ class _Figures:
         fig = self.Figure(figsize=figsize)
         return fig, fig.subplots(rows, cols, squeeze=squeeze)
 
+    @staticmethod
+    def svg(fig, _canvas=None) -> str:
+        return _svg(fig)
 
-def _plt():
-    return _Figures()
+    @staticmethod
+    def colors(n):
+        return _colors(n)
+
+    @staticmethod
+    def machines(rep: Report) -> List[Machine]:
+        return _chart_machines(rep)
 
 
-def _svg(fig, plt) -> str:
+def _svg(fig, _canvas=None) -> str:
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight")
     text = buf.getvalue()
@@ -221,25 +225,27 @@ def fleet_chart(rep: Report, plt) -> List[Chart]:
     return [("fleet-cost.svg", "clock_gettime cost across the fleet", _svg(fig, plt))]
 
 
-def _guarded(rep: Report, what: str, draw) -> List[Chart]:
+def _guarded(rep: Report, draw, canvas) -> List[Chart]:
     """One chart's failure (a value matplotlib cannot place) costs that chart, named among
     the input problems, never the whole report."""
     try:
-        return draw()
+        return draw(rep, canvas)
     except (ValueError, OverflowError, ArithmeticError, RuntimeError, TypeError, KeyError, IndexError) as e:
-        from .model import Problem
-        rep.problems.append(Problem(f"{what} chart", f"not drawn: {e.__class__.__name__}: {str(e)[:200]}"))
+        rep.problems.append(Problem(f"{_chart_name(draw)} chart", f"not drawn: {e.__class__.__name__}: "
+                                                                  f"{str(e)[:200]}"))
         return []
 
 
+def _chart_name(draw) -> str:
+    return re.sub(r"_charts?$", "", draw.__name__)
+
+
 def all_charts(rep: Report) -> List[Chart]:
-    plt = _plt()
-    machines = _chart_machines(rep)
-    out = []
-    for what, draw in (("fleet", lambda: fleet_chart(rep, plt)), ("cost", lambda: cost_chart(rep, plt)),
-                       ("ratio", lambda: ratio_chart(rep, plt)), ("warp", lambda: warp_charts(rep, plt)),
-                       ("ladder", lambda: ladder.charts(rep, plt)),
-                       ("runtimes", lambda: runtimes.chart(rep, plt, machines, _colors(len(machines)), _svg)),
-                       ("profile", lambda: profile.charts(rep, plt, _svg))):
-        out += _guarded(rep, what, draw)
+    """The fleet's histogram, then every part's charts in the registry's order."""
+    from .registry import PARTS
+    canvas = Canvas()
+    out = _guarded(rep, fleet_chart, canvas)
+    for part in PARTS:
+        for draw in part.charts:
+            out += _guarded(rep, draw, canvas)
     return out

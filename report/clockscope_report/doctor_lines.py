@@ -9,6 +9,7 @@ import os
 import stat
 from typing import List, Optional
 
+from .checks import parse_json
 from .model import Machine, Problem
 
 MAX_FILE_BYTES = 1 << 30
@@ -55,7 +56,6 @@ def load(path: str, problems: List[Problem], every_method: bool, read_part) -> O
     if len(data) > MAX_FILE_BYTES:
         problems.append(Problem(path, f"larger than {MAX_FILE_BYTES >> 20} MiB: not read"))
         return []
-    from .load import parse_json
     machines, roots, summary = [], 0, None
     for n, raw in enumerate(data.split(b"\n"), 1):
         if not raw.strip():

@@ -3,7 +3,7 @@
 a file is read (load.py), so that nothing later can trip over a malformed document."""
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 
 @dataclass
@@ -65,7 +65,7 @@ class WarpPairs:
     """One warp method's CPU-pair matrix: backward steps from cpu a to cpu b."""
     method: str
     cpus: List[int]
-    backward: Dict[tuple, int]           # (a, b) -> reads on b that went behind a's
+    backward: Dict[Tuple[int, int], int]  # (a, b) -> reads on b that went behind a's
     max_backward_ns: Optional[float]
     backward_steps: int
     comparisons: int = 0                 # over every pair
@@ -79,16 +79,16 @@ class Machine:
     started: Optional[str] = None
     version: Optional[str] = None
     measures: Dict[str, Measure] = field(default_factory=dict)     # bench id -> Measure
-    runtimes: List[Measure] = field(default_factory=list)
-    runtime_rows: list = field(default_factory=list)               # runtimes.RuntimeRow
+    runtimes: List[Measure] = field(default_factory=list)          # runtime APIs, for the table
     diagnosis: Optional[Diagnosis] = None
     warp: Optional[WarpPairs] = None
     warp_faults: Optional[int] = None
-    profile: Optional[object] = None     # profile.Profile, from the profile part
     part_errors: Dict[str, str] = field(default_factory=dict)      # part -> its error
     parts: List[str] = field(default_factory=list)                 # parts present and read
     every_method: bool = True            # read every bench method, not only the table's
-    ladder: Optional[object] = None      # the ladder part (ladder.Ladder)
+    # A part's own model (ladder.Ladder, profile.Profile, runtimes' rows), by part name:
+    # written by its reader, read back through its module's typed of(machine).
+    data: Dict[str, Any] = field(default_factory=dict)
 
     def stat(self, measure_id: str) -> Optional[Stat]:
         m = self.measures.get(measure_id)

@@ -6,13 +6,21 @@ import io
 import re
 from typing import List
 
-from . import ladder
-from . import profile
-from . import runtimes
 from .analysis import KEY_ROW, Report, Row
 from .compare import fmt_ns, fmt_rate
 
 NOISY = " (noisy)"
+
+
+def part_sections(rep: Report, form: str) -> List[str]:
+    """Every part's section in one form ("text", "markdown", "html"), in the registry's order."""
+    from .registry import PARTS
+    out = []
+    for part in PARTS:
+        hook = getattr(part, form)
+        if hook is not None:
+            out += hook(rep)
+    return out
 
 
 def _cost(cell) -> str:
@@ -127,8 +135,7 @@ def markdown(rep: Report) -> str:
             out.append(f"- **{m.name}**: {e.short}")
             out += [f"  - {d}" for d in e.details]
         out.append("")
-    out += runtimes.markdown_section(rep)
-    out += profile.markdown_lines(rep)
+    out += part_sections(rep, "markdown")
     if rep.problems:
         out += ["## Input problems", ""] + [f"- {p}" for p in rep.problems] + [""]
     return md_inert("\n".join(out))
@@ -197,9 +204,7 @@ def terminal(rep: Report) -> str:
     for r, why in zip(table, notes):
         out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
         out += [f"    ↳ {w}" for w in why]
-    out += ladder.lines(rep)
-    out += runtimes.terminal_section(rep)
-    out += profile.text_lines(rep)
+    out += part_sections(rep, "text")
     if rep.problems:
         out += ["", "input problems:"] + [f"  {p}" for p in rep.problems]
     return "\n".join(out) + "\n"

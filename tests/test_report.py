@@ -9,6 +9,7 @@ import io
 import json
 import os
 import random
+import statistics
 import sys
 from pathlib import Path
 
@@ -83,7 +84,8 @@ def need_chromium():
 
 @pytest.fixture
 def pair(tmp_path):
-    """base: 100 ns (p10 90, p90 110); slow: 300 ns (270, 330): 3.0x ± 3*sqrt(0.1²+0.1²)."""
+    """base: 100 ns (p10 90, p90 110); slow: 300 ns (270, 330): 3.0x slower, no samples: the
+    range both p10-p90 allow, 270/110 to 330/90."""
     base = bundle("base", [bench_result(MONO, 100, 90, 110), bench_result("libc.time", 100, 90, 110),
                            bench_result("libc.gettimeofday", 100, 90, 110)])
     slow = bundle("slow", [bench_result(MONO, 300, 270, 330), bench_result("libc.time", 50, 45, 55),
@@ -100,10 +102,11 @@ def test_ratios_by_hand(capsys, pair):
     rows = {(r["machine"], r["measure"]): r for r in csv.DictReader(io.StringIO(out))}
     mono = rows[("slow", MONO)]
     assert mono["ratio"] == "3" and mono["direction"] == "slower" and mono["significant"] == "1"
-    assert float(mono["error"]) == pytest.approx(3 * (0.1 ** 2 * 2) ** 0.5, rel=1e-3)   # 0.424
-    t = rows[("slow", "libc.time")]             # 50 vs 100: 2.0x faster, ± 2*sqrt(0.01+0.01)
+    assert float(mono["ratio_low"]) == pytest.approx(270 / 110, rel=1e-3)
+    assert float(mono["ratio_high"]) == pytest.approx(330 / 90, rel=1e-3) and mono["interval"] == "range"
+    t = rows[("slow", "libc.time")]             # 50 vs 100: 2.0x faster, 45/110 to 55/90
     assert t["ratio"] == "2" and t["direction"] == "faster"
-    assert float(t["error"]) == pytest.approx(0.2828, rel=1e-3)
+    assert float(t["ratio_low"]) == pytest.approx(45 / 110, rel=1e-3)
     g = rows[("slow", "libc.gettimeofday")]     # 100-140 overlaps 90-110
     assert g["significant"] == "0"
     assert rows[("base", MONO)]["ratio"] == ""  # the baseline is not compared with itself
@@ -114,21 +117,21 @@ def test_markdown_table_and_explanation(capsys, pair):
     assert code == 0, err
     assert "| API | base ns/call | base calls/s | slow ns/call | slow calls/s | slow vs base | why |" in out
     row = next(l for l in out.splitlines() if l.startswith("| clock_gettime(CLOCK_MONOTONIC)"))
-    assert "| 100 ns | 10,000,000 | 300 ns | 3,333,333 | 3.0x ± 0.4 slower |" in row
+    assert "| 100 ns | 10,000,000 | 300 ns | 3,333,333 | 3.0x slower (range 2.5x to 3.7x) |" in row
     # the reason beside the slow row, from slow's own doctor: verdict, proof, clocksource,
     # the most severe finding and its fix
     for piece in ("doctor: slow", "1 syscall per call", "clocksource hpet",
                   "finding clocksource-no-vdso", "fix: echo tsc > current_clocksource"):
         assert piece in row, piece
-    assert "2.0x ± 0.3 faster" in out
-    assert "no significant difference (1.2x ± 0.2)" in out
-    assert "slow is 3.0x ± 0.4 slower than base at reading the time" in out    # the answer
+    assert "2.0x faster (range 1.6x to 2.4x)" in out
+    assert "no significant difference (range 1.1x faster to 1.6x slower)" in out
+    assert "slow is 3.0x slower than base (range 2.5x to 3.7x) at reading the time" in out    # the answer
 
 
 def test_baseline_option(capsys, pair):
     code, out, _ = report(capsys, *pair, "--markdown", "--baseline", "slow")
     assert code == 0
-    assert "base vs slow" in out and "3.0x ± 0.4 faster" in out
+    assert "base vs slow" in out and "3.0x faster (range 2.5x to 3.7x)" in out
     with pytest.raises(SystemExit) as e:
         cli.main([*pair, "--baseline", "nobody"])
     assert e.value.code == 2
@@ -142,10 +145,10 @@ def test_terminal_and_long_form(capsys, tmp_path, pair):
     lines = out.splitlines()
     head = next(l for l in lines if l.startswith("API"))
     assert "machine" in head and "vs base" in head
-    assert any("third" in l and "10.0x ± 1.4 slower" in l for l in lines)
+    assert any("third" in l and "10x slower (range 8.2x to 12x)" in l for l in lines)
     assert any(l.strip().startswith("↳") and "doctor: ok" in l for l in lines)
     # third is slower while its doctor finds it healthy: the answer says where the gap lies
-    assert "third is 10.0x ± 1.4 slower" in out and "Its doctor finds nothing wrong" in out
+    assert "third is 10x slower than base (range 8.2x to 12x)" in out and "Its doctor finds nothing wrong" in out
 
 
 def test_harness_polluted_runtime_figure(capsys, tmp_path):
@@ -169,7 +172,7 @@ def test_harness_polluted_runtime_figure(capsys, tmp_path):
     c = write(tmp_path, "c.json", bundle("c", [bench_result(MONO, 20, 19, 21)], runtimes=[rt(110, 10)]))
     code, out, _ = report(capsys, a, c, "--markdown")
     row = next(l for l in out.splitlines() if l.startswith("| python ctypes.clock_gettime"))
-    assert "2.0x ± " in row and "slower" in row             # (110-10) / (60-10)
+    assert "2.0x slower (range " in row             # (110-10) / (60-10)
 
 
 BAD = {
@@ -219,7 +222,7 @@ def test_missing_and_failed_and_malformed_parts(capsys, tmp_path, pair):
     assert "broken.json: part 'bench' is malformed (results is not a list)" in err
     assert "newer.json: part 'warp' has schema clockscope.warp/7, newer than" in err
     assert "no diagnosis (killed by signal 9 (Killed))" in out     # failed: doctor missing, bench kept
-    assert "| failed |" in out and "3.0x ± 0.4 slower" in out
+    assert "| failed |" in out and "3.0x slower (range 2.5x to 3.7x)" in out
 
 
 def test_duplicate_names(capsys, tmp_path, pair):
@@ -279,7 +282,7 @@ def test_fleet_summary(capsys, tmp_path):
     assert set(machines[:3]) == {"m7", "m8", "m9"}          # slowest first
     assert machines[-1] == "m0"
     slow_row = next(l for l in out.splitlines() if l.startswith("| m7 "))
-    assert "66.7x ± " in slow_row and "slow, 1 syscall per clock_gettime" in slow_row
+    assert "67x slower (range 56x to 79x)" in slow_row and "slow, 1 syscall per clock_gettime" in slow_row
 
 
 def test_real_fixtures(capsys, tmp_path):
@@ -584,3 +587,67 @@ def test_a_new_part_is_one_module_and_one_registry_line(capsys, tmp_path, pair, 
     newer = write(tmp_path, "newer.json", dict(b, parts=dict(b["parts"], uptime={"schema": "clockscope.uptime/2"})))
     code, _, err = report(capsys, pair[0], newer)
     assert code == 3 and "part 'uptime' has schema clockscope.uptime/2, newer than this report reads (/1)" in err
+
+
+def _with_samples(name, samples, **kw):
+    xs = sorted(samples)
+    q = lambda f: xs[min(len(xs) - 1, int(f * len(xs)))]
+    r = bench_result(MONO, statistics.median(xs), q(0.1), q(0.9))
+    r["ns_per_call"]["samples"] = list(samples)
+    return bundle(name, [r], **kw)
+
+
+def test_bootstrap_interval_decides_the_words(capsys, tmp_path):
+    """Medians 1.8x apart, but so few and so spread samples that the bootstrap interval of
+    the ratio of medians straddles 1: "no significant difference", never "slower"; with
+    tight samples the same medians are "slower", and the interval is the bootstrap's."""
+    base = write(tmp_path, "base.json", _with_samples("base", [90, 100, 110, 190, 200]))
+    wide = write(tmp_path, "wide.json", _with_samples("wide", [50, 60, 200, 210, 220]))
+    code, out, err = report(capsys, base, wide, "--markdown")
+    assert code == 0, err
+    row = next(l for l in out.splitlines() if l.startswith("| clock_gettime(CLOCK_MONOTONIC)"))
+    assert "no significant difference (" in row and "slower (" not in row.split("no significant")[0]
+    assert "range" not in row                       # a bootstrap interval, not a range
+    assert "wide is" not in out and "wide against base: no significant difference" in out
+    code, out, _ = report(capsys, base, wide, "--csv")
+    r = next(r for r in csv.DictReader(io.StringIO(out)) if r["machine"] == "wide")
+    assert r["interval"] == "bootstrap" and r["significant"] == "0"
+    assert float(r["ratio_low"]) < 1 < float(r["ratio_high"])
+    tight = write(tmp_path, "tight.json", _with_samples("tight", [195, 198, 200, 202, 205] * 8))
+    base2 = write(tmp_path, "base2.json", _with_samples("base2", [108, 109, 110, 111, 112] * 8))
+    code, out, err = report(capsys, base2, tight, "--markdown")
+    assert code == 0, err
+    assert "tight is 1.8x slower than base2 (1.80x to 1.84x)" in out
+
+
+def test_exact_bootstrap_matches_resampling():
+    """The exact bootstrap distribution of the median (compare.median_distribution) gives
+    the interval that many seeded resamples converge to, on skewed samples."""
+    from clockscope_report.compare import bootstrap_interval
+    rng = random.Random(2027)
+    a = tuple(rng.lognormvariate(0, 1) * 100 for _ in range(41))
+    b = tuple(rng.lognormvariate(0, 0.5) * 60 for _ in range(40))      # an even count too
+    lo, hi = bootstrap_interval(a, b)
+    ratios = sorted(statistics.median_low(rng.choices(a, k=len(a))) /
+                    statistics.median_low(rng.choices(b, k=len(b))) for _ in range(20000))
+    assert lo == pytest.approx(ratios[500], rel=0.03) and hi == pytest.approx(ratios[19500], rel=0.03)
+
+
+def test_bench_hands_its_samples_to_the_bootstrap(clockscope, tmp_path):
+    """bench's JSON carries each method's pooled samples (ns_per_call.samples, ascending,
+    as many as it took); two such documents are compared by the bootstrap, not the range."""
+    docs = []
+    for k in range(2):
+        proc = run([clockscope, "bench", "--quick", "--samples", "9", "--only", "libc.clock_gettime.monotonic",
+                    "--json"], timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        doc = json.loads(proc.stdout)
+        r = doc["results"][0]
+        s = r["ns_per_call"]["samples"]
+        assert len(s) == r["samples"] and s == sorted(s)
+        assert statistics.median(s) == pytest.approx(r["ns_per_call"]["median"], rel=1e-6)
+        docs.append(write(tmp_path, f"b{k}.json", doc))
+    proc = run([sys.executable, "-m", "clockscope_report", *docs, "--csv"],
+               env=dict(os.environ, PYTHONPATH=str(ROOT / "report")))
+    row = next(r for r in csv.DictReader(io.StringIO(proc.stdout)) if r["machine"] == "b1")
+    assert row["interval"] == "bootstrap", proc.stdout

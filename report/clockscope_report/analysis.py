@@ -229,15 +229,13 @@ def _answer(machines, baseline, rows, explanations) -> List[str]:
     for _, m, c in ranked[:5]:
         cost = fmt_ns(c.measure.stat.median)
         if c.ratio.significant:
-            lines.append(f"{m.name} is {c.ratio.ratio:.1f}x ± {c.ratio.error:.1f} "
-                         f"{'slower' if c.ratio.slower else 'faster'} than {baseline.name} at reading the time: "
+            lines.append(f"{m.name} is {c.ratio.words(baseline.name)} at reading the time: "
                          f"{key.label} costs {cost} per call against {base_txt}."
                          + (f" Why: {explanations[m.name].short}." if c.ratio.slower else "")
                          + (_no_fault(m) if c.ratio.slower else ""))
         else:
-            lines.append(f"{m.name} against {baseline.name}: no significant difference, their p10-p90 ranges "
-                         f"overlap ({key.label}: median {cost} against {base_txt}, "
-                         f"{c.ratio.ratio:.1f}x ± {c.ratio.error:.1f} {'slower' if c.ratio.slower else 'faster'}).")
+            lines.append(f"{m.name} against {baseline.name}: {c.ratio.words()} "
+                         f"({key.label}: median {cost} against {base_txt}).")
     if len(ranked) > 5:
         lines.append(f"... and {len(ranked) - 5} more machines (the tables below).")
     missing = [m.name for m, c in zip(machines, key.cells) if m is not baseline and not c.ratio]
@@ -263,7 +261,7 @@ def _fleet_answer(baseline, key, base_txt, ranked, explanations, machines) -> Li
     same = len(ranked) - len(slower) - len(faster)
     lines = [f"Of {len(ranked)} machines compared with {baseline.name} ({key.label}: {base_txt}), "
              f"{len(slower)} are significantly slower, {len(faster)} faster, and {same} show no "
-             f"significant difference (p10-p90 ranges overlap)."]
+             f"significant difference (the ratio's interval contains 1)."]
     if ranked:
         _, m, c = ranked[0]
         lines.append(f"Slowest: {m.name}, {fmt_ns(c.measure.stat.median)} per call, "

@@ -112,11 +112,10 @@ def cost_chart(rep: Report, plt) -> List[Chart]:
 
 def ratio_chart(rep: Report, plt) -> List[Chart]:
     """Each machine's cost over the baseline's, per API, on a log axis centred on 1.  The
-    whisker is the range both sides' p10-p90 allow (p10/p90 to p90/p10): it crosses 1
-    exactly when the table says "no significant difference"."""
+    whisker is the ratio's interval the table gives (bootstrap, or the range both p10-p90
+    allow): it crosses 1 exactly when the table says "no significant difference"."""
     machines = [m for m in _chart_machines(rep) if m is not rep.baseline]
     idx = [rep.machines.index(m) for m in machines]
-    base_i = rep.machines.index(rep.baseline)
     rows = [r for r in rep.rows if not r.runtime and any(r.cells[i].ratio for i in idx)]
     if not rows or not machines:
         return []
@@ -128,10 +127,8 @@ def ratio_chart(rep: Report, plt) -> List[Chart]:
         for y, r in enumerate(rows):
             if not r.cells[i].ratio:
                 continue
-            s, b = r.cells[i].measure.stat, r.cells[base_i].measure.stat
-            v = s.median / b.median
-            low = max(s.p10, 1e-9) / b.p90
-            high = s.p90 / max(b.p10, 1e-9)
+            ratio = r.cells[i].ratio
+            v, low, high = ratio.value, ratio.low, min(ratio.high, ratio.value * 1e6)
             ys.append(y + (k - (n - 1) / 2) * height)
             vals.append(v)
             lo.append(max(v - low, 0))
@@ -153,7 +150,8 @@ def ratio_chart(rep: Report, plt) -> List[Chart]:
     ax.set_yticklabels([r.label for r in rows])
     ax.invert_yaxis()
     ax.set_xlabel(f"cost on the machine / cost on {rep.baseline.name} (log scale; right of 1: slower, "
-                  "left: faster)\nwhisker: the range both sides' p10-p90 allow; crossing 1: no significant difference")
+                  "left: faster)\nwhisker: the ratio's 95% bootstrap interval, or the range both p10-p90 allow; "
+                  "crossing 1: no significant difference")
     ax.set_title(f"Slowdown against the baseline, {rep.baseline.name}")
     ax.grid(axis="x", which="both", alpha=0.3)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9, title="machine")

@@ -65,7 +65,7 @@ def boolean(v, what) -> bool:
 
 
 def stat(v, what) -> Optional[Stat]:
-    """A per-call cost {median, p10, p90} in ns: ordered, and within 0 to MAX_NS."""
+    """A per-call cost {median, p10, p90, samples?} in ns: ordered, and within 0 to MAX_NS."""
     if v is None:
         return None
     o = obj(v, what)
@@ -79,7 +79,18 @@ def stat(v, what) -> Optional[Stat]:
     if med < 0 or p90 > MAX_NS:
         raise Malformed(f"{what}: {max(abs(med), p90):g} ns per call is no measurement "
                         f"(0 to {MAX_NS:g} ns)")
-    return Stat(med, p10, p90)
+    return Stat(med, p10, p90, _samples(o.get("samples"), what + ".samples"))
+
+
+def _samples(v, what):
+    """bench's per-sample ns per call (optional): the bootstrap's data.  A sample below 0
+    (the loop's cost over-subtracted from a sub-nanosecond read) counts as 0."""
+    if v is None:
+        return None
+    vals = tuple(max(num(x, f"{what}[{i}]", optional=False), 0.0) for i, x in enumerate(lst(v, what)))
+    if any(x > MAX_NS for x in vals):
+        raise Malformed(f"{what}: a sample beyond {MAX_NS:g} ns per call is no measurement")
+    return vals or None
 
 
 # --- JSON text ---------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from typing import List
 
 from .analysis import Report
 from .part import Chart
-from .text import FLEET_HEADER, comparison_table, fleet_rows, part_sections
+from .text import FLEET_HEADER, RATIO_NOTE, comparison_table, fleet_rows, part_sections
 
 CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1300px;
@@ -160,8 +160,7 @@ def render(rep: Report, charts: List[Chart]) -> str:
            f"<style>{CSS}</style></head><body>",
            f"<h1>clockscope report: {n} machine{'s' if n != 1 else ''}</h1>",
            f'<p class="muted">Generated {when}. Baseline: <b>{escape(rep.baseline.name)}</b>. '
-           "Ratios: medians' ratio ± the p10-p90 half-widths of both sides propagated; "
-           "\"no significant difference\" when the p10-p90 ranges overlap.</p>",
+           f"{escape(RATIO_NOTE)}</p>",
            '<div class="answer"><b>The answer</b><ul>'] + \
           [f"<li>{escape(a)}</li>" for a in rep.answer] + ["</ul></div>"]
     if rep.problems:

@@ -8,16 +8,13 @@ from typing import Any, Dict, List, Optional, Tuple
 
 @dataclass
 class Stat:
-    """A per-call cost in ns: the median and the p10-p90 spread of the samples."""
+    """A per-call cost in ns: the median and the p10-p90 spread of the samples, and the
+    samples themselves when the bundle holds them (bench's ns_per_call.samples), which the
+    bootstrap interval of a ratio is computed from (compare.py)."""
     median: float
     p10: float
     p90: float
-
-    @property
-    def half_width(self) -> float:
-        """Half the p10-p90 width relative to the median: the relative uncertainty that
-        ratios propagate (docs/report.md)."""
-        return (self.p90 - self.p10) / (2 * self.median) if self.median > 0 else float("inf")
+    samples: Optional[Tuple[float, ...]] = None
 
 
 @dataclass

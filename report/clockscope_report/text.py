@@ -10,6 +10,9 @@ from .analysis import KEY_ROW, Report, Row
 from .compare import fmt_ns, fmt_rate
 
 NOISY = " (noisy)"
+RATIO_NOTE = ("Ratios: the medians' ratio with its 95% bootstrap interval where both bundles hold "
+              "their samples, else the range both p10-p90 allow (\"range\"); \"no significant "
+              "difference\" when that interval contains 1.")
 
 
 def part_sections(rep: Report, form: str) -> List[str]:
@@ -117,8 +120,7 @@ def _md_table(header: List[str], rows: List[List[str]], right: set) -> List[str]
 
 def markdown(rep: Report) -> str:
     out = [f"# clockscope report: {len(rep.machines)} machine{'s' if len(rep.machines) != 1 else ''}", ""]
-    out += [f"Baseline: **{rep.baseline.name}**. Ratios are medians' ratios ± the propagated p10-p90 "
-            "half-widths; \"no significant difference\" when the p10-p90 ranges overlap.", ""]
+    out += [f"Baseline: **{rep.baseline.name}**. {RATIO_NOTE}", ""]
     out += ["## The answer", ""] + [f"- {a}" for a in rep.answer] + [""]
     if rep.fleet:
         out += fleet_markdown(rep)
@@ -214,7 +216,8 @@ def csv_text(rep: Report) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["machine", "row", "measure", "label", "ns_median", "ns_p10", "ns_p90", "calls_per_sec", "noisy",
-                "harness_ns_median", "baseline", "ratio", "error", "direction", "significant"])
+                "harness_ns_median", "baseline", "ratio", "ratio_low", "ratio_high", "interval", "direction",
+                "significant"])
     for row in rep.rows:
         for m, cell in zip(rep.machines, row.cells):
             meas = cell.measure
@@ -225,6 +228,7 @@ def csv_text(rep: Report) -> str:
                         s.median if s else "", s.p10 if s else "", s.p90 if s else "",
                         meas.calls_per_sec if meas.calls_per_sec is not None else "", int(meas.noisy),
                         meas.harness.median if meas.harness else "", rep.baseline.name,
-                        f"{r.ratio:.4g}" if r else "", f"{r.error:.3g}" if r else "",
+                        f"{r.ratio:.4g}" if r else "",
+                        f"{r.low:.4g}" if r else "", f"{r.high:.4g}" if r else "", r.method if r else "",
                         ("slower" if r.slower else "faster") if r else "", int(r.significant) if r else ""]])
     return buf.getvalue()

@@ -46,3 +46,19 @@ def test_platform_case(clockscope, name):
     if want["inferred"]:
         assert text.startswith("clockscope doctor: inferred (not decided): ")
         assert "(inferred)" in text and "inferred; not known" in text
+
+
+@pytest.mark.parametrize("name", cases())
+def test_emulation_recorded(clockscope, name):
+    """An emulated CPU (QEMU TCG) is recorded with what gave it away, on every arch; a KVM
+    guest on the same virt board, and every hardware or hypervisor case, is not emulated."""
+    want = json.loads((ROOTS / name / "expected.json").read_text())
+    proc = run([clockscope, "doctor", "--root", ROOTS / name / "root", "--json"])
+    facts = json.loads(proc.stdout)["facts"]
+    assert facts["emulation"] == want.get("emulation"), facts["emulation_evidence"]
+    if want.get("emulation"):
+        assert any(want["emulation_evidence_mentions"] in e for e in facts["emulation_evidence"])
+        text = run([clockscope, "doctor", "--root", ROOTS / name / "root"]).stdout
+        assert f"emulated CPU: {want['emulation']} (" in text and "the emulator's" in text
+    else:
+        assert facts["emulation_evidence"] == []

@@ -304,7 +304,10 @@ def test_real_fixtures(capsys, tmp_path):
     # the TCG guests say that their CPU is emulated (their machine's cpu_model says so)
     assert json.loads((BUNDLES / "x86_64-tsc.json").read_text())["machine"]["cpu_model"].startswith("QEMU TCG")
     assert "**x86_64-tsc**: doctor: ok; clock_gettime makes 0 syscalls per call (served by the vDSO); " \
-           "clocksource tsc; an emulated CPU (QEMU TCG)" in out
+           "clocksource tsc; an emulated CPU (qemu-tcg: CPU model QEMU TCG CPU" in out
+    # an emulated machine's gap is never put down to the CPU itself
+    tsc_line = next(l for l in out.splitlines() if l.startswith("- x86_64-tsc is"))
+    assert "the gap is the emulator's" in tsc_line and "in the CPU itself" not in tsc_line
 
 
 def test_html_and_chart_files(capsys, tmp_path):
@@ -651,3 +654,32 @@ def test_bench_hands_its_samples_to_the_bootstrap(clockscope, tmp_path):
                env=dict(os.environ, PYTHONPATH=str(ROOT / "report")))
     row = next(r for r in csv.DictReader(io.StringIO(proc.stdout)) if r["machine"] == "b1")
     assert row["interval"] == "bootstrap", proc.stdout
+
+
+def test_emulated_machine_is_said_so(capsys, tmp_path, pair):
+    """A bundle whose machine records an emulated CPU (collect's machine.emulation, from
+    facts: docs/json.md): the answer says its nanoseconds are the emulator's and never puts
+    the gap down to the CPU itself; the same from a lone doctor document's facts; the HTML
+    lists it among the machine's description."""
+    emu = bundle("rv-guest", [bench_result(MONO, 1000, 900, 1100)])
+    emu["machine"].update(arch="riscv64", emulation="qemu-tcg",
+                          emulation_evidence=["kernel command line: clockscope.emulated=tcg"])
+    hw = bundle("rv-board", [bench_result(MONO, 1000, 900, 1100)])
+    files = [pair[0], write(tmp_path, "emu.json", emu), write(tmp_path, "hw.json", hw)]
+    code, out, err = report(capsys, *files, "--markdown")
+    assert code == 0, err
+    guest = next(l for l in out.splitlines() if l.startswith("- rv-guest is"))
+    board = next(l for l in out.splitlines() if l.startswith("- rv-board is"))
+    assert "an emulated CPU (qemu-tcg: kernel command line: clockscope.emulated=tcg)" in guest
+    assert "the gap is the emulator's" in guest and "CPU itself" not in guest
+    assert "in the CPU itself" in board and "emulat" not in board
+    doc = doctor()
+    doc["facts"].update(emulation="qemu-tcg", emulation_evidence=["CPUID hypervisor leaf: TCGTCGTCGTCG"])
+    lone = write(tmp_path, "lone.json", doc)
+    code, out, err = report(capsys, lone, "--markdown")
+    assert code == 0, err
+    assert "an emulated CPU (qemu-tcg: CPUID hypervisor leaf: TCGTCGTCGTCG)" in out
+    html = tmp_path / "r.html"
+    code, _, err = report(capsys, *files, "-o", html)
+    assert code == 0, err
+    assert "<th>emulation</th>" in html.read_text() and "<td>qemu-tcg</td>" in html.read_text()

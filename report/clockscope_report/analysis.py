@@ -146,6 +146,22 @@ def _runtime_rows(machines, baseline) -> List[Row]:
     return rows
 
 
+def emulation(m: Machine) -> Optional[str]:
+    """'qemu-tcg (evidence)' when the machine's CPU is emulated, else None: recorded by
+    clockscope (machine.emulation), or, in bundles older than that field, told by TCG's own
+    CPU model name or CPUID signature (virtualization "qemu" comes only from TCG's)."""
+    d = m.description
+    kind = d.get("emulation")
+    if isinstance(kind, str) and kind:
+        ev = d.get("emulation_evidence")
+        return f"{kind}: {ev}" if ev else kind
+    if "QEMU TCG" in str(d.get("cpu_model", "")):
+        return f"qemu-tcg: CPU model {d['cpu_model']}"
+    if d.get("virtualization") == "qemu" and str(d.get("virtualization_source", "")).startswith("CPUID"):
+        return "qemu-tcg: CPUID hypervisor signature TCGTCGTCGTCG"
+    return None
+
+
 def _syscalls(n: float) -> str:
     return f"{n:g} syscall{'' if n == 1 else 's'}"
 
@@ -160,6 +176,8 @@ def explain(m: Machine) -> Explanation:
         parts.append(f"{counter.id.split('.', 1)[1]} costs {fmt_ns(counter.stat.median)} per read "
                      "(a counter read this slow is trapped and emulated)")
     if d is None:
+        if emulation(m):
+            parts.append(f"an emulated CPU ({emulation(m)}): its nanoseconds are the emulator's")
         why = m.part_errors.get("doctor", "no doctor part")
         return Explanation("; ".join(parts + [f"no diagnosis ({why})"]), details, "no diagnosis")
     cs = d.clocksource or m.description.get("clocksource")
@@ -180,8 +198,9 @@ def explain(m: Machine) -> Explanation:
     if cs:
         parts.append(f"clocksource {cs}")
     virt = m.description.get("virtualization")
-    if "TCG" in str(m.description.get("cpu_model", "")):
-        parts.append("an emulated CPU (QEMU TCG): its timings are the emulator's")
+    emu = emulation(m)
+    if emu:
+        parts.append(f"an emulated CPU ({emu}): its nanoseconds are the emulator's, not a CPU's")
         brief.append("emulated CPU")
     elif isinstance(virt, str) and virt not in ("none", ""):
         parts.append(f"virtualization {virt}")
@@ -246,11 +265,20 @@ def _answer(machines, baseline, rows, explanations) -> List[str]:
 
 
 def _no_fault(m: Machine) -> str:
-    """When the doctor found a slower machine healthy, say where the gap lies instead."""
+    """When the doctor found a slower machine healthy, say where the gap lies instead: in
+    the CPU, or, for an emulated one, in the emulator (nothing about hardware follows)."""
     d = m.diagnosis
-    if d and d.verdict == "ok" and d.syscalls_per_call == 0:
+    healthy = d and d.verdict == "ok" and d.syscalls_per_call == 0
+    if emulation(m):
+        kind = emulation(m).split(":", 1)[0]
+        if healthy:
+            return (f" Its CPU is emulated ({kind}) and its doctor finds nothing wrong: the gap is the "
+                    "emulator's, and says nothing about the hardware it imitates.")
+        return (f" Its CPU is emulated ({kind}): the cause above holds, but the factor is the "
+                "emulator's and does not carry over to hardware.")
+    if healthy:
         return (" Its doctor finds nothing wrong: the vDSO serves the call without a syscall, so the "
-                "gap lies in reading the counter and in the CPU itself (or its emulation).")
+                "gap lies in reading the counter and in the CPU itself.")
     return ""
 
 

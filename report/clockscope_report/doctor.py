@@ -40,7 +40,10 @@ def read(doc: dict, m: Machine) -> None:
         per_call, findings)
     if not m.description.get("clocksource") and m.diagnosis.clocksource:
         m.description["clocksource"] = m.diagnosis.clocksource
-    for key in ("machine", "kernel", "cpu_model", "virtualization"):
+    ev = facts.get("emulation_evidence")
+    if isinstance(ev, list) and ev and not m.description.get("emulation_evidence"):
+        m.description["emulation_evidence"] = "; ".join(e for e in ev if isinstance(e, str))
+    for key in ("machine", "kernel", "cpu_model", "virtualization", "emulation"):
         v = facts.get(key)
         target = "arch" if key == "machine" else key
         if isinstance(v, str) and not m.description.get(target):

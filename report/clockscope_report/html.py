@@ -137,7 +137,7 @@ def _findings(rep: Report) -> List[str]:
 
 
 DESCRIBE = ["arch", "cpu_model", "kernel", "clocksource", "available_clocksource", "virtualization",
-            "cpus_online", "loadavg_1m"]
+            "emulation", "cpus_online", "loadavg_1m"]
 
 
 def _descriptions(rep: Report) -> List[str]:

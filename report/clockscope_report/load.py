@@ -61,6 +61,15 @@ def _describe(obj, m: Machine) -> None:
                 m.description[k] = v
 
 
+def _emulation(obj, m: Machine) -> None:
+    """machine.emulation ("qemu-tcg") and what gave it away, kept as one line of text."""
+    if not isinstance(obj, dict):
+        return
+    ev = obj.get("emulation_evidence")
+    if isinstance(ev, list) and ev and "emulation_evidence" not in m.description:
+        m.description["emulation_evidence"] = "; ".join(str(e) for e in ev if isinstance(e, str))
+
+
 def _json_error(e: json.JSONDecodeError, data: bytes) -> str:
     end = len(data.rstrip())
     if e.pos >= end or e.msg.startswith("Unterminated string"):
@@ -135,6 +144,7 @@ def _load_bundle(doc: dict, source: str, stem: str, problems: List[Problem],
     name = re.sub("[\x00-\x1f\x7f-\x9f]", "?", name.strip()[:100])
     m = Machine(name, source, {}, every_method=every_method)
     _describe(machine, m)
+    _emulation(machine, m)
     version = doc.get("clockscope")
     if isinstance(version, dict) and isinstance(version.get("version"), str):
         m.version = version["version"]

@@ -2,6 +2,7 @@
 #include "doctor/report.h"
 
 #include "common/json.h"
+#include "facts/sysinfo.h"
 
 #include <string.h>
 
@@ -90,6 +91,9 @@ void report_text(FILE *out, const struct facts *fs, const struct proof *p,
             c->machine[0] ? c->machine : c->family[0] ? c->family : "arch unknown", "",
             c->kernel.known ? c->kernel.release : "unknown", c->virt[0] ? c->virt : "unknown",
             c->current_cs[0] ? c->current_cs : "unknown");
+    if (c->emulation.kind[0])   /* every figure measured here is the emulator's */
+        fprintf(out, "  emulated CPU: %s (%s): timings here are the emulator's, not a CPU's\n",
+                c->emulation.kind, c->emulation.evidence[0]);
     if (!fs->live)
         fprintf(out, "  facts root: %s\n", fs->origin);
     for (int i = 0; i < F_COUNT && !fs->live; i++) /* not known, and why: never "absent" */
@@ -158,6 +162,7 @@ static void json_facts(struct json *j, const struct facts *fs, const struct diag
     json_kv_string_or_null(j, "available_clocksource", c->available_cs);
     json_kv_string_or_null(j, "virtualization", c->virt);
     json_kv_string_or_null(j, "virtualization_source", c->virt_source);
+    emulation_json(j, &c->emulation);
     json_kv_string_or_null(j, "cmdline", c->cmdline);
     json_kv_string_or_null(j, "cpu_model", c->cpu_description);
     json_kv_string_or_null(j, "cpu_flags", c->cpu.flags);

@@ -304,7 +304,7 @@ def test_real_fixtures(capsys, tmp_path):
     # the TCG guests say that their CPU is emulated (their machine's cpu_model says so)
     assert json.loads((BUNDLES / "x86_64-tsc.json").read_text())["machine"]["cpu_model"].startswith("QEMU TCG")
     assert "**x86_64-tsc**: doctor: ok; clock_gettime makes 0 syscalls per call (served by the vDSO); " \
-           "clocksource tsc; an emulated CPU (qemu-tcg: CPU model QEMU TCG CPU" in out
+           "clocksource tsc; an emulated CPU (qemu-tcg): its nanoseconds are the emulator's" in out
     # an emulated machine's gap is never put down to the CPU itself
     tsc_line = next(l for l in out.splitlines() if l.startswith("- x86_64-tsc is"))
     assert "the gap is the emulator's" in tsc_line and "in the CPU itself" not in tsc_line
@@ -318,8 +318,13 @@ def test_html_and_chart_files(capsys, tmp_path):
     assert code == 0, err
     html = out_html.read_text()
     names = sorted(p.name for p in charts.iterdir())
-    assert names == ["cost.svg", "ratio.svg", "warp.svg"]
-    assert html.count("<svg") == 3
+    # the guests' bundles carry ladder and runtimes parts: their charts too
+    assert names == ["cost.svg", "ladder-matrix.svg", "ladder-sweep.svg", "ladder.svg", "ratio.svg",
+                     "runtimes.svg", "warp.svg"]
+    assert html.count("<svg") == 7
+    # log axes labelled in plain numbers: mathtext is off, so its $10^{2}$ would show raw
+    for name in names:
+        assert "mathdefault" not in (charts / name).read_text(), name
     # self-contained: nothing fetched at view time
     for ref in ('src="http', "href=\"http", "url(http", "@import", "<script", "<link"):
         assert ref not in html
@@ -437,11 +442,11 @@ def test_html_in_headless_chromium(capsys, tmp_path, need_chromium):
     assert console == [], console
     proc = run([need_chromium, *flags, "--window-size=1400,4000", "--dump-dom", f"file://{probe}"],
                timeout=120)
-    # the console is seen, in the form the check above looks for, and 3 charts were in the DOM
+    # the console is seen, in the form the check above looks for, and 7 charts were in the DOM
     # and nothing is wider than the window (no sideways scrolling)
-    assert any("CONSOLE" in l and "probe-3 width-true" in l for l in proc.stderr.splitlines()), proc.stderr
+    assert any("CONSOLE" in l and "probe-7 width-true" in l for l in proc.stderr.splitlines()), proc.stderr
     dom = proc.stdout
-    assert dom.count('<div class="chart"') == 3 and dom.count("<svg") >= 3
+    assert dom.count('<div class="chart"') == 7 and dom.count("<svg") >= 7
     # source 000's two-machine form (the widest table) fits a 1280-pixel window
     pair = tmp_path / "pair.html"
     code, _, err = report(capsys, BUNDLES / "host.json", BUNDLES / "riscv64.json", "-o", pair)
@@ -670,7 +675,8 @@ def test_emulated_machine_is_said_so(capsys, tmp_path, pair):
     assert code == 0, err
     guest = next(l for l in out.splitlines() if l.startswith("- rv-guest is"))
     board = next(l for l in out.splitlines() if l.startswith("- rv-board is"))
-    assert "an emulated CPU (qemu-tcg: kernel command line: clockscope.emulated=tcg)" in guest
+    assert "an emulated CPU (qemu-tcg): its nanoseconds are the emulator's" in guest
+    assert "emulated CPU (qemu-tcg): kernel command line: clockscope.emulated=tcg" in out   # the details
     assert "the gap is the emulator's" in guest and "CPU itself" not in guest
     assert "in the CPU itself" in board and "emulat" not in board
     doc = doctor()
@@ -678,8 +684,42 @@ def test_emulated_machine_is_said_so(capsys, tmp_path, pair):
     lone = write(tmp_path, "lone.json", doc)
     code, out, err = report(capsys, lone, "--markdown")
     assert code == 0, err
-    assert "an emulated CPU (qemu-tcg: CPUID hypervisor leaf: TCGTCGTCGTCG)" in out
+    assert "an emulated CPU (qemu-tcg)" in out and "(qemu-tcg): CPUID hypervisor leaf: TCGTCGTCGTCG" in out
     html = tmp_path / "r.html"
     code, _, err = report(capsys, *files, "-o", html)
     assert code == 0, err
     assert "<th>emulation</th>" in html.read_text() and "<td>qemu-tcg</td>" in html.read_text()
+
+
+def test_long_form_says_each_thing_once(capsys, tmp_path):
+    """Three machines: each machine's explanation appears once (not on every row), a machine
+    that did not measure a row (a runtime absent in a guest) gets no "—" line, and one
+    machine is "1 machine"."""
+    rt = {"runtime": "python", "api": "time.perf_counter", "available": True, "status": "measured",
+          "ns_per_call": 50, "harness_ns": 10, "timed_ns": 60, "path": "libc", "harness_bound": False,
+          "enters_kernel": False}
+    results = lambda k: [bench_result(MONO, 100 * k, 90 * k, 110 * k), bench_result("libc.time", 10 * k, 9 * k, 11 * k),
+                         bench_result("libc.gettimeofday", 100 * k, 90 * k, 110 * k)]
+    files = [write(tmp_path, "a.json", bundle("a", results(1), runtimes=[rt])),
+             write(tmp_path, "g1.json", bundle("g1", results(5), doctor("ok", 0, "arch_sys_counter"))),
+             write(tmp_path, "g2.json", bundle("g2", results(9), doctor("ok", 0, "riscv_clocksource")))]
+    code, out, err = report(capsys, *files)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert sum("clocksource arch_sys_counter" in l for l in lines if l.strip().startswith("↳")) == 1
+    assert sum("clocksource riscv_clocksource" in l for l in lines if l.strip().startswith("↳")) == 1
+    table = lines[lines.index(next(l for l in lines if l.startswith("API"))):]
+    assert not any(l.split()[:1] in (["g1"], ["g2"]) and "—" in l for l in table), out
+    assert any(l.startswith("python time.perf_counter") for l in table)
+    code, out, _ = report(capsys, files[0])
+    assert out.startswith("clockscope report: 1 machine, baseline a")
+
+
+def test_interval_reaching_zero_is_said(capsys, tmp_path):
+    """A side whose samples include 0 ns (a read below what bench resolves, as a TCG guest's
+    COARSE read gives): the interval reaches an unbounded factor, said as ∞x, never a crash."""
+    base = write(tmp_path, "base.json", _with_samples("base", [0, 0, 0.2, 0.3, 5, 6, 7]))
+    other = write(tmp_path, "other.json", _with_samples("other", [0, 0, 0, 0.1, 4, 5, 6]))
+    code, out, err = report(capsys, base, other, "--markdown")
+    assert code == 0, err
+    assert "no significant difference (∞x faster to " in out

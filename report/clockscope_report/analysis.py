@@ -6,12 +6,12 @@ fleet summary.  Renderers (text.py, html.py) only lay these out."""
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from .compare import Ratio, compare, fmt_ns
 from .model import Machine, Measure, Stat
 
-# The rows of the comparison, in source 000's spirit: what programs call, then what
+# The rows of the comparison, in the spirit of the RISC-V clock_gettime report: what programs call, then what
 # that costs underneath.  "counter" is the CPU counter read plain (rdtsc, cntvct, rdtime).
 HEADLINE = [
     "libc.clock_gettime.monotonic",
@@ -146,20 +146,25 @@ def _runtime_rows(machines, baseline) -> List[Row]:
     return rows
 
 
-def emulation(m: Machine) -> Optional[str]:
-    """'qemu-tcg (evidence)' when the machine's CPU is emulated, else None: recorded by
+def emulation_evidence(m: Machine) -> Optional[Tuple[str, str]]:
+    """(kind, what gave it away) when the machine's CPU is emulated, else None: recorded by
     clockscope (machine.emulation), or, in bundles older than that field, told by TCG's own
     CPU model name or CPUID signature (virtualization "qemu" comes only from TCG's)."""
     d = m.description
     kind = d.get("emulation")
     if isinstance(kind, str) and kind:
-        ev = d.get("emulation_evidence")
-        return f"{kind}: {ev}" if ev else kind
+        return kind, str(d.get("emulation_evidence") or "recorded by clockscope")
     if "QEMU TCG" in str(d.get("cpu_model", "")):
-        return f"qemu-tcg: CPU model {d['cpu_model']}"
+        return "qemu-tcg", f"CPU model {d['cpu_model']}"
     if d.get("virtualization") == "qemu" and str(d.get("virtualization_source", "")).startswith("CPUID"):
-        return "qemu-tcg: CPUID hypervisor signature TCGTCGTCGTCG"
+        return "qemu-tcg", "CPUID hypervisor signature TCGTCGTCGTCG"
     return None
+
+
+def emulation(m: Machine) -> Optional[str]:
+    """The emulator's name ("qemu-tcg") when the machine's CPU is emulated, else None."""
+    e = emulation_evidence(m)
+    return e[0] if e else None
 
 
 def _syscalls(n: float) -> str:
@@ -202,6 +207,7 @@ def explain(m: Machine) -> Explanation:
     if emu:
         parts.append(f"an emulated CPU ({emu}): its nanoseconds are the emulator's, not a CPU's")
         brief.append("emulated CPU")
+        details.append(f"emulated CPU ({emu}): {emulation_evidence(m)[1]}")
     elif isinstance(virt, str) and virt not in ("none", ""):
         parts.append(f"virtualization {virt}")
     top = _top_finding(d)
@@ -270,7 +276,7 @@ def _no_fault(m: Machine) -> str:
     d = m.diagnosis
     healthy = d and d.verdict == "ok" and d.syscalls_per_call == 0
     if emulation(m):
-        kind = emulation(m).split(":", 1)[0]
+        kind = emulation(m)
         if healthy:
             return (f" Its CPU is emulated ({kind}) and its doctor finds nothing wrong: the gap is the "
                     "emulator's, and says nothing about the hardware it imitates.")

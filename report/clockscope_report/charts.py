@@ -50,7 +50,19 @@ class Canvas:
         return _chart_machines(rep)
 
 
+def _plain_log_ticks(fig) -> None:
+    """Log axes labelled 0.1, 1, 10, 100, 1000, 1e+04: matplotlib's own log labels are
+    mathtext ($10^{2}$), which this report turns off so that no bundle text is read as TeX."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            if axis.get_scale() == "log":
+                axis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:g}"))
+                axis.set_minor_formatter(NullFormatter())
+
+
 def _svg(fig, _canvas=None) -> str:
+    _plain_log_ticks(fig)
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight")
     text = buf.getvalue()
@@ -122,6 +134,7 @@ def ratio_chart(rep: Report, plt) -> List[Chart]:
     n = len(machines)
     height = 0.8 / n
     fig, ax = plt.subplots(figsize=(10, 1.2 + len(rows) * (0.16 * n + 0.25)))
+    ends = []                                 # every whisker's two ends: the axis holds them all
     for k, (i, m, color) in enumerate(zip(idx, machines, _colors(n + 1)[1:])):
         ys, vals, lo, hi = [], [], [], []
         for y, r in enumerate(rows):
@@ -133,6 +146,7 @@ def ratio_chart(rep: Report, plt) -> List[Chart]:
             vals.append(v)
             lo.append(max(v - low, 0))
             hi.append(max(high - v, 0))
+            ends += [max(low, 1e-6), high]
         ax.barh(ys, [v - 1 for v in vals], left=1, height=height * 0.9, color=color, label=m.name,
                 xerr=[lo, hi], error_kw={"ecolor": "black", "capsize": 2, "elinewidth": 0.8})
         for y, v, l, h in zip(ys, vals, lo, hi):
@@ -142,9 +156,10 @@ def ratio_chart(rep: Report, plt) -> List[Chart]:
                 ax.text((v + h) * 1.12, y, word, va="center", ha="left", fontsize=7, color="#333")
             else:
                 ax.text((v - l) / 1.12, y, word, va="center", ha="right", fontsize=7, color="#333")
-    lo_x, hi_x = ax.get_xlim()
-    ax.set_xlim(lo_x / 2, hi_x * 4)
     ax.set_xscale("log")
+    # From the data, on the log scale: the linear limits matplotlib picks first can be
+    # negative (a bar from 1 down to a faster machine's ratio), which a log axis cannot show.
+    ax.set_xlim(min(ends + [1.0]) / 2, max(ends + [1.0]) * 4)
     ax.axvline(1, color="black", linewidth=1)
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([r.label for r in rows])

@@ -151,5 +151,7 @@ def main(argv=None) -> int:
         sys.stderr.write(f"clockscope report: cannot write to stdout: {e.strerror or e}\n")
         return EXIT_NOTHING
     if args.output:
-        sys.stderr.write(f"clockscope report: {args.output} written ({len(machines)} machines, {len(charts)} charts)\n")
+        n, k = len(machines), len(charts)
+        sys.stderr.write(f"clockscope report: {args.output} written ({n} machine{'s' if n != 1 else ''}, "
+                         f"{k} chart{'s' if k != 1 else ''})\n")
     return EXIT_PARTIAL if problems else EXIT_OK

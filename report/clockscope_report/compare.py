@@ -37,8 +37,16 @@ BOOTSTRAP = "bootstrap"
 RANGE = "range"
 
 
+def _inv(x: float) -> float:
+    """1/x, where a ratio of 0 (a side whose samples include a cost of 0 ns: below what
+    bench resolves) is an unbounded factor the other way."""
+    return math.inf if x <= 0 else 1.0 / x
+
+
 def fmt_x(r: float) -> str:
-    """A factor: 63x, 9.3x, 1.04x."""
+    """A factor: 63x, 9.3x, 1.04x; an unbounded one ∞x."""
+    if not math.isfinite(r):
+        return "∞x"
     if r >= 9.95:
         return f"{r:.0f}x"
     if r >= 1.095:
@@ -67,13 +75,13 @@ class Ratio:
     @property
     def ratio(self) -> float:
         """The factor, >= 1: how many times slower or faster."""
-        return self.value if self.value >= 1 else 1.0 / self.value
+        return self.value if self.value >= 1 else _inv(self.value)
 
     def _interval(self) -> str:
         """'9x to 400x' in the direction of the words (faster: the baseline over the machine)."""
-        lo, hi = (self.low, self.high) if self.slower else (1.0 / self.high, 1.0 / self.low)
+        lo, hi = (self.low, self.high) if self.slower else (_inv(self.high), _inv(self.low))
         what = "range " if self.method == RANGE else ""
-        if fmt_x(lo) == fmt_x(hi) and lo < 9.95:     # a narrow interval: one more digit
+        if fmt_x(lo) == fmt_x(hi) and lo < 9.95 and math.isfinite(hi):     # narrow: one more digit
             return f"{what}{lo:.2f}x to {hi:.2f}x"
         return f"{what}{fmt_x(lo)} to {fmt_x(hi)}"
 
@@ -82,8 +90,8 @@ class Ratio:
         faster to 2.1x slower)'."""
         than = f" than {baseline}" if baseline else ""
         if not self.significant:
-            lo = f"{fmt_x(1 / self.low)} faster" if self.low < 1 else f"{fmt_x(self.low)} slower"
-            hi = f"{fmt_x(self.high)} slower" if self.high > 1 else f"{fmt_x(1 / self.high)} faster"
+            lo = f"{fmt_x(_inv(self.low))} faster" if self.low < 1 else f"{fmt_x(self.low)} slower"
+            hi = f"{fmt_x(self.high)} slower" if self.high > 1 else f"{fmt_x(_inv(self.high))} faster"
             what = "range " if self.method == RANGE else ""
             return f"no significant difference ({what}{lo} to {hi})"
         return f"{fmt_x(self.ratio)} {'slower' if self.slower else 'faster'}{than} ({self._interval()})"

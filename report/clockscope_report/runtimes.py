@@ -109,11 +109,16 @@ def _cell(r: Optional[RuntimeRow]) -> str:
 
 
 def _missing(rep) -> List[str]:
+    """One line per machine: its absent runtimes by name (how to install one is advice for
+    the machine's owner, not for the report, and cannot work in an initramfs guest), then
+    each failed one with why."""
     out = []
     for m in rep.machines:
-        for r in of(m):
-            if r.api is None:
-                out.append(f"{m.name}: {r.runtime} {r.status}: {r.why or '?'}")
+        absent = [r.runtime for r in of(m) if r.api is None and r.status == "absent"]
+        if absent:
+            out.append(f"{m.name}: not installed: {', '.join(absent)}")
+        out += [f"{m.name}: {r.runtime} failed: {r.why or '?'}" for r in of(m)
+                if r.api is None and r.status != "absent"]
     return out
 
 

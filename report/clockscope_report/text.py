@@ -40,22 +40,20 @@ def _rate(cell) -> str:
 
 def _why_cell(rep: Report, row: Row, i: int, explained: set) -> str:
     """The reason beside machine i on this row: a runtime figure's harness note, or, when
-    the machine is much slower than the baseline, its doctor's explanation (in full the
-    first time, then in brief)."""
+    the machine is much slower than the baseline, its doctor's explanation: once, on the
+    first such row (it is the machine's, the same for every row)."""
     m, cell = rep.machines[i], row.cells[i]
     if cell.note:
         return cell.note
-    if not (cell.ratio and cell.ratio.much_slower):
+    if not (cell.ratio and cell.ratio.much_slower) or m.name in explained:
         return ""
-    e = rep.explanations[m.name]
-    if m.name in explained:
-        return e.brief
     explained.add(m.name)
-    return e.short
+    return rep.explanations[m.name].short
 
 
 def comparison_table(rep: Report):
-    """(header, rows, right-aligned column indexes).  Two machines: source 000's wide form,
+    """(header, rows, right-aligned column indexes).  Two machines: the wide form of the RISC-V
+    clock_gettime report,
     one row per API with both machines side by side.  Otherwise one row per API and
     machine.  The last column is the reason beside each much slower machine."""
     explained = set()
@@ -76,11 +74,15 @@ def comparison_table(rep: Report):
     header = ["API", "machine", "ns/call", "calls/s", f"vs {rep.baseline.name}", "why"]
     rows = []
     for r in rep.rows:
+        first = True
         for i, m in enumerate(rep.machines):
             c = r.cells[i]
+            if c.measure is None:       # not measured there (a runtime absent in a guest): no "—" line
+                continue
             vs = "baseline" if m is rep.baseline else (c.ratio.words() if c.ratio else "—")
-            rows.append([r.label if i == 0 else "", m.name, _cost(c), _rate(c), vs,
+            rows.append([r.label if first else "", m.name, _cost(c), _rate(c), vs,
                          _why_cell(rep, r, i, explained)])
+            first = False
     return header, rows, {2, 3, 4}
 
 
@@ -187,7 +189,8 @@ def fleet_markdown(rep: Report) -> List[str]:
 
 def terminal(rep: Report) -> str:
     """An aligned table for a terminal; reasons on indented lines under their row."""
-    out = [f"clockscope report: {len(rep.machines)} machines, baseline {rep.baseline.name}", ""]
+    n = len(rep.machines)
+    out = [f"clockscope report: {n} machine{'s' if n != 1 else ''}, baseline {rep.baseline.name}", ""]
     out += rep.answer + [""]
     if rep.fleet:
         out += [l for l in fleet_markdown(rep)[2:]]

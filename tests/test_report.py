@@ -163,16 +163,17 @@ def test_harness_polluted_runtime_figure(capsys, tmp_path):
     b = write(tmp_path, "b.json", bundle("b", [bench_result(MONO, 21, 19, 22)], runtimes=[rt(400, 380)]))
     code, out, err = report(capsys, a, b, "--markdown")
     assert code == 0, err
-    row = next(l for l in out.splitlines() if l.startswith("| python ctypes.clock_gettime"))
-    assert "400 ns" in row
-    assert "harness 380 ns of 400 ns (95%): this figure measures the harness, not the clock" in row
+    row = next(l for l in out.splitlines() if l.startswith("| python | ctypes.clock_gettime"))
+    assert row == "| python | ctypes.clock_gettime | ffi-libc | 50.0 ns (+10.0 ns) | 20.0 ns? (harness 380 ns) |"
     assert "slower" not in row                              # not called a slow clock
-    assert "harness 10.0 ns (17%); clock alone ≈ 50.0 ns" in row
-    # net of the harness both ways, the comparison holds: 50 ns vs 20 ns net is shown
+    code, out, err = report(capsys, a, b, "--csv")
+    r = next(r for r in csv.DictReader(io.StringIO(out)) if r["machine"] == "b" and r["row"].startswith("python"))
+    assert r["harness_ns_median"] == "380.0" and r["ratio"] == ""       # not compared
+    # net of the harness both ways, the comparison holds: 50 ns vs 100 ns net is shown
     c = write(tmp_path, "c.json", bundle("c", [bench_result(MONO, 20, 19, 21)], runtimes=[rt(110, 10)]))
     code, out, _ = report(capsys, a, c, "--markdown")
-    row = next(l for l in out.splitlines() if l.startswith("| python ctypes.clock_gettime"))
-    assert "2.0x slower (range " in row             # (110-10) / (60-10)
+    row = next(l for l in out.splitlines() if l.startswith("| python | ctypes.clock_gettime"))
+    assert "100 ns (+10.0 ns), 2.0x slower (range " in row             # (110-10) / (60-10)
 
 
 BAD = {
@@ -693,15 +694,16 @@ def test_emulated_machine_is_said_so(capsys, tmp_path, pair):
 
 def test_long_form_says_each_thing_once(capsys, tmp_path):
     """Three machines: each machine's explanation appears once (not on every row), a machine
-    that did not measure a row (a runtime absent in a guest) gets no "—" line, and one
-    machine is "1 machine"."""
+    that did not measure a row gets no "—" line, a runtime API is shown once (in its
+    section, not again in the table), and one machine is "1 machine"."""
     rt = {"runtime": "python", "api": "time.perf_counter", "available": True, "status": "measured",
           "ns_per_call": 50, "harness_ns": 10, "timed_ns": 60, "path": "libc", "harness_bound": False,
           "enters_kernel": False}
     results = lambda k: [bench_result(MONO, 100 * k, 90 * k, 110 * k), bench_result("libc.time", 10 * k, 9 * k, 11 * k),
                          bench_result("libc.gettimeofday", 100 * k, 90 * k, 110 * k)]
     files = [write(tmp_path, "a.json", bundle("a", results(1), runtimes=[rt])),
-             write(tmp_path, "g1.json", bundle("g1", results(5), doctor("ok", 0, "arch_sys_counter"))),
+             write(tmp_path, "g1.json", bundle("g1", results(5)[:1] + results(5)[2:],    # no time()
+                                               doctor("ok", 0, "arch_sys_counter"))),
              write(tmp_path, "g2.json", bundle("g2", results(9), doctor("ok", 0, "riscv_clocksource")))]
     code, out, err = report(capsys, *files)
     assert code == 0, err
@@ -709,8 +711,12 @@ def test_long_form_says_each_thing_once(capsys, tmp_path):
     assert sum("clocksource arch_sys_counter" in l for l in lines if l.strip().startswith("↳")) == 1
     assert sum("clocksource riscv_clocksource" in l for l in lines if l.strip().startswith("↳")) == 1
     table = lines[lines.index(next(l for l in lines if l.startswith("API"))):]
-    assert not any(l.split()[:1] in (["g1"], ["g2"]) and "—" in l for l in table), out
-    assert any(l.startswith("python time.perf_counter") for l in table)
+    table = table[:table.index("")]
+    time_rows = table[table.index(next(l for l in table if l.startswith("time()"))):][:3]
+    assert not any(l.split()[:1] == ["g1"] for l in time_rows), time_rows      # g1 has no time()
+    assert not any("—" in l for l in table), out
+    assert not any("perf_counter" in l for l in table)
+    assert sum("time.perf_counter" in l for l in lines) == 1       # in the runtimes section
     code, out, _ = report(capsys, files[0])
     assert out.startswith("clockscope report: 1 machine, baseline a")
 

@@ -122,14 +122,24 @@ def _missing(rep) -> List[str]:
     return out
 
 
+def _vs(rep, key, i) -> str:
+    """Machine i against the baseline on this runtime API, net of both harnesses (the
+    comparison analysis.py made; none for a harness-bound figure)."""
+    row = next((r for r in rep.rows if r.runtime and r.key == f"{key[0]}:{key[1]}"), None)
+    ratio = row.cells[i].ratio if row else None
+    return f", {ratio.words()}" if ratio else ""
+
+
 def table(rep):
-    """(header, rows): one row per runtime API, one column per machine."""
+    """(header, rows): one row per runtime API, one column per machine, each cell with its
+    comparison against the baseline."""
     header = ["runtime", "API", "path"] + [m.name for m in rep.machines]
     rows = []
     for key in _keys(rep):
         cells = [_row(m, key) for m in rep.machines]
         path = next((c.path for c in cells if c and c.path), "?")
-        rows.append([key[0], key[1], path] + [_cell(c) for c in cells])
+        rows.append([key[0], key[1], path] + [_cell(c) + (_vs(rep, key, i) if c else "")
+                                              for i, c in enumerate(cells)])
     return header, rows
 
 

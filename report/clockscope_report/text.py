@@ -51,6 +51,12 @@ def _why_cell(rep: Report, row: Row, i: int, explained: set) -> str:
     return rep.explanations[m.name].short
 
 
+def _table_rows(rep: Report):
+    """The table's rows: the bench APIs.  Runtime APIs have their own section (runtimes.py),
+    with their harness and path and the same comparison: shown once, there."""
+    return [r for r in rep.rows if not r.runtime]
+
+
 def comparison_table(rep: Report):
     """(header, rows, right-aligned column indexes).  Two machines: the wide form of the RISC-V
     clock_gettime report,
@@ -64,7 +70,7 @@ def comparison_table(rep: Report):
         header = ["API", f"{rep.baseline.name} ns/call", f"{rep.baseline.name} calls/s",
                   f"{o.name} ns/call", f"{o.name} calls/s", f"{o.name} vs {rep.baseline.name}", "why"]
         rows = []
-        for r in rep.rows:
+        for r in _table_rows(rep):
             b, c = r.cells[base_i], r.cells[other_i]
             rows.append([r.label, _cost(b), _rate(b), _cost(c), _rate(c),
                          c.ratio.words() if c.ratio else "—",
@@ -73,7 +79,7 @@ def comparison_table(rep: Report):
         return header, rows, {1, 2, 3, 4, 5}
     header = ["API", "machine", "ns/call", "calls/s", f"vs {rep.baseline.name}", "why"]
     rows = []
-    for r in rep.rows:
+    for r in _table_rows(rep):
         first = True
         for i, m in enumerate(rep.machines):
             c = r.cells[i]

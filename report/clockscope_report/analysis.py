@@ -6,10 +6,10 @@ fleet summary.  Renderers (text.py, html.py) only lay these out."""
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from .compare import Ratio, compare, fmt_ns
-from .model import Machine, Measure, Stat
+from .model import Machine, Measure, Problem, Stat
 
 # The rows of the comparison, in the spirit of the RISC-V clock_gettime report: what programs call, then what
 # that costs underneath.  "counter" is the CPU counter read plain (rdtsc, cntvct, rdtime).
@@ -61,8 +61,8 @@ class Report:
     rows: List[Row]
     explanations: Dict[str, Explanation]
     answer: List[str]
-    fleet: Optional[dict] = None
-    problems: list = field(default_factory=list)
+    fleet: Optional[Dict[str, Any]] = None        # _fleet(): counters and the cost distribution
+    problems: List[Problem] = field(default_factory=list)
 
     @property
     def is_fleet(self) -> bool:

@@ -158,7 +158,7 @@ fuzz:
 	$(FUZZ_CC) -o build/fuzz/fuzz_kernel_log tests/fuzz/fuzz_kernel_log.c src/facts/tsc_calibration.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_facts_text tests/fuzz/fuzz_facts_text.c src/facts/klog.c \
 	    src/facts/cpuinfo.c src/facts/kernel_text.c src/facts/logscan.c src/facts/tsc_calibration.c \
-	    src/facts/machine.c src/facts/hypervisor.c src/facts/facts.c src/facts/reader.c \
+	    src/facts/machine.c src/facts/emulation.c src/facts/hypervisor.c src/facts/facts.c src/facts/reader.c \
 	    src/common/beneath.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_vm_frame tests/fuzz/fuzz_vm_frame.c src/vm/frame.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_gap_list tests/fuzz/fuzz_gap_list.c src/bench/gap_list.c

@@ -40,7 +40,7 @@ def test_bundle_structure(clockscope, tmp_path):
     assert b["schema"] == "clockscope.bundle/1"
     assert b["machine"]["name"] == "testbox"
     for key in ("hostname", "arch", "cpu_model", "kernel", "clocksource", "virtualization",
-                "cpus_online"):
+                "emulation", "emulation_evidence", "cpus_online"):
         assert key in b["machine"], key
     assert re.fullmatch(r"\d\d\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ", b["started"])
     assert b["clockscope"]["version"]

@@ -80,3 +80,17 @@ def test_facts_shows_what_each_fact_says(clockscope, tmp_path):
     facts = {f["path"]: f for f in doc["facts"]}
     assert facts["proc/cpuinfo"]["summary"] == "1 CPU: sifive,u74-mc"
     assert facts["proc/cpuinfo"]["bytes"] > 0
+@pytest.mark.parametrize("name", cases())
+def test_emulation_recorded(clockscope, name):
+    """An emulated CPU (QEMU TCG) is recorded with what gave it away, on every arch; a KVM
+    guest on the same virt board, and every hardware or hypervisor case, is not emulated."""
+    want = json.loads((ROOTS / name / "expected.json").read_text())
+    proc = run([clockscope, "doctor", "--root", ROOTS / name / "root", "--json"])
+    facts = json.loads(proc.stdout)["facts"]
+    assert facts["emulation"] == want.get("emulation"), facts["emulation_evidence"]
+    if want.get("emulation"):
+        assert any(want["emulation_evidence_mentions"] in e for e in facts["emulation_evidence"])
+        text = run([clockscope, "doctor", "--root", ROOTS / name / "root"]).stdout
+        assert f"emulated CPU: {want['emulation']} (" in text and "the emulator's" in text
+    else:
+        assert facts["emulation_evidence"] == []

@@ -6,12 +6,12 @@ fleet summary.  Renderers (text.py, html.py) only lay these out."""
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from .compare import Ratio, compare, fmt_ns
-from .model import Machine, Measure, Stat
+from .model import Machine, Measure, Problem, Stat
 
-# The rows of the comparison, in source 000's spirit: what programs call, then what
+# The rows of the comparison, in the spirit of the RISC-V clock_gettime report: what programs call, then what
 # that costs underneath.  "counter" is the CPU counter read plain (rdtsc, cntvct, rdtime).
 HEADLINE = [
     "libc.clock_gettime.monotonic",
@@ -61,8 +61,8 @@ class Report:
     rows: List[Row]
     explanations: Dict[str, Explanation]
     answer: List[str]
-    fleet: Optional[dict] = None
-    problems: list = field(default_factory=list)
+    fleet: Optional[Dict[str, Any]] = None        # _fleet(): counters and the cost distribution
+    problems: List[Problem] = field(default_factory=list)
 
     @property
     def is_fleet(self) -> bool:
@@ -146,6 +146,27 @@ def _runtime_rows(machines, baseline) -> List[Row]:
     return rows
 
 
+def emulation_evidence(m: Machine) -> Optional[Tuple[str, str]]:
+    """(kind, what gave it away) when the machine's CPU is emulated, else None: recorded by
+    clockscope (machine.emulation), or, in bundles older than that field, told by TCG's own
+    CPU model name or CPUID signature (virtualization "qemu" comes only from TCG's)."""
+    d = m.description
+    kind = d.get("emulation")
+    if isinstance(kind, str) and kind:
+        return kind, str(d.get("emulation_evidence") or "recorded by clockscope")
+    if "QEMU TCG" in str(d.get("cpu_model", "")):
+        return "qemu-tcg", f"CPU model {d['cpu_model']}"
+    if d.get("virtualization") == "qemu" and str(d.get("virtualization_source", "")).startswith("CPUID"):
+        return "qemu-tcg", "CPUID hypervisor signature TCGTCGTCGTCG"
+    return None
+
+
+def emulation(m: Machine) -> Optional[str]:
+    """The emulator's name ("qemu-tcg") when the machine's CPU is emulated, else None."""
+    e = emulation_evidence(m)
+    return e[0] if e else None
+
+
 def _syscalls(n: float) -> str:
     return f"{n:g} syscall{'' if n == 1 else 's'}"
 
@@ -160,6 +181,8 @@ def explain(m: Machine) -> Explanation:
         parts.append(f"{counter.id.split('.', 1)[1]} costs {fmt_ns(counter.stat.median)} per read "
                      "(a counter read this slow is trapped and emulated)")
     if d is None:
+        if emulation(m):
+            parts.append(f"an emulated CPU ({emulation(m)}): its nanoseconds are the emulator's")
         why = m.part_errors.get("doctor", "no doctor part")
         return Explanation("; ".join(parts + [f"no diagnosis ({why})"]), details, "no diagnosis")
     cs = d.clocksource or m.description.get("clocksource")
@@ -180,9 +203,11 @@ def explain(m: Machine) -> Explanation:
     if cs:
         parts.append(f"clocksource {cs}")
     virt = m.description.get("virtualization")
-    if "TCG" in str(m.description.get("cpu_model", "")):
-        parts.append("an emulated CPU (QEMU TCG): its timings are the emulator's")
+    emu = emulation(m)
+    if emu:
+        parts.append(f"an emulated CPU ({emu}): its nanoseconds are the emulator's, not a CPU's")
         brief.append("emulated CPU")
+        details.append(f"emulated CPU ({emu}): {emulation_evidence(m)[1]}")
     elif isinstance(virt, str) and virt not in ("none", ""):
         parts.append(f"virtualization {virt}")
     top = _top_finding(d)
@@ -229,15 +254,13 @@ def _answer(machines, baseline, rows, explanations) -> List[str]:
     for _, m, c in ranked[:5]:
         cost = fmt_ns(c.measure.stat.median)
         if c.ratio.significant:
-            lines.append(f"{m.name} is {c.ratio.ratio:.1f}x ± {c.ratio.error:.1f} "
-                         f"{'slower' if c.ratio.slower else 'faster'} than {baseline.name} at reading the time: "
+            lines.append(f"{m.name} is {c.ratio.words(baseline.name)} at reading the time: "
                          f"{key.label} costs {cost} per call against {base_txt}."
                          + (f" Why: {explanations[m.name].short}." if c.ratio.slower else "")
                          + (_no_fault(m) if c.ratio.slower else ""))
         else:
-            lines.append(f"{m.name} against {baseline.name}: no significant difference, their p10-p90 ranges "
-                         f"overlap ({key.label}: median {cost} against {base_txt}, "
-                         f"{c.ratio.ratio:.1f}x ± {c.ratio.error:.1f} {'slower' if c.ratio.slower else 'faster'}).")
+            lines.append(f"{m.name} against {baseline.name}: {c.ratio.words()} "
+                         f"({key.label}: median {cost} against {base_txt}).")
     if len(ranked) > 5:
         lines.append(f"... and {len(ranked) - 5} more machines (the tables below).")
     missing = [m.name for m, c in zip(machines, key.cells) if m is not baseline and not c.ratio]
@@ -248,11 +271,20 @@ def _answer(machines, baseline, rows, explanations) -> List[str]:
 
 
 def _no_fault(m: Machine) -> str:
-    """When the doctor found a slower machine healthy, say where the gap lies instead."""
+    """When the doctor found a slower machine healthy, say where the gap lies instead: in
+    the CPU, or, for an emulated one, in the emulator (nothing about hardware follows)."""
     d = m.diagnosis
-    if d and d.verdict == "ok" and d.syscalls_per_call == 0:
+    healthy = d and d.verdict == "ok" and d.syscalls_per_call == 0
+    if emulation(m):
+        kind = emulation(m)
+        if healthy:
+            return (f" Its CPU is emulated ({kind}) and its doctor finds nothing wrong: the gap is the "
+                    "emulator's, and says nothing about the hardware it imitates.")
+        return (f" Its CPU is emulated ({kind}): the cause above holds, but the factor is the "
+                "emulator's and does not carry over to hardware.")
+    if healthy:
         return (" Its doctor finds nothing wrong: the vDSO serves the call without a syscall, so the "
-                "gap lies in reading the counter and in the CPU itself (or its emulation).")
+                "gap lies in reading the counter and in the CPU itself.")
     return ""
 
 
@@ -263,7 +295,7 @@ def _fleet_answer(baseline, key, base_txt, ranked, explanations, machines) -> Li
     same = len(ranked) - len(slower) - len(faster)
     lines = [f"Of {len(ranked)} machines compared with {baseline.name} ({key.label}: {base_txt}), "
              f"{len(slower)} are significantly slower, {len(faster)} faster, and {same} show no "
-             f"significant difference (p10-p90 ranges overlap)."]
+             f"significant difference (the ratio's interval contains 1)."]
     if ranked:
         _, m, c = ranked[0]
         lines.append(f"Slowest: {m.name}, {fmt_ns(c.measure.stat.median)} per call, "

@@ -6,24 +6,20 @@ returns (file name, title, SVG text), or nothing when it has no data."""
 import io
 import math
 import re
-from typing import List, Tuple
+from typing import List
 
-from . import ladder
-from . import profile
-from . import runtimes
 from .analysis import KEY_ROW, Report
 from .compare import fmt_ns
-from .model import Machine
+from .model import Machine, Problem
+from .part import Chart
 
 # Charts show at most this many machines (a fleet: the baseline and the slowest).
 MAX_MACHINES_IN_CHART = 8
 
-Chart = Tuple[str, str, str]
-
-
-class _Figures:
-    """matplotlib without pyplot (no GUI state, a second less to import): subplots()
-    makes a Figure drawn by the SVG backend."""
+class Canvas:
+    """What every chart is drawn with: matplotlib without pyplot (no GUI state, a second
+    less to import): subplots() makes a Figure drawn by the SVG backend, svg() its text,
+    colors() the machines' colours, machines() the machines a chart shows."""
 
     def __init__(self):
         import matplotlib
@@ -31,7 +27,9 @@ class _Figures:
         self.Figure = Figure
         # Text stays text (svg.fonttype none): a fraction of the size and time of glyph
         # paths; the browser draws it in the sans-serif family matplotlib measured.
-        matplotlib.rcParams.update({"svg.hashsalt": "clockscope", "font.size": 10, "axes.titlesize": 12,
+        # text.parse_math off: a machine name is text, never TeX ("host$\frac{1$" would
+        # stop the mathtext parser, and "$x$" be drawn in italics).
+        matplotlib.rcParams.update({"text.parse_math": False, "svg.hashsalt": "clockscope", "font.size": 10, "axes.titlesize": 12,
                                     "svg.fonttype": "none", "figure.dpi": 100,
                                     "font.family": ["DejaVu Sans", "sans-serif"]})
 
@@ -39,12 +37,32 @@ class _Figures:
         fig = self.Figure(figsize=figsize)
         return fig, fig.subplots(rows, cols, squeeze=squeeze)
 
+    @staticmethod
+    def svg(fig, _canvas=None) -> str:
+        return _svg(fig)
 
-def _plt():
-    return _Figures()
+    @staticmethod
+    def colors(n):
+        return _colors(n)
+
+    @staticmethod
+    def machines(rep: Report) -> List[Machine]:
+        return _chart_machines(rep)
 
 
-def _svg(fig, plt) -> str:
+def _plain_log_ticks(fig) -> None:
+    """Log axes labelled 0.1, 1, 10, 100, 1000, 1e+04: matplotlib's own log labels are
+    mathtext ($10^{2}$), which this report turns off so that no bundle text is read as TeX."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            if axis.get_scale() == "log":
+                axis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:g}"))
+                axis.set_minor_formatter(NullFormatter())
+
+
+def _svg(fig, _canvas=None) -> str:
+    _plain_log_ticks(fig)
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight")
     text = buf.getvalue()
@@ -106,30 +124,29 @@ def cost_chart(rep: Report, plt) -> List[Chart]:
 
 def ratio_chart(rep: Report, plt) -> List[Chart]:
     """Each machine's cost over the baseline's, per API, on a log axis centred on 1.  The
-    whisker is the range both sides' p10-p90 allow (p10/p90 to p90/p10): it crosses 1
-    exactly when the table says "no significant difference"."""
+    whisker is the ratio's interval the table gives (bootstrap, or the range both p10-p90
+    allow): it crosses 1 exactly when the table says "no significant difference"."""
     machines = [m for m in _chart_machines(rep) if m is not rep.baseline]
     idx = [rep.machines.index(m) for m in machines]
-    base_i = rep.machines.index(rep.baseline)
     rows = [r for r in rep.rows if not r.runtime and any(r.cells[i].ratio for i in idx)]
     if not rows or not machines:
         return []
     n = len(machines)
     height = 0.8 / n
     fig, ax = plt.subplots(figsize=(10, 1.2 + len(rows) * (0.16 * n + 0.25)))
+    ends = []                                 # every whisker's two ends: the axis holds them all
     for k, (i, m, color) in enumerate(zip(idx, machines, _colors(n + 1)[1:])):
         ys, vals, lo, hi = [], [], [], []
         for y, r in enumerate(rows):
             if not r.cells[i].ratio:
                 continue
-            s, b = r.cells[i].measure.stat, r.cells[base_i].measure.stat
-            v = s.median / b.median
-            low = max(s.p10, 1e-9) / b.p90
-            high = s.p90 / max(b.p10, 1e-9)
+            ratio = r.cells[i].ratio
+            v, low, high = ratio.value, ratio.low, min(ratio.high, ratio.value * 1e6)
             ys.append(y + (k - (n - 1) / 2) * height)
             vals.append(v)
             lo.append(max(v - low, 0))
             hi.append(max(high - v, 0))
+            ends += [max(low, 1e-6), high]
         ax.barh(ys, [v - 1 for v in vals], left=1, height=height * 0.9, color=color, label=m.name,
                 xerr=[lo, hi], error_kw={"ecolor": "black", "capsize": 2, "elinewidth": 0.8})
         for y, v, l, h in zip(ys, vals, lo, hi):
@@ -139,15 +156,17 @@ def ratio_chart(rep: Report, plt) -> List[Chart]:
                 ax.text((v + h) * 1.12, y, word, va="center", ha="left", fontsize=7, color="#333")
             else:
                 ax.text((v - l) / 1.12, y, word, va="center", ha="right", fontsize=7, color="#333")
-    lo_x, hi_x = ax.get_xlim()
-    ax.set_xlim(lo_x / 2, hi_x * 4)
     ax.set_xscale("log")
+    # From the data, on the log scale: the linear limits matplotlib picks first can be
+    # negative (a bar from 1 down to a faster machine's ratio), which a log axis cannot show.
+    ax.set_xlim(min(ends + [1.0]) / 2, max(ends + [1.0]) * 4)
     ax.axvline(1, color="black", linewidth=1)
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([r.label for r in rows])
     ax.invert_yaxis()
     ax.set_xlabel(f"cost on the machine / cost on {rep.baseline.name} (log scale; right of 1: slower, "
-                  "left: faster)\nwhisker: the range both sides' p10-p90 allow; crossing 1: no significant difference")
+                  "left: faster)\nwhisker: the ratio's 95% bootstrap interval, or the range both p10-p90 allow; "
+                  "crossing 1: no significant difference")
     ax.set_title(f"Slowdown against the baseline, {rep.baseline.name}")
     ax.grid(axis="x", which="both", alpha=0.3)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9, title="machine")
@@ -219,9 +238,27 @@ def fleet_chart(rep: Report, plt) -> List[Chart]:
     return [("fleet-cost.svg", "clock_gettime cost across the fleet", _svg(fig, plt))]
 
 
+def _guarded(rep: Report, draw, canvas) -> List[Chart]:
+    """One chart's failure (a value matplotlib cannot place) costs that chart, named among
+    the input problems, never the whole report."""
+    try:
+        return draw(rep, canvas)
+    except (ValueError, OverflowError, ArithmeticError, RuntimeError, TypeError, KeyError, IndexError) as e:
+        rep.problems.append(Problem(f"{_chart_name(draw)} chart", f"not drawn: {e.__class__.__name__}: "
+                                                                  f"{str(e)[:200]}"))
+        return []
+
+
+def _chart_name(draw) -> str:
+    return re.sub(r"_charts?$", "", draw.__name__)
+
+
 def all_charts(rep: Report) -> List[Chart]:
-    plt = _plt()
-    machines = _chart_machines(rep)
-    return fleet_chart(rep, plt) + cost_chart(rep, plt) + ratio_chart(rep, plt) + warp_charts(rep, plt) + \
-        ladder.charts(rep, plt) + runtimes.chart(rep, plt, machines, _colors(len(machines)), _svg) + \
-        profile.charts(rep, plt, _svg)
+    """The fleet's histogram, then every part's charts in the registry's order."""
+    from .registry import PARTS
+    canvas = Canvas()
+    out = _guarded(rep, fleet_chart, canvas)
+    for part in PARTS:
+        for draw in part.charts:
+            out += _guarded(rep, draw, canvas)
+    return out

@@ -158,7 +158,10 @@ def main(argv=None) -> int:
                         + ", ".join(m.name for m in machines[:20]))
     rep = analysis.build(machines, args.baseline, args.all)
     rep.problems = problems
+    shown = len(problems)
     charts = _charts(rep) if args.output or args.charts else []
+    for p in problems[shown:]:          # a chart that could not be drawn
+        sys.stderr.write(printable(f"clockscope report: {p}") + "\n")
     try:
         if args.charts:
             os.makedirs(args.charts, exist_ok=True)
@@ -186,5 +189,7 @@ def main(argv=None) -> int:
         sys.stderr.write(f"clockscope report: cannot write to stdout: {e.strerror or e}\n")
         return EXIT_NOTHING
     if args.output:
-        sys.stderr.write(f"clockscope report: {args.output} written ({len(machines)} machines, {len(charts)} charts)\n")
+        n, k = len(machines), len(charts)
+        sys.stderr.write(f"clockscope report: {args.output} written ({n} machine{'s' if n != 1 else ''}, "
+                         f"{k} chart{'s' if k != 1 else ''})\n")
     return EXIT_PARTIAL if problems else EXIT_OK

@@ -9,6 +9,7 @@ import os
 import stat
 from typing import List, Optional
 
+from .checks import parse_json
 from .model import Machine, Problem
 
 MAX_FILE_BYTES = 1 << 30
@@ -61,7 +62,7 @@ def load(path: str, problems: List[Problem], every_method: bool, read_part) -> O
             continue
         where = f"{path}:{n}"
         try:
-            doc = json.loads(raw.decode("utf-8"))
+            doc = parse_json(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
             problems.append(Problem(where, f"not a JSON document ({e.__class__.__name__}): skipped"))
             continue

@@ -1,19 +1,17 @@
 # SPDX-License-Identifier: MIT
 """The report as one self-contained HTML file: inline CSS and inline SVG, no script, nothing
 fetched at view time.  Order: the answer, the fleet summary (many machines), the tables,
-the charts, each machine's doctor findings, each machine's description."""
+the parts' sections (registry.py), the charts, each machine's doctor findings, each
+machine's description."""
 
 import datetime
 import re
 from html import escape
 from typing import List
 
-from . import ladder
-from . import profile
-from . import runtimes
 from .analysis import Report
-from .charts import Chart
-from .text import FLEET_HEADER, comparison_table, fleet_rows
+from .part import Chart
+from .text import FLEET_HEADER, RATIO_NOTE, comparison_table, fleet_rows, part_sections
 
 CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1300px;
@@ -139,7 +137,7 @@ def _findings(rep: Report) -> List[str]:
 
 
 DESCRIBE = ["arch", "cpu_model", "kernel", "clocksource", "available_clocksource", "virtualization",
-            "cpus_online", "loadavg_1m"]
+            "emulation", "cpus_online", "loadavg_1m"]
 
 
 def _descriptions(rep: Report) -> List[str]:
@@ -162,8 +160,7 @@ def render(rep: Report, charts: List[Chart]) -> str:
            f"<style>{CSS}</style></head><body>",
            f"<h1>clockscope report: {n} machine{'s' if n != 1 else ''}</h1>",
            f'<p class="muted">Generated {when}. Baseline: <b>{escape(rep.baseline.name)}</b>. '
-           "Ratios: medians' ratio ± the p10-p90 half-widths of both sides propagated; "
-           "\"no significant difference\" when the p10-p90 ranges overlap.</p>",
+           f"{escape(RATIO_NOTE)}</p>",
            '<div class="answer"><b>The answer</b><ul>'] + \
           [f"<li>{escape(a)}</li>" for a in rep.answer] + ["</ul></div>"]
     if rep.problems:
@@ -184,14 +181,12 @@ def render(rep: Report, charts: List[Chart]) -> str:
         out.append("</ul>")
     out.append('<p class="muted">(noisy): the samples\' spread exceeded bench\'s noise limit; '
                "— not measured on that machine.</p>")
-    out += ladder.html_section(rep)
-    out += runtimes.html_section(rep)
+    out += part_sections(rep, "html")
     if charts:
         out.append("<h2>Charts</h2>")
         for k, (name, title, svg) in enumerate(charts):
             out.append(f'<div class="chart" id="chart-{k}" data-file="{escape(name)}">'
                        f"<h3>{escape(title)}</h3>{_svg_inline(svg, f'c{k}-')}</div>")
-    out += profile.html_section(rep)
     out += _findings(rep)
     out += _descriptions(rep)
     out.append("</body></html>")

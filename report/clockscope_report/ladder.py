@@ -1,20 +1,18 @@
 # SPDX-License-Identifier: MIT
 """The ladder part (clockscope.ladder/1, docs/json.md): reading it, and its place in the
 report: the rungs on a log scale (every figure labelled round_trip or one_way), the CPU
-matrix as a heatmap, source 003's sweep, and a few lines of text.
+matrix as a heatmap, the polling-server sweep (the experiment of FlexIPC, Journal of
+Software 2025), and a few lines of text.
 
-Hooked in with one line each: load.READERS, charts.all_charts, html.render, text.terminal."""
+Its PART is listed in registry.py; text.py, html.py and charts.py reach it through that."""
 
-import math
 from dataclasses import dataclass, field
 from html import escape
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional
 
+from .checks import Malformed, lst, num, obj, string
 from .compare import fmt_ns
-
-
-class LadderMalformed(ValueError):
-    """A ladder document whose structure is not what clockscope.ladder/1 says."""
+from .part import Chart, Part
 
 
 @dataclass
@@ -57,43 +55,15 @@ class Ladder:
 
 # --- reading -------------------------------------------------------------------------
 
-def _num(v, what) -> Optional[float]:
-    if v is None:
-        return None
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        raise LadderMalformed(f"{what} is not a number")
-    return float(v)
-
-
-def _str(v, what) -> Optional[str]:
-    if v is None:
-        return None
-    if not isinstance(v, str):
-        raise LadderMalformed(f"{what} is not a string")
-    return v
-
-
-def _obj(v, what) -> dict:
-    if not isinstance(v, dict):
-        raise LadderMalformed(f"{what} is not an object")
-    return v
-
-
-def _list(v, what) -> list:
-    if not isinstance(v, list):
-        raise LadderMalformed(f"{what} is not a list")
-    return v
-
-
 def _rung(x, what) -> Rung:
-    x = _obj(x, what)
-    rid = _str(x.get("id"), what + ".id")
+    x = obj(x, what)
+    rid = string(x.get("id"), what + ".id")
     kind = x.get("kind")
     if not rid or kind not in ("one_way", "round_trip"):
-        raise LadderMalformed(f"{what} has no id or no kind one_way/round_trip")
-    ns, p99 = _num(x.get("ns"), what + ".ns"), _num(x.get("p99_ns"), what + ".p99_ns")
-    why = _str(x.get("why_unavailable"), what + ".why_unavailable") or \
-        _str(x.get("error"), what + ".error")
+        raise Malformed(f"{what} has no id or no kind one_way/round_trip")
+    ns, p99 = num(x.get("ns"), what + ".ns"), num(x.get("p99_ns"), what + ".p99_ns")
+    why = string(x.get("why_unavailable"), what + ".why_unavailable") or \
+        string(x.get("error"), what + ".error")
     if ns is not None and ns <= 0:
         ns = None  # a zero (all loop cost) cannot stand on a log scale
     return Rung(rid, kind, ns, p99 if ns is not None else None,
@@ -101,55 +71,60 @@ def _rung(x, what) -> Rung:
 
 
 def _sweep_row(x, what) -> SweepRow:
-    x = _obj(x, what)
+    x = obj(x, what)
     clients = x.get("clients")
     if not isinstance(clients, int) or isinstance(clients, bool) or clients < 1:
-        raise LadderMalformed(f"{what}.clients is not a positive whole number")
+        raise Malformed(f"{what}.clients is not a positive whole number")
     modes = {}
-    for i, mo in enumerate(_list(x.get("modes"), what + ".modes")):
+    for i, mo in enumerate(lst(x.get("modes"), what + ".modes")):
         w = f"{what}.modes[{i}]"
-        mo = _obj(mo, w)
-        name = _str(mo.get("mode"), w + ".mode")
+        mo = obj(mo, w)
+        name = string(mo.get("mode"), w + ".mode")
         if name not in ("futex", "eventfd", "poll"):
-            raise LadderMalformed(f"{w}.mode is not futex, eventfd or poll")
-        modes[name] = SweepMode(name, _num(mo.get("ns"), w + ".ns"), _num(mo.get("p99_ns"), w + ".p99_ns"),
-                                _num(mo.get("server_cpu_ns_per_request"), w + ".server_cpu_ns_per_request"),
-                                _str(mo.get("error"), w + ".error"))
-    red = _obj(x.get("reduction", {}), what + ".reduction")
+            raise Malformed(f"{w}.mode is not futex, eventfd or poll")
+        modes[name] = SweepMode(name, num(mo.get("ns"), w + ".ns"), num(mo.get("p99_ns"), w + ".p99_ns"),
+                                num(mo.get("server_cpu_ns_per_request"), w + ".server_cpu_ns_per_request"),
+                                string(mo.get("error"), w + ".error"))
+    red = obj(x.get("reduction", {}), what + ".reduction")
     return SweepRow(clients, bool(x.get("oversubscribed")), modes,
-                    {k: _num(red.get(f"poll_vs_{k}"), f"{what}.reduction.poll_vs_{k}")
+                    {k: num(red.get(f"poll_vs_{k}"), f"{what}.reduction.poll_vs_{k}")
                      for k in ("futex", "eventfd")})
 
 
+def of(m) -> Optional[Ladder]:
+    """The machine's ladder part, or None."""
+    return m.data.get("ladder")
+
+
 def read(doc: dict, m) -> None:
-    """load.READERS["ladder"]: the document into m.ladder (raises LadderMalformed)."""
-    lad = Ladder([_rung(x, f"rungs[{i}]") for i, x in enumerate(_list(doc.get("rungs"), "rungs"))])
+    """The document into the machine's data["ladder"] (raises checks.Malformed)."""
+    lad = Ladder([_rung(x, f"rungs[{i}]") for i, x in enumerate(lst(doc.get("rungs"), "rungs"))])
     mat = doc.get("cpu_matrix")
-    if mat is not None and _obj(mat, "cpu_matrix").get("available"):
+    if mat is not None and obj(mat, "cpu_matrix").get("available"):
         if mat.get("kind") != "one_way":
-            raise LadderMalformed("cpu_matrix.kind is not one_way")
-        cpus = _list(mat.get("cpus"), "cpu_matrix.cpus")
-        grid = _list(mat.get("ns"), "cpu_matrix.ns")
+            raise Malformed("cpu_matrix.kind is not one_way")
+        cpus = lst(mat.get("cpus"), "cpu_matrix.cpus")
+        grid = lst(mat.get("ns"), "cpu_matrix.ns")
         if any(not isinstance(c, int) or isinstance(c, bool) for c in cpus) or len(grid) != len(cpus):
-            raise LadderMalformed("cpu_matrix: cpus and ns do not match")
+            raise Malformed("cpu_matrix: cpus and ns do not match")
         lad.matrix_cpus = cpus
         for i, row in enumerate(grid):
-            row = _list(row, f"cpu_matrix.ns[{i}]")
+            row = lst(row, f"cpu_matrix.ns[{i}]")
             if len(row) != len(cpus):
-                raise LadderMalformed(f"cpu_matrix.ns[{i}] has {len(row)} cells for {len(cpus)} CPUs")
-            lad.matrix_ns.append([_num(v, f"cpu_matrix.ns[{i}]") for v in row])
+                raise Malformed(f"cpu_matrix.ns[{i}] has {len(row)} cells for {len(cpus)} CPUs")
+            lad.matrix_ns.append([num(v, f"cpu_matrix.ns[{i}]") for v in row])
     sweep = doc.get("sweep")
     if sweep is not None:
-        lad.sweep = [_sweep_row(x, f"sweep[{i}]") for i, x in enumerate(_list(sweep, "sweep"))]
+        lad.sweep = [_sweep_row(x, f"sweep[{i}]") for i, x in enumerate(lst(sweep, "sweep"))]
     load = doc.get("load")
     if isinstance(load, dict):
-        lad.load_start = _num(load.get("loadavg_1m_start"), "load.loadavg_1m_start")
-        lad.load_end = _num(load.get("loadavg_1m_end"), "load.loadavg_1m_end")
+        lad.load_start = num(load.get("loadavg_1m_start"), "load.loadavg_1m_start")
+        lad.load_end = num(load.get("loadavg_1m_end"), "load.loadavg_1m_end")
     paper = (doc.get("sweep_setup") or {}).get("paper") if isinstance(doc.get("sweep_setup"), dict) else None
     if isinstance(paper, dict):
-        lad.paper_low = _num(paper.get("low_concurrency_reduction"), "paper") or lad.paper_low
-        lad.paper_high_ratio = _num(paper.get("high_concurrency_latency_ratio"), "paper") or lad.paper_high_ratio
-    m.ladder = lad
+        lad.paper_low = num(paper.get("low_concurrency_reduction"), "paper") or lad.paper_low
+        lad.paper_high_ratio = num(paper.get("high_concurrency_latency_ratio"), "paper") or lad.paper_high_ratio
+    m.data["ladder"] = lad
 
 
 # --- text ----------------------------------------------------------------------------
@@ -180,16 +155,17 @@ def _sweep_lines(name: str, lad: Ladder) -> List[str]:
         if len(lad.sweep) == 1:
             break
     if out:
-        out.append(f"  paper (BankedIPC / FlexIPC): {lad.paper_low:.0%} lower at low concurrency; "
+        out.append(f"  the polling-server experiment (FlexIPC, Journal of Software 2025): "
+                   f"{lad.paper_low:.0%} lower at low concurrency; "
                    f"at 32 clients {lad.paper_high_ratio:.0%} of the original's latency")
     return out
 
 
-def lines(rep) -> List[str]:
+def text_section(rep) -> List[str]:
     """The ladder's lines for the terminal: the rungs that frame a time read, per machine."""
     out = []
     for m in rep.machines:
-        lad = getattr(m, "ladder", None)
+        lad = of(m)
         if not lad:
             continue
         by = {r.id: r for r in lad.rungs}
@@ -203,7 +179,7 @@ def lines(rep) -> List[str]:
 
 
 def html_section(rep) -> List[str]:
-    text = lines(rep)
+    text = text_section(rep)
     if not text:
         return []
     return ["<h2>The ladder</h2>", "<ul>"] + [f"<li>{escape(t)}</li>" for t in text[2:]] + ["</ul>"]
@@ -212,24 +188,24 @@ def html_section(rep) -> List[str]:
 # --- charts --------------------------------------------------------------------------
 
 def _machines(rep):
-    return [m for m in rep.machines if getattr(m, "ladder", None)][:8]
+    return [m for m in rep.machines if of(m)][:8]
 
 
-def rung_chart(rep, plt, svg, colors) -> List[Tuple[str, str, str]]:
+def rung_chart(rep, plt) -> List[Chart]:
     machines = _machines(rep)
     ids = []
     for m in machines:
-        for r in m.ladder.rungs:
+        for r in of(m).rungs:
             if r.ns and r.id not in ids:
                 ids.append(r.id)
     if not ids:
         return []
-    kinds = {r.id: r.kind for m in machines for r in m.ladder.rungs}
+    kinds = {r.id: r.kind for m in machines for r in of(m).rungs}
     n = len(machines)
     height = 0.8 / n
     fig, ax = plt.subplots(figsize=(10, 1.4 + len(ids) * (0.13 * n + 0.2)))
-    for k, (m, color) in enumerate(zip(machines, colors(n))):
-        by = {r.id: r for r in m.ladder.rungs}
+    for k, (m, color) in enumerate(zip(machines, plt.colors(n))):
+        by = {r.id: r for r in of(m).rungs}
         ys, vals, hi = [], [], []
         for y, rid in enumerate(ids):
             r = by.get(rid)
@@ -238,7 +214,7 @@ def rung_chart(rep, plt, svg, colors) -> List[Tuple[str, str, str]]:
                 vals.append(r.ns)
                 hi.append(max((r.p99_ns or r.ns) - r.ns, 0))
         ax.barh(ys, vals, height=height * 0.9, color=color,
-                label=f"{m.name} ({_load_text(m.ladder)})",
+                label=f"{m.name} ({_load_text(of(m))})",
                 xerr=[[0] * len(vals), hi], error_kw={"ecolor": "black", "capsize": 2, "elinewidth": 0.8})
         for y, v, h in zip(ys, vals, hi):
             ax.text((v + h) * 1.15, y, fmt_ns(v), va="center", fontsize=7, color="#333")
@@ -252,29 +228,34 @@ def rung_chart(rep, plt, svg, colors) -> List[Tuple[str, str, str]]:
     ax.set_title("The ladder: calls and kernel crossings, round trips between threads and processes")
     ax.grid(axis="x", which="both", alpha=0.3)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8, title="machine")
-    return [("ladder.svg", "The ladder (log scale)", svg(fig, plt))]
+    return [("ladder.svg", "The ladder (log scale)", plt.svg(fig))]
 
 
-def matrix_chart(rep, plt, svg) -> List[Tuple[str, str, str]]:
-    machines = [m for m in _machines(rep) if m.ladder.matrix_cpus]
+def matrix_chart(rep, plt) -> List[Chart]:
+    machines = [m for m in _machines(rep) if of(m).matrix_cpus]
     if not machines:
         return []
-    side = 2.2 + 0.35 * min(max(len(m.ladder.matrix_cpus) for m in machines), 16)
+    side = 2.2 + 0.35 * min(max(len(of(m).matrix_cpus) for m in machines), 16)
     cols = max(1, min(len(machines), int(10 // side)))
     rows = (len(machines) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(side * cols + 1.5, (side + 0.6) * rows + 0.6),
                              squeeze=False)
     fig.subplots_adjust(hspace=0.6, wspace=0.9)
+    # One colour scale for every machine: a 0.1 ns spread on one machine is not drawn as
+    # the full scale beside another's 100 ns.
+    every = [v for m in machines for row in of(m).matrix_ns for v in row if v is not None]
+    lo, hi = min(every, default=0.0), max(every, default=1.0)
+    im = None
     for k, ax in enumerate(axes.flat):
         if k >= len(machines):
             ax.set_visible(False)
             continue
         m = machines[k]
-        cpus, grid = m.ladder.matrix_cpus, m.ladder.matrix_ns
+        cpus, grid = of(m).matrix_cpus, of(m).matrix_ns
         vals = [v for row in grid for v in row if v is not None]
         # the diagonal (same CPU) and failed cells are blank: NaN is not coloured
         data = [[float("nan") if v is None else v for v in row] for row in grid]
-        im = ax.imshow(data, cmap="viridis", vmin=min(vals, default=0), vmax=max(vals, default=1))
+        im = ax.imshow(data, cmap="viridis", vmin=lo, vmax=hi if hi > lo else lo + 1)
         size = len(cpus)
         if size <= 16:
             for a in range(size):
@@ -282,7 +263,7 @@ def matrix_chart(rep, plt, svg) -> List[Tuple[str, str, str]]:
                     v = grid[a][b]
                     ax.text(b, a, "same CPU" if a == b else (fmt_ns(v) if v is not None else "failed"),
                             ha="center", va="center", fontsize=7,
-                            color="black" if v is None or (vals and v > (min(vals) + max(vals)) / 2) else "white")
+                            color="black" if v is None or v > (lo + hi) / 2 else "white")
         ticks = list(range(size)) if size <= 16 else list(range(0, size, max(1, size // 8)))
         ax.set_xticks(ticks)
         ax.set_xticklabels([str(cpus[t]) for t in ticks])
@@ -290,43 +271,43 @@ def matrix_chart(rep, plt, svg) -> List[Tuple[str, str, str]]:
         ax.set_yticklabels([str(cpus[t]) for t in ticks])
         ax.set_xlabel("to CPU (sees the store)")
         ax.set_ylabel("from CPU (stores)")
-        ax.set_title(f"{m.name}\n{_load_text(m.ladder)}", fontsize=8)
-        fig.colorbar(im, ax=ax, shrink=0.8, label="one_way ns")
+        spread = f"{fmt_ns(min(vals))} to {fmt_ns(max(vals))}" if vals else "no figures"
+        ax.set_title(f"{m.name}\n{_load_text(of(m))}\n{spread}", fontsize=8)
+    fig.colorbar(im, ax=list(axes.flat), shrink=0.8, label="one_way ns (one scale for every machine)")
     fig.suptitle("Cache-line handoff between CPUs (one_way: half a round trip)", fontsize=11)
-    return [("ladder-matrix.svg", "Cache-line handoff per CPU pair (one_way)", svg(fig, plt))]
+    return [("ladder-matrix.svg", "Cache-line handoff per CPU pair (one_way)", plt.svg(fig))]
 
 
-def sweep_chart(rep, plt, svg, colors) -> List[Tuple[str, str, str]]:
-    machines = [m for m in _machines(rep) if m.ladder.sweep]
+def sweep_chart(rep, plt) -> List[Chart]:
+    machines = [m for m in _machines(rep) if of(m).sweep]
     if not machines:
         return []
     fig, ax = plt.subplots(figsize=(9, 4))
     styles = {"futex": "--", "eventfd": ":", "poll": "-"}
-    for m, color in zip(machines, colors(len(machines))):
+    for m, color in zip(machines, plt.colors(len(machines))):
         for mode, style in styles.items():
-            pts = [(row.clients, row.modes[mode].ns) for row in m.ladder.sweep
+            pts = [(row.clients, row.modes[mode].ns) for row in of(m).sweep
                    if mode in row.modes and row.modes[mode].ns]
             if pts:
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", color=color,
                         label=f"{m.name}: {mode} ({'polls' if mode == 'poll' else 'sleeps'})")
-        over = [row.clients for row in m.ladder.sweep if row.oversubscribed]
+        over = [row.clients for row in of(m).sweep if row.oversubscribed]
         if over:
             ax.axvspan(min(over) * 0.85, max(over) * 1.15, color=color, alpha=0.06)
     ax.set_xscale("log", base=2)
-    counts = sorted({row.clients for m in machines for row in m.ladder.sweep})
+    counts = sorted({row.clients for m in machines for row in of(m).sweep})
     ax.set_xticks(counts)
     ax.set_xticklabels([str(c) for c in counts])
     ax.minorticks_off()
     ax.set_yscale("log")
     ax.set_xlabel("clients (shaded: oversubscribed, more clients than client CPUs)")
     ax.set_ylabel("p50 latency per request, round_trip (ns)")
-    ax.set_title("Source 003: one pinned server that sleeps in the kernel or polls")
+    ax.set_title("One pinned server that sleeps in the kernel or polls\n"
+                 "(the polling-server experiment of FlexIPC, Journal of Software 2025)")
     ax.grid(which="both", alpha=0.3)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
-    return [("ladder-sweep.svg", "Source 003: sleeping vs polling server", svg(fig, plt))]
+    return [("ladder-sweep.svg", "A sleeping vs a polling server (the FlexIPC experiment)", plt.svg(fig))]
 
 
-def charts(rep, plt) -> List[Tuple[str, str, str]]:
-    from .charts import _colors, _svg
-    return rung_chart(rep, plt, _svg, _colors) + matrix_chart(rep, plt, _svg) + \
-        sweep_chart(rep, plt, _svg, _colors)
+PART = Part("ladder", 1, read, text=text_section, html=html_section,
+            charts=(rung_chart, matrix_chart, sweep_chart))

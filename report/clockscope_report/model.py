@@ -3,21 +3,18 @@
 a file is read (load.py), so that nothing later can trip over a malformed document."""
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 
 @dataclass
 class Stat:
-    """A per-call cost in ns: the median and the p10-p90 spread of the samples."""
+    """A per-call cost in ns: the median and the p10-p90 spread of the samples, and the
+    samples themselves when the bundle holds them (bench's ns_per_call.samples), which the
+    bootstrap interval of a ratio is computed from (compare.py)."""
     median: float
     p10: float
     p90: float
-
-    @property
-    def half_width(self) -> float:
-        """Half the p10-p90 width relative to the median: the relative uncertainty that
-        ratios propagate (docs/report.md)."""
-        return (self.p90 - self.p10) / (2 * self.median) if self.median > 0 else float("inf")
+    samples: Optional[Tuple[float, ...]] = None
 
 
 @dataclass
@@ -65,7 +62,7 @@ class WarpPairs:
     """One warp method's CPU-pair matrix: backward steps from cpu a to cpu b."""
     method: str
     cpus: List[int]
-    backward: Dict[tuple, int]           # (a, b) -> reads on b that went behind a's
+    backward: Dict[Tuple[int, int], int]  # (a, b) -> reads on b that went behind a's
     max_backward_ns: Optional[float]
     backward_steps: int
     comparisons: int = 0                 # over every pair
@@ -79,16 +76,16 @@ class Machine:
     started: Optional[str] = None
     version: Optional[str] = None
     measures: Dict[str, Measure] = field(default_factory=dict)     # bench id -> Measure
-    runtimes: List[Measure] = field(default_factory=list)
-    runtime_rows: list = field(default_factory=list)               # runtimes.RuntimeRow
+    runtimes: List[Measure] = field(default_factory=list)          # runtime APIs, for the table
     diagnosis: Optional[Diagnosis] = None
     warp: Optional[WarpPairs] = None
     warp_faults: Optional[int] = None
-    profile: Optional[object] = None     # profile.Profile, from the profile part
     part_errors: Dict[str, str] = field(default_factory=dict)      # part -> its error
     parts: List[str] = field(default_factory=list)                 # parts present and read
     every_method: bool = True            # read every bench method, not only the table's
-    ladder: Optional[object] = None      # the ladder part (ladder.Ladder)
+    # A part's own model (ladder.Ladder, profile.Profile, runtimes' rows), by part name:
+    # written by its reader, read back through its module's typed of(machine).
+    data: Dict[str, Any] = field(default_factory=dict)
 
     def stat(self, measure_id: str) -> Optional[Stat]:
         m = self.measures.get(measure_id)

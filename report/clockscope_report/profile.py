@@ -2,12 +2,14 @@
 """The `profile` part (clockscope.profile/1): where each machine's sampled time goes when it
 reads the time, shown side by side: the share of all samples per path (vDSO, libc, runtime,
 time syscalls, the kernel's clocksource read, named), as a table (terminal, Markdown, HTML)
-and a stacked-bar chart.  load.py reads the part with read(); text.py, html.py and
-charts.py each call one function of this module."""
+and a stacked-bar chart.  Its PART is listed in registry.py."""
 
 from dataclasses import dataclass, field
 from html import escape
 from typing import Dict, List, Optional, Tuple
+
+from .checks import lst, num, obj, string
+from .part import Part
 
 # The categories of reading the time, in the order the profile command lists them, with
 # the labels and colours shown here; "other" is the rest of the samples.
@@ -34,10 +36,14 @@ class Profile:
     notes: List[str] = field(default_factory=list)
 
 
-def read(doc: dict, m, checks) -> None:
-    """Fills m.profile from a clockscope.profile/1 document; checks is load.py's typed
-    accessors (_obj, _list, _str, _num), which raise its Malformed naming the field."""
-    obj, lst, string, num = checks
+def of(m) -> Optional[Profile]:
+    """The machine's profile part, or None."""
+    return m.data.get("profile")
+
+
+def read(doc: dict, m) -> None:
+    """The machine's data["profile"] from a clockscope.profile/1 document (raises
+    checks.Malformed naming the field)."""
     percents = {}
     for i, c in enumerate(lst(doc.get("categories"), "categories")):
         c = obj(c, f"categories[{i}]")
@@ -54,14 +60,14 @@ def read(doc: dict, m, checks) -> None:
     if target is not None:
         kind = string(obj(target, "target").get("kind"), "target.kind")
     notes = [string(n, f"notes[{i}]", optional=False) for i, n in enumerate(lst(doc.get("notes", []), "notes"))]
-    m.profile = Profile(num(doc.get("time_share_percent"), "time_share_percent", optional=False),
+    m.data["profile"] = Profile(num(doc.get("time_share_percent"), "time_share_percent", optional=False),
                         percents, clocksources, int(samples) if samples is not None else None,
                         string(doc.get("event"), "event") or "?", string(doc.get("source"), "source") or "?",
                         kind, notes)
 
 
 def _machines(rep):
-    return [m for m in rep.machines if getattr(m, "profile", None) is not None]
+    return [m for m in rep.machines if of(m) is not None]
 
 
 def _fmt(p: float) -> str:
@@ -74,18 +80,18 @@ def _clocksource_cell(p: Profile) -> str:
 
 def _rows(machines) -> Tuple[List[str], List[List[str]]]:
     header = ["path"] + [m.name for m in machines]
-    rows = [["reading the time, in all"] + [_fmt(m.profile.time_share) for m in machines]]
+    rows = [["reading the time, in all"] + [_fmt(of(m).time_share) for m in machines]]
     for cid, label, _ in CATEGORIES:
-        if any(m.profile.percents.get(cid, 0) > 0 for m in machines):
-            rows.append([f"  {label}"] + [_fmt(m.profile.percents.get(cid, 0)) for m in machines])
-    rows.append(["clocksource read by the kernel"] + [_clocksource_cell(m.profile) for m in machines])
-    rows.append(["samples (event)"] + [f"{m.profile.samples if m.profile.samples else '?'} "
-                                       f"({m.profile.event})" for m in machines])
-    rows.append(["from"] + [m.profile.target or m.profile.source for m in machines])
+        if any(of(m).percents.get(cid, 0) > 0 for m in machines):
+            rows.append([f"  {label}"] + [_fmt(of(m).percents.get(cid, 0)) for m in machines])
+    rows.append(["clocksource read by the kernel"] + [_clocksource_cell(of(m)) for m in machines])
+    rows.append(["samples (event)"] + [f"{of(m).samples if of(m).samples else '?'} "
+                                       f"({of(m).event})" for m in machines])
+    rows.append(["from"] + [of(m).target or of(m).source for m in machines])
     return header, rows
 
 
-def text_lines(rep) -> List[str]:
+def text_section(rep) -> List[str]:
     """The terminal's section: one column per machine with a profile ([] when none has)."""
     machines = _machines(rep)
     if not machines:
@@ -98,7 +104,7 @@ def text_lines(rep) -> List[str]:
     return out
 
 
-def markdown_lines(rep) -> List[str]:
+def markdown_section(rep) -> List[str]:
     machines = _machines(rep)
     if not machines:
         return []
@@ -123,19 +129,19 @@ def html_section(rep) -> List[str]:
                                     for i, c in enumerate(r)) + "</tr>")
     out.append("</table>")
     for m in machines:
-        for n in m.profile.notes:
+        for n in of(m).notes:
             out.append(f'<p class="muted"><b>{escape(m.name)}</b>: {escape(n)}</p>')
     return out
 
 
-def charts(rep, plt, svg) -> list:
+def chart(rep, plt) -> list:
     """One stacked horizontal bar per machine: each path's share of all samples."""
     machines = _machines(rep)
     if not machines:
         return []
     fig, ax = plt.subplots(figsize=(10, 1.2 + 0.6 * len(machines)))
-    names = [f"{m.name}\n({m.profile.target or m.profile.source})" for m in machines][::-1]
-    profs = [m.profile for m in machines][::-1]
+    names = [f"{m.name}\n({of(m).target or of(m).source})" for m in machines][::-1]
+    profs = [of(m) for m in machines][::-1]
     left = [0.0] * len(profs)
     for cid, label, color in CATEGORIES:
         vals = [p.percents.get(cid, 0.0) for p in profs]
@@ -159,4 +165,8 @@ def charts(rep, plt, svg) -> list:
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.35 if len(profs) < 3 else -0.2), ncol=3,
               fontsize=8, frameon=False)
     ax.grid(axis="x", alpha=0.3)
-    return [("profile.svg", "Profile: share of samples per path", svg(fig, plt))]
+    return [("profile.svg", "Profile: share of samples per path", plt.svg(fig))]
+
+
+PART = Part("profile", 1, read, text=text_section, markdown=markdown_section, html=html_section,
+            charts=(chart,))

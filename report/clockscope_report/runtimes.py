@@ -1,16 +1,17 @@
 # SPDX-License-Identifier: MIT
 """The language runtimes section (clockscope.runtimes/1, docs/json.md): each runtime API's
 clock cost net of its harness, per machine, with the path underneath (libc or the vDSO
-directly) and whether it entered the kernel there; a chart of the same.  load.py calls
-read(); text.py, html.py and charts.py call the section and chart functions."""
+directly) and whether it entered the kernel there; a chart of the same.  Its PART is listed
+in registry.py.  Each measured API also joins the comparison table (Machine.runtimes)."""
 
-import math
 from dataclasses import dataclass
 from html import escape
 from typing import List, Optional
 
+from .checks import Malformed, boolean, lst, num, obj, string
 from .compare import fmt_ns
 from .model import Measure, Stat
+from .part import Part
 
 RUNTIME_ORDER = ["c", "python", "go", "java", "node", "rust"]
 PATHS = ("libc", "vdso-direct", "ffi-libc", "syscall")
@@ -33,46 +34,53 @@ class RuntimeRow:
     syscalls_per_call: Optional[float]
 
 
-def read(doc: dict, m, t) -> None:
-    """Reads a clockscope.runtimes/1 document into m (t: load.py's typed accessors)."""
-    for i, r in enumerate(t._list(doc.get("results"), "results")):
+def of(m) -> List[RuntimeRow]:
+    """The machine's runtime rows (measured, absent and failed), [] without the part."""
+    return m.data.get("runtimes", [])
+
+
+def read(doc: dict, m) -> None:
+    """Reads a clockscope.runtimes/1 document into m (raises checks.Malformed)."""
+    rows = m.data.setdefault("runtimes", [])
+    for i, r in enumerate(lst(doc.get("results"), "results")):
         what = f"results[{i}]"
-        r = t._obj(r, what)
-        runtime = t._str(r.get("runtime"), what + ".runtime", optional=False)
-        available = t._bool(r.get("available"), what + ".available")
-        status = t._str(r.get("status"), what + ".status") or ("measured" if available else "failed")
+        r = obj(r, what)
+        runtime = string(r.get("runtime"), what + ".runtime", optional=False)
+        available = boolean(r.get("available"), what + ".available")
+        status = string(r.get("status"), what + ".status") or ("measured" if available else "failed")
         if status not in ("measured", "absent", "failed") or available != (status == "measured"):
-            raise t.Malformed(f"{what}.status: '{status}' does not match available={available}")
-        api = t._str(r.get("api"), what + ".api", optional=not available)
-        num = lambda k: t._num(r.get(k), f"{what}.{k}", optional=not available)
-        net, harness, timed = num("ns_per_call"), num("harness_ns"), num("timed_ns")
+            raise Malformed(f"{what}.status: '{status}' does not match available={available}")
+        api = string(r.get("api"), what + ".api", optional=not available)
+        def figure(k):
+            return num(r.get(k), f"{what}.{k}", optional=not available)
+        net, harness, timed = figure("ns_per_call"), figure("harness_ns"), figure("timed_ns")
         if available:
             if min(harness, timed) < 0 or abs(timed - harness - net) > 1e-6 * max(timed, 1) + 1e-6:
-                raise t.Malformed(f"{what}: timed_ns is not ns_per_call + harness_ns")
-        path = t._str(r.get("path"), what + ".path")
+                raise Malformed(f"{what}: timed_ns is not ns_per_call + harness_ns")
+        path = string(r.get("path"), what + ".path")
         if available and path not in PATHS:
-            raise t.Malformed(f"{what}.path: '{path}' is not one of {', '.join(PATHS)}")
+            raise Malformed(f"{what}.path: '{path}' is not one of {', '.join(PATHS)}")
         enters = r.get("enters_kernel")
         if enters is not None and not isinstance(enters, bool):
-            raise t.Malformed(f"{what}.enters_kernel is not true, false or null")
-        row = RuntimeRow(runtime, api, status, t._str(r.get("why_unavailable"), what + ".why_unavailable"),
-                         t._str(r.get("version"), what + ".version"), net, harness, timed, path,
-                         t._str(r.get("clock"), what + ".clock"),
-                         t._bool(r.get("harness_bound"), what + ".harness_bound"), enters,
-                         t._num(r.get("syscalls_per_call"), what + ".syscalls_per_call"))
-        m.runtime_rows.append(row)
+            raise Malformed(f"{what}.enters_kernel is not true, false or null")
+        row = RuntimeRow(runtime, api, status, string(r.get("why_unavailable"), what + ".why_unavailable"),
+                         string(r.get("version"), what + ".version"), net, harness, timed, path,
+                         string(r.get("clock"), what + ".clock"),
+                         boolean(r.get("harness_bound"), what + ".harness_bound"), enters,
+                         num(r.get("syscalls_per_call"), what + ".syscalls_per_call"))
+        rows.append(row)
         if not available:
             continue
         # For the comparison table: the figure as timed, with its harness (analysis._net
         # subtracts it again and refuses a harness-bound figure).
-        p10 = t._num(r.get("p10_ns"), what + ".p10_ns")
-        p90 = t._num(r.get("p90_ns"), what + ".p90_ns")
+        p10 = num(r.get("p10_ns"), what + ".p10_ns")
+        p90 = num(r.get("p90_ns"), what + ".p90_ns")
         stat = Stat(timed, harness + (p10 if p10 is not None else net),
                     harness + (p90 if p90 is not None else net))
         stat.p10, stat.p90 = min(stat.p10, stat.median), max(stat.p90, stat.median)
         m.runtimes.append(Measure(f"{runtime}:{api}", f"{runtime} {api}", stat,
-                                  t._num(r.get("calls_per_sec"), what + ".calls_per_sec"),
-                                  t._bool(r.get("noisy"), what + ".noisy"), None,
+                                  num(r.get("calls_per_sec"), what + ".calls_per_sec"),
+                                  boolean(r.get("noisy"), what + ".noisy"), None,
                                   Stat(harness, harness, harness)))
 
 
@@ -80,7 +88,7 @@ def _keys(rep):
     """(runtime, api) in runtime order, then first appearance."""
     keys = []
     for m in rep.machines:
-        for r in m.runtime_rows:
+        for r in of(m):
             if r.api is not None and (r.runtime, r.api) not in keys:
                 keys.append((r.runtime, r.api))
     rank = {n: i for i, n in enumerate(RUNTIME_ORDER)}
@@ -88,7 +96,7 @@ def _keys(rep):
 
 
 def _row(m, key) -> Optional[RuntimeRow]:
-    return next((r for r in m.runtime_rows if (r.runtime, r.api) == key), None)
+    return next((r for r in of(m) if (r.runtime, r.api) == key), None)
 
 
 def _cell(r: Optional[RuntimeRow]) -> str:
@@ -101,22 +109,37 @@ def _cell(r: Optional[RuntimeRow]) -> str:
 
 
 def _missing(rep) -> List[str]:
+    """One line per machine: its absent runtimes by name (how to install one is advice for
+    the machine's owner, not for the report, and cannot work in an initramfs guest), then
+    each failed one with why."""
     out = []
     for m in rep.machines:
-        for r in m.runtime_rows:
-            if r.api is None:
-                out.append(f"{m.name}: {r.runtime} {r.status}: {r.why or '?'}")
+        absent = [r.runtime for r in of(m) if r.api is None and r.status == "absent"]
+        if absent:
+            out.append(f"{m.name}: not installed: {', '.join(absent)}")
+        out += [f"{m.name}: {r.runtime} failed: {r.why or '?'}" for r in of(m)
+                if r.api is None and r.status != "absent"]
     return out
 
 
+def _vs(rep, key, i) -> str:
+    """Machine i against the baseline on this runtime API, net of both harnesses (the
+    comparison analysis.py made; none for a harness-bound figure)."""
+    row = next((r for r in rep.rows if r.runtime and r.key == f"{key[0]}:{key[1]}"), None)
+    ratio = row.cells[i].ratio if row else None
+    return f", {ratio.words()}" if ratio else ""
+
+
 def table(rep):
-    """(header, rows): one row per runtime API, one column per machine."""
+    """(header, rows): one row per runtime API, one column per machine, each cell with its
+    comparison against the baseline."""
     header = ["runtime", "API", "path"] + [m.name for m in rep.machines]
     rows = []
     for key in _keys(rep):
         cells = [_row(m, key) for m in rep.machines]
         path = next((c.path for c in cells if c and c.path), "?")
-        rows.append([key[0], key[1], path] + [_cell(c) for c in cells])
+        rows.append([key[0], key[1], path] + [_cell(c) + (_vs(rep, key, i) if c else "")
+                                              for i, c in enumerate(cells)])
     return header, rows
 
 
@@ -128,7 +151,7 @@ LEGEND = ("Clock cost net of the harness, (+ the harness: the same loop calling 
 
 
 def has_runtimes(rep) -> bool:
-    return any(m.runtime_rows for m in rep.machines)
+    return any(of(m) for m in rep.machines)
 
 
 def markdown_section(rep) -> List[str]:
@@ -142,7 +165,7 @@ def markdown_section(rep) -> List[str]:
     return out
 
 
-def terminal_section(rep) -> List[str]:
+def text_section(rep) -> List[str]:
     if not has_runtimes(rep):
         return []
     header, rows = table(rep)
@@ -168,13 +191,15 @@ def html_section(rep) -> List[str]:
     return out
 
 
-def chart(rep, plt, machines, colors, svg) -> list:
+def chart(rep, plt) -> list:
     """Net clock cost per runtime API and machine (log scale), the harness as a thin grey
     bar under each; a harness-bound figure is drawn hollow; "syscall" beside a bar that
     entered the kernel."""
     keys = _keys(rep)
     if not keys:
         return []
+    machines = plt.machines(rep)
+    colors = plt.colors(len(machines))
     n = len(machines)
     height = 0.8 / n
     fig, ax = plt.subplots(figsize=(10, 1.4 + len(keys) * (0.2 * n + 0.25)))
@@ -206,4 +231,8 @@ def chart(rep, plt, machines, colors, svg) -> list:
         seen.setdefault(l, h)
     ax.legend(list(seen.values()), list(seen.keys()), loc="upper left", bbox_to_anchor=(1.01, 1),
               fontsize=9, title="machine")
-    return [("runtimes.svg", "Language runtimes: clock cost net of the harness", svg(fig, plt))]
+    return [("runtimes.svg", "Language runtimes: clock cost net of the harness", plt.svg(fig))]
+
+
+PART = Part("runtimes", 1, read, text=text_section, markdown=markdown_section, html=html_section,
+            charts=(chart,))

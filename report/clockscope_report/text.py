@@ -3,15 +3,27 @@
 
 import csv
 import io
+import re
 from typing import List
 
-from . import ladder
-from . import profile
-from . import runtimes
 from .analysis import KEY_ROW, Report, Row
 from .compare import fmt_ns, fmt_rate
 
 NOISY = " (noisy)"
+RATIO_NOTE = ("Ratios: the medians' ratio with its 95% bootstrap interval where both bundles hold "
+              "their samples, else the range both p10-p90 allow (\"range\"); \"no significant "
+              "difference\" when that interval contains 1.")
+
+
+def part_sections(rep: Report, form: str) -> List[str]:
+    """Every part's section in one form ("text", "markdown", "html"), in the registry's order."""
+    from .registry import PARTS
+    out = []
+    for part in PARTS:
+        hook = getattr(part, form)
+        if hook is not None:
+            out += hook(rep)
+    return out
 
 
 def _cost(cell) -> str:
@@ -28,22 +40,26 @@ def _rate(cell) -> str:
 
 def _why_cell(rep: Report, row: Row, i: int, explained: set) -> str:
     """The reason beside machine i on this row: a runtime figure's harness note, or, when
-    the machine is much slower than the baseline, its doctor's explanation (in full the
-    first time, then in brief)."""
+    the machine is much slower than the baseline, its doctor's explanation: once, on the
+    first such row (it is the machine's, the same for every row)."""
     m, cell = rep.machines[i], row.cells[i]
     if cell.note:
         return cell.note
-    if not (cell.ratio and cell.ratio.much_slower):
+    if not (cell.ratio and cell.ratio.much_slower) or m.name in explained:
         return ""
-    e = rep.explanations[m.name]
-    if m.name in explained:
-        return e.brief
     explained.add(m.name)
-    return e.short
+    return rep.explanations[m.name].short
+
+
+def _table_rows(rep: Report):
+    """The table's rows: the bench APIs.  Runtime APIs have their own section (runtimes.py),
+    with their harness and path and the same comparison: shown once, there."""
+    return [r for r in rep.rows if not r.runtime]
 
 
 def comparison_table(rep: Report):
-    """(header, rows, right-aligned column indexes).  Two machines: source 000's wide form,
+    """(header, rows, right-aligned column indexes).  Two machines: the wide form of the RISC-V
+    clock_gettime report,
     one row per API with both machines side by side.  Otherwise one row per API and
     machine.  The last column is the reason beside each much slower machine."""
     explained = set()
@@ -54,7 +70,7 @@ def comparison_table(rep: Report):
         header = ["API", f"{rep.baseline.name} ns/call", f"{rep.baseline.name} calls/s",
                   f"{o.name} ns/call", f"{o.name} calls/s", f"{o.name} vs {rep.baseline.name}", "why"]
         rows = []
-        for r in rep.rows:
+        for r in _table_rows(rep):
             b, c = r.cells[base_i], r.cells[other_i]
             rows.append([r.label, _cost(b), _rate(b), _cost(c), _rate(c),
                          c.ratio.words() if c.ratio else "—",
@@ -63,12 +79,16 @@ def comparison_table(rep: Report):
         return header, rows, {1, 2, 3, 4, 5}
     header = ["API", "machine", "ns/call", "calls/s", f"vs {rep.baseline.name}", "why"]
     rows = []
-    for r in rep.rows:
+    for r in _table_rows(rep):
+        first = True
         for i, m in enumerate(rep.machines):
             c = r.cells[i]
+            if c.measure is None:       # not measured there (a runtime absent in a guest): no "—" line
+                continue
             vs = "baseline" if m is rep.baseline else (c.ratio.words() if c.ratio else "—")
-            rows.append([r.label if i == 0 else "", m.name, _cost(c), _rate(c), vs,
+            rows.append([r.label if first else "", m.name, _cost(c), _rate(c), vs,
                          _why_cell(rep, r, i, explained)])
+            first = False
     return header, rows, {2, 3, 4}
 
 
@@ -108,8 +128,7 @@ def _md_table(header: List[str], rows: List[List[str]], right: set) -> List[str]
 
 def markdown(rep: Report) -> str:
     out = [f"# clockscope report: {len(rep.machines)} machine{'s' if len(rep.machines) != 1 else ''}", ""]
-    out += [f"Baseline: **{rep.baseline.name}**. Ratios are medians' ratios ± the propagated p10-p90 "
-            "half-widths; \"no significant difference\" when the p10-p90 ranges overlap.", ""]
+    out += [f"Baseline: **{rep.baseline.name}**. {RATIO_NOTE}", ""]
     out += ["## The answer", ""] + [f"- {a}" for a in rep.answer] + [""]
     if rep.fleet:
         out += fleet_markdown(rep)
@@ -126,11 +145,32 @@ def markdown(rep: Report) -> str:
             out.append(f"- **{m.name}**: {e.short}")
             out += [f"  - {d}" for d in e.details]
         out.append("")
-    out += runtimes.markdown_section(rep)
-    out += profile.markdown_lines(rep)
+    out += part_sections(rep, "markdown")
     if rep.problems:
         out += ["## Input problems", ""] + [f"- {p}" for p in rep.problems] + [""]
-    return "\n".join(out)
+    return md_inert("\n".join(out))
+
+
+def md_inert(text: str) -> str:
+    """Markdown renderers pass raw HTML through: every '<' and '&' of the report (names,
+    findings, evidence come from bundles) becomes an entity, which a renderer shows as the
+    character and a browser never runs (<script>, <img onerror>).  The report's own
+    Markdown uses neither."""
+    return text.replace("&", "&amp;").replace("<", "&lt;")
+
+
+# A spreadsheet runs a cell that starts with one of these as a formula (OWASP, "CSV
+# Injection"); a plain number (a negative one too) stays a number.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$")
+
+
+def csv_cell(v):
+    """A cell a spreadsheet shows as text: a leading formula character gets a single quote
+    before it, as OWASP recommends."""
+    if isinstance(v, str) and v.startswith(_FORMULA_START) and not _PLAIN_NUMBER.match(v):
+        return "'" + v
+    return v
 
 
 def fleet_markdown(rep: Report) -> List[str]:
@@ -155,7 +195,8 @@ def fleet_markdown(rep: Report) -> List[str]:
 
 def terminal(rep: Report) -> str:
     """An aligned table for a terminal; reasons on indented lines under their row."""
-    out = [f"clockscope report: {len(rep.machines)} machines, baseline {rep.baseline.name}", ""]
+    n = len(rep.machines)
+    out = [f"clockscope report: {n} machine{'s' if n != 1 else ''}, baseline {rep.baseline.name}", ""]
     out += rep.answer + [""]
     if rep.fleet:
         out += [l for l in fleet_markdown(rep)[2:]]
@@ -174,9 +215,7 @@ def terminal(rep: Report) -> str:
     for r, why in zip(table, notes):
         out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
         out += [f"    ↳ {w}" for w in why]
-    out += ladder.lines(rep)
-    out += runtimes.terminal_section(rep)
-    out += profile.text_lines(rep)
+    out += part_sections(rep, "text")
     if rep.problems:
         out += ["", "input problems:"] + [f"  {p}" for p in rep.problems]
     return "\n".join(out) + "\n"
@@ -186,17 +225,19 @@ def csv_text(rep: Report) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["machine", "row", "measure", "label", "ns_median", "ns_p10", "ns_p90", "calls_per_sec", "noisy",
-                "harness_ns_median", "baseline", "ratio", "error", "direction", "significant"])
+                "harness_ns_median", "baseline", "ratio", "ratio_low", "ratio_high", "interval", "direction",
+                "significant"])
     for row in rep.rows:
         for m, cell in zip(rep.machines, row.cells):
             meas = cell.measure
             if meas is None:
                 continue
             s, r = meas.stat, cell.ratio
-            w.writerow([m.name, row.key, meas.id, row.label,
+            w.writerow([csv_cell(c) for c in [m.name, row.key, meas.id, row.label,
                         s.median if s else "", s.p10 if s else "", s.p90 if s else "",
                         meas.calls_per_sec if meas.calls_per_sec is not None else "", int(meas.noisy),
                         meas.harness.median if meas.harness else "", rep.baseline.name,
-                        f"{r.ratio:.4g}" if r else "", f"{r.error:.3g}" if r else "",
-                        ("slower" if r.slower else "faster") if r else "", int(r.significant) if r else ""])
+                        f"{r.ratio:.4g}" if r else "",
+                        f"{r.low:.4g}" if r else "", f"{r.high:.4g}" if r else "", r.method if r else "",
+                        ("slower" if r.slower else "faster") if r else "", int(r.significant) if r else ""]])
     return buf.getvalue()

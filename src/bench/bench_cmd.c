@@ -181,7 +181,8 @@ static void format_rate(double per_sec, char *buf, size_t len)
         snprintf(buf, len, "%.0f", per_sec);
 }
 
-static void summary_json(struct json *j, const char *key, const struct summary *s)
+static void summary_json(struct json *j, const char *key, const struct summary *s,
+                         const double *samples, size_t kept)
 {
     json_key(j, key);
     json_begin_object(j);
@@ -192,6 +193,11 @@ static void summary_json(struct json *j, const char *key, const struct summary *
     json_kv_double(j, "min", s->min);
     json_kv_double(j, "max", s->max);
     json_kv_double(j, "mean", s->mean);
+    json_key(j, "samples");
+    json_begin_array(j);
+    for (size_t k = 0; k < kept; k++)
+        json_double(j, samples[k]);
+    json_end_array(j);
     json_end_object(j);
 }
 
@@ -208,7 +214,7 @@ static void result_json(struct json *j, const struct method *m, const struct mea
     json_kv_bool(j, "available", m->available);
     json_kv_string(j, "why_unavailable", m->available ? NULL : m->why);
     if (measured && r->ok) {
-        summary_json(j, "ns_per_call", &r->ns_per_call);
+        summary_json(j, "ns_per_call", &r->ns_per_call, r->sample_ns, r->kept);
         json_kv_double(j, "calls_per_sec", r->calls_per_sec);
         json_kv_double(j, "spread", r->ns_per_call.spread);
         json_kv_bool(j, "noisy", r->noisy);

@@ -150,6 +150,7 @@ static void machine_json(struct json *j, const char *name)
             name = host;
         } else {
             snprintf(fallback, sizeof fallback, "%s-%s", s.arch,
+                     s.emulation.kind[0] ? s.emulation.kind :
                      s.virtualization[0] ? s.virtualization : "unknown");
             name = fallback;
         }
@@ -166,6 +167,7 @@ static void machine_json(struct json *j, const char *name)
     json_kv_string(j, "virtualization", s.virtualization[0] ? s.virtualization : NULL);
     json_kv_string(j, "virtualization_source",
                    s.virtualization_source[0] ? s.virtualization_source : NULL);
+    emulation_json(j, &s.emulation);
     json_kv_int(j, "cpus_online", s.cpus_online);
     if (s.loadavg_1m >= 0)
         json_kv_double(j, "loadavg_1m", s.loadavg_1m);

@@ -4,6 +4,7 @@
 #include "common/json.h"
 #include "common/units.h"
 #include "doctor/findings.h"
+#include "facts/sysinfo.h"
 
 #include <string.h>
 
@@ -104,6 +105,9 @@ void report_text(FILE *out, const struct facts *fs, const struct proof *p,
             c->machine[0] ? c->machine : c->family[0] ? c->family : "arch unknown", "",
             c->kernel.known ? c->kernel.release : "unknown", c->virt[0] ? c->virt : "unknown",
             c->current_cs[0] ? c->current_cs : "unknown");
+    if (c->emulation.kind[0])   /* every figure measured here is the emulator's */
+        fprintf(out, "  emulated CPU: %s (%s): timings here are the emulator's, not a CPU's\n",
+                c->emulation.kind, c->emulation.evidence[0]);
     struct ranked_action first[1];
     if (d->verdict != V_OK && diagnosis_actions(d, first, 1) == 1) {
         char cmd[400];
@@ -222,6 +226,7 @@ static void json_facts(struct json *j, const struct facts *fs, const struct diag
     json_kv_string_or_null(j, "available_clocksource", c->available_cs);
     json_kv_string_or_null(j, "virtualization", c->virt);
     json_kv_string_or_null(j, "virtualization_source", c->virt_source);
+    emulation_json(j, &c->emulation);
     json_kv_string_or_null(j, "cmdline", c->cmdline);
     json_kv_string_or_null(j, "cpu_model", c->cpu_description);
     json_kv_string_or_null(j, "cpu_flags", c->cpu.flags);

@@ -28,6 +28,7 @@ static const char *const paths[F_COUNT] = {
     [F_CPU] = "clockscope/cpu",
     [F_VDSO] = "clockscope/vdso",
     [F_DT_HYPERVISOR] = "proc/device-tree/hypervisor/compatible",
+    [F_DT_COMPATIBLE] = "proc/device-tree/compatible",
 };
 
 /* Where an unpacked sosreport (or a copied /var/log) keeps what the corpus layout keeps

@@ -28,6 +28,7 @@ enum fact_id {
     F_CPU,             /* clockscope/cpu: key=value lines from the CPU itself (CPUID, CNTFRQ) */
     F_VDSO,            /* clockscope/vdso: the vDSO's exported symbols, one a line */
     F_DT_HYPERVISOR,   /* proc/device-tree/hypervisor/compatible (arm, riscv guests) */
+    F_DT_COMPATIBLE,   /* proc/device-tree/compatible: the board (QEMU's virt, ...) */
     F_COUNT
 };
 

@@ -275,7 +275,7 @@ void facts_load_live(struct facts *fs)
     live_init(fs);
     static const enum fact_id files[] = {F_CURRENT_CS, F_AVAILABLE_CS, F_CPUINFO, F_CMDLINE,
                                          F_VERSION, F_HYPERVISOR, F_DMI_VENDOR, F_DMI_PRODUCT,
-                                         F_PERF_USER, F_DT_HYPERVISOR};
+                                         F_PERF_USER, F_DT_HYPERVISOR, F_DT_COMPATIBLE};
     read_files(fs, files, sizeof files / sizeof files[0]);
     read_uname(fs);
     read_cpu(fs);
@@ -289,7 +289,8 @@ void facts_load_live_quick(struct facts *fs)
     live_init(fs);
     static const enum fact_id files[] = {F_CURRENT_CS, F_AVAILABLE_CS, F_CPUINFO, F_VERSION,
                                          F_HYPERVISOR, F_DMI_VENDOR, F_DMI_PRODUCT,
-                                         F_DT_HYPERVISOR};
+                                         F_DT_HYPERVISOR, F_DT_COMPATIBLE,
+                                         F_CMDLINE};   /* emulation: clockscope vm's word */
     read_files(fs, files, sizeof files / sizeof files[0]);
     read_uname(fs);
     read_cpu(fs);

@@ -257,6 +257,7 @@ void machine_derive(const struct facts *fs, struct machine *c)
     derive_kernel(fs, c);
     derive_virt(fs, c);
     derive_cmdline(fs, c);
+    emulation_derive(fs, c, &c->emulation);
     machine_cpu_description(c, c->cpu_description, sizeof c->cpu_description);
 }
 

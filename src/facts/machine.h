@@ -8,6 +8,7 @@
 #define CLOCKSCOPE_MACHINE_H
 
 #include "facts/cpuinfo.h"
+#include "facts/emulation.h"
 #include "facts/facts.h"
 #include "facts/kernel_text.h"
 #include "facts/logscan.h"
@@ -44,6 +45,7 @@ struct machine {
     char available_cs[256];    /* "" unknown */
     char virt[64];             /* "none", a hypervisor name, or "" unknown */
     char virt_source[96];
+    struct emulation emulation; /* an emulated CPU (QEMU TCG): kind "" when none seen */
     char cmdline[2048];        /* /proc/cmdline, else the log's "Kernel command line:" */
     char cmdline_source[64];
     int kvm_stable_bit;        /* = counter.kvm_stable_bit */

@@ -32,6 +32,7 @@ void sysinfo_from_machine(const struct machine *m, struct sysinfo *s)
     snprintf(s->available_clocksource, sizeof s->available_clocksource, "%s", m->available_cs);
     snprintf(s->virtualization, sizeof s->virtualization, "%s", m->virt);
     snprintf(s->virtualization_source, sizeof s->virtualization_source, "%s", m->virt_source);
+    s->emulation = m->emulation;
     s->loadavg_1m = -1;
 }
 
@@ -70,6 +71,7 @@ void sysinfo_json(struct json *j, const struct sysinfo *s)
     json_kv_string_or_null(j, "available_clocksource", s->available_clocksource);
     json_kv_string_or_null(j, "virtualization", s->virtualization);
     json_kv_string_or_null(j, "virtualization_source", s->virtualization_source);
+    emulation_json(j, &s->emulation);
     json_kv_int(j, "cpus_online", s->cpus_online);
     if (s->loadavg_1m >= 0)
         json_kv_double(j, "loadavg_1m", s->loadavg_1m);
@@ -80,8 +82,20 @@ void sysinfo_json(struct json *j, const struct sysinfo *s)
 
 void sysinfo_print_header(FILE *out, const char *cmd, const struct sysinfo *s)
 {
-    fprintf(out, "clockscope %s: %s, %s, Linux %s, clocksource %s, virtualization %s\n", cmd,
+    fprintf(out, "clockscope %s: %s, %s, Linux %s, clocksource %s, virtualization %s%s%s%s\n", cmd,
             s->arch, s->cpu_model[0] ? s->cpu_model : "unknown CPU", s->kernel,
             s->clocksource[0] ? s->clocksource : "unknown",
-            s->virtualization[0] ? s->virtualization : "unknown");
+            s->virtualization[0] ? s->virtualization : "unknown",
+            s->emulation.kind[0] ? ", emulated CPU (" : "", s->emulation.kind,
+            s->emulation.kind[0] ? "): the timings are the emulator's" : "");
+}
+
+void emulation_json(struct json *j, const struct emulation *e)
+{
+    json_kv_string_or_null(j, "emulation", e->kind);
+    json_key(j, "emulation_evidence");
+    json_begin_array(j);
+    for (int i = 0; i < e->nevidence; i++)
+        json_string(j, e->evidence[i]);
+    json_end_array(j);
 }

@@ -19,6 +19,7 @@ struct sysinfo {
     char available_clocksource[256];
     char virtualization[96];       /* "none", a hypervisor name, or "" when unknown */
     char virtualization_source[96];
+    struct emulation emulation;    /* an emulated CPU (QEMU TCG), kind "" when none seen */
     int cpus_online;
     double loadavg_1m;             /* -1 when unknown */
 };
@@ -31,6 +32,8 @@ void sysinfo_from_machine(const struct machine *m, struct sysinfo *s);
  * is above half the online CPUs (false when unknown). */
 bool sysinfo_busy(const struct sysinfo *s);
 void sysinfo_json(struct json *j, const struct sysinfo *s);
+/* "emulation": kind or null, "emulation_evidence": [what each witness saw]. */
+void emulation_json(struct json *j, const struct emulation *e);
 /* The first line of a command's text report: "clockscope CMD: arch, CPU, Linux kernel,
  * clocksource X, virtualization Y". */
 void sysinfo_print_header(FILE *out, const char *cmd, const struct sysinfo *s);

@@ -44,6 +44,8 @@ struct thread_measurement {
     double calls_per_sec;
 };
 
+#define MEASURE_KEPT_SAMPLES 256
+
 struct measurement {
     bool ok;
     char error[METHOD_WHY_MAX + 64];
@@ -51,6 +53,10 @@ struct measurement {
     size_t samples;
     size_t preempted_samples;     /* discarded and retaken: the thread was preempted */
     struct summary ns_per_call;   /* net of the loop's cost; all threads' samples pooled */
+    /* The pooled samples themselves, ascending (evenly thinned beyond the bound): what the
+     * report's bootstrap interval of a ratio of medians is computed from (docs/report.md). */
+    size_t kept;
+    double sample_ns[MEASURE_KEPT_SAMPLES];
     double loop_ns_per_call;      /* what was subtracted */
     double calls_per_sec;         /* summed over threads, each at its median */
     bool noisy;

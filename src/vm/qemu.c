@@ -4,6 +4,8 @@
  * command's output) from everything else (the kernel's messages), keeps the tail of the
  * latter for error reports, watches for a panic, and enforces the timeout. */
 #include "vm/qemu.h"
+
+#include "facts/emulation.h"
 #include "vm/frame.h"
 #include "common/subprocess.h"
 
@@ -39,8 +41,12 @@ void vm_qemu_args(const struct vm_boot *b, const char *dumpdtb, struct qemu_args
              dumpdtb ? ",dumpdtb=" : "", dumpdtb ? dumpdtb : "");
     /* quiet: only errors reach the console.  panic=-1 with -no-reboot: a panicking kernel
      * makes qemu exit at once instead of hanging until the timeout. */
-    snprintf(a->append, sizeof a->append, "console=%s quiet panic=-1 rdinit=/init%s%s",
-             b->machine->console, b->append ? " " : "", b->append ? b->append : "");
+    /* Under TCG the guest is told so (EMULATION_CMDLINE_WORD): its facts then record an
+     * emulated CPU on every arch, where nothing inside an aarch64 or riscv64 guest has to
+     * say it (docs/vm.md). */
+    snprintf(a->append, sizeof a->append, "console=%s quiet panic=-1 rdinit=/init%s%s%s",
+             b->machine->console, b->kvm ? "" : " " EMULATION_CMDLINE_WORD,
+             b->append ? " " : "", b->append ? b->append : "");
     char **argv = a->argv;
     int n = 0;
     argv[n++] = (char *)b->arch->desc->qemu_system;

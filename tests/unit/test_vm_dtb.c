@@ -92,6 +92,12 @@ TEST(qemu_args_follow_the_machine_model)
     b.machine = vm_machine_find(rv, "virt");
     vm_qemu_args(&b, NULL, &a);
     CHECK(!strcmp(arg_after(a.argv, "-cpu"), "rv64") && strstr(a.append, "console=ttyS0 "));
+    /* under TCG the guest's command line says so (its facts record the emulated CPU) */
+    CHECK(strstr(a.append, " clockscope.emulated=tcg") != NULL);
+    b.kvm = true;
+    vm_qemu_args(&b, NULL, &a);
+    CHECK(strstr(a.append, "clockscope.emulated") == NULL);
+    b.kvm = false;
 
     struct vm_boot e = {arm, vm_machine_find(arm, NULL), "/t/patched.dtb", "/k", "/i", NULL, 2,
                         512, false, 10, 0};

@@ -545,7 +545,8 @@ def test_every_finding_given_is_declared_and_every_declared_one_has_a_fixture(cl
     that a facts root can give is given by one of them."""
     every = tmp_path / "every"
     for name, files, *_ in RULE_CASES:
-        make_root(every / name, files)
+        if files:       # an empty root is an error line under --roots (it holds no facts)
+            make_root(every / name, files)
     lab = ROOT / "tests" / "data" / "roots"
     for case in lab.iterdir():
         if (case / "root").is_dir():

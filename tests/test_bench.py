@@ -125,3 +125,31 @@ def test_unknown_command_and_help(clockscope):
     for cmd in (["--help"], ["bench", "--help"], ["vdso", "--help"]):
         proc = run([clockscope, *cmd])
         assert proc.returncode == 0 and "usage:" in proc.stdout
+
+
+def test_figures_are_the_median_over_worker_processes(clockscope):
+    """Issue 29: the hot-loop figure is the median of the processes' own medians (each
+    process exec'ed anew: its own memory layout), and the JSON keeps each process's."""
+    import statistics
+    doc = bench_json(clockscope, "--quick", "--processes", "3", "--only",
+                     "libc.clock_gettime.monotonic,ref.empty_call")
+    assert doc["config"]["processes"] == 3
+    for r in doc["results"]:
+        procs = r["processes"]
+        assert len(procs) == 3 and r["across_processes"]["count"] == 3
+        meds = [p["ns_per_call_median"] for p in procs]
+        assert r["ns_per_call"]["median"] == pytest.approx(statistics.median(meds))
+        assert r["across_processes"]["min"] == pytest.approx(min(meds))
+        assert r["across_processes"]["max"] == pytest.approx(max(meds))
+        # the spread shown is at least the one across processes and each one's within
+        assert r["spread"] >= r["across_processes"]["spread"] - 1e-9
+        assert r["samples"] == sum(p["samples"] for p in procs)
+        assert r["across_processes"]["bimodal"] in (True, False)
+    # one process: today's in-process figure, one entry
+    doc = bench_json(clockscope, "--quick", "--processes", "1", "--only", "ref.empty_call")
+    r = doc["results"][0]
+    assert doc["config"]["processes"] == 1 and len(r["processes"]) == 1
+    assert r["ns_per_call"]["median"] == r["processes"][0]["ns_per_call_median"]
+    # the default takes as many as the samples allow at the engine's minimum each (15 / 5)
+    doc = bench_json(clockscope, "--quick", "--only", "ref.empty_call")
+    assert doc["config"]["processes"] == 3

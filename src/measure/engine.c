@@ -247,6 +247,8 @@ bool measure_method(const struct method *m, const struct measure_config *c, cons
         out->preempted_samples += runs[t].preempted;
     }
     if (ok && pooled && empty) {
+        out->nkept = pooled_n < MEASURE_KEEP_MAX ? pooled_n : MEASURE_KEEP_MAX;
+        memcpy(out->kept, pooled, out->nkept * sizeof *pooled);
         stats_summarize(pooled, pooled_n, &out->ns_per_call);
         out->loop_ns_per_call = loop_sum / nthreads;
         out->calls_per_sample = n;

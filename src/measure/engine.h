@@ -24,6 +24,7 @@
 #include <time.h>
 
 #define MEASURE_MAX_THREADS 256
+#define MEASURE_KEEP_MAX 1024 /* per-call samples kept in a measurement (the first, pooled) */
 
 struct measure_config {
     double sample_target_ns; /* each sample lasts at least this long */
@@ -58,6 +59,11 @@ struct measurement {
     double elapsed_ns;
     int nthreads;
     struct thread_measurement threads[MEASURE_MAX_THREADS];
+    /* The per-call samples behind ns_per_call (net of the loop, all threads pooled, the
+     * first MEASURE_KEEP_MAX): a worker process hands them to the parent, which pools
+     * them over processes (bench_workers.c). */
+    size_t nkept;
+    double kept[MEASURE_KEEP_MAX];
 };
 
 void measure_config_default(struct measure_config *c);

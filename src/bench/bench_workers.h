@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* bench across worker processes (issue 29, docs/METHODOLOGY.md "Across processes"): the
+ * hot-loop figures are taken in several short processes, each this binary exec'ed anew
+ * (its own address-space layout), one after the other on the same CPUs; each worker
+ * measures every selected method and prints what the engine found in a line protocol;
+ * the parent pools them: the figure is the median over processes (measure/across.c). */
+#ifndef CLOCKSCOPE_BENCH_WORKERS_H
+#define CLOCKSCOPE_BENCH_WORKERS_H
+
+#include "measure/across.h"
+#include "measure/engine.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Set in a worker's environment to the number of processes of the run: this bench is a
+ * worker (an environment variable, as runtimes' C probe, so that no option meant for
+ * machines appears in the help). */
+#define BENCH_WORKER_ENV "CLOCKSCOPE_BENCH_WORKER"
+
+/* The worker's side: one measured (or failed) method in the protocol. */
+void bench_worker_print(FILE *f, const char *id, const struct measurement *r);
+
+/* One method's figures across processes. */
+struct bench_method_runs {
+    int n;                               /* processes that measured it */
+    struct measurement *proc;            /* [nproc]: each process's own measurement */
+};
+
+/* Parses one worker's output: for each method id in ids[0..nids), its measurement goes to
+ * runs[i].proc[runs[i].n++] (a failure keeps ok false and the error).  false: the output
+ * does not follow the protocol (why says where). */
+bool bench_worker_parse(const char *out, const char *const *ids, size_t nids,
+                        struct bench_method_runs *runs, char *why, size_t whylen);
+
+/* The figures of one method over its processes: out's median is the median over processes,
+ * its other quantiles those of all samples pooled, its spread the larger of the spread
+ * across processes and the processes' median spread within; across says whether they fall
+ * in two levels.  false when no process measured it (out->error says why). */
+bool bench_combine(const struct bench_method_runs *runs, double noisy_spread,
+                   struct measurement *out, struct across *across);
+
+#endif

@@ -328,3 +328,20 @@ def test_report_names_a_malformed_ladder(clockscope, quick, tmp_path, breakage):
     r = report_of(clockscope, tmp_path, doc)
     assert r.returncode in (1, 3), r.stdout
     assert "part 'ladder' is malformed" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_rungs_are_measured_across_runner_processes(clockscope):
+    """Issue 29: each rung is measured in several runners one after the other; its figure
+    is the median over them and the JSON keeps each one's."""
+    import statistics
+    doc, _ = ladder_json(clockscope, "--quick", "--processes", "3", "--only",
+                         "call.empty,syscall.getppid")
+    rungs = [r for r in doc["rungs"] if r["available"]]
+    assert len(rungs) == 2
+    for r in rungs:
+        assert len(r["processes_ns"]) == 3 and r["across_processes"]["count"] == 3
+        assert r["ns"] == pytest.approx(statistics.median(r["processes_ns"]))
+        assert r["across_processes"]["min_ns"] == pytest.approx(min(r["processes_ns"]))
+    # --quick alone keeps one runner (9 samples / 5): its time budget unchanged
+    doc, _ = ladder_json(clockscope, "--quick", "--only", "call.empty")
+    assert [len(r["processes_ns"]) for r in doc["rungs"] if r["available"]] == [1]

@@ -204,7 +204,7 @@ static void summary_json(struct json *j, const char *key, const struct summary *
     json_end_object(j);
 }
 
-static void across_json(struct json *j, const struct bench_method_runs *runs,
+static void across_json(struct json *j, const struct measure_runs *runs,
                         const struct across *a)
 {
     json_key(j, "across_processes");
@@ -252,7 +252,7 @@ static void across_json(struct json *j, const struct bench_method_runs *runs,
 }
 
 static void result_json(struct json *j, const struct method *m, const struct measurement *r,
-                        bool measured, const struct bench_method_runs *runs,
+                        bool measured, const struct measure_runs *runs,
                         const struct across *a)
 {
     json_begin_object(j);
@@ -506,7 +506,7 @@ static void join(char *buf, size_t len, const char *const *items, int n)
  * failed (said on stderr). */
 static bool run_workers(const struct bench_options *o, const struct measure_config *cfg,
                         int nproc, const char *const *ids, size_t nids,
-                        struct bench_method_runs *runs, bool progress)
+                        struct measure_runs *runs, bool progress)
 {
     char threads[16], samples[16], cpus[CPUSET_MAX * 5], only[4096], clock[512], nenv[16];
     snprintf(threads, sizeof threads, "%d", o->threads);
@@ -614,7 +614,7 @@ int cmd_bench(int argc, char **argv)
     int failures = 0;
     /* Each selected, available method's measurements, one per process. */
     static const char *ids[METHODS_MAX];
-    static struct bench_method_runs runs[METHODS_MAX];
+    static struct measure_runs runs[METHODS_MAX];
     size_t nids = 0;
     for (size_t i = 0; hot_loop && i < ml.count; i++)
         if (selected(&o, &ml.m[i]) && ml.m[i].available) {
@@ -662,7 +662,7 @@ int cmd_bench(int argc, char **argv)
         if (!selected(&o, m))
             continue;
         bool measured = m->available;
-        struct bench_method_runs *mr = measured ? &runs[k++] : NULL;
+        struct measure_runs *mr = measured ? &runs[k++] : NULL;
         struct across a;
         memset(&a, 0, sizeof a);
         if (measured && nproc == 1) {
@@ -675,7 +675,7 @@ int cmd_bench(int argc, char **argv)
             double fig = r.ns_per_call.median;
             across_summarize(&fig, r.ok ? 1 : 0, &a);
         } else if (measured) {
-            bench_combine(mr, cfg.noisy_spread, &r, &a);
+            measure_combine(mr, cfg.noisy_spread, &r, &a);
         }
         if (measured && !r.ok)
             failures += strstr(r.error, "pin") != NULL;

@@ -7,8 +7,7 @@
 #ifndef CLOCKSCOPE_BENCH_WORKERS_H
 #define CLOCKSCOPE_BENCH_WORKERS_H
 
-#include "measure/across.h"
-#include "measure/engine.h"
+#include "measure/combine.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,23 +20,10 @@
 /* The worker's side: one measured (or failed) method in the protocol. */
 void bench_worker_print(FILE *f, const char *id, const struct measurement *r);
 
-/* One method's figures across processes. */
-struct bench_method_runs {
-    int n;                               /* processes that measured it */
-    struct measurement *proc;            /* [nproc]: each process's own measurement */
-};
-
 /* Parses one worker's output: for each method id in ids[0..nids), its measurement goes to
  * runs[i].proc[runs[i].n++] (a failure keeps ok false and the error).  false: the output
  * does not follow the protocol (why says where). */
 bool bench_worker_parse(const char *out, const char *const *ids, size_t nids,
-                        struct bench_method_runs *runs, char *why, size_t whylen);
-
-/* The figures of one method over its processes: out's median is the median over processes,
- * its other quantiles those of all samples pooled, its spread the larger of the spread
- * across processes and the processes' median spread within; across says whether they fall
- * in two levels.  false when no process measured it (out->error says why). */
-bool bench_combine(const struct bench_method_runs *runs, double noisy_spread,
-                   struct measurement *out, struct across *across);
+                        struct measure_runs *runs, char *why, size_t whylen);
 
 #endif

@@ -18,6 +18,7 @@ struct ladder_options {
     const char *only[32];
     int nonly;
     double timeout_s;
+    int processes;
 };
 
 static const char help[] =
@@ -40,6 +41,9 @@ static const char help[] =
     "  --only GLOBS     only the rungs whose ids match, e.g. 'pipe.*,futex.*'; 'sweep' and\n"
     "                   'cpu_matrix' name the experiment and the matrix\n"
     "  --list           list the rung ids (and 'sweep', 'cpu_matrix') and what each measures\n"
+    "  --processes N    runners each rung is measured in, one after the other (default: as\n"
+    "                   many as the samples allow at the engine's least each: 5, quick 1);\n"
+    "                   the figure is the median over them\n"
     "  --timeout S      kill and report a measurement that takes longer (default 5 s, quick 2 s)\n"
     "  --json           machine-readable output (schema clockscope.ladder/1: docs/json.md)\n"
     "  --help           this text\n"
@@ -53,6 +57,7 @@ static const struct cli_option ladder_decl[] = {
     {.name = "only", .metavar = "GLOBS", CLI_LIST_OF(struct ladder_options, only, nonly)},
     {.name = "list", CLI_FLAG_OF(struct ladder_options, list)},
     {.name = "timeout", .metavar = "S", CLI_SECONDS_OF(struct ladder_options, timeout_s, 0.1, 600)},
+    {.name = "processes", .metavar = "N", CLI_UINT_OF(struct ladder_options, processes, 1, ACROSS_MAX)},
     {.name = "json", CLI_FLAG_OF(struct ladder_options, json)},
     {0},
 };
@@ -86,6 +91,17 @@ static void make_plan(const struct ladder_options *o, struct ladder_plan *p)
         p->rung_cfg.warmup_ns = 0.5e6;
     } else {
         measure_config_default(&p->rung_cfg);
+    }
+    /* As many runners as the samples allow, each keeping the engine's least (41 / 7: 5;
+     * quick 9 / 5: 1), each with its share of the samples and of the warm-up: the rung
+     * takes about as long as one runner taking every sample did. */
+    p->processes = o->processes ? o->processes : p->rung_cfg.samples / p->rung_cfg.min_samples;
+    if (p->processes < 1)
+        p->processes = 1;
+    if (p->processes > 1) {
+        int per = (p->rung_cfg.samples + p->processes - 1) / p->processes;
+        p->rung_cfg.samples = per < p->rung_cfg.min_samples ? p->rung_cfg.min_samples : per;
+        p->rung_cfg.warmup_ns /= p->processes;
     }
     /* A matrix cell is one more pair of the same threads: shorter samples suffice. */
     measure_config_quick(&p->matrix_cfg);

@@ -9,6 +9,7 @@
 #define CLOCKSCOPE_LADDER_RUNGS_H
 
 #include "common/stats.h"
+#include "measure/across.h"
 #include "ladder/mechanism.h"
 
 #include <stdbool.h>
@@ -49,6 +50,11 @@ struct rung_result {
     size_t samples, preempted_samples;
     double elapsed_s;
     int cpu_a, cpu_b;    /* where side A (the timer's) and side B ran; -1: none */
+    /* Across the runners the rung was measured in, one after the other (issue 29): ns's
+     * median is the median over them. */
+    int nproc;
+    double proc_ns[ACROSS_MAX];
+    struct across across;
 };
 
 /* Fills defs with every rung in display order (calls first, then each mechanism with

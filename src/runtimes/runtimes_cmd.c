@@ -30,7 +30,11 @@ static const char help[] =
     "  --python PATH   the Python interpreter to measure (default: python3 on PATH)\n"
     "  --go-probe PATH a Go probe already built (CGO_ENABLED=0 go build of probe.go):\n"
     "                  for machines without go, e.g. `clockscope vm --add`\n"
-    "  --samples N     timed samples per API and per harness (3 to 200; default 15)\n"
+    "  --samples N     timed samples per API and per harness in all (3 to 200; default 15),\n"
+    "                  shared among the processes\n"
+    "  --processes N   runs of each probe the figures are taken across (default: as many as\n"
+    "                  the samples allow at 3 each: 5); each its own process, Python's each\n"
+    "                  with its own PYTHONHASHSEED; the figure is the median over them\n"
     "  --timeout S     each probe's (and each build's) time limit (default 120)\n"
     "  --no-count      do not count syscalls ('kernel' unknown)\n"
     "  --json          clockscope.runtimes/1 (docs/json.md)\n"
@@ -44,7 +48,7 @@ struct runtimes_options {
     const char *only[RUNTIMES_MAX];
     int nonly;
     const char *python, *go_probe;
-    int samples;
+    int samples, processes;
     double timeout_s;
 };
 
@@ -65,6 +69,8 @@ static const struct cli_option decl[] = {
     {.name = "go-probe", .metavar = "PATH", CLI_STRING_OF(struct runtimes_options, go_probe)},
     {.name = "samples", .metavar = "N",
      CLI_UINT_OF(struct runtimes_options, samples, PROBE_MIN_SAMPLES, PROBE_MAX_SAMPLES)},
+    {.name = "processes", .metavar = "N",
+     CLI_UINT_OF(struct runtimes_options, processes, 1, ACROSS_MAX)},
     {.name = "timeout", .metavar = "S", CLI_SECONDS_OF(struct runtimes_options, timeout_s, 1, 3600)},
     {.name = "no-count", CLI_FLAG_OF(struct runtimes_options, no_count)},
     {0},
@@ -91,7 +97,14 @@ int cmd_runtimes(int argc, char **argv)
     static struct runtimes_config cfg;
     cfg.python = o.python;
     cfg.go_probe = o.go_probe;
-    cfg.samples = o.samples;
+    /* As many processes as the samples allow with the protocol's least each (15 / 3: 5),
+     * so that the run takes about as long as one probe run taking every sample did. */
+    cfg.processes = o.processes ? o.processes : o.samples / PROBE_MIN_SAMPLES;
+    if (cfg.processes < 1)
+        cfg.processes = 1;
+    cfg.samples = (o.samples + cfg.processes - 1) / cfg.processes;
+    if (cfg.samples < PROBE_MIN_SAMPLES)
+        cfg.samples = PROBE_MIN_SAMPLES;
     cfg.sample_us = 2000;
     cfg.timeout_ms = (int)(o.timeout_s * 1000);
     cfg.count = !o.no_count;

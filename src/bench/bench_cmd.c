@@ -6,11 +6,13 @@
 #include "common/cli.h"
 #include "common/cpuset.h"
 #include "common/json.h"
+#include "common/progress.h"
 #include "common/subprocess.h"
 #include "facts/sysinfo.h"
 #include "measure/clocks.h"
 #include "measure/engine.h"
 #include "measure/method.h"
+#include "measure/sparse.h"
 
 #include <math.h>
 #include <sched.h>
@@ -23,7 +25,7 @@
 #define MAX_PATTERNS 32
 
 struct bench_options {
-    bool quick, json, list;
+    bool quick, json, list, progress;
     int threads;
     const char *cpus_arg;
     struct cpu_list allowed, cpus;
@@ -50,7 +52,7 @@ static const char help[] =
     "--list shows them all.\n"
     "\n"
     "options:\n"
-    "  --quick            fewer, shorter samples (about 1 s in all)\n"
+    "  --quick            fewer, shorter samples (about 1 s in all; the default: about 3 s)\n"
     "  --threads N        N threads at once, each pinned to its own CPU: per-call cost and\n"
     "                     aggregate calls/sec (shows paths that serialize)\n"
     "  --cpus LIST        CPUs to pin to, e.g. 0 or 0,2-3 (default: the current CPU, or the\n"
@@ -69,10 +71,15 @@ static const char help[] =
     "                     gap: per-read p50, p99, p99.9, max, min, cold and hot, for all the\n"
     "                     methods side by side (docs/METHODOLOGY.md, 'Sparse reads')\n"
     "  --reads N          reads per method at each gap without ':N' (default 200, at most\n"
-    "                     about 10 s of sleep per gap, at least 10)\n"
+    "                     10 s / gap, at least 10).  Each read sleeps the gap first, one method\n"
+    "                     at a time, so a gap takes (methods + 1) x reads x gap: with every\n"
+    "                     method (about 50), 1ms takes 10 s, 20ms 3 min, 150ms 8 min; narrow\n"
+    "                     it with --only.  bench says the estimate before it starts\n"
     "  --bracket KIND     timer around each sparse read: auto (default: the ordered counter\n"
     "                     when the CPU promises a constant rate, else CLOCK_MONOTONIC_RAW),\n"
     "                     counter, clock\n"
+    "  --progress         say what is measured and how long is left on stderr even when it is\n"
+    "                     not a terminal (on a terminal it always does)\n"
     "  --list             list the methods and whether each can run here; measure nothing\n"
     "  --json             machine-readable output (schema: docs/json.md)\n"
     "  --help             this text\n"
@@ -119,6 +126,7 @@ static const struct cli_option bench_decl[] = {
     {.name = "samples", .metavar = "N", CLI_UINT_OF(struct bench_options, samples, 3, 1000)},
     {.name = "processes", .metavar = "N", CLI_UINT_OF(struct bench_options, processes, 1, ACROSS_MAX)},
     {.name = "list", CLI_FLAG_OF(struct bench_options, list)},
+    {.name = "progress", CLI_FLAG_OF(struct bench_options, progress)},
     {.name = "json", CLI_FLAG_OF(struct bench_options, json)},
     {.name = "gap", .metavar = "LIST", .check = gap_check, CLI_STRING_OF(struct bench_options, gap_arg)},
     {.name = "reads", .metavar = "N", .needs = "gap",
@@ -506,7 +514,7 @@ static void join(char *buf, size_t len, const char *const *items, int n)
  * failed (said on stderr). */
 static bool run_workers(const struct bench_options *o, const struct measure_config *cfg,
                         int nproc, const char *const *ids, size_t nids,
-                        struct measure_runs *runs, bool progress)
+                        struct measure_runs *runs, struct progress *pg)
 {
     char threads[16], samples[16], cpus[CPUSET_MAX * 5], only[4096], clock[512], nenv[16];
     snprintf(threads, sizeof threads, "%d", o->threads);
@@ -542,8 +550,8 @@ static bool run_workers(const struct bench_options *o, const struct measure_conf
     setenv(BENCH_WORKER_ENV, nenv, 1);
     bool ok = true;
     for (int p = 0; ok && p < nproc; p++) {
-        if (progress)
-            fprintf(stderr, "\r[process %d/%d] %zu methods%20s", p + 1, nproc, nids, "");
+        progress_say(pg, (double)p / nproc, -1, "worker process %d of %d: %zu methods", p + 1,
+                     nproc, nids);
         char *out = NULL, err[400] = "", why[300] = "";
         size_t len = 0;
         struct run_outcome oc;
@@ -610,7 +618,18 @@ int cmd_bench(int argc, char **argv)
 
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    bool progress = !o.json && isatty(STDERR_FILENO) && !isatty(STDOUT_FILENO);
+    struct progress pg;
+    progress_init(&pg, "bench", o.progress);
+    if (pg.on && bench_gap_any_sparse(&o.gap.gaps)) {
+        /* the long part: said before it starts, with the true figure */
+        size_t nsparse = 0;
+        for (size_t i = 0; i < ml.count; i++)
+            nsparse += selected(&o, &ml.m[i]) && sparse_method_supported(&ml.m[i]);
+        char d[32];
+        progress_format_duration(bench_gap_sleep_s(&o.gap, nsparse) * 1.1, d, sizeof d);
+        fprintf(stderr, "clockscope bench: the sparse reads will take about %s (%zu methods; "
+                "--only narrows them)\n", d, nsparse);
+    }
     int failures = 0;
     /* Each selected, available method's measurements, one per process. */
     static const char *ids[METHODS_MAX];
@@ -628,7 +647,7 @@ int cmd_bench(int argc, char **argv)
             nids++;
         }
     if (hot_loop && nproc > 1 && nids > 0 &&
-        !run_workers(&o, &cfg, nproc, ids, nids, runs, progress)) {
+        !run_workers(&o, &cfg, nproc, ids, nids, runs, &pg)) {
         /* Where this binary cannot run itself (under qemu-user, /proc/self/exe is the
          * guest binary, which the host cannot exec), one process is better than none: said. */
         fprintf(stderr, "clockscope bench: the figures are taken in this one process instead\n");
@@ -667,8 +686,8 @@ int cmd_bench(int argc, char **argv)
         memset(&a, 0, sizeof a);
         if (measured && nproc == 1) {
             /* in this process: today's figure, exactly */
-            if (progress)
-                fprintf(stderr, "\r[%zu/%zu] %-40s", ++done, nsel, m->id);
+            progress_say(&pg, (double)done / (double)nids, -1, "%s", m->id);
+            done++;
             measure_method(m, &cfg, o.cpus.cpu, o.threads, &mr->proc[0]);
             mr->n = 1;
             r = mr->proc[0];
@@ -683,15 +702,17 @@ int cmd_bench(int argc, char **argv)
             memset(&r, 0, sizeof r);
             snprintf(r.error, sizeof r.error, "not available: %s", m->why);
         }
-        if (o.json)
+        if (o.json) {
             result_json(&j, m, &r, measured, mr, measured ? &a : NULL);
-        else
+        } else {
+            progress_clear(&pg);
             print_row(m, &r, measured ? &a : NULL);
+            fflush(stdout);
+        }
     }
     for (size_t i = 0; i < nids; i++)
         free(runs[i].proc);
-    if (progress)
-        fprintf(stderr, "\r%60s\r", "");
+    progress_clear(&pg);
     if (o.json)
         json_end_array(&j);
     else
@@ -702,10 +723,11 @@ int cmd_bench(int argc, char **argv)
         for (size_t i = 0; i < ml.count; i++)
             if (selected(&o, &ml.m[i]))
                 sel[n++] = &ml.m[i];
-        failures += bench_gap_run(sel, n, &o.gap, o.cpus.cpu[0], o.json ? &j : NULL);
+        failures += bench_gap_run(sel, n, &o.gap, o.cpus.cpu[0], o.json ? &j : NULL, &pg);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    progress_end(&pg);
     report_fastclock_source(&ml, &o, o.json ? &j : NULL);
     if (o.json) {
         json_kv_double(&j, "elapsed_s", elapsed);

@@ -3,6 +3,7 @@
  * here, each figure beside its harness, with the path underneath (docs/runtimes.md). */
 #include "commands.h"
 #include "common/cli.h"
+#include "common/progress.h"
 #include "facts/sysinfo.h"
 #include "runtimes/runtimes.h"
 
@@ -37,14 +38,18 @@ static const char help[] =
     "                  with its own PYTHONHASHSEED; the figure is the median over them\n"
     "  --timeout S     each probe's (and each build's) time limit (default 120)\n"
     "  --no-count      do not count syscalls ('kernel' unknown)\n"
+    "  --progress      say which runtime is measured and how long is left on stderr even\n"
+    "                  when it is not a terminal (on a terminal it always does)\n"
     "  --json          clockscope.runtimes/1 (docs/json.md)\n"
     "\n"
+    "Duration: about 1-2 s per runtime found (Java's JVM start-up: 2-3 s), plus the first\n"
+    "build of a compiled probe (Go, Java, Rust: up to a minute each, once).\n"
     "Environment: CLOCKSCOPE_PROBES, the directory of the probe sources.\n"
     "Exit status: 0 every runtime found was measured; 1 a runtime's probe failed; 2 bad\n"
     "usage.\n";
 
 struct runtimes_options {
-    bool json, no_count;
+    bool json, no_count, progress;
     const char *only[RUNTIMES_MAX];
     int nonly;
     const char *python, *go_probe;
@@ -73,6 +78,7 @@ static const struct cli_option decl[] = {
      CLI_UINT_OF(struct runtimes_options, processes, 1, ACROSS_MAX)},
     {.name = "timeout", .metavar = "S", CLI_SECONDS_OF(struct runtimes_options, timeout_s, 1, 3600)},
     {.name = "no-count", CLI_FLAG_OF(struct runtimes_options, no_count)},
+    {.name = "progress", CLI_FLAG_OF(struct runtimes_options, progress)},
     {0},
 };
 
@@ -117,9 +123,18 @@ int cmd_runtimes(int argc, char **argv)
         runtimes_check_count(&cfg, &res);
     else
         snprintf(res.count_why, sizeof res.count_why, "--no-count");
+    struct progress pg;
+    progress_init(&pg, "runtimes", o.progress);
+    size_t nsel = 0, done = 0;
     for (size_t i = 0; i < runtime_ndefs; i++)
-        if (selected(&o, runtime_defs[i].name))
+        nsel += selected(&o, runtime_defs[i].name);
+    for (size_t i = 0; i < runtime_ndefs; i++)
+        if (selected(&o, runtime_defs[i].name)) {
+            progress_say(&pg, (double)done++ / (double)nsel, -1, "%s (%d probe processes)",
+                         runtime_defs[i].name, cfg.processes);
             runtimes_measure(&runtime_defs[i], &cfg, &res);
+        }
+    progress_end(&pg);
     if (o.json)
         runtimes_print_json(&si, &res, &cfg);
     else

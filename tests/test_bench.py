@@ -153,3 +153,30 @@ def test_figures_are_the_median_over_worker_processes(clockscope):
     # the default takes as many as the samples allow at the engine's minimum each (15 / 5)
     doc = bench_json(clockscope, "--quick", "--only", "ref.empty_call")
     assert doc["config"]["processes"] == 3
+
+
+def test_the_answer_comes_first(clockscope):
+    """Issue 27: one answer line before the table, from the figures the table shows."""
+    import re
+    doc = bench_json(clockscope, "--quick", "--only",
+                     "libc.clock_gettime.monotonic,libc.clock_gettime.monotonic_coarse,"
+                     "syscall.clock_gettime.monotonic,vdso.clock_gettime.monotonic,counter.*")
+    res = by_id(doc)
+    answer = doc["answer"]
+
+    def said(ns):
+        return f"{ns:.0f} ns" if ns >= 10 else f"{ns:.1f} ns"
+    libc = res["libc.clock_gettime.monotonic"]["ns_per_call"]["median"]
+    sysc = res["syscall.clock_gettime.monotonic"]["ns_per_call"]["median"]
+    assert answer.startswith(f"clock_gettime(MONOTONIC) {said(libc)} "), answer
+    assert f"; the syscall {said(sysc)} ({sysc / libc:.1f}x)" in answer
+    coarse = res["libc.clock_gettime.monotonic_coarse"]["ns_per_call"]["median"]
+    assert f"; COARSE {said(coarse)}" in answer
+    assert re.search(r"; the counter read \(\w+\) [\d.]+ ns$", answer), answer
+    assert ("through the vDSO" in answer) == (libc < 0.5 * sysc)
+    # the text: header, then the answer, before the table
+    out = run([clockscope, "bench", "--quick", "--only",
+               "libc.clock_gettime.monotonic,syscall.clock_gettime.monotonic"]).stdout
+    lines = out.splitlines()
+    assert lines[1].startswith("clock_gettime(MONOTONIC) "), out
+    assert lines.index(next(l for l in lines if l.startswith("id "))) > 1

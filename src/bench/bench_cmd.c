@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* clockscope bench: the cost of every way of reading the time on this machine. */
 #include "commands.h"
+#include "bench/bench_answer.h"
 #include "bench/bench_gap.h"
 #include "bench/bench_workers.h"
 #include "common/cli.h"
@@ -304,7 +305,6 @@ static void result_json(struct json *j, const struct method *m, const struct mea
 static void print_header(const struct sysinfo *si, const struct bench_options *o,
                          const struct measure_config *cfg, int nproc)
 {
-    sysinfo_print_header(stdout, "bench", si);
     printf("%d thread%s pinned to CPU", o->threads, o->threads == 1 ? "" : "s");
     for (int i = 0; i < o->threads; i++)
         printf("%s%d", i ? "," : " ", o->cpus.cpu[i]);
@@ -459,6 +459,43 @@ static void json_preamble(struct json *j, const struct sysinfo *si, const struct
         json_uint(j, o->gap.gaps.item[i].gap_ns);
     json_end_array(j);
     json_end_object(j);
+}
+
+/* The answer's figures from the rows (bench_answer.c). */
+static void answer_from(const struct method *const *ms, const struct measurement *res,
+                        const struct across *acr, size_t n, char *buf, size_t len)
+{
+    struct bench_answer_in in;
+    memset(&in, 0, sizeof in);
+    for (size_t i = 0; i < n; i++) {
+        const struct method *m = ms[i];
+        if (!m->available || !res[i].ok)
+            continue;
+        struct answer_figure f = {.measured = true, .ns = res[i].ns_per_call.median,
+                                  .bimodal = acr[i].bimodal, .low = acr[i].low,
+                                  .high = acr[i].high};
+        if (strcmp(m->id, "libc.clock_gettime.monotonic") == 0)
+            in.libc = f;
+        else if (strcmp(m->id, "vdso.clock_gettime.monotonic") == 0)
+            in.vdso = f;
+        else if (strcmp(m->id, "syscall.clock_gettime.monotonic") == 0)
+            in.syscall = f;
+        else if (strcmp(m->id, "libc.clock_gettime.monotonic_coarse") == 0)
+            in.coarse = f;
+        else if (strcmp(m->path, "counter") == 0 && !in.counter.measured) {
+            in.counter = f; /* the first: the arch's plain read (methods_counter.c) */
+            in.counter_name = m->id + strlen("counter.");
+        }
+        if (!in.fastest_id || f.ns < in.fastest_ns) {
+            in.fastest_id = m->id;
+            in.fastest_ns = f.ns;
+        }
+        if (!in.slowest_id || f.ns > in.slowest_ns) {
+            in.slowest_id = m->id;
+            in.slowest_ns = f.ns;
+        }
+    }
+    bench_answer(&in, buf, len);
 }
 
 /* The processes a run takes its hot-loop figures in: --processes, or as many as the
@@ -663,52 +700,67 @@ int cmd_bench(int argc, char **argv)
     }
     struct sysinfo si;
     sysinfo_read(&si);
-    struct json j;
-    if (o.json) {
-        json_preamble(&j, &si, &o, &cfg, nproc);
-        json_key(&j, "results");
-        json_begin_array(&j);
-    } else if (hot_loop) {
-        print_header(&si, &o, &cfg, nproc);
-    } else {
-        sysinfo_print_header(stdout, "bench", &si);
-    }
 
-    static struct measurement r;
-    size_t done = 0, k = 0;
+    /* Every figure first (the answer opens the output), then the output. */
+    static struct measurement res[METHODS_MAX];
+    static struct across acr[METHODS_MAX];
+    static const struct method *rowm[METHODS_MAX];
+    size_t nrows = 0, done = 0, k = 0;
     for (size_t i = 0; hot_loop && i < ml.count; i++) {
         const struct method *m = &ml.m[i];
         if (!selected(&o, m))
             continue;
-        bool measured = m->available;
-        struct measure_runs *mr = measured ? &runs[k++] : NULL;
-        struct across a;
-        memset(&a, 0, sizeof a);
-        if (measured && nproc == 1) {
+        struct measurement *r = &res[nrows];
+        struct across *a = &acr[nrows];
+        rowm[nrows++] = m;
+        memset(a, 0, sizeof *a);
+        if (!m->available) {
+            memset(r, 0, sizeof *r);
+            snprintf(r->error, sizeof r->error, "not available: %s", m->why);
+            continue;
+        }
+        struct measure_runs *mr = &runs[k++];
+        if (nproc == 1) {
             /* in this process: today's figure, exactly */
             progress_say(&pg, (double)done / (double)nids, -1, "%s", m->id);
             done++;
             measure_method(m, &cfg, o.cpus.cpu, o.threads, &mr->proc[0]);
             mr->n = 1;
-            r = mr->proc[0];
-            double fig = r.ns_per_call.median;
-            across_summarize(&fig, r.ok ? 1 : 0, &a);
-        } else if (measured) {
-            measure_combine(mr, cfg.noisy_spread, &r, &a);
-        }
-        if (measured && !r.ok)
-            failures += strstr(r.error, "pin") != NULL;
-        if (!measured) {
-            memset(&r, 0, sizeof r);
-            snprintf(r.error, sizeof r.error, "not available: %s", m->why);
-        }
-        if (o.json) {
-            result_json(&j, m, &r, measured, mr, measured ? &a : NULL);
+            *r = mr->proc[0];
+            double fig = r->ns_per_call.median;
+            across_summarize(&fig, r->ok ? 1 : 0, a);
         } else {
-            progress_clear(&pg);
-            print_row(m, &r, measured ? &a : NULL);
-            fflush(stdout);
+            measure_combine(mr, cfg.noisy_spread, r, a);
         }
+        if (!r->ok)
+            failures += strstr(r->error, "pin") != NULL;
+    }
+    progress_clear(&pg);
+    char answer[512] = "";
+    if (hot_loop)
+        answer_from(rowm, res, acr, nrows, answer, sizeof answer);
+
+    struct json j;
+    if (o.json) {
+        json_preamble(&j, &si, &o, &cfg, nproc);
+        json_kv_string(&j, "answer", answer[0] ? answer : NULL);
+        json_key(&j, "results");
+        json_begin_array(&j);
+    } else if (hot_loop) {
+        sysinfo_print_header(stdout, "bench", &si);
+        if (answer[0])
+            printf("%s\n\n", answer);
+        print_header(&si, &o, &cfg, nproc);
+    } else {
+        sysinfo_print_header(stdout, "bench", &si);
+    }
+    for (size_t i = 0, kk = 0; i < nrows; i++) {
+        const struct method *m = rowm[i];
+        struct measure_runs *mr = m->available ? &runs[kk++] : NULL;
+        if (o.json)
+            result_json(&j, m, &res[i], m->available, mr, m->available ? &acr[i] : NULL);
+        else
+            print_row(m, &res[i], m->available ? &acr[i] : NULL);
     }
     for (size_t i = 0; i < nids; i++)
         free(runs[i].proc);

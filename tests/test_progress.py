@@ -17,7 +17,7 @@ COMMANDS = {
     "bench": ["bench", "--quick", "--only", "ref.empty_call,libc.clock_gettime.monotonic"],
     "bench --gap": ["bench", "--only", "libc.clock_gettime.monotonic", "--gap", "0,1ms:20"],
     "warp": ["warp", "--seconds", "0.2", "--only", "libc.clock_gettime.monotonic"],
-    "ladder": ["ladder", "--quick", "--only", "call.empty,syscall.getppid"],
+    "ladder": ["ladder", "--quick", "--only", "ref.empty_call,ref.getppid"],
     "runtimes": ["runtimes", "--only", "python", "--python", str(FAKE), "--no-count"],
 }
 
@@ -69,6 +69,6 @@ def test_a_terminal_gets_one_line_redrawn_and_cleared(clockscope):
     os.close(master)
     assert proc.returncode == 0
     text = out.decode()
-    assert "\r\x1b[Kclockscope ladder: rung call.empty" in text, text
+    assert "\r\x1b[Kclockscope ladder: rung ref.empty_call" in text, text
     assert text.endswith("\r\x1b[K"), text                        # nothing left behind
-    assert b"\r" not in proc.stdout and b"rung call.empty" not in proc.stdout
+    assert b"\r" not in proc.stdout and b"rung ref.empty_call" not in proc.stdout

@@ -163,7 +163,7 @@ int cmd_ladder(int argc, char **argv)
     if (o.list) {
         for (size_t i = 0; i < r.nrungs; i++)
             if (r.selected[i])
-                printf("%-32s %s: %s\n", r.defs[i].id, ladder_kind_name(r.defs[i].kind),
+                printf("%-32s %s: %s\n", r.defs[i].id, ladder_rung_unit(&r.defs[i]),
                    r.defs[i].description);
         if (r.sweep_selected)
             printf("%-32s round_trip: source 003's experiment, N clients and one server\n", "sweep");

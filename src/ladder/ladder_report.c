@@ -57,7 +57,7 @@ static void print_rungs(FILE *out, const struct ladder_run *r)
         any_selected |= r->selected[i];
     if (!any_selected)
         return;
-    fprintf(out, "%-30s %-10s %10s %10s %7s  %s\n", "rung", "kind", "median", "p99", "spread",
+    fprintf(out, "%-32s %-10s %10s %10s %7s  %s\n", "rung", "kind", "median", "p99", "spread",
             "CPUs");
     for (size_t i = 0; i < r->nrungs; i++) {
         const struct rung_result *x = &r->rungs[i];
@@ -67,9 +67,9 @@ static void print_rungs(FILE *out, const struct ladder_run *r)
             any_unavailable = true;
             continue;
         }
-        const char *kind = ladder_kind_name(x->def->kind);
+        const char *kind = ladder_rung_unit(x->def);
         if (!x->measured) {
-            fprintf(out, "%-30s %-10s %10s %10s %7s  FAILED: %s\n", x->def->id, kind, "-", "-",
+            fprintf(out, "%-32s %-10s %10s %10s %7s  FAILED: %s\n", x->def->id, kind, "-", "-",
                     "-", x->why);
             continue;
         }
@@ -80,7 +80,7 @@ static void print_rungs(FILE *out, const struct ladder_run *r)
             snprintf(cpus, sizeof cpus, "%d,%d", x->cpu_a, x->cpu_b);
         else
             snprintf(cpus, sizeof cpus, "%d", x->cpu_a);
-        fprintf(out, "%-30s %-10s %10s %10s %6.1f%%%s %s\n", x->def->id, kind, med, p99,
+        fprintf(out, "%-32s %-10s %10s %10s %6.1f%%%s %s\n", x->def->id, kind, med, p99,
                 100 * x->ns.spread, x->noisy ? "!" : " ", cpus);
         if (x->across.bimodal) {
             char lo[32], hi[32];
@@ -234,8 +234,8 @@ void ladder_print_text(FILE *out, const struct ladder_run *r)
         print_matrix(out, &r->matrix);
     if (r->sweep_selected)
         print_sweep(out, &r->sweep);
-    fprintf(out, "\n%.*f s in all.  round_trip: from the request (or call) to the answer (or "
-                 "return); one_way: half of one.\n",
+    fprintf(out, "\n%.*f s in all.  call: from the call to its return; round_trip: from the "
+                 "request to the answer; one_way: half of one.\n",
             r->elapsed_s < 1 ? 2 : 1, r->elapsed_s);
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The rungs of the ladder, as one table: what is measured, with what, where.
  *
- * Rung ids name the mechanism and the placement: `call.empty`, `vdso.clock_gettime`,
- * `syscall.getppid`, ... for calls (a bench method measured by the engine), and
+ * Rung ids: a call is a bench method measured by the engine, under bench's id
+ * (`ref.empty_call`, `vdso.clock_gettime.monotonic`, `ref.getppid`, ...); and
  * `<mechanism>.<threads|processes>.<same_cpu|cross_cpu>` for round trips
  * (`pipe.threads.cross_cpu`, `futex.processes.same_cpu`, `spin.threads.cross_cpu`). */
 #ifndef CLOCKSCOPE_LADDER_RUNGS_H
@@ -60,5 +60,7 @@ struct rung_result {
 /* Fills defs with every rung in display order (calls first, then each mechanism with
  * threads and processes, same CPU and cross CPU).  Returns the count. */
 size_t rungs_build(struct rung_def *defs, size_t max);
+/* What the text calls a rung's figure: "call" (a call and its return), else its kind. */
+const char *ladder_rung_unit(const struct rung_def *d);
 
 #endif

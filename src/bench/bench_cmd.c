@@ -509,6 +509,20 @@ static int processes_for(const struct bench_options *o, const struct measure_con
     return n < 1 ? 1 : n > ACROSS_MAX ? ACROSS_MAX : n;
 }
 
+/* A worker's share of the per-method budget: on a busy machine, where preempted samples
+ * are retaken until the budget runs out, N workers each with the whole budget took N times
+ * as long as one process; at least what the minimum of samples takes when none is lost. */
+static void worker_budget(struct measure_config *cfg, int nproc)
+{
+    /* The least samples a worker insists on when the budget is spent: the minimum shared
+     * too (at least 3: a median of its own), or a busy machine would make N workers take N
+     * times the minimum that one process settled for. */
+    int least_samples = (cfg->min_samples + nproc - 1) / nproc;
+    cfg->min_samples = least_samples < 3 ? 3 : least_samples;
+    double least = 2.0 * cfg->min_samples * cfg->sample_target_ns;
+    cfg->budget_ns = cfg->budget_ns / nproc < least ? least : cfg->budget_ns / nproc;
+}
+
 /* Each process's share: the samples divided among the processes (at least the minimum),
  * and the warm-up too (at least 1 ms: calibration warms up as well). */
 static void share_config(struct measure_config *cfg, int nproc)
@@ -518,6 +532,7 @@ static void share_config(struct measure_config *cfg, int nproc)
     int per = (cfg->samples + nproc - 1) / nproc;
     cfg->samples = per < cfg->min_samples ? cfg->min_samples : per;
     cfg->warmup_ns = cfg->warmup_ns / nproc < 1e6 ? 1e6 : cfg->warmup_ns / nproc;
+    worker_budget(cfg, nproc); /* for the JSON's config: what each worker had */
 }
 
 /* The worker's whole run: every selected method measured, in the protocol on stdout. */
@@ -641,8 +656,10 @@ int cmd_bench(int argc, char **argv)
         cfg.samples = o.samples;
     if (worker) {
         int n = atoi(worker);
-        if (n > 1) /* the warm-up's share (the samples came as --samples) */
+        if (n > 1) { /* the shares of the warm-up and of the budget (samples: --samples) */
             cfg.warmup_ns = cfg.warmup_ns / n < 1e6 ? 1e6 : cfg.warmup_ns / n;
+            worker_budget(&cfg, n);
+        }
         return worker_main(&ml, &o, &cfg);
     }
     int nproc = processes_for(&o, &cfg);

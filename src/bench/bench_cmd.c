@@ -63,9 +63,9 @@ static const char help[] =
     "  --samples N        samples per method in all (default 41, quick 15), shared among\n"
     "                     the processes\n"
     "  --processes N      worker processes to take the figures in, one after the other (default:\n"
-    "                     as many as the samples allow, at least 7 samples each (quick 5):\n"
-    "                     5, quick 3); 1 measures in this process.  The figure is the median\n"
-    "                     over processes, each with its own memory layout\n"
+    "                     the samples over the engine's minimum: 41 / 7 = 5, quick 15 / 5 = 3);\n"
+    "                     1 measures in this process.  The figure is the median over\n"
+    "                     processes, each with its own memory layout\n"
     "  --gap LIST         read patterns: gaps between reads, e.g. 0,1ms,20ms,150ms,1s:30\n"
     "                     (units ns, us, ms, s; ':N' sets that gap's reads).  0 is the hot\n"
     "                     loop above; any other gap times each read alone after sleeping the\n"
@@ -523,16 +523,18 @@ static void worker_budget(struct measure_config *cfg, int nproc)
     cfg->budget_ns = cfg->budget_ns / nproc < least ? least : cfg->budget_ns / nproc;
 }
 
-/* Each process's share: the samples divided among the processes (at least the minimum),
- * and the warm-up too (at least 1 ms: calibration warms up as well). */
+/* Each process's share: the samples divided among the processes (at least a worker's
+ * minimum), the warm-up (at least 1 ms: calibration warms up as well) and the budget. */
 static void share_config(struct measure_config *cfg, int nproc)
 {
     if (nproc <= 1)
         return;
-    int per = (cfg->samples + nproc - 1) / nproc;
+    /* rounded down (41 / 5: 8 each, 40 in all): each worker also pays its own
+     * calibration, which one process paid once */
+    worker_budget(cfg, nproc); /* for the JSON's config: what each worker had */
+    int per = cfg->samples / nproc;
     cfg->samples = per < cfg->min_samples ? cfg->min_samples : per;
     cfg->warmup_ns = cfg->warmup_ns / nproc < 1e6 ? 1e6 : cfg->warmup_ns / nproc;
-    worker_budget(cfg, nproc); /* for the JSON's config: what each worker had */
 }
 
 /* The worker's whole run: every selected method measured, in the protocol on stdout. */

@@ -41,7 +41,8 @@ endif
 
 # The directories whose sources make up the clockscope binary, and the one arch file.
 CLI_DIRS := common vdso measure bench warp fastclock run facts doctor vm collect metrics ladder profile runtimes
-CLI_SRC  := src/main.c $(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c)) src/arch/$(ARCH).c
+CLI_SRC  := src/main.c $(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c)) src/arch/$(ARCH).c \
+            src/arch/defaults.c
 CLI_OBJ  := $(CLI_SRC:%.c=$(O)/obj/%.o)
 LIB_OBJ  := $(filter-out $(O)/obj/src/main.o,$(CLI_OBJ))
 UNIT_SRC := $(wildcard tests/unit/*.c)
@@ -54,7 +55,8 @@ all: $(O)/clockscope fastclock-libs
 # only libfastclock's API exported (-fvisibility=hidden; the shim exports only the calls
 # it interposes, src/shim/shim.map).  Not built in SAN builds (an ASan shim cannot be
 # preloaded into arbitrary programs); the library's logic is unit-tested there instead.
-FC_SRC     := $(wildcard src/fastclock/*.c) src/arch/$(ARCH).c src/common/trap_guard.c
+FC_SRC     := $(wildcard src/fastclock/*.c) src/arch/$(ARCH).c src/arch/defaults.c \
+              src/common/trap_guard.c
 FC_PIC     := $(FC_SRC:%.c=$(O)/pic/%.o)
 SHIM_PIC   := $(patsubst %.c,$(O)/pic/%.o,$(wildcard src/shim/*.c))
 FC_OUTPUTS := $(O)/libfastclock.so $(O)/libfastclock.a $(O)/fastclock.pc $(O)/libclockscope-shim.so
@@ -151,7 +153,8 @@ vm-binaries: cross
 FUZZ_CC := clang -std=c11 -g -O1 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,undefined
 fuzz:
 	@mkdir -p build/fuzz
-	$(FUZZ_CC) -o build/fuzz/fuzz_vdso_elf tests/fuzz/fuzz_vdso_elf.c src/vdso/vdso_elf.c
+	$(FUZZ_CC) -o build/fuzz/fuzz_vdso_elf tests/fuzz/fuzz_vdso_elf.c src/vdso/vdso_elf.c \
+	    src/common/arch_table.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_kernel_log tests/fuzz/fuzz_kernel_log.c src/facts/tsc_calibration.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_facts_text tests/fuzz/fuzz_facts_text.c src/facts/klog.c \
 	    src/facts/cpuinfo.c src/facts/kernel_text.c src/facts/logscan.c src/facts/tsc_calibration.c \
@@ -170,12 +173,16 @@ fuzz:
 	$(FUZZ_CC) -o build/fuzz/fuzz_probe_parse tests/fuzz/fuzz_probe_parse.c src/runtimes/probe_parse.c
 
 # The quick inner loop: the native C unit tests, then the CLI tests that need no other
-# build (no sanitized or cross build, no qemu, no VM).  The whole suite is `make test`.
+# build (no sanitized or cross build, no qemu, no VM), left out by their markers
+# (pytest.ini; tests/conftest.py applies them from the fixtures a test uses).  The whole
+# suite is `make test`.
 CHECK_TESTS := tests/test_cli.py tests/test_bench.py tests/test_warp.py tests/test_vdso_cmd.py \
-               tests/test_doctor.py tests/test_run.py tests/test_fastclock.py tests/test_ladder.py
+               tests/test_doctor.py tests/test_run.py tests/test_fastclock.py tests/test_ladder.py \
+               tests/test_docs.py
+CHECK_MARKERS := not cross and not qemu and not vm and not sanitized
 check: all $(O)/unit_tests
 	$(O)/unit_tests
-	$(PYTHON) -m pytest -q $(CHECK_TESTS) -k "not cross and not qemu and not sanitized and not sanitizers"
+	$(PYTHON) -m pytest -q $(CHECK_TESTS) -m "$(CHECK_MARKERS)"
 
 # The whole suite: C unit tests (native, sanitized, cross under qemu-user), CLI tests,
 # corpus, fuzz smoke, VM tests.  docs/testing.md says what each part needs.

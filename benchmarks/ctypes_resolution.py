@@ -5,7 +5,7 @@
 
     python3 benchmarks/ctypes_resolution.py [--pairs 200] [--runs 2]
 
-`clockscope runtimes` times `clock_gettime(1, p)` through ctypes (source 000's trap: the
+`clockscope runtimes` times `clock_gettime(1, p)` through ctypes (the RISC-V clock_gettime report's trap: the
 FFI call costs ~15x the clock) and subtracts a harness of the same call shape,
 `strnlen(p, 0)`, pair by pair, to leave the clock.  This script uses the probe's own loop
 (runtimes/probes/probe.py) and its pairing to set several same-shape ctypes calls against

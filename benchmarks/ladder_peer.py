@@ -16,7 +16,7 @@
    load: each round prints the load average, and clockscope's mean beside its median.  perf 6.1 cannot pin its two tasks to two different CPUs, so the
    peer check is the same-CPU round trip, pinned identically on both sides.
 2. Running time: `ladder` (default) and `ladder --quick`, end to end.
-3. Source 003's table: the default run's sweep, against the paper's 86% and 49%.
+3. The polling-server experiment's table: the default run's sweep, against the paper's 86% and 49%.
 
 The machine may be shared: the 1-minute load average is printed with every figure.
 
@@ -159,7 +159,7 @@ def main():
         print(f"\nCache-line handoff (one_way), {len(pairs)} CPU pairs: min {fmt(min(vals))}, "
               f"median {fmt(statistics.median(vals))}, max {fmt(max(vals))}\n")
 
-    print("### Source 003: N clients -> one pinned server\n")
+    print("### The polling-server experiment (FlexIPC, Journal of Software 2025): N clients -> one pinned server\n")
     setup = full["sweep_setup"]
     if not setup["available"]:
         print(f"not available: {setup['why_unavailable']}\n")

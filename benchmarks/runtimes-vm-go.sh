@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Source 001 for real (docs/benchmarks/runtimes.md): Go's time.Now where the vDSO falls back
+# The xen clocksource blog post for real (docs/benchmarks/runtimes.md): Go's time.Now where the vDSO falls back
 # to a syscall.  Builds the Go probe static for each arch (CGO_ENABLED=0 GOARCH=...), brings
 # it into `clockscope vm` guests with --add, and runs `runtimes --only c,go` there:
 # x86_64 with clocksource=hpet (every read a syscall) and with the TSC (none), aarch64 and

@@ -145,7 +145,7 @@ def main():
         ok = within(a, b)
         failed += not ok
         print(f"{name:70s} {a:8.1f}  {b:8.1f}  {a / b:5.2f}  {'ok' if ok else 'OUTSIDE 15%'}")
-    # The ctypes row: its net is a difference of two ~350 ns FFI figures.  Source 000's
+    # The ctypes row: its net is a difference of two ~350 ns FFI figures.  The RISC-V clock_gettime report's
     # mistake was to blame the FFI on the clock (a figure 15x the clock's); the check is
     # that the row does not: its net is at most the C row's clock (+15%), and at least 0
     # (the harness did not remove more than the FFI).  It is not expected to match the C

@@ -1,7 +1,36 @@
 # SPDX-License-Identifier: MIT
 # bash completion for clockscope.  Asks the installed binary itself, so it cannot drift from
 # it: commands from `clockscope --help`, each command's options from `clockscope CMD --help`,
-# bench method ids from `clockscope bench --list`, ladder rung ids from `clockscope ladder --list`, --arch values from `clockscope vm --help`.
+# bench method ids from `clockscope bench --list`, ladder rung ids from `clockscope ladder --list`,
+# --arch values from `clockscope vm --help`, run's --mode values from `clockscope run --help`,
+# collect's --parts from the list its error names, file arguments (-o, --output, --charts...)
+# from the metavariables in each --help.
+
+# Completes the last item of a comma-separated list: "facts,do" offers "facts,doctor".
+_clockscope_list()
+{
+    local pre=""
+    [[ $2 == *,* ]] && pre=${2%,*},
+    COMPREPLY=($(compgen -P "$pre" -W "$1" -- "${2##*,}"))
+}
+
+# Does the option $3 of `$1 $2` take a file or directory?  Its --help line (the option part,
+# before the description's two spaces) names it beside a FILE, DIR, PATH, IMAGE, ROOT, HOST or
+# OUT... metavariable: "-o, --output FILE", "-o OUT.html, --output OUT.html", "--charts DIR".
+_clockscope_takes_file()
+{
+    "$1" "$2" --help 2>/dev/null | awk -v opt="$3" '
+        /^ *-/ {
+            spec = $0; sub(/^ +/, "", spec); sub(/  .*/, "", spec)
+            n = split(spec, w, /[ ,=|\[\]]+/); named = 0; file = 0
+            for (i = 1; i <= n; i++) {
+                if (w[i] == opt) named = 1
+                if (w[i] ~ /^(FILE|DIR|PATH|IMAGE|ROOT|HOST|OUT)/) file = 1
+            }
+            if (named && file) found = 1
+        }
+        END { exit !found }'
+}
 
 _clockscope_help_options()
 {
@@ -76,13 +105,29 @@ _clockscope()
                 names=$("$prog" runtimes --help 2>/dev/null |
                     sed -n 's/^ *--only RUNTIMES *comma-separated: *//p' | sed 's/(.*//' |
                     tr -cs 'a-z' '\n')
-                COMPREPLY=($(compgen -W "$names" -- "${cur##*,}"))
+                _clockscope_list "$names" "$cur"
+                return 0
+            fi ;;
+        --parts)
+            if [[ $cmd == collect ]]; then
+                # collect names every part when it refuses one ("?" can never be a part).
+                local names
+                names=$("$prog" collect --parts '?' 2>&1 >/dev/null |
+                    sed -n 's/.*(parts: \(.*\)).*/\1/p' | tr -d ',')
+                _clockscope_list "$names" "$cur"
+                return 0
+            fi ;;
+        --mode)
+            if [[ $cmd == run ]]; then
+                # The values on run's "  --mode VALUE  ..." help lines.
+                local modes
+                modes=$("$prog" run --help 2>/dev/null | sed -n 's/^ *--mode \([a-z][a-z]*\).*/\1/p')
+                COMPREPLY=($(compgen -W "$modes" -- "$cur"))
                 return 0
             fi ;;
     esac
     # An option whose help line names a file or directory argument.
-    if [[ $prev == --* ]] && "$prog" "$cmd" --help 2>/dev/null |
-        grep -Eq "^ *$prev(=| )(FILE|DIR|PATH|IMAGE|ROOT|HOST)"; then
+    if [[ $prev == -* ]] && _clockscope_takes_file "$prog" "$cmd" "$prev"; then
         COMPREPLY=($(compgen -f -- "$cur"))
         return 0
     fi

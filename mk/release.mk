@@ -38,7 +38,7 @@ BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
 VM_ARCHES   := x86_64 aarch64 riscv64
 VM_BIN_DIR  ?= build
 SHIMDIR     = $(PREFIX)/lib/clockscope
-MAN_COMMANDS := bench warp vdso doctor facts run vm metrics ladder profile runtimes
+MAN_COMMANDS := bench warp vdso doctor facts run vm metrics ladder profile runtimes collect report
 # Man pages come from running a clockscope of this machine's arch (a cross build passes
 # the native one: make dist does).
 MAN_BIN      ?= $(O)/clockscope
@@ -63,6 +63,9 @@ install: $(O)/clockscope $(FC_OUTPUTS) $(INSTALL_MAN)
 	install -m 644 $(O)/libclockscope-shim.so $(DESTDIR)$(SHIMDIR)/libclockscope-shim.so
 	$(if $(INSTALL_MAN),install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/,@echo "  man pages: skipped, help2man is not installed (apt-get install help2man)")
 	install -m 644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
+	@# The licence travels with every copy: the tarballs and a plain install carry it here
+	@# (the .deb carries it as its copyright file, scripts/make-deb.sh).
+	install -m 644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
 	install -m 644 completion/clockscope.bash $(DESTDIR)$(BASHCOMPDIR)/clockscope
 	@$(MAKE) -s install-guests
 	@echo "installed clockscope $(VERSION_STRING) under $(DESTDIR)$(PREFIX)"
@@ -91,8 +94,10 @@ HELP2MAN := help2man --no-info --no-discard-stderr
 
 # help2man runs a program with --help and --version: a small wrapper per page, which names
 # the page (clockscope-run) and capitalises "usage:" so help2man makes it the SYNOPSIS.
+# COLUMNS: report's --help (Python's argparse) wraps its usage to the terminal's width, and
+# help2man takes only the usage's first line as the SYNOPSIS; wide, the usage is one line.
 # $(call man_wrapper,PAGE,SUBCOMMAND)
-man_wrapper = printf '\#!/bin/sh\nif [ "$$1" = --version ]; then %s --version | sed "s/^clockscope/%s/"; exit; fi\n%s %s "$$@" | sed "s/^usage:/Usage:/"\n' \
+man_wrapper = printf '\#!/bin/sh\nif [ "$$1" = --version ]; then %s --version | sed "s/^clockscope/%s/"; exit; fi\nCOLUMNS=300 %s %s "$$@" | sed "s/^usage:/Usage:/"\n' \
     '$(abspath $(MAN_BIN))' '$(1)' '$(abspath $(MAN_BIN))' '$(2)' > $(MAN_DIR)/bin/$(1) && \
     chmod +x $(MAN_DIR)/bin/$(1)
 
@@ -122,18 +127,27 @@ CC_aarch64 := aarch64-linux-gnu-gcc
 CC_riscv64 := riscv64-linux-gnu-gcc
 DIST_TARBALLS := $(VM_ARCHES:%=$(DIST_DIR)/clockscope-$(DIST_VERSION)-%.tar.gz)
 
-.PHONY: dist deb
+.PHONY: dist deb dist-prereqs
 dist:
 	@rm -rf $(DIST_DIR)
+	@$(MAKE) -s dist-prereqs
 	@$(MAKE) -s $(DIST_TARBALLS) deb
 	@cd $(DIST_DIR) && rm -f SHA256SUMS && \
 	    sha256sum clockscope-$(DIST_VERSION)-*.tar.gz clockscope_$(DIST_VERSION)_*.deb > SHA256SUMS && \
 	    sha256sum -c --quiet SHA256SUMS && cat SHA256SUMS
 
-# Every tarball installs the guests of all arches: the static builds come first.
-$(DIST_DIR)/clockscope-$(DIST_VERSION)-%.tar.gz: FORCE
+# What every tarball and the .deb share, made once and in order before any of them starts:
+# the static guests of all arches, the native clockscope, and the man pages help2man takes
+# from that binary's --help.  Each tarball used to make these itself, so under `make -j4 dist`
+# three sub-makes built the same files at once and help2man ran build/clockscope while
+# another sub-make was still linking it (a fresh clone failed; tests/test_install.py's dist
+# fixture builds a fresh clone with -j4).
+dist-prereqs:
 	@$(MAKE) -s vm-binaries
-	@$(MAKE) -s O=build man
+	@$(MAKE) -s O=build all
+	@$(if $(HAVE_HELP2MAN),$(MAKE) -s O=build man,echo "make dist: needs help2man (apt-get install help2man)" >&2; exit 1)
+
+$(DIST_DIR)/clockscope-$(DIST_VERSION)-%.tar.gz: dist-prereqs
 	@rm -rf $(DIST_STAGE)/$* && mkdir -p $(DIST_STAGE)/$* $(DIST_DIR)
 	@$(MAKE) -s O=build/$* CC=$(CC_$*) STATIC=1 MAN_BIN=build/clockscope MAN_DIR=build/man \
 	    PREFIX=/clockscope-$(DIST_VERSION)-$* DESTDIR=$(abspath $(DIST_STAGE)/$*) install >/dev/null

@@ -38,6 +38,9 @@ sh scripts/strip-tree.sh "$stage/usr"
 gzip -9n "$stage"/usr/share/man/man1/*.1
 doc=$stage/usr/share/doc/clockscope
 cp packaging/copyright "$doc/copyright"
+# The MIT text is in copyright (Debian's place for it); a second copy is lintian's
+# extra-license-file.
+rm -f "$doc/LICENSE"
 gzip -9n "$doc"/*.md
 {
     printf 'clockscope (%s) unstable; urgency=medium\n\n' "$version"
@@ -48,6 +51,8 @@ gzip -9n "$doc"/*.md
 install -D -m 644 packaging/lintian-overrides "$stage/usr/share/lintian/overrides/clockscope"
 
 # Dependencies from the ELF files of this arch (the foreign guests are static: none).
+# Recommended: python3-matplotlib (report's HTML and charts), linux-perf (profile), qemu and
+# apt with the archive keyring (vm's machines and their kernels).
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/debian"
@@ -65,7 +70,7 @@ Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $size
 Depends: $depends
-Recommends: qemu-system-x86, qemu-system-arm, qemu-system-misc, apt, debian-archive-keyring
+Recommends: python3-matplotlib, linux-perf, qemu-system-x86, qemu-system-arm, qemu-system-misc, apt, debian-archive-keyring
 Section: utils
 Priority: optional
 Description: measure, diagnose and fix the cost of reading the time on Linux

@@ -3,7 +3,7 @@
 # Regenerates docs/examples/ from the real bundles in tests/data/bundles/
 # (scripts/make-bundle-fixtures.sh makes those):
 #   report.html, report.md and charts/*.svg over the five machines, this machine first
-#   (the baseline), and host-vs-riscv64.md, source 000's two-machine comparison.
+#   (the baseline), and host-vs-riscv64.md, the RISC-V clock_gettime report's two-machine comparison.
 set -eu
 cd "$(dirname "$0")/.."
 b=tests/data/bundles

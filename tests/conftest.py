@@ -60,6 +60,26 @@ def pytest_runtest_makereport(item, call):
                             f"docs/testing.md, 'Skips that CI allows')")
 
 
+# The markers (pytest.ini) that follow from a fixture: a test that uses the cross builds is
+# `cross` whatever its name, so a selection by marker (make check) cannot let one through.
+FIXTURE_MARKERS = {
+    "cross_builds": ("cross", "qemu"),        # static aarch64/riscv64 builds under qemu-user
+    "san_build": ("sanitized",),
+    "guest_binaries": ("vm", "qemu", "cross"),  # test_vm.py's: the vm guests, then a boot
+    "guests": ("cross",),                     # test_install.py's: make vm-binaries
+    "dist": ("cross",),                       # test_install.py's: make dist, three arches
+}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        names = getattr(item, "fixturenames", ())
+        for fixture, marks in FIXTURE_MARKERS.items():
+            if fixture in names:
+                for mark in marks:
+                    item.add_marker(mark)
+
+
 def need_tool(*names):
     """Skips (or, under CLOCKSCOPE_REQUIRE_ALL, fails) when a tool is missing."""
     missing = [n for n in names if shutil.which(n) is None]

@@ -237,6 +237,9 @@ def test_json_check_refuses_text_after_the_document(clockscope, tmp_path):
     assert proc.returncode == 0 and json.loads(proc.stdout)["runs"]["facts"]["ok"] is True
 
 
+@pytest.mark.vm
+@pytest.mark.qemu
+@pytest.mark.cross
 def test_collect_inside_a_riscv64_guest(clockscope, tmp_path):
     """The acceptance's first step: a riscv64 bundle from `clockscope vm`, read by report
     beside this machine's (TCG: about a minute)."""
@@ -256,3 +259,63 @@ def test_collect_inside_a_riscv64_guest(clockscope, tmp_path):
     rep = run([clockscope, "report", tmp_path / "host.json", tmp_path / "rv.json", "--markdown"])
     assert rep.returncode == 3, rep.stderr           # host has no warp part: named, still made
     assert "rv vs " in rep.stdout and "host.json: bundle has no 'warp' part" in rep.stderr
+
+
+def collect_on_a_terminal(clockscope, cwd, *args):
+    """collect with its stdout on a pseudo-terminal (stderr piped): (exit, what reached the
+    terminal, stderr)."""
+    import pty
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.run([clockscope, "collect", *args], stdout=slave,
+                              stderr=subprocess.PIPE, cwd=cwd, text=True, timeout=120)
+        os.close(slave)
+        slave = -1
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: the terminal's other side is closed and drained
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        if slave >= 0:
+            os.close(slave)
+        os.close(master)
+    return proc.returncode, seen.decode(errors="replace"), proc.stderr
+
+
+def test_on_a_terminal_the_bundle_goes_to_a_new_named_file(clockscope, tmp_path):
+    """No JSON poured onto a terminal: a file named after the machine and the minute, in the
+    current directory, named on stderr; never over an existing file (a second run in the same
+    minute adds -2); -o - still means the terminal."""
+    code, seen, err = collect_on_a_terminal(clockscope, tmp_path, "--parts", "facts",
+                                            "--name", "box/one")
+    assert code == 0, err
+    assert seen == "", seen[:200]                 # nothing reached the terminal
+    [first] = tmp_path.glob("*.json")
+    assert re.fullmatch(r"clockscope-box_one-\d{4}-\d\d-\d\dT\d{4}\.json", first.name), first
+    assert f"bundle written to {first.name}" in err and "-o -" in err, err
+    assert json.loads(first.read_text())["schema"] == "clockscope.bundle/1"
+    before = first.read_bytes()
+    # The same name taken already (this minute's and, should the minute turn, the next's):
+    # a new file beside them, the old ones untouched.
+    stamp = time.strftime("%Y-%m-%dT%H%M", time.gmtime(time.time() + 60))
+    sentinel = tmp_path / f"clockscope-box_one-{stamp}.json"
+    sentinel.write_text("mine")
+    code, seen, err = collect_on_a_terminal(clockscope, tmp_path, "--parts", "facts",
+                                            "--name", "box/one")
+    assert code == 0 and seen == "", err
+    new = set(tmp_path.glob("*.json")) - {first, sentinel}
+    assert len(new) == 1, new
+    [second] = new
+    assert re.fullmatch(r"clockscope-box_one-\d{4}-\d\d-\d\dT\d{4}-2\.json", second.name), second
+    assert first.read_bytes() == before and sentinel.read_text() == "mine"
+    assert f"bundle written to {second.name}" in err
+    # -o - asks for the terminal: the bundle is there, no file is made.
+    code, seen, err = collect_on_a_terminal(clockscope, tmp_path, "--parts", "facts", "-o", "-")
+    assert code == 0 and '"clockscope.bundle/1"' in seen, err
+    assert len(list(tmp_path.glob("*.json"))) == 3
+

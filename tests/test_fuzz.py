@@ -64,7 +64,7 @@ def seed_dts_edit(corpus, clockscope):
     (corpus / "list").write_bytes(b'/ {\n\tt {\n\t\tcompatible = "x", "arm,armv8-timer";\n\t};\n};\n')
 def seed_perf_text(corpus, clockscope):
     """clockscope profile's parsers: perf script (first byte 0 mod 3), perf report (1) and
-    run --mode count's table (2), seeded with the fixtures: source 000's report and this
+    run --mode count's table (2), seeded with the fixtures: the RISC-V clock_gettime report's report and this
     machine's recordings."""
     data = ROOT / "tests" / "data" / "perf"
     for i, path in enumerate(sorted(data.iterdir())):

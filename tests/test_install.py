@@ -19,7 +19,7 @@ from conftest import ROOT, make, need_tool, run
 ARCHES = ("x86_64", "aarch64", "riscv64")
 ELF_MACHINE = {"x86_64": 62, "aarch64": 183, "riscv64": 243}
 COMMANDS = ("bench", "warp", "vdso", "doctor", "facts", "run", "vm", "metrics", "ladder", "profile",
-            "runtimes")
+            "runtimes", "collect", "report")
 DOCTOR_VERDICTS = {0, 3, 4, 5}  # ok, slow, broken, unknown (docs/doctor.md)
 
 
@@ -96,6 +96,8 @@ def test_missing_guest_names_its_package_and_make_target(prefix, tmp_path):
         assert words in proc.stderr, (words, proc.stderr)
 
 
+@pytest.mark.vm
+@pytest.mark.qemu
 def test_installed_vm_boots_an_aarch64_guest(prefix):
     """The acceptance test: `DIR/bin/clockscope vm --arch aarch64 -- doctor`, no flags."""
     need_tool("qemu-system-aarch64")
@@ -179,6 +181,22 @@ def test_bash_completion(prefix, clockscope):
     assert complete(prefix, "clockscope", "vm", "--arch", "aarch64", "--", "do") == {"doctor"}
     assert complete(prefix, "clockscope", "runtimes", "--only", "") == {"c", "python", "go", "java",
                                                                          "node", "rust"}
+    assert complete(prefix, "clockscope", "runtimes", "--only", "c,py") == {"c,python"}
+    assert complete(prefix, "clockscope", "run", "--mode", "") == {"auto", "fast", "coarse", "count"}
+    parts = {"facts", "doctor", "bench", "warp", "ladder", "runtimes", "profile"}
+    assert complete(prefix, "clockscope", "collect", "--parts", "") == parts
+    assert complete(prefix, "clockscope", "collect", "--parts", "facts,d") == {"facts,doctor"}
+
+
+def test_bash_completion_offers_files_where_an_option_takes_one(prefix, tmp_path):
+    """-o and --output of report and collect, report's --charts: the files there; an option
+    that takes a name (report --baseline) offers none."""
+    (tmp_path / "out.html").write_text("")
+    where = f"{tmp_path}/o"
+    for words in (("report", "-o"), ("report", "--output"), ("collect", "-o"),
+                  ("collect", "--output"), ("run", "--output"), ("report", "--charts")):
+        assert complete(prefix, "clockscope", *words, where) == {f"{tmp_path}/out.html"}, words
+    assert complete(prefix, "clockscope", "report", "--baseline", where) == set()
 
 
 def test_installed_runtimes_finds_its_probes(prefix):
@@ -194,16 +212,27 @@ def test_installed_runtimes_finds_its_probes(prefix):
 # ---- releases -----------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def dist(guests):
-    need_tool("help2man", "dpkg-deb", "dpkg-shlibdeps", "lintian", "sha256sum")
+def dist(tmp_path_factory):
+    """`make -j4 dist` in a fresh clone of this checkout (its uncommitted changes copied over,
+    so the version says -dirty as the checkout's does): nothing built yet, so the tarballs'
+    shared steps (guests, native binary, man pages) run under -j4 from nothing, where they
+    once raced (help2man ran build/clockscope while another sub-make linked it)."""
+    need_tool("help2man", "dpkg-deb", "dpkg-shlibdeps", "lintian", "sha256sum",
+              *(f"{a}-linux-gnu-gcc" for a in ARCHES))
+    clone = tmp_path_factory.mktemp("fresh") / "clockscope"
+    assert run(["git", "clone", "-q", "--no-hardlinks", ROOT, clone]).returncode == 0
+    tracked = run(["git", "ls-files", "-z"], cwd=ROOT).stdout.split("\0")
+    for name in filter(None, tracked):
+        if (ROOT / name).is_file():
+            shutil.copy2(ROOT / name, clone / name)
     # As in a fresh clone: no git identity, no DEBFULLNAME/DEBEMAIL (the package's maintainer
     # then comes from the commit).  make dist fails on any lintian error.
-    env = {k: v for k, v in os.environ.items() if k not in ("DEBFULLNAME", "DEBEMAIL")}
+    env = {k: v for k, v in os.environ.items() if k not in ("DEBFULLNAME", "DEBEMAIL", "MAKEFLAGS")}
     env.update(GIT_CONFIG_GLOBAL="/dev/null", GIT_CONFIG_NOSYSTEM="1")
-    proc = subprocess.run(["make", "-s", "-j2", "dist"], cwd=ROOT, env=env, capture_output=True,
-                          text=True)
+    proc = subprocess.run(["make", "-s", "-j4", "dist"], cwd=clone, env=env, capture_output=True,
+                          text=True, timeout=3600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    return ROOT / "dist"
+    return clone / "dist"
 
 
 def test_dist_checksums_verify(dist):
@@ -228,7 +257,7 @@ def test_dist_tarball_holds_that_arch(dist, arch, tmp_path):
         assert elf(top / lib)[0] == ELF_MACHINE[arch], lib
     for f in ("include/fastclock.h", "lib/pkgconfig/fastclock.pc", "lib/libfastclock.a",
               "share/man/man1/clockscope-run.1", "share/doc/clockscope/README.md",
-              "share/bash-completion/completions/clockscope"):
+              "share/doc/clockscope/LICENSE", "share/bash-completion/completions/clockscope"):
         assert (top / f).is_file(), f
     for guest in ARCHES:
         assert elf(top / "libexec/clockscope" / guest / "clockscope") == (ELF_MACHINE[guest], False)
@@ -263,8 +292,10 @@ def test_deb_installs_into_a_scratch_root(dist, tmp_path):
     """The .deb's files, unpacked into a scratch root: --version, doctor, run's shim and the
     vm guests all found from there."""
     [deb] = dist.glob("clockscope_*.deb")
-    fields = run(["dpkg-deb", "-f", deb, "Package", "Version", "Depends"]).stdout
+    fields = run(["dpkg-deb", "-f", deb, "Package", "Version", "Depends", "Recommends"]).stdout
     assert "Package: clockscope" in fields and "libc6" in fields, fields
+    recommends = re.search(r"^Recommends: (.*)$", fields, re.M).group(1).split(", ")
+    assert {"python3-matplotlib", "linux-perf"} <= set(recommends), fields  # report -o, profile
     assert run(["dpkg-deb", "-x", deb, tmp_path]).returncode == 0
     cs = tmp_path / "usr/bin/clockscope"
     version = run([cs, "--version"]).stdout
@@ -277,6 +308,9 @@ def test_deb_installs_into_a_scratch_root(dist, tmp_path):
                timeout=20)
     assert proc.returncode == 2 and "no static" not in proc.stderr, proc.stderr
     assert (tmp_path / "usr/share/man/man1/clockscope-vm.1.gz").is_file()
+    # The licence as Debian keeps it: the copyright file, MIT under its Debian name.
+    copyright_file = (tmp_path / "usr/share/doc/clockscope/copyright").read_text()
+    assert "License: Expat" in copyright_file and "Permission is hereby granted" in copyright_file
 
 
 def test_fresh_root_check_refuses_bad_usage(tmp_path):
@@ -290,6 +324,8 @@ def test_fresh_root_check_refuses_bad_usage(tmp_path):
     assert proc.returncode == 2 and (tmp_path / "something").exists(), proc.stderr
 
 
+@pytest.mark.vm
+@pytest.mark.qemu
 def test_a_static_clockscope_is_its_own_guest(guests, tmp_path):
     """A static clockscope alone (copied anywhere) boots its own arch with no libexec."""
     need_tool("qemu-system-x86_64")

@@ -116,7 +116,7 @@ def test_scenario_gives_its_verdict(guest_binaries, tmp_path, name):  # noqa: F8
     for fid in ("fastclock.monotonic", "fastclock.ticks"):
         r = results[fid]
         assert r["available"] or r["why_unavailable"], r
-    if name == "riscv64-user-counters":   # source 000's check: rdcycle beside rdtime
+    if name == "riscv64-user-counters":   # the RISC-V clock_gettime report's check: rdcycle beside rdtime
         assert results["counter.rdcycle"]["available"], results["counter.rdcycle"]
         reads = "\n".join(e for f in doctor["findings"] if f["id"] == "counter-facts"
                           for e in f["evidence"])

@@ -7,11 +7,13 @@ facts name the platform the verdict is decided; where a fact is missing, the mos
 verdict is labelled inferred and the missing fact named.  These cover what the lab cannot
 boot here (Xen, Hyper-V, kvm-clock: they need KVM)."""
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from conftest import ROOT, run
+from test_doctor import check_actions
 
 ROOTS = ROOT / "tests" / "data" / "roots"
 EXIT = {"ok": 0, "slow": 3, "broken": 4, "unknown": 5}
@@ -40,9 +42,41 @@ def test_platform_case(clockscope, name):
         assert doc["missing_fact"] is None
     ids = {f["id"] for f in doc["findings"]}
     assert set(want["findings"]) <= ids, sorted(ids)
+    check_actions(doc)   # every fix also as data, valid against docs/json.md
     if doc["verdict"] == "slow":   # a slow verdict always comes with a warning that has a fix
         assert any(f["severity"] == "warning" and f["fix"] for f in doc["findings"]), sorted(ids)
     text = " ".join(run([clockscope, "doctor", "--root", ROOTS / name / "root"]).stdout.split())
     if want["inferred"]:
         assert text.startswith("clockscope doctor: inferred (not decided): ")
         assert "(inferred)" in text and "inferred; not known" in text
+
+
+def test_facts_shows_what_each_fact_says(clockscope, tmp_path):
+    """`facts` lists values, not file sizes: the clocksource, the CPUs and their model, the
+    kernel version, a few key=value lines joined, a long log by its lines; a one-line value
+    whole, however long; the same summary in --json beside the size."""
+    root = tmp_path / "root"
+    shutil.copytree(ROOTS / "riscv-sifive-u74" / "root", root)
+    (root / "proc/cmdline").write_text("console=ttyS0 " + "x" * 200 + " clocksource=riscv\n")
+    (root / "dmesg").write_text("".join(f"[    0.{i:06d}] line {i}\n" for i in range(40)))
+    (root / "clockscope").mkdir()
+    (root / "clockscope/cpu").write_text("arch=riscv64\ntimebase_hz=1000000\n")
+    proc = run([clockscope, "facts", "--root", root])
+    assert proc.returncode == 0, proc.stderr
+    said = {}
+    lines = proc.stdout.splitlines()
+    for path, value in zip(lines[1::2], lines[2::2]):
+        said[path.strip()] = value.strip()
+    assert said["sys/devices/system/clocksource/clocksource0/current_clocksource"] == \
+        "riscv_clocksource"
+    assert said["proc/cpuinfo"] == "1 CPU: sifive,u74-mc"
+    assert said["proc/version"] == "Linux version 6.6.20 (builder) #1 SMP"
+    assert said["proc/cmdline"].endswith(" clocksource=riscv")      # whole, 220 characters
+    assert said["dmesg"].startswith("40 lines, from: [    0.000000] line 0")
+    assert said["clockscope/cpu"] == "arch=riscv64, timebase_hz=1000000"
+    assert said["sys/hypervisor/type"] == "not known"
+    assert "bytes" not in proc.stdout
+    doc = json.loads(run([clockscope, "facts", "--root", root, "--json"]).stdout)
+    facts = {f["path"]: f for f in doc["facts"]}
+    assert facts["proc/cpuinfo"]["summary"] == "1 CPU: sifive,u74-mc"
+    assert facts["proc/cpuinfo"]["bytes"] > 0

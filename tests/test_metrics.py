@@ -82,6 +82,23 @@ def test_quick_output_is_valid(live_quick):
     assert abs(ts - time.time()) < 60, ts  # full precision, not rounded to 10 s
 
 
+def test_build_info_labels_as_node_exporter_does(clockscope, live_quick):
+    """node_exporter_build_info{version="1.7.0",revision="7333465...",goarch=...}: the release
+    in version, the commit in revision (both cut from --version, so they agree with it)."""
+    m = re.search(r'^clockscope_build_info\{version="([^"]*)",revision="([^"]*)",arch="([^"]*)"\} 1$',
+                  live_quick, re.M)
+    assert m, live_quick[:600]
+    version, revision, arch = m.groups()
+    said = run([clockscope, "--version"]).stdout.strip()
+    assert re.fullmatch(r"\d+\.\d+\.\d+", version), version
+    assert said.startswith(f"clockscope {version} ("), said
+    if "(git " in said:
+        assert said.endswith(f"(git {revision})"), (said, revision)
+    else:
+        assert revision == "unknown", (said, revision)
+    assert arch == os.uname().machine
+
+
 def test_full_run_has_warp_and_is_valid(clockscope):
     proc = run([clockscope, "metrics"], timeout=120)
     assert proc.returncode == 0, proc.stderr

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""clockscope profile: saved perf text (source 000's own figures, every format, malformed
+"""clockscope profile: saved perf text (the RISC-V clock_gettime report's own figures, every format, malformed
 input), and live profiles on this machine of a program that measures its own share of time
 spent reading the time (tests/progs/timeshare.c)."""
 import json
@@ -33,10 +33,10 @@ def share(doc, cat):
     return next(c["percent"] for c in doc["categories"] if c["id"] == cat)
 
 
-# --- source 000: "the RISC-V vDSO clock_gettime analysis report (openEuler, kernel 6.12)" --
+# --- the RISC-V clock_gettime report (openEuler, kernel 6.12) --
 
-def test_source000_riscv_shares_reproduced(clockscope):
-    doc, _ = profile_json(clockscope, "--perf-report", DATA / "source000-riscv-whisper.report")
+def test_riscv_report_riscv_shares_reproduced(clockscope):
+    doc, _ = profile_json(clockscope, "--perf-report", DATA / "riscv-report-whisper-riscv.report")
     assert doc["schema"] == "clockscope.profile/1"
     assert doc["source"] == "perf-report"
     assert share(doc, "vdso") == pytest.approx(13.27, abs=0.005)
@@ -49,15 +49,15 @@ def test_source000_riscv_shares_reproduced(clockscope):
     assert any("trap" in n and "counter" in n for n in doc["notes"]), doc["notes"]
 
 
-def test_source000_x86_vdso_is_zero(clockscope):
-    doc, _ = profile_json(clockscope, "--perf-report", DATA / "source000-x86-whisper.report")
+def test_riscv_report_x86_vdso_is_zero(clockscope):
+    doc, _ = profile_json(clockscope, "--perf-report", DATA / "riscv-report-whisper-x86.report")
     assert share(doc, "vdso") == 0 and doc["time_share_percent"] == 0
     assert doc["symbols"][0]["symbol"] == "__vdso_clock_gettime"
     assert not any("trap" in n for n in doc["notes"])
 
 
-def test_source000_table(clockscope):
-    proc = profile(clockscope, "--perf-report", DATA / "source000-riscv-whisper.report")
+def test_riscv_report_table(clockscope):
+    proc = profile(clockscope, "--perf-report", DATA / "riscv-report-whisper-riscv.report")
     assert proc.returncode == 0, proc.stderr
     assert "17.53% of all samples were reading the time" in proc.stdout
     assert re.search(r"^  vdso +13\.27%", proc.stdout, re.M), proc.stdout
@@ -159,7 +159,7 @@ def test_unreadable_inputs(clockscope, tmp_path, what):
 def test_full_stdout_is_a_failure(clockscope):
     with open("/dev/full", "w") as full:
         proc = subprocess.run([clockscope, "profile", "--json", "--perf-report",
-                               DATA / "source000-riscv-whisper.report"], stdout=full,
+                               DATA / "riscv-report-whisper-riscv.report"], stdout=full,
                               stderr=subprocess.PIPE, timeout=10)
     assert proc.returncode == 1, proc.stderr
 
@@ -327,12 +327,12 @@ def test_clock_loop_and_the_collect_part(clockscope, tmp_path):
 
 def test_report_shows_profiles_side_by_side(clockscope, tmp_path):
     """Two bundles with a profile part (this machine's x86_64-tsc fixture bundle given
-    timeshare's recording, the riscv64 one given source 000's perf text): the report's
+    timeshare's recording, the riscv64 one given the RISC-V clock_gettime report's perf text): the report's
     table, Markdown, HTML section and chart show each machine's shares."""
     need_tool("python3")
     inputs = []
     for bundle, option, text in [("x86_64-tsc.json", "--perf-script", "timeshare-syscall.script"),
-                                 ("riscv64.json", "--perf-report", "source000-riscv-whisper.report")]:
+                                 ("riscv64.json", "--perf-report", "riscv-report-whisper-riscv.report")]:
         b = json.loads((ROOT / "tests/data/bundles" / bundle).read_text())
         b["parts"]["profile"], _ = profile_json(clockscope, option, DATA / text)
         path = tmp_path / bundle
@@ -459,3 +459,105 @@ def test_folded_chains_attribute_a_report_like_the_script(clockscope):
     # The Children/-g graph report of the same recording: entries' own symbols only.
     graph, _ = profile_json(clockscope, "--perf-report", DATA / "timeshare-syscall-children-g.report")
     assert graph["time_share_percent"] == pytest.approx(7.91, abs=0.01)
+
+
+# --- who calls the clock in Python, Node, Java ------------------------------------------------
+
+def test_unnamed_callers_are_explained(clockscope):
+    """A Python profile without perf support: every caller [unknown]; the note says why and
+    what helps.  With -X perf the callers are named from /tmp/perf-PID.map, and no such note."""
+    doc, _ = profile_json(clockscope, "--perf-script", DATA / "python-unknown-callers.script")
+    assert doc["call_sites"][0]["symbol"] == "[unknown]"
+    [note] = [n for n in doc["notes"] if "no named caller" in n]
+    assert note.startswith("75.00% of all samples") and "--call-graph dwarf" in note, note
+    doc, _ = profile_json(clockscope, "--perf-script", DATA / "python-perf-map.script")
+    assert doc["call_sites"][0] == {"symbol": "py::tick:/srv/app.py",
+                                    "object": "/tmp/perf-4242.map", "percent": 75.0}
+    assert not [n for n in doc["notes"] if "no named caller" in n], doc["notes"]
+
+
+@pytest.fixture
+def fake_perf(tmp_path):
+    """PATH with tests/progs/fake_perf.sh as perf, then the real PATH (python3, node...)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "perf").symlink_to(ROOT / "tests/progs/fake_perf.sh")
+    args = tmp_path / "perf-args"
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", FAKE_PERF_ARGS=str(args),
+               FAKE_PERF_SCRIPT=str(DATA / "python-unknown-callers.script"),
+               FAKE_PERF_SAYS="the program's own line")
+    for k in ("PYTHONPERFSUPPORT", "NODE_OPTIONS", "JAVA_TOOL_OPTIONS"):
+        env.pop(k, None)
+    return env, args
+
+
+def runtime_note(doc):
+    return [n for n in doc["notes"] if n.startswith("This is ") or "perf support on" in n]
+
+
+def test_perf_chatter_kept_out_and_call_graph_passed(clockscope, fake_perf):
+    env, args = fake_perf
+    need_tool("python3")
+    proc = profile(clockscope, "--", "python3", "-c", "pass", env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "the program's own line" in proc.stderr          # the program's stderr still shows
+    assert "[ perf record:" not in proc.stderr + proc.stdout, proc.stderr
+    assert "-g" in args.read_text().split("\n") and "dwarf" not in args.read_text()
+    doc, proc = profile_json(clockscope, "--call-graph", "dwarf", "--", "python3", "-c", "pass",
+                             env=env, timeout=60)
+    recorded = args.read_text().split("\n")
+    i = recorded.index("--call-graph")
+    assert recorded[i + 1] == "dwarf" and "-g" not in recorded, recorded
+    assert doc["target"]["call_graph"] == "dwarf"
+    assert "[ perf record:" not in proc.stderr
+
+
+@pytest.mark.parametrize("command,extra_env,runtime,on", [
+    (["python3", "-c", "pass"], {}, "Python", False),
+    (["python3", "-X", "perf", "-c", "pass"], {}, "Python", True),
+    (["python3", "-X", "dev", "-c", "pass"], {}, "Python", False),
+    (["python3", "-c", "pass"], {"PYTHONPERFSUPPORT": "1"}, "Python", True),
+    (["node", "-e", "0"], {}, "Node", False),
+    (["node", "--perf-basic-prof", "-e", "0"], {}, "Node", True),
+    (["node", "-e", "0"], {"NODE_OPTIONS": "--perf-basic-prof"}, "Node", True),
+    (["java", "-version"], {}, "Java", False),
+    (["java", "-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit", "-version"], {}, "Java",
+     True),
+    (["sh", "-c", "true"], {}, None, False),
+])
+def test_the_runtime_profiled_is_told_what_applies(clockscope, fake_perf, command, extra_env,
+                                                    runtime, on):
+    env, _ = fake_perf
+    need_tool(command[0])
+    doc, _ = profile_json(clockscope, "--", *command, env={**env, **extra_env}, timeout=60)
+    notes = runtime_note(doc)
+    if runtime is None:
+        assert doc["target"]["runtime"] is None and notes == [], notes
+        return
+    assert doc["target"]["runtime"] == {"name": runtime, "perf_support": on}
+    assert len(notes) == 1, doc["notes"]
+    if on:
+        assert "perf support on" in notes[0] and "/tmp/perf-PID.map" in notes[0]
+    else:
+        switch = {"Python": "-X perf", "Node": "--perf-basic-prof",
+                  "Java": "-XX:+PreserveFramePointer"}[runtime]
+        assert notes[0].startswith(f"This is {runtime}") and switch in notes[0], notes[0]
+    # The runtime's own note replaces the general one about unnamed callers.
+    assert not [n for n in doc["notes"] if "no named caller" in n]
+
+
+def test_a_python_script_is_known_by_its_interpreter_line(clockscope, fake_perf, tmp_path):
+    env, _ = fake_perf
+    script = tmp_path / "app"
+    script.write_text("#!/usr/bin/env python3\nprint(1)\n")
+    script.chmod(0o755)
+    doc, _ = profile_json(clockscope, "--", script, env=env, timeout=60)
+    assert doc["target"]["runtime"] == {"name": "Python", "perf_support": False}
+
+
+def test_call_graph_goes_only_with_a_live_profile(clockscope):
+    proc = profile(clockscope, "--call-graph", "dwarf", "--perf-script",
+                   DATA / "python-unknown-callers.script", timeout=10)
+    assert proc.returncode == 2 and "--call-graph goes only with a live profile" in proc.stderr
+    proc = profile(clockscope, "--call-graph", "lbr", "--", "true", timeout=10)
+    assert proc.returncode == 2 and "'lbr' is not one of fp, dwarf" in proc.stderr, proc.stderr

@@ -149,7 +149,7 @@ def test_terminal_and_long_form(capsys, tmp_path, pair):
 
 
 def test_harness_polluted_runtime_figure(capsys, tmp_path):
-    """Source 000's trap: a runtime figure that is mostly the harness (an FFI call) must be
+    """The RISC-V clock_gettime report's trap: a runtime figure that is mostly the harness (an FFI call) must be
     shown with its harness cost, not as a slow clock."""
     rt = lambda ns, harness: {"runtime": "python", "api": "ctypes.clock_gettime", "available": True,
                               "status": "measured", "ns_per_call": ns - harness, "harness_ns": harness,
@@ -436,7 +436,7 @@ def test_html_in_headless_chromium(capsys, tmp_path, need_chromium):
     assert any("CONSOLE" in l and "probe-3 width-true" in l for l in proc.stderr.splitlines()), proc.stderr
     dom = proc.stdout
     assert dom.count('<div class="chart"') == 3 and dom.count("<svg") >= 3
-    # source 000's two-machine form (the widest table) fits a 1280-pixel window
+    # the RISC-V clock_gettime report's two-machine form (the widest table) fits a 1280-pixel window
     pair = tmp_path / "pair.html"
     code, _, err = report(capsys, BUNDLES / "host.json", BUNDLES / "riscv64.json", "-o", pair)
     assert code == 0, err

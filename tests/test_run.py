@@ -407,3 +407,15 @@ def test_ticker_parks_under_the_shim(cs, sparse_prog):
     assert lines[0].startswith("ticker 1 "), proc.stdout
     wakeups = int(lines[1].split()[2])
     assert 0 <= wakeups <= 5, proc.stdout
+
+
+def test_verbose_says_the_kernel_paths_cost_in_ns(cs):
+    """auto mode's probe, in nanoseconds (a counter tick is a different length on every
+    machine): a libc call costs more than nothing and a syscall less than a second."""
+    proc = run([cs, "run", "--verbose", "--", "true"])
+    assert proc.returncode == 0, proc.stderr
+    found = re.findall(r"^clockscope-shim: (realtime|monotonic|boottime): .* \(libc (\d+) ns, "
+                       r"syscall (\d+) ns\)$", proc.stderr, re.M)
+    assert [f[0] for f in found] == ["realtime", "monotonic", "boottime"], proc.stderr
+    assert all(0 < int(libc) and 0 < int(sys_) < 10**9 for _, libc, sys_ in found), found
+    assert "ticks" not in proc.stderr

@@ -175,7 +175,7 @@ def test_python_measured_with_the_ctypes_trap(clockscope):
             "ctypes.clock_gettime"} == set(got)
     for r in got.values():
         check_measured_row(r)
-    # source 000's trap: the FFI call is most of the ctypes figure, and the row says so
+    # the RISC-V clock_gettime report's trap: the FFI call is most of the ctypes figure, and the row says so
     ct = got["ctypes.clock_gettime"]
     assert ct["harness_bound"] is True and ct["harness_ns"] >= 0.8 * ct["timed_ns"]
     assert ct["harness"] == "ctypes.strnlen(p,0)" and ct["path"] == "ffi-libc"

@@ -10,7 +10,7 @@ Each API is timed with the statement a user writes (`time.time()`) in the loop t
 (the module bound to a local name); its harness is the same loop with `pass` in place of the
 call: the loop's own cost, so that the difference is what the call costs a Python program
 (what timeit reports, less its loop), interpreter call included.
-The ctypes row is source 000's trap: clock_gettime through ctypes, its harness the same
+The ctypes row is the RISC-V clock_gettime report's trap: clock_gettime through ctypes, its harness the same
 ctypes call of a libc function that returns at once (strnlen(buf, 0)), so that its
 difference is the clock alone and can be set beside the C row.
 """

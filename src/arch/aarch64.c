@@ -75,15 +75,6 @@ size_t arch_counters(const struct counter_method **out)
     return sizeof a64_counters / sizeof a64_counters[0];
 }
 
-long arch_syscall_time_nr(void) { return -1; }
-
-bool arch_cpu_hypervisor(char *vendor, size_t len)
-{
-    (void)vendor;
-    (void)len;
-    return false;
-}
-
 uint64_t arch_counter_stated_hz(char *source, size_t len)
 {
     uint64_t hz;
@@ -107,12 +98,9 @@ void arch_ucontext_set_return(void *uc, long value)
     ((ucontext_t *)uc)->uc_mcontext.regs[0] = (unsigned long)value;
 }
 
-/* kvm-clock is x86 only. */
-int arch_kvm_clock_stable_bit(void) { return -1; }
 uint64_t arch_fast_counter_ordered(void) { return cntvct_isb(); }
 uint64_t arch_fast_counter_raw(void) { return cntvct_plain(); }
 const char *arch_fast_counter_clocksource(void) { return "arch_sys_counter"; }
-const char *arch_fast_counter_provisional_clocksource(void) { return NULL; }
 const char *arch_fast_counter_name(void) { return "cntvct_el0"; }
 
 bool arch_fast_counter_constant(char *why, size_t len)
@@ -126,5 +114,3 @@ bool arch_fast_counter_constant(char *why, size_t len)
 }
 
 void arch_spin_pause(void) { __asm__ volatile("yield"); }
-
-bool arch_kernel_logs_counter_calibration(void) { return false; }

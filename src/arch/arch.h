@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The one interface behind which all architecture-specific code lives.
  * Exactly one of arch/x86_64.c, arch/aarch64.c, arch/riscv64.c is linked (the Makefile
- * picks it from the compiler's target triple). */
+ * picks it from the compiler's target triple), with arch/defaults.c: weak definitions of
+ * what an arch may lack (a time syscall, a hypervisor CPUID leaf, the kvm-clock stable
+ * bit, a provisional clocksource, a calibration in the kernel log), which an arch file
+ * overrides where it has it.  The other functions each arch file must define. */
 #ifndef CLOCKSCOPE_ARCH_H
 #define CLOCKSCOPE_ARCH_H
 

@@ -95,15 +95,6 @@ size_t arch_counters(const struct counter_method **out)
     return sizeof rv_counters / sizeof rv_counters[0];
 }
 
-long arch_syscall_time_nr(void) { return -1; }
-
-bool arch_cpu_hypervisor(char *vendor, size_t len)
-{
-    (void)vendor;
-    (void)len;
-    return false;
-}
-
 uint64_t arch_counter_stated_hz(char *source, size_t len)
 {
     /* The device tree states it as a big-endian 32-bit cell. */
@@ -143,13 +134,10 @@ void arch_ucontext_set_return(void *uc, long value)
     ((ucontext_t *)uc)->uc_mcontext.__gregs[10] = (unsigned long)value;
 }
 
-/* kvm-clock is x86 only. */
-int arch_kvm_clock_stable_bit(void) { return -1; }
 /* Ordered: the same `fence r, i` as arch/riscv64/counter.h (CSR reads are device input). */
 uint64_t arch_fast_counter_ordered(void) { return arch_counter_ordered(); }
 uint64_t arch_fast_counter_raw(void) { return csr_time(); }
 const char *arch_fast_counter_clocksource(void) { return "riscv_clocksource"; }
-const char *arch_fast_counter_provisional_clocksource(void) { return NULL; }
 const char *arch_fast_counter_name(void) { return "rdtime"; }
 
 bool arch_fast_counter_constant(char *why, size_t len)
@@ -161,5 +149,3 @@ bool arch_fast_counter_constant(char *why, size_t len)
 
 /* Zihintpause's pause is a fence encoding that older cores execute as a no-op fence. */
 void arch_spin_pause(void) { __asm__ volatile(".4byte 0x0100000f"); }
-
-bool arch_kernel_logs_counter_calibration(void) { return false; }

@@ -1,25 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 #include "bench/bench_answer.h"
 
+#include "common/units.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-/* 4.6 ns, 23 ns, 245 ns, 12.68 us: as the table's precision allows a reader to compare;
- * with_unit false: the number alone (the first of two levels in the same unit). */
-static void ns_text_unit(double ns, char *buf, size_t len, bool with_unit)
-{
-    if (ns >= 10000)
-        snprintf(buf, len, "%.2f%s", ns / 1000, with_unit ? " us" : "");
-    else if (ns >= 10)
-        snprintf(buf, len, "%.0f%s", ns, with_unit ? " ns" : "");
-    else
-        snprintf(buf, len, "%.1f%s", ns, with_unit ? " ns" : "");
-}
-
+/* Durations in the project's one form (common/units.c: 4.60 ns, 23.0 ns, 245 ns, 12.68 µs). */
 static void ns_text(double ns, char *buf, size_t len)
 {
-    ns_text_unit(ns, buf, len, true);
+    units_format_ns(ns, buf, len);
 }
 
 static bool have(const struct answer_figure *f)
@@ -27,13 +18,17 @@ static bool have(const struct answer_figure *f)
     return f->measured && isfinite(f->ns);
 }
 
-/* "23 ns", or "22 or 25 ns (bimodal across processes)" */
+/* "23.0 ns", or "22.2 or 25.4 ns (bimodal across processes)" */
 static void figure_text(const struct answer_figure *f, char *buf, size_t len)
 {
     if (f->bimodal) {
-        char lo[32], hi[32];
-        ns_text_unit(f->low, lo, sizeof lo, (f->low >= 10000) != (f->high >= 10000));
+        char lo[FORMAT_NS_MAX], hi[FORMAT_NS_MAX];
+        ns_text(f->low, lo, sizeof lo);
         ns_text(f->high, hi, sizeof hi);
+        /* one unit when both levels have the same: "22.2 or 25.4 ns" */
+        const char *ulo = strrchr(lo, ' '), *uhi = strrchr(hi, ' ');
+        if (ulo && uhi && strcmp(ulo, uhi) == 0)
+            lo[ulo - lo] = 0;
         snprintf(buf, len, "%s or %s (bimodal across processes)", lo, hi);
         return;
     }

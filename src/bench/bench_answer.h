@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* bench's answer, said before the table (issue 27): what a program's clock_gettime costs
  * here and by which path, beside the syscall, the COARSE clock and the counter read, e.g.
- * "clock_gettime(MONOTONIC) 23 ns through the vDSO; the syscall 245 ns (10.6x); COARSE
- * 4.6 ns; the counter read (rdtsc) 18 ns".  Pure: figures in, one line out. */
+ * "clock_gettime(MONOTONIC) 23.0 ns through the vDSO; the syscall 245 ns (10.7x); COARSE
+ * 4.60 ns; the counter read (rdtsc) 18.2 ns" (durations as common/units.c writes them).
+ * Pure: figures in, one line out. */
 #ifndef CLOCKSCOPE_BENCH_ANSWER_H
 #define CLOCKSCOPE_BENCH_ANSWER_H
 

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 /* Whether a file could be created next to path (its directory exists and is writable),
  * checked before minutes of work; why says what is wrong. */
@@ -16,5 +17,16 @@ bool bundle_target_ok(const char *path, char *why, size_t whylen);
  * path is replaced, not followed.  False with why on any error (the temporary file is
  * removed). */
 bool bundle_write(const char *path, const char *data, size_t n, char *why, size_t whylen);
+
+/* The name collect gives a bundle when nobody chose one (stdout is a terminal):
+ * "clockscope-HOST-2026-11-26T1012" (UTC, to the minute; HOST with anything but letters,
+ * digits, '.', '_' and '-' made '_'), without the ".json" that bundle_write_new adds. */
+void bundle_default_stem(char *stem, size_t len, const char *host, time_t when);
+
+/* Writes data to a NEW file STEM.json, or STEM-2.json, STEM-3.json ... when that exists:
+ * never over an existing file, even one created meanwhile (the finished temporary file is
+ * linked to the name, which fails on one that exists).  path receives the name written. */
+bool bundle_write_new(const char *stem, const char *data, size_t n, char *path, size_t pathlen,
+                      char *why, size_t whylen);
 
 #endif

@@ -37,8 +37,10 @@ static const char help[] =
     "number of machines.\n"
     "Progress goes to stderr.  A part that fails is recorded and the others still run.\n"
     "\n"
-    "  -o, --output FILE  write the bundle to FILE (replaced atomically), '-' stdout\n"
-    "                     (default)\n"
+    "  -o, --output FILE  write the bundle to FILE (replaced atomically), '-' stdout.\n"
+    "                     Default: stdout when it is a pipe or a file; on a terminal,\n"
+    "                     a new file clockscope-HOST-YYYY-MM-DDTHHMM.json (UTC) here,\n"
+    "                     never over an existing one (-2, -3 ... added), named on stderr\n"
     "  --name NAME        the machine's name in reports (default: the host name)\n"
     "  --quick            bench --quick, a 1 s warp, runtimes --samples 5\n"
     "  --parts LIST       only these parts, comma-separated:\n"
@@ -312,9 +314,21 @@ const struct cli_spec collect_cli = {.cmd = "collect", .help = help, .options = 
 
 int cmd_collect(int argc, char **argv)
 {
-    struct collect_options o = {.output = "-"};
+    struct collect_options o = {0};
     cli_parse(&collect_cli, argc, argv, &o);
-    const char *output = o.output, *name = o.name;
+    const char *name = o.name;
+    /* Thousands of lines of JSON are no use on a terminal: there, unless -o says otherwise,
+     * the bundle goes to a new file named after the machine and the time (output NULL). */
+    const char *output = o.output ? o.output : isatty(STDOUT_FILENO) ? NULL : "-";
+    char stem[200] = "", written_to[300] = "";
+    if (!output) {
+        char host[256] = "";
+        if (name)
+            snprintf(host, sizeof host, "%s", name);
+        else if (gethostname(host, sizeof host - 1) != 0)
+            host[0] = 0;
+        bundle_default_stem(stem, sizeof stem, host, time(NULL));
+    }
     struct collect_config cfg = {o.quick, o.warp_seconds, o.timeout_s};
     bool selected[16];
     for (size_t i = 0; i < collect_nparts; i++)
@@ -325,14 +339,17 @@ int cmd_collect(int argc, char **argv)
     if (cfg.warp_seconds == 0)
         cfg.warp_seconds = cfg.quick ? 1 : 2;
     bool stdout_open = standard_fds_open();
-    if (strcmp(output, "-") == 0 && !stdout_open) {
+    if (output && strcmp(output, "-") == 0 && !stdout_open) {
         fprintf(stderr, "clockscope collect: stdout is closed: nowhere to write the bundle\n");
         return 1;
     }
-    if (!bundle_target_ok(output, err, sizeof err)) {
+    if (!bundle_target_ok(output ? output : stem, err, sizeof err)) {
         fprintf(stderr, "clockscope collect: %s\n", err);
         return 1;
     }
+    if (!output)
+        fprintf(stderr, "clockscope collect: stdout is a terminal: the bundle goes to a new "
+                "file %s.json in this directory when done (-o - for stdout)\n", stem);
     /* A reader of our stdout that goes away must not kill us before we say so. */
     signal(SIGPIPE, SIG_IGN);
 
@@ -371,7 +388,12 @@ int cmd_collect(int argc, char **argv)
         return 1;
     }
     bundle_json(mem, name, &cfg, runs, n, started, mono_s() - t0);
-    bool written = fclose(mem) == 0 && bundle_write(output, data, len, err, sizeof err);
+    bool written = fclose(mem) == 0 &&
+                   (output ? bundle_write(output, data, len, err, sizeof err)
+                           : bundle_write_new(stem, data, len, written_to, sizeof written_to,
+                                              err, sizeof err));
+    if (output && strcmp(output, "-") != 0)
+        snprintf(written_to, sizeof written_to, "%s", output);
     free(data);
     for (size_t i = 0; i < n; i++)
         free(runs[i].out);
@@ -380,7 +402,6 @@ int cmd_collect(int argc, char **argv)
         return 1;
     }
     fprintf(stderr, "clockscope collect: %zu of %zu parts recorded in %.1f s%s%s\n", n - failed,
-            n, mono_s() - t0, strcmp(output, "-") ? ", bundle written to " : "",
-            strcmp(output, "-") ? output : "");
+            n, mono_s() - t0, written_to[0] ? ", bundle written to " : "", written_to);
     return failed ? EXIT_PARTIAL : 0;
 }

@@ -32,6 +32,61 @@ struct facts_options {
     bool force, json;
 };
 
+/* What a fact says, in one line: its value (a clocksource, the command line, the
+ * virtualization), or for a long text what it holds (the CPUs and their model; the kernel
+ * log's lines; short key=value or symbol lists joined).  Sizes say nothing to a reader. */
+static void fact_summary(const struct fact *f, char *out, size_t len)
+{
+    const char *t = f->text;
+    size_t lines = 0, cpus = 0;
+    const char *model = NULL;
+    for (const char *p = t; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+        if (*p == '\n')
+            continue;
+        lines++;
+        if (strncmp(p, "processor", 9) == 0 && strchr(" \t:", p[9]))
+            cpus++;
+        if (!model && (strncmp(p, "model name", 10) == 0 || strncmp(p, "uarch", 5) == 0 ||
+                       strncmp(p, "CPU part", 8) == 0)) {
+            const char *colon = strchr(p, ':');
+            model = colon ? colon + 1 + strspn(colon + 1, " \t") : NULL;
+        }
+    }
+    char body[4200] = "";
+    size_t k = 0;
+    if (cpus > 0) {
+        k = (size_t)snprintf(body, sizeof body, "%zu CPU%s%s", cpus, cpus == 1 ? "" : "s",
+                             model ? ": " : "");
+        for (const char *p = model; p && *p && *p != '\n' && k < sizeof body - 1; p++)
+            body[k++] = *p;
+        body[k] = 0;
+    } else if (lines > 12) {
+        k = (size_t)snprintf(body, sizeof body, "%zu lines, from: ", lines);
+        for (const char *p = t + strspn(t, "\n"); *p && *p != '\n' && k < sizeof body - 1; p++)
+            body[k++] = *p;
+        body[k] = 0;
+    } else {
+        /* One line, or a few short ones joined with ", ". */
+        for (const char *p = t; *p && k < sizeof body - 3; p++) {
+            if (*p != '\n')
+                body[k++] = *p;
+            else if (p[1] && p[1] != '\n' && k > 0) {
+                body[k++] = ',';
+                body[k++] = ' ';
+            }
+        }
+        body[k] = 0;
+        while (k > 0 && (body[k - 1] == ' ' || body[k - 1] == ','))
+            body[--k] = 0;
+    }
+    /* A one-line value is shown whole (a command line is read for one parameter); a
+     * summary of many lines is cut. */
+    const size_t width = 100;
+    if (lines > 1 && strlen(body) > width)
+        snprintf(body + width - 3, sizeof body - width + 3, "...");
+    snprintf(out, len, "%s%s", body[0] ? body : "(empty)", f->truncated ? " (truncated)" : "");
+}
+
 static const struct cli_option facts_decl[] = {
     {.name = "save", .metavar = "DIR", CLI_STRING_OF(struct facts_options, save)},
     {.name = "force", .needs = "save", CLI_FLAG_OF(struct facts_options, force)},
@@ -84,6 +139,9 @@ int cmd_facts(int argc, char **argv)
             if (f->status != FACT_MISSING)
                 json_kv_string(&j, "source", f->source);
             if (f->status == FACT_OK) {
+                char summary[4300];
+                fact_summary(f, summary, sizeof summary);
+                json_kv_string(&j, "summary", summary);
                 json_kv_uint(&j, "bytes", f->len);
                 json_kv_bool(&j, "truncated", f->truncated);
             }
@@ -103,13 +161,22 @@ int cmd_facts(int argc, char **argv)
         printf("facts from %s:\n", fs.live ? "this machine" : fs.origin);
         for (int i = 0; i < F_COUNT; i++) {
             const struct fact *f = &fs.f[i];
-            if (f->status == FACT_OK)
-                printf("  %-66s %8zu bytes%s  (%s)\n", fact_path(i), f->len,
-                       f->truncated ? ", truncated" : "", f->source);
-            else if (f->status == FACT_MISSING)
-                printf("  %-66s not known\n", fact_path(i));
-            else
-                printf("  %-66s unreadable: %s\n", fact_path(i), f->why);
+            /* The path, then on the next line what it says (and where it came from when that
+             * is not simply the path). */
+            printf("  %s\n", fact_path(i));
+            if (f->status == FACT_OK) {
+                char summary[4300];
+                fact_summary(f, summary, sizeof summary);
+                size_t sl = strlen(f->source), pl = strlen(fact_path(i));
+                bool plain = sl > pl && f->source[sl - pl - 1] == '/' &&
+                             strcmp(f->source + sl - pl, fact_path(i)) == 0;
+                printf("      %s%s%s%s\n", summary, plain ? "" : "  (", plain ? "" : f->source,
+                       plain ? "" : ")");
+            } else if (f->status == FACT_MISSING) {
+                printf("      not known\n");
+            } else {
+                printf("      unreadable: %s\n", f->why);
+            }
         }
         for (int i = 0; i < fs.nnotes; i++)
             printf("  note: %s\n", fs.notes[i]);

@@ -30,9 +30,9 @@ static const char help[] =
     "trips between two threads and two processes, on the same CPU and on two CPUs, through\n"
     "a pipe, an eventfd, a futex, a UNIX socket pair, a spinning shared-memory handoff and\n"
     "one that spins then sleeps; the cache-line handoff between every pair of CPUs; and\n"
-    "source 003's experiment (BankedIPC / FlexIPC): N clients and one server pinned to its\n"
-    "own CPU that sleeps in the kernel or polls, with latency, throughput and the CPU time\n"
-    "each side burns per request.  Every figure says round_trip or one_way; every thread\n"
+    "the polling-server experiment (FlexIPC, Journal of Software 2025): N clients and one\n"
+    "server pinned to its own CPU that sleeps in the kernel or polls, with latency,\n"
+    "throughput and the CPU time each side burns per request.  Every figure says round_trip or one_way; every thread\n"
     "is pinned; a rung that cannot run here is listed with the reason.\n"
     "\n"
     "options:\n"
@@ -166,7 +166,7 @@ int cmd_ladder(int argc, char **argv)
                 printf("%-32s %s: %s\n", r.defs[i].id, ladder_rung_unit(&r.defs[i]),
                    r.defs[i].description);
         if (r.sweep_selected)
-            printf("%-32s round_trip: source 003's experiment, N clients and one server\n", "sweep");
+            printf("%-32s round_trip: the polling-server experiment, N clients and one server\n", "sweep");
         if (r.matrix_selected)
             printf("%-32s one_way: the cache-line handoff between every pair of CPUs\n", "cpu_matrix");
         return 0;

@@ -167,8 +167,8 @@ static void format_ratio(double reduction, char *buf, size_t len)
 
 static void print_sweep(FILE *out, const struct sweep *s)
 {
-    fprintf(out, "\nsource 003 (BankedIPC / FlexIPC on ChCore): N clients -> one server pinned "
-                 "to its own CPU\n");
+    fprintf(out, "\nthe polling-server experiment (FlexIPC, Journal of Software 2025): N clients "
+                 "-> one server pinned to its own CPU\n");
     if (!s->available) {
         fprintf(out, "  not available here: %s\n", s->why);
         return;
@@ -197,7 +197,7 @@ static void print_sweep(FILE *out, const struct sweep *s)
                 s->nclient_cpus, s->nclient_cpus == 1 ? "" : "s");
     fprintf(out, "  srv busy: the server thread's CPU time over the window (100%%: a core burnt); "
                  "sleeps/rq: its voluntary context switches per request\n");
-    fprintf(out, "  paper: %.0f%% lower latency at low concurrency; at %d clients FlexIPC's "
+    fprintf(out, "  published (FlexIPC): %.0f%% lower latency at low concurrency; at %d clients FlexIPC's "
                  "latency is %.0f%% of the original's (%.0f%% lower)\n",
             100 * PAPER_LOW_CONCURRENCY_REDUCTION, PAPER_HIGH_CONCURRENCY,
             100 * PAPER_AT_32_LATENCY_RATIO, 100 * (1 - PAPER_AT_32_LATENCY_RATIO));
@@ -207,8 +207,8 @@ static void print_sweep(FILE *out, const struct sweep *s)
         ladder_format_reduction(lo->reduction[SWEEP_FUTEX], "futex's", low, sizeof low);
         format_ratio(hi->reduction[SWEEP_FUTEX], vs_futex, sizeof vs_futex);
         format_ratio(hi->reduction[SWEEP_EVENTFD], vs_eventfd, sizeof vs_eventfd);
-        fprintf(out, "  here: at %d client%s poll's p50 is %s (paper: %.0f%% lower); at %d "
-                     "clients it is %s of futex's, %s of eventfd's (paper at %d: %.0f%%)\n",
+        fprintf(out, "  here: at %d client%s poll's p50 is %s (FlexIPC: %.0f%% lower); at %d "
+                     "clients it is %s of futex's, %s of eventfd's (FlexIPC at %d: %.0f%%)\n",
                 lo->clients, lo->clients == 1 ? "" : "s", low,
                 100 * PAPER_LOW_CONCURRENCY_REDUCTION, hi->clients, vs_futex, vs_eventfd,
                 PAPER_HIGH_CONCURRENCY, 100 * PAPER_AT_32_LATENCY_RATIO);

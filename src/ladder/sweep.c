@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Source 003's experiment, live (sweep.h).  One runner (runner.h) per client count and
+/* The polling-server experiment, live (sweep.h).  One runner (runner.h) per client count and
  * mode: a server thread, N client threads and the runner's own thread, which opens and
  * closes the measured window and reads every thread's CPU-time clock at both ends. */
 #include "ladder/sweep.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Source 003's experiment (BankedIPC / FlexIPC on ChCore, Journal of Software 2025): N
+/* The polling-server experiment (FlexIPC on ChCore, Journal of Software 2025): N
  * client threads send zero-data requests to one server thread pinned to its own CPU.
  *
  *   futex, eventfd (the server sleeps in the kernel when idle and a client's request wakes

@@ -140,13 +140,17 @@ static void emit_warp(const struct metrics_run *r, struct prom *p)
 
 void metrics_emit(const struct metrics_run *r, double now_s, struct prom *p)
 {
+    /* Labelled as node_exporter's build_info (prometheus/common's version collector): the
+     * release in `version`, the commit in `revision`, the build's arch (its goarch). */
     prom_family(p, "clockscope_build_info", PROM_GAUGE,
-                "The clockscope that wrote these metrics (value 1).");
-    struct prom_label b[2] = {{"version", clockscope_version()}, {"arch", arch_name()}};
-    prom_sample(p, b, 2, 1);
+                "A metric with a constant '1' value labeled by the version and revision from "
+                "which clockscope was built, and its arch.");
+    struct prom_label b[3] = {{"version", clockscope_version_number()},
+                              {"revision", clockscope_revision()}, {"arch", arch_name()}};
+    prom_sample(p, b, 3, 1);
     emit_verdict(r, p);
     emit_findings(&r->d, p);
-    emit_clocksources(&r->d.ctx, p);
+    emit_clocksources(&r->d.machine, p);
     emit_proof(&r->p, p);
     emit_warp(r, p);
     one(p, "clockscope_run_duration_seconds", "How long this run of clockscope metrics took.",

@@ -90,7 +90,8 @@ struct report_state {
 /* The last entry's share that its folded chains did not cover, by its own symbol. */
 static void finish_entry(struct tally *t, struct report_state *st)
 {
-    /* Without chains the whole entry (0.00% entries too: source 000's x86_64 vDSO line). */
+    /* Without chains the whole entry (0.00% entries too: the x86_64 vDSO line of the RISC-V
+     * clock_gettime report). */
     if (st->pending && (st->folded == 0 || st->self - st->folded > 0.005))
         tally_entry(t, &st->frame, st->self - st->folded);
     st->pending = false;

@@ -55,10 +55,55 @@ static int clock_loop_until_exit(pid_t pid)
     }
 }
 
-/* Runs argv with stdout to our stdout (or stderr), stderr inherited, and waits (or runs
- * the clock loop until it exits).  While it runs, SIGINT and SIGQUIT are ignored here:
- * Ctrl-C stops the profiled command and perf, which then writes its data, and the profile
- * is still made from it. */
+/* perf record's own progress lines ("[ perf record: Woken up 1 times to write data ]",
+ * "[ perf record: Captured and wrote ... ]") say nothing about the program profiled. */
+#define PERF_CHATTER "[ perf record: "
+
+static bool is_chatter(const char *line, size_t n)
+{
+    return n >= sizeof PERF_CHATTER - 1 && memcmp(line, PERF_CHATTER, sizeof PERF_CHATTER - 1) == 0;
+}
+
+/* The relay (a child of its own): copies what perf and the profiled command write to their
+ * shared stderr onto ours, line by line, without perf's chatter.  A partial line that cannot
+ * be chatter is passed on at once (a prompt without a newline is not held back). */
+static void relay_stderr(int in)
+{
+    char buf[8192];
+    size_t have = 0;
+    for (;;) {
+        ssize_t r = read(in, buf + have, sizeof buf - have);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r > 0)
+            have += (size_t)r;
+        size_t start = 0;
+        for (size_t i = start; i < have; i++)
+            if (buf[i] == '\n') {
+                if (!is_chatter(buf + start, i + 1 - start))
+                    subprocess_write_fully(STDERR_FILENO, buf + start, i + 1 - start);
+                start = i + 1;
+            }
+        size_t rest = have - start;
+        size_t probe = rest < sizeof PERF_CHATTER - 1 ? rest : sizeof PERF_CHATTER - 1;
+        bool may_be_chatter = memcmp(buf + start, PERF_CHATTER, probe) == 0;
+        if (rest > 0 && (r <= 0 || !may_be_chatter || rest == sizeof buf)) {
+            if (!(r <= 0 && is_chatter(buf + start, rest)))
+                subprocess_write_fully(STDERR_FILENO, buf + start, rest);
+            rest = 0;
+            start = have;
+        }
+        memmove(buf, buf + start, rest);
+        have = rest;
+        if (r <= 0)
+            return;
+    }
+}
+
+/* Runs argv with stdout to our stdout (or stderr), stderr through the relay, and waits (or
+ * runs the clock loop until it exits).  While it runs, SIGINT and SIGQUIT are ignored here
+ * and in the relay: Ctrl-C stops the profiled command and perf, which then writes its data
+ * (and its last lines, which must find a reader), and the profile is still made from it. */
 static int run_inherit(char *const argv[], bool stdout_to_stderr, bool clock_loop, char *err,
                        size_t errlen)
 {
@@ -66,14 +111,35 @@ static int run_inherit(char *const argv[], bool stdout_to_stderr, bool clock_loo
     sigemptyset(&ign.sa_mask);
     sigaction(SIGINT, &ign, &old_int);
     sigaction(SIGQUIT, &ign, &old_quit);
+    int pipefd[2] = {-1, -1};
+    pid_t relay = -1;
+    if (pipe2(pipefd, O_CLOEXEC) == 0) {
+        relay = fork();
+        if (relay == 0) {
+            close(pipefd[1]);
+            relay_stderr(pipefd[0]);
+            _exit(0);
+        }
+        if (relay < 0) {    /* no relay: perf's lines go straight to stderr, as they are */
+            close(pipefd[0]);
+            close(pipefd[1]);
+            pipefd[0] = pipefd[1] = -1;
+        }
+    }
     pid_t pid = fork();
     if (pid == 0) {
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGQUIT, &old_quit, NULL);
+        if (pipefd[1] >= 0)
+            dup2(pipefd[1], STDERR_FILENO);
         if (stdout_to_stderr)
             dup2(STDERR_FILENO, STDOUT_FILENO);
         execv(argv[0], argv);
         _exit(127);
+    }
+    if (pipefd[1] >= 0) {
+        close(pipefd[0]);
+        close(pipefd[1]);
     }
     int status = -1;
     if (pid < 0)
@@ -83,6 +149,15 @@ static int run_inherit(char *const argv[], bool stdout_to_stderr, bool clock_loo
     else
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
             ;
+    /* The relay ends when every writer has gone: perf and the command.  A daemon the command
+     * left behind may hold the pipe for ever; its lines then go on after we are done. */
+    for (int i = 0; relay > 0 && i < 200; i++) {
+        pid_t r = waitpid(relay, NULL, WNOHANG);
+        if (r == relay || (r < 0 && errno != EINTR))
+            break;
+        struct timespec tick = {0, 10 * 1000 * 1000};
+        nanosleep(&tick, NULL);
+    }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
     if (pid < 0)
@@ -214,7 +289,12 @@ bool perf_run_live(const struct perf_run_options *o, struct tally *t, struct per
     argv[n++] = r->event;
     argv[n++] = "-F";
     argv[n++] = freq;
-    argv[n++] = "-g";
+    if (o->dwarf) {
+        argv[n++] = "--call-graph";
+        argv[n++] = "dwarf";
+    } else {
+        argv[n++] = "-g";
+    }
     argv[n++] = "-o";
     argv[n++] = data;
     if (o->target == TARGET_ALL)

@@ -19,6 +19,7 @@ struct perf_run_options {
     const char *event;       /* perf's event name */
     bool user_only;          /* append ":u" (perf_plan_for said so) */
     bool command_stdout_to_stderr; /* --json: keep stdout for the document */
+    bool dwarf;              /* --call-graph dwarf: unwind from stack copies (no frame pointers) */
 };
 
 struct perf_run_result {

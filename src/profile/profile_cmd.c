@@ -29,7 +29,7 @@
 
 struct profile_options {
     bool json, all_cpus, clock_loop, count;
-    int pid, frequency, top;
+    int pid, frequency, top, call_graph;
     double seconds;
     const char *event, *perf_script, *perf_report, *perf_data;
     const char *command[256]; /* after "--" */
@@ -61,6 +61,13 @@ static const char help[] =
     "  --frequency HZ     samples per second (default 999)\n"
     "  --event NAME       perf event (default cpu-clock: a timer, works in every VM; on a\n"
     "                     machine with a PMU, cycles also samples where interrupts are off)\n"
+    "  --call-graph MODE  fp (default: frame pointers, perf record -g) or dwarf (perf copies\n"
+    "                     the stack and unwinds it: callers built without frame pointers,\n"
+    "                     an interpreter's C frames; larger data, slower to read)\n"
+    "Python, Node and Java: perf names their functions only when the runtime writes\n"
+    "/tmp/perf-PID.map (python3 -X perf or PYTHONPERFSUPPORT=1, Python 3.12 or later;\n"
+    "node --perf-basic-prof; java -XX:+PreserveFramePointer with -XX:+DumpPerfMapAtExit or\n"
+    "perf-map-agent); the profile says which applies to the program it ran.\n"
     "Offline:\n"
     "  --perf-script FILE   saved `perf script` text (- reads stdin)\n"
     "  --perf-report FILE   saved `perf report --stdio` text (- reads stdin): each entry's\n"
@@ -78,6 +85,8 @@ static const char help[] =
     "not perf text (the line is named); 2 bad usage; 127 COMMAND not found, 126 not\n"
     "executable.\n";
 
+static const char *const call_graph_names[] = {"fp", "dwarf", NULL};
+
 static const struct cli_option profile_decl[] = {
     {.name = "pid", .short_name = 'p', .metavar = "PID",
      CLI_UINT_OF(struct profile_options, pid, 1, INT_MAX)},
@@ -87,6 +96,8 @@ static const struct cli_option profile_decl[] = {
     {.name = "seconds", .metavar = "S", CLI_SECONDS_OF(struct profile_options, seconds, 0.1, 86400)},
     {.name = "frequency", .metavar = "HZ", CLI_UINT_OF(struct profile_options, frequency, 1, 100000)},
     {.name = "event", .metavar = "NAME", CLI_STRING_OF(struct profile_options, event)},
+    {.name = "call-graph", .metavar = "MODE",
+     CLI_ENUM_OF(struct profile_options, call_graph, call_graph_names)},
     {.name = "perf-script", .metavar = "FILE", CLI_STRING_OF(struct profile_options, perf_script)},
     {.name = "perf-report", .metavar = "FILE", CLI_STRING_OF(struct profile_options, perf_report)},
     {.name = "perf-data", .metavar = "FILE", CLI_STRING_OF(struct profile_options, perf_data)},
@@ -272,12 +283,22 @@ static bool profile_live(const struct profile_options *o, char **command, struct
             return false;
         }
     }
+    /* Python, Node, Java: whether perf will be able to name the program's functions. */
+    extern char **environ;
+    if (command) {
+        char path[PATH_MAX];
+        runtime_hint_for(command, subprocess_find_program(command[0], path, sizeof path) == 0
+                                      ? path : NULL, environ, &v->runtime);
+    } else if (o->pid) {
+        runtime_hint_for_pid(o->pid, &v->runtime);
+    }
+    v->dwarf = o->call_graph == 1;
     sysinfo_read(si);
     v->machine = si;
     struct perf_run_options ro = {.target = v->target, .command = command, .pid = o->pid,
                                   .seconds = o->seconds, .frequency = o->frequency,
                                   .event = o->event, .user_only = plan.user_only,
-                                  .command_stdout_to_stderr = o->json};
+                                  .command_stdout_to_stderr = o->json, .dwarf = v->dwarf};
     static struct count_run count;
     if (o->count) {
         if (!count_wrap(&count, command, err, errlen))
@@ -292,6 +313,10 @@ static bool profile_live(const struct profile_options *o, char **command, struct
     v->elapsed_s = rr.elapsed_s;
     if (ok && plan.why[0])
         profile_note(v, "%s", plan.why);
+    char advice[560];
+    runtime_hint_advice(&v->runtime, v->dwarf, advice, sizeof advice);
+    if (ok && advice[0])
+        profile_note(v, "%s", advice);
     return ok;
 }
 
@@ -321,6 +346,8 @@ int cmd_profile(int argc, char **argv)
         usage_error("profile", "--count goes only with -- COMMAND");
     if (!live && strcmp(o.event, "cpu-clock") != 0)
         usage_error("profile", "--event goes only with a live profile");
+    if (!live && o.call_graph != 0)
+        usage_error("profile", "--call-graph goes only with a live profile (perf record's)");
     if (!seconds_given)
         o.seconds = o.clock_loop ? 2 : 10;
 

@@ -10,6 +10,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 void profile_note(struct profile_view *v, const char *fmt, ...)
 {
@@ -75,6 +76,21 @@ void profile_notes(struct profile_view *v)
                      "call sites and the attribution through call chains need `perf script` "
                      "output (--perf-script) or `perf report --no-children -g folded`.",
                      t->children_columns ? " (the Self column)" : "");
+    /* Callers perf could not name: frames without frame pointers, or JIT-compiled code. */
+    double unnamed = 0, timed = tally_time_percent(t);
+    for (int i = 0; i < t->ncall_sites; i++)
+        if (strcmp(t->call_sites[i].name, "(no caller in the chain)") == 0 ||
+            strcmp(t->call_sites[i].name, "[unknown]") == 0)
+            unnamed += tally_share(t, t->call_sites[i].weight);
+    if (!t->from_report && timed >= 1.0 && unnamed >= 0.5 * timed &&
+        v->runtime.runtime == RUNTIME_NATIVE)
+        profile_note(v, "%.2f%% of all samples read the time with no named caller ([unknown] or "
+                     "no caller in the chain): the callers have no frame pointers, or are "
+                     "JIT-compiled or interpreted code.  %sA Python, Node or Java program names "
+                     "its functions only with its runtime's perf switch (`clockscope profile "
+                     "--help`; live, the profile says which applies).", unnamed,
+                     v->dwarf ? "" : "`--call-graph dwarf` unwinds frames without frame "
+                                     "pointers.  ");
     if (!t->from_report && !t->kernel_frames)
         profile_note(v, "No kernel frames in the samples: time in syscalls and the kernel's "
                      "clocksource read is not visible (user-space-only sampling).");

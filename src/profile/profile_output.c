@@ -132,6 +132,15 @@ static void target_json(struct json *j, const struct profile_view *v)
         else
             json_kv_null(j, "exit_status");
         json_kv_double(j, "elapsed_s", v->elapsed_s);
+        json_kv_string(j, "call_graph", v->dwarf ? "dwarf" : "fp");
+        json_key(j, "runtime");
+        if (v->runtime.runtime != RUNTIME_NATIVE) {
+            json_begin_object(j);
+            json_kv_string(j, "name", v->runtime.name);
+            json_kv_bool(j, "perf_support", v->runtime.perf_support);
+            json_end_object(j);
+        } else
+            json_null(j);
         json_end_object(j);
     } else
         json_null(j);

@@ -8,6 +8,7 @@
 #include "facts/sysinfo.h"
 #include "profile/count_table.h"
 #include "profile/perf_access.h"
+#include "profile/runtime_hint.h"
 #include "profile/tally.h"
 
 #include <stdbool.h>
@@ -31,6 +32,8 @@ struct profile_view {
     double counter_ns;           /* live: the cheapest counter read (counter_cost.h), < 0 not measured */
     char counter_id[64];         /* its bench id */
     const struct count_table *counts; /* --count: run --mode count's tables, NULL none */
+    bool dwarf;                  /* live: --call-graph dwarf (else frame pointers) */
+    struct runtime_hint runtime; /* live -- COMMAND or --pid: the program's runtime */
     char notes[PROFILE_MAX_NOTES][600];
     int nnotes;
 };

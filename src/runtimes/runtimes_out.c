@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* `clockscope runtimes` output: the table (source 000's, with the harness beside each
- * figure) and clockscope.runtimes/1 (docs/json.md). */
+/* `clockscope runtimes` output: the table (the RISC-V clock_gettime report's, with the
+ * harness beside each figure) and clockscope.runtimes/1 (docs/json.md). */
 #include "runtimes/runtimes.h"
 
 #include "common/json.h"

@@ -187,6 +187,8 @@ static void decide_fast(bool only_where_slow, bool verbose)
         if (verbose)
             fprintf(stderr, "clockscope-shim: fastclock source: %s\n", info.why);
     }
+    double per_ns = verbose && only_where_slow && !(forced && *forced) ? shim_counter_ticks_per_ns(get_real_cgt())
+                                                                         : 0;
     for (size_t i = 0; i < 3; i++) {
         if (slow[i])
             atomic_store(&serve[served[i]], FAST);
@@ -197,9 +199,14 @@ static void decide_fast(bool only_where_slow, bool verbose)
         else if (forced && *forced)
             fprintf(stderr, "clockscope-shim: %s: %s (CLOCKSCOPE_RUN_SLOW=%s)\n", names[i],
                     slow[i] ? "fastclock" : "passed through", forced);
-        else
-            fprintf(stderr, "clockscope-shim: %s: %s (libc %llu ticks, syscall %llu ticks)\n",
+        else if (per_ns > 0)
+            fprintf(stderr, "clockscope-shim: %s: %s (libc %.0f ns, syscall %.0f ns)\n",
                     names[i], slow[i] ? "fastclock: the kernel path is slow" : "passed through",
+                    (double)libc_ticks[i] / per_ns, (double)sys_ticks[i] / per_ns);
+        else    /* a counter that did not move: nothing to convert with */
+            fprintf(stderr, "clockscope-shim: %s: %s (libc %llu counter ticks, syscall %llu "
+                    "counter ticks)\n", names[i],
+                    slow[i] ? "fastclock: the kernel path is slow" : "passed through",
                     (unsigned long long)libc_ticks[i], (unsigned long long)sys_ticks[i]);
     }
 }

@@ -32,6 +32,11 @@ void shim_count_after_fork(void);
 int shim_kernel_path_slow(real_clock_gettime_fn real, clockid_t id, uint64_t *libc_ticks,
                           uint64_t *syscall_ticks);
 
+/* Counter ticks per nanosecond, measured against the kernel's CLOCK_MONOTONIC (50 us):
+ * only for --verbose, which says what the probe measured in ns, since a tick is a
+ * different length on every machine.  0 when the counter did not move. */
+double shim_counter_ticks_per_ns(real_clock_gettime_fn real);
+
 /* At start: keeps `self` (the shim's path) in LD_PRELOAD or removes it, as `run` asked
  * (CLOCKSCOPE_RUN_INHERIT, CLOCKSCOPE_RUN_FOLLOW_PID: shim_env.c); false when this process
  * is one a wrapper script started rather than the program, which the shim leaves alone. */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "vdso/vdso_elf.h"
 
+#include "common/arch_table.h"
+
 #include <elf.h>
 #include <stdio.h>
 #include <string.h>
@@ -262,10 +264,9 @@ bool vdso_lookup(const struct vdso_image *img, const char *name, const char *ver
 
 const char *vdso_machine_name(uint16_t machine, char *buf, size_t len)
 {
-    switch (machine) {
-    case EM_X86_64: return "x86_64";
-    case EM_AARCH64: return "aarch64";
-    case EM_RISCV: return "riscv64";
-    default: snprintf(buf, len, "machine %u", machine); return buf;
-    }
+    const struct arch_desc *a = arch_table_by_elf(machine);
+    if (a)
+        return a->name;
+    snprintf(buf, len, "machine %u", machine);
+    return buf;
 }

@@ -113,7 +113,7 @@ bool vm_dtb_patched(const struct vm_boot *b, const char *compatible, const char 
     if (oc.exit_status != 0 || stat(raw, &st) != 0 || st.st_size == 0) {
         err[strcspn(err, "\n")] = '\0';
         snprintf(why, whylen, "%s did not dump the machine's device tree (status %d): %s",
-                 b->arch->qemu, oc.exit_status, err);
+                 b->arch->desc->qemu_system, oc.exit_status, err);
         return false;
     }
     char *const to_dts[] = {"dtc", "-q", "-I", "dtb", "-O", "dts", "-o", dts, raw, NULL};

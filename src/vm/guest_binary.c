@@ -20,7 +20,7 @@ static bool check_guest_binary(const struct vm_arch *arch, const char *path, cha
     enum elf_probe_result r = elf_probe(path, &f, why, wl);
     if (r == ELF_PROBE_BAD)
         return false;
-    if (r == ELF_PROBE_NOT_ELF || !f.elf64_le || f.machine != arch->elf_machine) {
+    if (r == ELF_PROBE_NOT_ELF || !f.elf64_le || f.machine != arch->desc->elf_machine) {
         snprintf(why, wl, "'%s' is not a 64-bit little-endian %s executable", path, arch->name);
         return false;
     }

@@ -308,7 +308,7 @@ bool guest_files_add(struct guest_files *g, const struct vm_arch *arch, const ch
         return false;
     if (r == ELF_PROBE_NOT_ELF)
         return true;
-    if (!f.elf64_le || f.machine != arch->elf_machine) {
+    if (!f.elf64_le || f.machine != arch->desc->elf_machine) {
         snprintf(why, wl, "--add: '%s' is an ELF file for another machine than %s", host,
                  arch->name);
         return false;

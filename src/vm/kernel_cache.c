@@ -131,7 +131,7 @@ struct apt {
 
 static void apt_setup(struct apt *a, const struct vm_arch *arch, const char *cache)
 {
-    snprintf(a->dir, sizeof a->dir, "%s/apt/%s-%s", cache, arch->debian_arch, arch->debian_suite);
+    snprintf(a->dir, sizeof a->dir, "%s/apt/%s-%s", cache, arch->desc->debian, arch->debian_suite);
     const char *in_dir[] = {
         "Dir::Etc::SourceList=%s/sources.list", "Dir::Etc::SourceParts=%s/parts",
         "Dir::Etc::Preferences=%s/preferences", "Dir::Etc::PreferencesParts=%s/parts",
@@ -143,8 +143,8 @@ static void apt_setup(struct apt *a, const struct vm_arch *arch, const char *cac
     for (size_t i = 0; i < sizeof in_dir / sizeof in_dir[0]; i++)
         snprintf(a->opts[n++], sizeof a->opts[0], in_dir[i], a->dir);
     snprintf(a->opts[n++], sizeof a->opts[0], "Dir::Etc::Trusted=%s", KEYRING);
-    snprintf(a->opts[n++], sizeof a->opts[0], "APT::Architecture=%s", arch->debian_arch);
-    snprintf(a->opts[n++], sizeof a->opts[0], "APT::Architectures=%s", arch->debian_arch);
+    snprintf(a->opts[n++], sizeof a->opts[0], "APT::Architecture=%s", arch->desc->debian);
+    snprintf(a->opts[n++], sizeof a->opts[0], "APT::Architectures=%s", arch->desc->debian);
     snprintf(a->opts[n++], sizeof a->opts[0], "Acquire::Retries=3");
     snprintf(a->opts[n++], sizeof a->opts[0], "Debug::NoLocking=1");
 }
@@ -250,12 +250,12 @@ static bool fetch(const struct vm_arch *arch, const char *cache, const char *kdi
     write_text(p, "");
     snprintf(p, sizeof p, "%s/sources.list", a.dir);
     snprintf(line, sizeof line, "deb [arch=%s signed-by=" KEYRING "] " MIRROR " %s main\n",
-             arch->debian_arch, arch->debian_suite);
+             arch->desc->debian, arch->debian_suite);
     write_text(p, line);
 
     static char out[16384];
     char meta[64];
-    snprintf(meta, sizeof meta, "linux-image-%s", arch->debian_arch);
+    snprintf(meta, sizeof meta, "linux-image-%s", arch->desc->debian);
     fprintf(stderr, "clockscope vm: fetching the default %s kernel (%s from Debian %s) into "
                     "%s (once)\n", arch->name, meta, arch->debian_suite, kdir);
     int st = -1;
@@ -271,7 +271,7 @@ static bool fetch(const struct vm_arch *arch, const char *cache, const char *kdi
     if (st != 0) {
         snprintf(why, wl, "cannot fetch the package lists of Debian %s (%s) from " MIRROR
                           ":\n%s\npass --kernel IMAGE to boot a kernel of your own",
-                 arch->debian_suite, arch->debian_arch, out);
+                 arch->debian_suite, arch->desc->debian, out);
         return false;
     }
     /* The meta package depends on the versioned image package; download that one. */

@@ -32,12 +32,8 @@ const char *kernel_image_kind(const unsigned char *h, size_t len)
     if (len >= 0x38 && memcmp(h, "MZ", 2) == 0 && memcmp(h + 4, "zimg", 4) == 0)
         return "zboot";
     if (len >= 20 && memcmp(h, "\x7f" "ELF", 4) == 0 && h[5] == 1 /* little-endian */) {
-        switch (elf_machine_of(h)) {
-        case 62: return "x86_64";
-        case 183: return "aarch64";
-        case 243: return "riscv64";
-        default: return NULL;
-        }
+        const struct arch_desc *a = arch_table_by_elf(elf_machine_of(h));
+        return a ? a->name : NULL;
     }
     if (len >= 0x206 && memcmp(h + 0x202, "HdrS", 4) == 0)
         return "x86_64";

@@ -43,7 +43,7 @@ void vm_qemu_args(const struct vm_boot *b, const char *dumpdtb, struct qemu_args
              b->machine->console, b->append ? " " : "", b->append ? b->append : "");
     char **argv = a->argv;
     int n = 0;
-    argv[n++] = (char *)b->arch->qemu;
+    argv[n++] = (char *)b->arch->desc->qemu_system;
     argv[n++] = "-machine";
     argv[n++] = a->machine;
     argv[n++] = "-accel";

@@ -3,21 +3,21 @@
 #ifndef CLOCKSCOPE_VM_ARCH_H
 #define CLOCKSCOPE_VM_ARCH_H
 
+#include "common/arch_table.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
 struct vm_arch {
     const char *name;         /* "x86_64", "aarch64", "riscv64" (clockscope's arch names) */
-    const char *qemu;         /* qemu-system-* program */
-    const char *qemu_package; /* the Debian package that installs it */
+    const struct arch_desc *desc; /* its ELF machine, Debian name, QEMU (common/arch_table.h) */
+    const char *qemu_package; /* the Debian package that installs desc->qemu_system */
     const char *machine;      /* -machine */
     const char *tcg_cpu;      /* -cpu under TCG */
     const char *kvm_cpu;      /* -cpu under KVM */
     const char *bios;         /* -bios, or NULL */
     const char *console;      /* the kernel's name for the first serial port */
-    const char *debian_arch;  /* Debian architecture of the default kernel */
-    const char *debian_suite; /* the suite it comes from */
-    unsigned elf_machine;     /* e_machine of this arch's ELF files */
+    const char *debian_suite; /* the suite its default kernel comes from */
     const char *cross_packages; /* Debian packages of its cross compiler and libc */
 };
 

@@ -126,7 +126,7 @@ static int report(const struct vm_boot *b, const struct vm_result *r, bool quiet
         print_tail(r);
         return EXIT_VM_FAILED;
     case VM_QEMU_FAILED:
-        fprintf(stderr, "clockscope vm: %s failed to start the guest\n", b->arch->qemu);
+        fprintf(stderr, "clockscope vm: %s failed to start the guest\n", b->arch->desc->qemu_system);
         print_tail(r);
         return EXIT_VM_FAILED;
     case VM_STOPPED:
@@ -364,9 +364,9 @@ int cmd_vm(int argc, char **argv)
 
     /* Checks in the order of their cost: nothing is fetched or built for a VM that
      * cannot run. */
-    if (!subprocess_on_path(arch->qemu)) {
+    if (!subprocess_on_path(arch->desc->qemu_system)) {
         fprintf(stderr, "clockscope vm: %s is not installed (install it with: apt-get install "
-                        "%s)\n", arch->qemu, arch->qemu_package);
+                        "%s)\n", arch->desc->qemu_system, arch->qemu_package);
         return EXIT_VM_FAILED;
     }
     char binary[PATH_LEN], why[8192];

@@ -29,8 +29,8 @@ static bool report(const char *text, char *err, size_t errlen)
     return perf_report_parse(text, strlen(text), &t, err, errlen);
 }
 
-/* Source 000's RISC-V entries (the RISC-V vDSO clock_gettime analysis report, openEuler,
- * kernel 6.12), also tests/data/perf/source000-riscv-whisper.report. */
+/* The RISC-V entries of the RISC-V clock_gettime report (openEuler,
+ * kernel 6.12), also tests/data/perf/riscv-report-whisper-riscv.report. */
 static const char riscv_report[] =
     "# Samples: 363K of event 'cpu-clock'\n"
     "# Overhead  Shared Object          Symbol\n"
@@ -40,7 +40,7 @@ static const char riscv_report[] =
     "     8.96%  libgomp.so.1.0.0.xdd   [.] gomp_barrier_wait_end\n"
     "     4.26%  libc.so.6              [.] clock_gettime@@GLIBC_2.27\n";
 
-TEST(test_profile_report_source000_shares)
+TEST(test_profile_report_riscv_report_shares)
 {
     char err[300];
     CHECK(report(riscv_report, err, sizeof err));

@@ -317,3 +317,24 @@ def test_figures_across_processes_each_with_its_own_hash_seed(clockscope, tmp_pa
     (py,) = rows(doc, "python")
     assert len(py["processes"]) == 1 and py["ns_per_call"] == pytest.approx(40.0)
     assert py["across_processes"]["bimodal"] is False
+
+
+@pytest.mark.parametrize("home,says", [
+    ("file", "cannot create {home}/.cache: Not a directory"),
+    ("unset", "HOME and XDG_CACHE_HOME unset"),
+    ("relative", "HOME is not an absolute path"),
+], ids=["home-a-file", "unset", "home-relative"])
+def test_no_cache_directory_says_why(clockscope, tmp_path, home, says):
+    """Issue 30 item 9: a HOME that is set but cannot hold a cache was reported as "HOME and
+    XDG_CACHE_HOME unset".  The Go probe needs a build, so the cache."""
+    need_tool("go")
+    env = {k: v for k, v in os.environ.items() if k not in ("HOME", "XDG_CACHE_HOME")}
+    if home == "file":
+        (tmp_path / "homefile").write_text("")
+        env["HOME"] = str(tmp_path / "homefile")
+    elif home == "relative":
+        env["HOME"] = "relative/home"
+    proc = run([clockscope, "runtimes", "--only", "go", "--no-count", "--json"], env=env,
+               timeout=300, cwd=tmp_path)
+    why = rows(json.loads(proc.stdout), "go")[0]["why_unavailable"]
+    assert "no cache directory" in why and says.format(home=env.get("HOME")) in why, why

@@ -78,6 +78,44 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _atomic_write(path: str, data: str) -> None:
+    """Writes data to path as the C commands' -o does (src/common/out_file.h): a new name, a
+    regular file or a symbolic link is replaced atomically (a temporary file renamed over
+    it; a link is replaced, its target untouched); a character device or a FIFO is written
+    through, never replaced (`-o /dev/null` stays a device); a directory, block device or
+    socket is refused (OSError).  The type comes from an O_PATH descriptor, and the write
+    reopens that very inode through /proc/self/fd."""
+    import errno
+    import stat
+    try:
+        pfd = os.open(path, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        pfd = None
+    if pfd is not None:
+        try:
+            mode = os.fstat(pfd).st_mode
+            if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
+                flags = os.O_WRONLY | os.O_NOCTTY | os.O_CLOEXEC
+                proc = f"/proc/self/fd/{pfd}"
+                try:
+                    fd = os.open(proc, flags | os.O_NONBLOCK)
+                except OSError as e:
+                    if e.errno != errno.ENXIO:
+                        raise OSError(e.errno, e.strerror, path) from None
+                    sys.stderr.write(f"clockscope report: '{printable(path)}' is a FIFO: "
+                                     "waiting for a reader\n")
+                    fd = os.open(proc, flags)
+                os.set_blocking(fd, True)
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    f.write(data)
+                return
+            if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+                what = ("a directory" if stat.S_ISDIR(mode) else "a block device"
+                        if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
+                        else "a special file")
+                raise OSError(errno.EINVAL, f"it is {what}: give a file, a character device "
+                              "or a FIFO", path)
+        finally:
+            os.close(pfd)
     d = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".report-", dir=d)
     try:

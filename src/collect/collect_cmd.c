@@ -352,6 +352,9 @@ int cmd_collect(int argc, char **argv)
                 "file %s.json in this directory when done (-o - for stdout)\n", stem);
     /* A reader of our stdout that goes away must not kill us before we say so. */
     signal(SIGPIPE, SIG_IGN);
+    /* SIGINT/SIGTERM/SIGHUP go to the part running, which cleans up after itself; then we
+     * end by that signal without a bundle.  SIGKILL: each part dies with us (PDEATHSIG). */
+    subprocess_forward_signals();
 
     char started[32];
     time_t now = time(NULL);
@@ -372,6 +375,13 @@ int cmd_collect(int argc, char **argv)
                 r->part->what);
         fflush(stderr);
         run_part(r, &cfg, program);
+        if (subprocess_stop_signal()) {
+            fprintf(stderr, " stopped by signal %d (%s)\n", subprocess_stop_signal(),
+                    strsignal(subprocess_stop_signal()));
+            for (size_t k = 0; k < n; k++)
+                free(runs[k].out);
+            subprocess_end_by_signal(subprocess_stop_signal());
+        }
         if (r->ok) {
             fprintf(stderr, " ok, %.1f s\n", r->elapsed_s);
         } else {
@@ -380,6 +390,8 @@ int cmd_collect(int argc, char **argv)
         }
     }
 
+    if (subprocess_stop_signal()) /* after the last part: no bundle either */
+        subprocess_end_by_signal(subprocess_stop_signal());
     char *data = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&data, &len);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -83,14 +84,73 @@ void subprocess_tail_append(char *buf, size_t cap, const char *p, size_t n)
     buf[used + n] = '\0';
 }
 
-/* fork + execvp of argv in cwd (NULL: ours); the child's fds 0, 1, 2 become in_fd, out_fd,
- * err_fd (-1: /dev/null).  Returns the pid, or -1 when fork failed; an exec failure is the
- * child's exit status 127 (with a message on err_fd). */
-static pid_t spawn(char *const argv[], const char *cwd, int in_fd, int out_fd, int err_fd)
+void subprocess_die_with_parent(pid_t parent)
 {
+    /* SIGKILL: a child that ignores SIGTERM (or is stopped) must not outlive us either. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+        _exit(127);
+}
+
+/* ---- stopping on SIGINT/SIGTERM/SIGHUP with the children ---- */
+
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+static volatile sig_atomic_t stop_signal;
+/* The child to forward a stop signal to; negative: a process group. */
+static volatile sig_atomic_t current_child;
+
+static void on_stop_signal(int sig)
+{
+    if (!stop_signal)
+        stop_signal = sig;
+    pid_t child = (pid_t)current_child;
+    if (child != 0)
+        kill(child, sig);
+}
+
+void subprocess_forward_signals(void)
+{
+    struct sigaction sa = {.sa_handler = on_stop_signal};
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++)
+        sigaddset(&sa.sa_mask, stop_signals[i]);
+    for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++)
+        sigaction(stop_signals[i], &sa, NULL);
+}
+
+int subprocess_stop_signal(void) { return stop_signal; }
+
+void subprocess_track_child(pid_t pid) { current_child = pid; }
+
+_Noreturn void subprocess_end_by_signal(int sig)
+{
+    fflush(NULL);
+    signal(sig, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+    _exit(128 + sig);
+}
+
+/* fork + execvp of argv in cwd (NULL: ours); the child's fds 0, 1, 2 become in_fd, out_fd,
+ * err_fd (-1: /dev/null).  With own_group the child leads a process group of its own, so
+ * that a timeout or a stop signal reaches whatever it started too (kill(-pid)).  Returns the
+ * pid, or -1 when fork failed; an exec failure is the child's exit status 127 (with a
+ * message on err_fd). */
+static pid_t spawn(char *const argv[], const char *cwd, int in_fd, int out_fd, int err_fd,
+                   bool own_group)
+{
+    pid_t parent = getpid();
     pid_t pid = fork();
-    if (pid != 0)
+    if (pid != 0) {
+        if (pid > 0 && own_group)
+            setpgid(pid, pid); /* in both: whichever runs first, the group exists at once */
         return pid;
+    }
+    if (own_group)
+        setpgid(0, 0);
+    subprocess_die_with_parent(parent);
     int devnull = open("/dev/null", O_RDWR);
     dup2(in_fd >= 0 ? in_fd : devnull, 0);
     dup2(out_fd >= 0 ? out_fd : devnull, 1);
@@ -187,7 +247,7 @@ bool subprocess_capture(char *const argv[], int timeout_ms, size_t cap, char **o
         free(h.buf);
         return false;
     }
-    pid_t pid = spawn(argv, NULL, -1, fds[1], -1);
+    pid_t pid = spawn(argv, NULL, -1, fds[1], -1, false);
     close(fds[1]);
     if (pid < 0) {
         close(fds[0]);
@@ -247,7 +307,7 @@ int subprocess_run_tool(char *const argv[], const char *cwd, int stdout_fd, char
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0)
         return -1;
-    pid_t pid = spawn(argv, cwd, -1, stdout_fd >= 0 ? stdout_fd : p[1], p[1]);
+    pid_t pid = spawn(argv, cwd, -1, stdout_fd >= 0 ? stdout_fd : p[1], p[1], false);
     close(p[1]);
     if (pid < 0) {
         close(p[0]);
@@ -267,9 +327,9 @@ int subprocess_pipe(char *const left[], char *const right[], const char *cwd, ch
         close(data[1]);
         return -1;
     }
-    pid_t a = spawn(left, cwd, -1, data[1], errp[1]);
+    pid_t a = spawn(left, cwd, -1, data[1], errp[1], false);
     close(data[1]);
-    pid_t b = a < 0 ? -1 : spawn(right, cwd, data[0], -1, errp[1]);
+    pid_t b = a < 0 ? -1 : spawn(right, cwd, data[0], -1, errp[1], false);
     close(data[0]);
     close(errp[1]);
     drain_tail(errp[0], err, errlen);
@@ -278,21 +338,36 @@ int subprocess_pipe(char *const left[], char *const right[], const char *cwd, ch
     return sa == 0 && sb == 0 ? 0 : -1;
 }
 
-/* Drains two pipes at once until both reach end of file or the deadline passes. */
-static bool drain_both(int out_fd, struct head *h, bool *truncated, int err_fd, char *err,
-                       size_t errlen, int timeout_ms)
+/* Drains two pipes at once until both reach end of file or the deadline passes.  The stop
+ * signals (subprocess_forward_signals) are let in only inside ppoll, so that one arriving
+ * between two polls is never missed: once asked to stop, the child (pid) gets the signal
+ * and SUBPROCESS_STOP_GRACE_MS to end, then the deadline passes. */
+static bool drain_both(pid_t pid, int out_fd, struct head *h, bool *truncated, int err_fd,
+                       char *err, size_t errlen, int timeout_ms)
 {
     long long deadline = now_ms() + timeout_ms;
     struct pollfd p[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
     char chunk[65536];
-    bool timed_out = false;
+    bool timed_out = false, forwarded = false;
+    sigset_t block, old;
+    sigemptyset(&block);
+    for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++)
+        sigaddset(&block, stop_signals[i]);
+    sigprocmask(SIG_BLOCK, &block, &old);
     while (p[0].fd >= 0 || p[1].fd >= 0) {
+        if (stop_signal && !forwarded) {
+            forwarded = true;
+            kill(-pid, stop_signal); /* it may have come before the child was tracked */
+            if (deadline > now_ms() + SUBPROCESS_STOP_GRACE_MS)
+                deadline = now_ms() + SUBPROCESS_STOP_GRACE_MS;
+        }
         long long left = deadline - now_ms();
         if (left <= 0) {
             timed_out = true;
             break;
         }
-        int r = poll(p, 2, (int)left);
+        struct timespec ts = {left / 1000, (left % 1000) * 1000000};
+        int r = ppoll(p, 2, &ts, &old);
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0)
@@ -315,6 +390,7 @@ static bool drain_both(int out_fd, struct head *h, bool *truncated, int err_fd, 
             }
         }
     }
+    sigprocmask(SIG_SETMASK, &old, NULL);
     for (int i = 0; i < 2; i++)
         if (p[i].fd >= 0)
             close(p[i].fd);
@@ -347,7 +423,7 @@ bool run_capture_all(char *const argv[], int timeout_ms, size_t cap, char **out,
         free(h.buf);
         return false;
     }
-    pid_t pid = spawn(argv, NULL, -1, po[1], pe[1]);
+    pid_t pid = spawn(argv, NULL, -1, po[1], pe[1], true);
     close(po[1]);
     close(pe[1]);
     if (pid < 0) {
@@ -357,13 +433,15 @@ bool run_capture_all(char *const argv[], int timeout_ms, size_t cap, char **out,
         free(h.buf);
         return false;
     }
-    oc->timed_out = !drain_both(po[0], &h, &oc->truncated, pe[0], err, errlen, timeout_ms);
+    current_child = -pid; /* the signal handler's kill() reaches its whole group */
+    oc->timed_out = !drain_both(pid, po[0], &h, &oc->truncated, pe[0], err, errlen, timeout_ms);
     if (oc->timed_out)
-        kill(pid, SIGKILL);
+        kill(-pid, SIGKILL);
     int st = 0;
     pid_t w;
     while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
         ;
+    current_child = 0;
     if (w < 0)
         oc->exit_status = -1;
     else if (WIFEXITED(st))

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* The PATH lookup execvp does: CMD itself when it contains '/', else the first regular
  * file of that name in a $PATH directory (without $PATH, the usual system directories)
@@ -53,6 +54,30 @@ struct run_outcome {
  * be started (why says so); how it ended is in *oc. */
 bool run_capture_all(char *const argv[], int timeout_ms, size_t cap, char **out, size_t *len,
                      char *err, size_t errlen, struct run_outcome *oc, char *why, size_t whylen);
+
+/* ---- children die with us ----
+ * Every child this binary forks calls subprocess_die_with_parent(parent) first, parent
+ * being getppid() as the parent saw it before fork (its getpid()): the kernel then kills the
+ * child with SIGKILL when the parent dies, whatever killed it (SIGKILL included).  A parent
+ * that died between fork and prctl is no longer getppid(): the child exits at once (127)
+ * rather than live on without a death signal.  The death signal follows the forking
+ * THREAD: fork from a thread that outlives the child. */
+void subprocess_die_with_parent(pid_t parent);
+
+/* A command with children of its own (collect, runtimes) calls this once: SIGINT, SIGTERM
+ * and SIGHUP are then remembered rather than fatal, and forwarded to the child being run
+ * (run_capture_all's, or one named by subprocess_track_child), which can remove its own
+ * temporary files; a child that has not ended SUBPROCESS_STOP_GRACE_MS later is killed.
+ * The command checks subprocess_stop_signal() after each child, cleans up and ends with
+ * subprocess_end_by_signal() (status 128 + the signal, as the shell reports). */
+#define SUBPROCESS_STOP_GRACE_MS 5000
+void subprocess_forward_signals(void);
+/* The signal that asked us to stop, or 0. */
+int subprocess_stop_signal(void);
+/* The child a signal is forwarded to (0: none), for children not forked here. */
+void subprocess_track_child(pid_t pid);
+/* Ends the process by signal sig, with its default action. */
+_Noreturn void subprocess_end_by_signal(int sig);
 
 /* Runs `left | right` (each argv in cwd), capturing both stderrs into err.  Returns 0
  * when both exit 0, else -1. */

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,7 +14,6 @@
 #include <string.h>
 #include <time.h>
 #include <sys/resource.h>
-#include <sys/select.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -93,32 +93,55 @@ struct dirent64_raw {
     char name[];
 };
 
-static void remove_tree_at(int dirfd, const char *name, int depth)
+/* Removes the directory at path (PATH_MAX bytes of buffer, len used) and all below it.
+ * One file descriptor at a time: the directory is closed before a subdirectory is entered
+ * (by extending path), so that few free descriptors still suffice.  Every pass over a
+ * directory must remove something or the removal stops: a failing unlinkat (EMFILE,
+ * EACCES, EROFS...) is never retried forever.  Returns whether path is gone. */
+static bool remove_tree(char *path, size_t len, int depth)
 {
-    fchmodat(dirfd, name, 0700, 0); /* an unsearchable directory from the archive */
-    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd >= 0 && depth < 64) {
-        char buf[4096] __attribute__((aligned(8)));
-        /* Removing while reading may skip entries: read again until nothing is left. */
-        for (bool removed = true; removed;) {
-            removed = false;
-            lseek(fd, 0, SEEK_SET);
-            long n;
-            while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
-                for (long off = 0; off < n;) {
-                    struct dirent64_raw *e = (struct dirent64_raw *)(buf + off);
-                    off += e->reclen;
-                    if (strcmp(e->name, ".") == 0 || strcmp(e->name, "..") == 0)
-                        continue;
-                    if (unlinkat(fd, e->name, 0) != 0 && errno == EISDIR)
-                        remove_tree_at(fd, e->name, depth + 1);
-                    removed = true;
-                }
+    chmod(path, 0700); /* an unsearchable directory from the archive; path is a directory */
+    char buf[4096] __attribute__((aligned(8)));
+    for (bool progress = true; progress;) {
+        progress = false;
+        int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            break;
+        char sub[NAME_MAX + 1] = "";
+        long n;
+        while (!sub[0] && (n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
+            for (long off = 0; off < n;) {
+                struct dirent64_raw *e = (struct dirent64_raw *)(buf + off);
+                off += e->reclen;
+                if (strcmp(e->name, ".") == 0 || strcmp(e->name, "..") == 0)
+                    continue;
+                if (unlinkat(fd, e->name, 0) == 0)
+                    progress = true;
+                else if (errno == EISDIR && !sub[0] && depth < 64 &&
+                         len + 1 + strlen(e->name) < PATH_MAX)
+                    memcpy(sub, e->name, strlen(e->name) + 1);
+            }
+        close(fd);
+        if (sub[0]) {
+            size_t sl = strlen(sub);
+            path[len] = '/';
+            memcpy(path + len + 1, sub, sl + 1);
+            if (remove_tree(path, len + 1 + sl, depth + 1))
+                progress = true;
+            path[len] = 0;
         }
     }
-    if (fd >= 0)
-        close(fd);
-    unlinkat(dirfd, name, AT_REMOVEDIR);
+    return rmdir(path) == 0;
+}
+
+/* remove_tree() of dir (copied into buf, PATH_MAX bytes). */
+static bool remove_dir(const char *dir, char *buf)
+{
+    size_t len = strlen(dir);
+    if (len >= PATH_MAX)
+        return false;
+    memcpy(buf, dir, len + 1);
+    return remove_tree(buf, len, 0);
 }
 
 /* What a signal handler needs: the one directory being used and tar's pid while it runs. */
@@ -134,8 +157,9 @@ static void on_signal(int sig)
         kill((pid_t)tar_pid, SIGKILL);
         waitpid((pid_t)tar_pid, NULL, 0);
     }
+    static char path[PATH_MAX]; /* not archive_cleanup's: it may be the one interrupted */
     if (cleanup_dir[0])
-        remove_tree_at(AT_FDCWD, cleanup_dir, 0);
+        remove_dir(cleanup_dir, path);
     errno = saved_errno;
     /* SA_RESETHAND | SA_NODEFER: this ends the process as the signal would have. */
     raise(sig);
@@ -165,6 +189,7 @@ static int run_tar_extract(char *const argv[], char *err, size_t errlen, char *w
         snprintf(why, whylen, "pipe: %s", strerror(errno));
         return -1;
     }
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(why, whylen, "fork: %s", strerror(errno));
@@ -173,6 +198,7 @@ static int run_tar_extract(char *const argv[], char *err, size_t errlen, char *w
         return -1;
     }
     if (pid == 0) {
+        subprocess_die_with_parent(parent);
         struct rlimit rl;
         if (getrlimit(RLIMIT_FSIZE, &rl) == 0) {
             rl.rlim_cur = ARCHIVE_MEMBER_MAX;
@@ -204,15 +230,15 @@ static int run_tar_extract(char *const argv[], char *err, size_t errlen, char *w
             kill(pid, SIGKILL);
             break;
         }
-        fd_set rd;
-        FD_ZERO(&rd);
-        FD_SET(pe[0], &rd);
-        struct timeval tv = {left / 1000, (left % 1000) * 1000};
-        int r = select(pe[0] + 1, &rd, NULL, NULL, &tv);
+        /* poll, not select: a descriptor above FD_SETSIZE must not overflow an fd_set. */
+        struct pollfd pf = {pe[0], POLLIN, 0};
+        int r = poll(&pf, 1, (int)left);
         if (r < 0 && errno == EINTR)
             continue;
-        if (r <= 0)
-            continue;
+        if (r == 0)
+            continue;   /* the deadline is checked above */
+        if (r < 0)
+            break;      /* never retried without progress */
         ssize_t n = read(pe[0], chunk, sizeof chunk);
         if (n < 0 && errno == EINTR)
             continue;
@@ -240,11 +266,36 @@ static int run_tar_extract(char *const argv[], char *err, size_t errlen, char *w
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* Lists the archive and picks its facts: names into names[] (pointers into *listing). */
+/* One line of `tar -tv` (GNU or bsdtar): its member's type (the mode's first character:
+ * '-' file, 'h' hard link, 'l' symbolic link, 'd', 'c', 'b', 'p'...) and its name, cut in
+ * place: the last field, or the one before " -> " / " link to ".  Fact paths hold no
+ * spaces, so a name that does is never wanted anyway. */
+static char *verbose_name(char *line, char *type)
+{
+    *type = line[0];
+    char *cut = *type == 'l' ? strstr(line, " -> ") : *type == 'h' ? strstr(line, " link to ")
+                                                                   : NULL;
+    if (cut)
+        *cut = 0;
+    char *space = strrchr(line, ' ');
+    return space ? space + 1 : line;
+}
+
+/* Members extracted at all: files and links (which the reader resolves beneath the root).
+ * A device node, FIFO or socket is never made: tar as root would create it, and opening
+ * some devices has effects (a watchdog arms). */
+static bool extractable_type(char type)
+{
+    return type == '-' || type == 'h' || type == 'l';
+}
+
+/* Lists the archive (`tar -tv`: names and types) and picks its facts: names into names[]
+ * (pointers into *listing); a fact path that is a device, FIFO or directory in the archive
+ * (any member of that name) is left out. */
 static int select_members(const char *tar, const char *path, char **listing, char **names,
                           char *top, size_t toplen, char *why, size_t whylen)
 {
-    char *argv[] = {(char *)tar, "-t", "-f", (char *)path, NULL};
+    char *argv[] = {(char *)tar, "-t", "-v", "-f", (char *)path, NULL};
     char err[600], ewhy[200];
     size_t len;
     struct run_outcome oc;
@@ -266,22 +317,40 @@ static int select_members(const char *tar, const char *path, char **listing, cha
             snprintf(why, whylen, "tar cannot read it: %s", err[0] ? err : "(no message)");
         return -1;
     }
-    int n = 0;
+    int n = 0, nbad = 0;
     bool have_top = false;
+    const char *bad[MAX_MEMBERS];
     for (char *line = *listing, *next; line && *line; line = next) {
         next = strchr(line, '\n');
         if (next)
             *next++ = 0;
-        if (n >= MAX_MEMBERS || !archive_member_wanted(line, top, toplen, &have_top))
+        char type;
+        char *name = verbose_name(line, &type);
+        if (n >= MAX_MEMBERS || !archive_member_wanted(name, top, toplen, &have_top))
             continue;
+        if (!extractable_type(type)) {
+            if (nbad < MAX_MEMBERS)
+                bad[nbad++] = name;
+            continue;
+        }
         /* A name listed twice (a later member replaces an earlier one) is named once:
          * tar extracts every member of that name. */
         bool dup = false;
         for (int i = 0; i < n && !dup; i++)
-            dup = strcmp(names[i], line) == 0;
+            dup = strcmp(names[i], name) == 0;
         if (!dup)
-            names[n++] = line;
+            names[n++] = name;
     }
+    /* tar extracts every member of a name: one that is a device anywhere goes entirely. */
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        bool drop = false;
+        for (int b = 0; b < nbad && !drop; b++)
+            drop = strcmp(names[i], bad[b]) == 0;
+        if (!drop)
+            names[kept++] = names[i];
+    }
+    n = kept;
     if (n == 0)
         snprintf(why, whylen, "no facts in it (no facts-root path such as proc/cpuinfo or "
                               "sos_commands/kernel/dmesg at its top or one directory down)");
@@ -359,7 +428,10 @@ bool archive_unpack(const char *path, struct archive_unpacked *u, char *why, siz
 void archive_cleanup(struct archive_unpacked *u)
 {
     if (u->tmpdir[0]) {
-        remove_tree_at(AT_FDCWD, u->tmpdir, 0);
+        static char path[PATH_MAX];
+        if (!remove_dir(u->tmpdir, path))
+            fprintf(stderr, "clockscope: cannot remove the temporary directory %s: %s\n",
+                    u->tmpdir, strerror(errno));
         u->tmpdir[0] = 0;
         cleanup_dir[0] = 0;
         guard_signals(false);

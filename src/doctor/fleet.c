@@ -7,6 +7,7 @@
 #include "doctor/archive.h"
 #include "doctor/report.h"
 #include "common/cpuset.h"
+#include "common/printable.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -61,8 +62,22 @@ static void print_error(bool json, const char *root, const char *why)
         json_end_object(&j);
         json_finish(&j);
     } else {
-        printf("%s: error: %s\n", root, why);
+        /* A name from a directory listing may hold a newline (forging a result line) or
+         * terminal escapes: printed as the doctor prints any fact, controls as '?'. */
+        char r[4400], w[4400];
+        printf("%s: error: %s\n", printable_copy(r, sizeof r, root),
+               printable_copy(w, sizeof w, why));
     }
+}
+
+/* Whether any fact was found in the root: one where none was (an empty directory, the
+ * wrong directory) holds no facts and is an error, not a machine of unknown verdict. */
+static bool holds_facts(const struct facts *fs)
+{
+    for (int i = 0; i < F_COUNT; i++)
+        if (fs->f[i].status != FACT_MISSING)
+            return true;
+    return false;
 }
 
 static void one_root(const char *root, bool json, struct tally *t)
@@ -73,7 +88,13 @@ static void one_root(const char *root, bool json, struct tally *t)
     char why[4400];
     double t0 = now_s();
     t->roots++;
-    if (!fleet_load_root(root, &fs, why, sizeof why)) {
+    bool loaded = fleet_load_root(root, &fs, why, sizeof why);
+    if (loaded && !holds_facts(&fs)) {
+        loaded = false;
+        snprintf(why, sizeof why, "holds no facts (no facts-root path such as proc/cpuinfo or "
+                                  "sos_commands/kernel/dmesg in it)");
+    }
+    if (!loaded) {
         t->errors++;
         print_error(json, root, why);
         facts_free(&fs);
@@ -81,10 +102,12 @@ static void one_root(const char *root, bool json, struct tally *t)
     }
     diagnose(&fs, &p, &d);
     t->verdicts[d.verdict]++;
+    char shown[4400], summary[1024];
     if (json)
         report_json_line(stdout, root, &fs, &p, &d, now_s() - t0);
     else
-        printf("%s: %s: %s\n", root, verdict_name(d.verdict), d.summary);
+        printf("%s: %s: %s\n", printable_copy(shown, sizeof shown, root),
+               verdict_name(d.verdict), printable_copy(summary, sizeof summary, d.summary));
     facts_free(&fs);
 }
 
@@ -154,6 +177,7 @@ static pid_t start_worker(struct root_list *l, size_t from, size_t to, bool json
     *out = tmpfile();
     if (!*out)
         return -1;
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid != 0) {
         if (pid < 0) {
@@ -164,6 +188,8 @@ static pid_t start_worker(struct root_list *l, size_t from, size_t to, bool json
     }
     /* A worker outlives no parent: killed with it (its archive guard then cleans up). */
     prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) /* the parent died before prctl: no signal would ever come */
+        _exit(1);
     if (dup2(fileno(*out), STDOUT_FILENO) < 0)
         _exit(1);
     for (size_t i = from; i < to; i++)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "doctor/proof.h"
+#include "common/subprocess.h"
 
 #include "arch/arch.h"
 #include "common/cpuset.h"
@@ -211,6 +212,7 @@ static void count_syscalls(struct proof *p)
         return;
     }
     fflush(NULL);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(p->count_why, sizeof p->count_why, "fork: %s", strerror(errno));
@@ -219,6 +221,7 @@ static void count_syscalls(struct proof *p)
         return;
     }
     if (pid == 0) {
+        subprocess_die_with_parent(parent);
         close(fds[0]);
         struct child_report rep;
         memset(&rep, 0, sizeof rep);

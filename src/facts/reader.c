@@ -67,6 +67,48 @@ static ssize_t read_up_to(int fd, char *buf, size_t want)
     return (ssize_t)got;
 }
 
+/* relpath beneath the reader's root opened with flags (links resolved beneath it). */
+static int open_beneath(const struct fact_reader *r, const char *relpath, const char *path,
+                        int flags)
+{
+    if (strcmp(r->root, "/") == 0)
+        return open(path, flags | O_CLOEXEC); /* the live machine: nothing lies outside "/" */
+    /* Someone else's tree: every link is resolved beneath the root, and one that leads out
+     * of it is refused (EXDEV), never followed (common/beneath.h). */
+    int rootfd = open(r->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = rootfd < 0 ? -1 : beneath_open(rootfd, relpath, flags);
+    int e = errno;
+    if (rootfd >= 0)
+        close(rootfd);
+    errno = e;
+    return fd;
+}
+
+/* Opens for reading the regular file that pathfd (O_PATH) is: that very inode, through
+ * /proc/self/fd, so that no name can be swapped for a device in between.  Without /proc
+ * (a bare chroot), the name again, and the result must be the same inode.  O_NONBLOCK and
+ * O_NOCTTY all the same; the result is checked again (ESTALE: not the same regular file). */
+static int reopen_regular(int pathfd, const struct stat *want, const struct fact_reader *r,
+                          const char *relpath, const char *path)
+{
+    const int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY;
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", pathfd);
+    int fd = open(proc, flags | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT && access("/proc/self/fd", F_OK) != 0)
+        fd = open_beneath(r, relpath, path, flags);
+    if (fd < 0)
+        return -1;
+    struct stat got;
+    if (fstat(fd, &got) != 0 || !S_ISREG(got.st_mode) || got.st_dev != want->st_dev ||
+        got.st_ino != want->st_ino) {
+        close(fd);
+        errno = ESTALE;
+        return -1;
+    }
+    return fd;
+}
+
 void fact_read(const struct fact_reader *r, const char *relpath, size_t cap, bool keep_tail,
                struct fact *f)
 {
@@ -75,23 +117,11 @@ void fact_read(const struct fact_reader *r, const char *relpath, size_t cap, boo
     snprintf(path, sizeof path, "%s%s%s", r->root, sep, relpath);
     fact_free(f);
     snprintf(f->source, sizeof f->source, "%s", path);
-    /* O_NONBLOCK: a FIFO planted where a file should be must not hang us (we then refuse
-     * it below anyway); O_NOCTTY: a terminal device must not become ours. */
-    int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
-    int fd;
-    if (strcmp(r->root, "/") == 0) {
-        fd = open(path, flags); /* the live machine: nothing lies outside "/" */
-    } else {
-        /* Someone else's tree: every link is resolved beneath the root, and one that
-         * leads out of it is refused (EXDEV), never followed (common/beneath.h). */
-        int rootfd = open(r->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        fd = rootfd < 0 ? -1 : beneath_open(rootfd, relpath, flags);
-        int e = errno;
-        if (rootfd >= 0)
-            close(rootfd);
-        errno = e;
-    }
-    if (fd < 0) {
+    /* Looked at before it is opened: O_PATH opens nothing (a device node planted where a
+     * file should be is never opened: opening some has effects, /dev/watchdog arms), and
+     * only a regular file is then reopened for reading (reopen_regular). */
+    int pathfd = open_beneath(r, relpath, path, O_PATH);
+    if (pathfd < 0) {
         if (errno == ENOENT || errno == ENOTDIR)
             f->status = FACT_MISSING;
         else
@@ -100,12 +130,20 @@ void fact_read(const struct fact_reader *r, const char *relpath, size_t cap, boo
     }
     struct stat st = {0};
     errno = 0;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        const char *what = errno && st.st_mode == 0 ? "cannot stat"
+    int fd = -1;
+    if (fstat(pathfd, &st) == 0 && S_ISREG(st.st_mode))
+        fd = reopen_regular(pathfd, &st, r, relpath, path);
+    int e = errno;
+    close(pathfd);
+    if (fd < 0) {
+        const char *what = S_ISREG(st.st_mode) ? (e == ESTALE ? "changed while being opened"
+                                                              : strerror(e))
+                           : st.st_mode == 0 ? "cannot stat"
                            : S_ISDIR(st.st_mode) ? "a directory, not a file"
                            : S_ISFIFO(st.st_mode) ? "a FIFO, not a file"
+                           : S_ISCHR(st.st_mode) ? "a character device, not a file (not opened)"
+                           : S_ISBLK(st.st_mode) ? "a block device, not a file (not opened)"
                            : "not a regular file";
-        close(fd);
         fact_set_unreadable(f, path, what);
         return;
     }

@@ -47,9 +47,14 @@ bool textfile_write(const char *dir, const char *text, size_t len, char *why, si
         return false;
     }
     struct stat st;
-    if (fstatat(dirfd, TEXTFILE_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(why, whylen, "cannot write '%s/%s': a directory of that name is in the way", dir,
-                 TEXTFILE_NAME);
+    /* A link is replaced (never followed); anything else but a file is in the way: a
+     * device node or FIFO named so is never renamed over (issue 30). */
+    if (fstatat(dirfd, TEXTFILE_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode) &&
+        !S_ISLNK(st.st_mode)) {
+        snprintf(why, whylen, "cannot write '%s/%s': %s of that name is in the way", dir,
+                 TEXTFILE_NAME, S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode)
+                 ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device"
+                 : S_ISBLK(st.st_mode) ? "a block device" : "a special file");
         close(dirfd);
         return false;
     }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -37,22 +38,100 @@ bool perf_find(char *out, size_t len, char *err, size_t errlen)
     return false;
 }
 
-/* The built-in workload: CLOCK_MONOTONIC through libc, 1000 calls at a time, until perf
- * (pid) exits.  perf samples this very process (-p): the loop covers its whole window. */
-static int clock_loop_until_exit(pid_t pid)
+/* How long perf may take past its recording (--seconds) in the clock loop (a TCG guest
+ * takes over 10 s to start and end perf around a 2 s recording), then how long
+ * a stopped perf gets to end before SIGKILL.  Bounds on a hang, not on a healthy perf. */
+#define PERF_EXIT_MARGIN_S 60
+#define PERF_STOP_GRACE_S 5
+
+static double mono_s(void)
 {
-    int status = -1;
-    volatile long sink = 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Waits for pid until deadline (mono_s; 0: none), looking every 20 ms (a blocking waitpid
+ * could miss a stop signal that lands just before it); true with *status when it ended.
+ * A stop signal (subprocess_forward_signals) sets a deadline of PERF_STOP_GRACE_S. */
+static bool wait_until(pid_t pid, int *status, double deadline)
+{
     for (;;) {
+        if (subprocess_stop_signal() && (deadline == 0 || deadline > mono_s() + PERF_STOP_GRACE_S))
+            deadline = mono_s() + PERF_STOP_GRACE_S;
+        pid_t r = waitpid(pid, status, WNOHANG);
+        if (r == pid)
+            return true;
+        if (r < 0 && errno != EINTR)
+            return true; /* not ours to wait for: nothing left to end */
+        if (deadline && mono_s() >= deadline)
+            return false;
+        struct timespec ts = {0, 20 * 1000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* perf did not end: SIGTERM, PERF_STOP_GRACE_S, then SIGKILL; and every process perf left
+ * behind (its workload reparented to us: we are a child subreaper while perf runs) is
+ * killed and reaped. */
+static void end_perf(pid_t pid, int *status)
+{
+    kill(pid, SIGTERM);
+    if (!wait_until(pid, status, mono_s() + PERF_STOP_GRACE_S)) {
+        kill(pid, SIGKILL);
+        while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+            ;
+    }
+}
+
+/* Kills and reaps every child left (perf's orphans, reparented to this subreaper; their
+ * own children come to us in turn as they die), for at most 2 s. */
+static void end_orphans(void)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
+    for (int round = 0; round < 100; round++) {
+        bool any = false;
+        FILE *f = fopen(path, "re");
+        int p;
+        while (f && fscanf(f, "%d", &p) == 1) {
+            kill(p, SIGKILL);
+            any = true;
+        }
+        if (f)
+            fclose(f);
+        int st;
+        while (waitpid(-1, &st, WNOHANG) > 0)
+            any = true;
+        if (!any)
+            return;
+        struct timespec ts = {0, 20 * 1000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* The built-in workload: CLOCK_MONOTONIC through libc, 1000 calls at a time, until perf
+ * (pid) exits.  perf samples this very process (-p): the loop covers its whole window.
+ * A perf that has not ended PERF_EXIT_MARGIN_S after its recording should have (seconds)
+ * is ended (end_perf): the loop never spins without a deadline.  false: it was ended. */
+static bool clock_loop_until_exit(pid_t pid, double seconds, int *status)
+{
+    volatile long sink = 0;
+    double deadline = mono_s() + seconds + PERF_EXIT_MARGIN_S;
+    while (!subprocess_stop_signal() && mono_s() < deadline) {
         struct timespec ts;
         for (int i = 0; i < 1000; i++) {
             clock_gettime(CLOCK_MONOTONIC, &ts);
             sink += ts.tv_nsec;
         }
-        pid_t r = waitpid(pid, &status, WNOHANG);
+        pid_t r = waitpid(pid, status, WNOHANG);
         if (r == pid || (r < 0 && errno != EINTR))
-            return status;
+            return true;
     }
+    if (subprocess_stop_signal() && wait_until(pid, status, 0))
+        return true;
+    end_perf(pid, status);
+    return false;
 }
 
 /* perf record's own progress lines ("[ perf record: Woken up 1 times to write data ]",
@@ -100,22 +179,30 @@ static void relay_stderr(int in)
     }
 }
 
-/* Runs argv with stdout to our stdout (or stderr), stderr through the relay, and waits (or
- * runs the clock loop until it exits).  While it runs, SIGINT and SIGQUIT are ignored here
- * and in the relay: Ctrl-C stops the profiled command and perf, which then writes its data
- * (and its last lines, which must find a reader), and the profile is still made from it. */
-static int run_inherit(char *const argv[], bool stdout_to_stderr, bool clock_loop, char *err,
-                       size_t errlen)
+/* Runs argv with stdout to our stdout (or stderr), stderr through the relay
+ * (perf's chatter left out), and waits (or runs
+ * the clock loop until it exits).  While it runs, SIGINT and SIGQUIT are ignored here:
+ * Ctrl-C stops the profiled command and perf, which then writes its data, and the profile
+ * is still made from it.  SIGTERM and SIGHUP (subprocess_forward_signals in cmd_profile)
+ * go to perf, which stops its workload; a perf that does not end is killed, and whatever
+ * it leaves behind too.  Returns perf's exit status, -1 for a signal, -2 when it could not
+ * be started, -3 when perf had to be ended (err says why). */
+static int run_inherit(char *const argv[], bool stdout_to_stderr, bool clock_loop,
+                       double seconds, char *err, size_t errlen)
 {
     struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
     sigemptyset(&ign.sa_mask);
     sigaction(SIGINT, &ign, &old_int);
     sigaction(SIGQUIT, &ign, &old_quit);
+    /* perf's workload, should perf die without ending it, becomes our child (not init's). */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    pid_t parent = getpid();
     int pipefd[2] = {-1, -1};
     pid_t relay = -1;
     if (pipe2(pipefd, O_CLOEXEC) == 0) {
         relay = fork();
         if (relay == 0) {
+            subprocess_die_with_parent(parent);
             close(pipefd[1]);
             relay_stderr(pipefd[0]);
             _exit(0);
@@ -128,8 +215,11 @@ static int run_inherit(char *const argv[], bool stdout_to_stderr, bool clock_loo
     }
     pid_t pid = fork();
     if (pid == 0) {
+        subprocess_die_with_parent(parent);
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGQUIT, &old_quit, NULL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
         if (pipefd[1] >= 0)
             dup2(pipefd[1], STDERR_FILENO);
         if (stdout_to_stderr)
@@ -142,13 +232,24 @@ static int run_inherit(char *const argv[], bool stdout_to_stderr, bool clock_loo
         close(pipefd[1]);
     }
     int status = -1;
-    if (pid < 0)
+    bool ended = true;
+    if (pid < 0) {
         snprintf(err, errlen, "cannot start %s: %s", argv[0], strerror(errno));
-    else if (clock_loop)
-        status = clock_loop_until_exit(pid);
-    else
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-            ;
+    } else {
+        subprocess_track_child(pid); /* a stop signal goes to perf */
+        if (clock_loop) {
+            ended = clock_loop_until_exit(pid, seconds, &status);
+        } else if (!wait_until(pid, &status, 0)) {
+            end_perf(pid, &status);
+            ended = false;
+        }
+        subprocess_track_child(0);
+        if (!ended && !subprocess_stop_signal())
+            snprintf(err, errlen, "perf did not end %d s after its %g s recording: killed",
+                     PERF_EXIT_MARGIN_S, seconds);
+        if (!ended || subprocess_stop_signal())
+            end_orphans();
+    }
     /* The relay ends when every writer has gone: perf and the command.  A daemon the command
      * left behind may hold the pipe for ever; its lines then go on after we are done. */
     for (int i = 0; relay > 0 && i < 200; i++) {
@@ -158,10 +259,13 @@ static int run_inherit(char *const argv[], bool stdout_to_stderr, bool clock_loo
         struct timespec tick = {0, 10 * 1000 * 1000};
         nanosleep(&tick, NULL);
     }
+    prctl(PR_SET_CHILD_SUBREAPER, 0);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
     if (pid < 0)
         return -2;
+    if (!ended)
+        return -3;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -314,13 +418,16 @@ bool perf_run_live(const struct perf_run_options *o, struct tally *t, struct per
     argv[n] = NULL;
     double t0 = now_s();
     int status = run_inherit(argv, o->command_stdout_to_stderr, o->target == TARGET_CLOCK_LOOP,
-                             err, errlen);
+                             o->seconds, err, errlen);
     r->elapsed_s = now_s() - t0;
     r->command_status = status;
     struct stat st;
     bool ok = false;
-    if (status == -2)
+    if (status == -2 || (status == -3 && !subprocess_stop_signal()))
         ; /* err says why */
+    else if (subprocess_stop_signal())
+        snprintf(err, errlen, "stopped by signal %d (%s): no profile", subprocess_stop_signal(),
+                 strsignal(subprocess_stop_signal()));
     else if (stat(data, &st) != 0 || st.st_size == 0)
         snprintf(err, errlen, "perf record wrote no data (exit status %d): its message is above",
                  status);

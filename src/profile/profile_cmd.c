@@ -357,8 +357,16 @@ int cmd_profile(int argc, char **argv)
     struct sysinfo si;
     char err[1200] = "";
     int status = 1;
+    /* SIGTERM and SIGHUP (a `timeout`, a closed terminal) stop perf and its workload and
+     * remove the temporary files; then we end by that signal (perf_run.c). */
+    if (live)
+        subprocess_forward_signals();
     bool ok = live ? profile_live(&o, command, &t, &v, &si, &status, err, sizeof err)
                    : profile_offline(&o, &t, &v, err, sizeof err);
+    if (subprocess_stop_signal()) {
+        fprintf(stderr, "clockscope profile: %s\n", err[0] ? err : "stopped");
+        subprocess_end_by_signal(subprocess_stop_signal());
+    }
     if (!ok) {
         fprintf(stderr, "clockscope profile: %s\n", err);
         return status;

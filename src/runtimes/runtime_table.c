@@ -115,8 +115,8 @@ static bool cached_build(const struct runtimes_config *cfg, const char *name, ui
                          const void *ctx, char *out, size_t len, char *why, size_t whylen)
 {
     if (!cfg->cache_dir[0]) {
-        snprintf(why, whylen, "no cache directory to build the probe in (HOME and "
-                              "XDG_CACHE_HOME unset)");
+        snprintf(why, whylen, "no cache directory to build the probe in (%s)",
+                 cfg->cache_why[0] ? cfg->cache_why : "none found");
         return false;
     }
     if ((size_t)snprintf(out, len, "%s/%s-%016llx", cfg->cache_dir, name,
@@ -356,17 +356,32 @@ const struct runtime_def *runtime_find(const char *name)
 }
 
 /* A directory we own, made if missing: never a link, never someone else's. */
-static bool own_dir(const char *path)
+/* path as a directory of ours that we can write, made if missing; else why says what it is. */
+static bool own_dir(const char *path, char *why, size_t whylen)
 {
     struct stat st;
-    if (mkdir(path, 0700) != 0 && errno != EEXIST)
+    if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+        snprintf(why, whylen, "cannot create %s: %s", path, strerror(errno));
         return false;
-    return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid();
+    }
+    if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(why, whylen, "%s is not a directory", path);
+        return false;
+    }
+    if (st.st_uid != geteuid()) {
+        snprintf(why, whylen, "%s belongs to another user", path);
+        return false;
+    }
+    if (access(path, W_OK | X_OK) != 0) {
+        snprintf(why, whylen, "%s is not writable: %s", path, strerror(errno));
+        return false;
+    }
+    return true;
 }
 
 void runtimes_locate(struct runtimes_config *cfg)
 {
-    cfg->probes_dir[0] = cfg->cache_dir[0] = 0;
+    cfg->probes_dir[0] = cfg->cache_dir[0] = cfg->cache_why[0] = 0;
     const char *env = getenv("CLOCKSCOPE_PROBES");
     if (env && *env) {
         snprintf(cfg->probes_dir, sizeof cfg->probes_dir, "%s", env);
@@ -393,14 +408,24 @@ void runtimes_locate(struct runtimes_config *cfg)
         snprintf(base, sizeof base, "%s", xdg);
     else if (home && home[0] == '/')
         snprintf(base, sizeof base, "%s/.cache", home);
-    else
+    else {
+        /* Said as it is: set but relative is not the same as unset. */
+        snprintf(cfg->cache_why, sizeof cfg->cache_why, "%s", xdg && xdg[0]
+                 ? "XDG_CACHE_HOME is not an absolute path and HOME is unset or not absolute"
+                 : home && home[0] ? "HOME is not an absolute path and XDG_CACHE_HOME is unset"
+                 : "HOME and XDG_CACHE_HOME unset");
         return;
+    }
     char dir[PATH_MAX];
-    if ((size_t)snprintf(dir, sizeof dir, "%s/clockscope", base) >= sizeof dir ||
-        !own_dir(base) || !own_dir(dir))
+    const size_t wl = sizeof cfg->cache_why;
+    if ((size_t)snprintf(dir, sizeof dir, "%s/clockscope", base) >= sizeof dir) {
+        snprintf(cfg->cache_why, wl, "the cache directory's path is too long");
+        return;
+    }
+    if (!own_dir(base, cfg->cache_why, wl) || !own_dir(dir, cfg->cache_why, wl))
         return;
     if ((size_t)snprintf(cfg->cache_dir, sizeof cfg->cache_dir, "%s/probes", dir) >=
             sizeof cfg->cache_dir ||
-        !own_dir(cfg->cache_dir))
+        !own_dir(cfg->cache_dir, cfg->cache_why, wl))
         cfg->cache_dir[0] = 0;
 }

@@ -25,6 +25,7 @@ struct runtimes_config {
     const char *go_probe;    /* --go-probe PATH: a built Go probe (guests have no go) */
     char probes_dir[PATH_MAX]; /* the probe sources; "" when not found */
     char cache_dir[PATH_MAX];  /* where built probes are kept; "" when there is none */
+    char cache_why[PATH_MAX + 200]; /* why there is none: what was tried, what failed */
     int samples, sample_us, timeout_ms;
     int processes;           /* probe runs the timed figures are taken across (issue 29) */
     bool count;              /* count syscalls (not --no-count) */

@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "common/cli.h"
 #include "common/progress.h"
+#include "common/subprocess.h"
 #include "facts/sysinfo.h"
 #include "runtimes/runtimes.h"
 
@@ -115,6 +116,9 @@ int cmd_runtimes(int argc, char **argv)
     cfg.timeout_ms = (int)(o.timeout_s * 1000);
     cfg.count = !o.no_count;
     runtimes_locate(&cfg);
+    /* A stop signal reaches the probe or build running (which then ends); the cache's
+     * half-built directory is removed as for any failed build, then we end by it. */
+    subprocess_forward_signals();
 
     struct sysinfo si;
     sysinfo_read(&si);
@@ -128,13 +132,15 @@ int cmd_runtimes(int argc, char **argv)
     size_t nsel = 0, done = 0;
     for (size_t i = 0; i < runtime_ndefs; i++)
         nsel += selected(&o, runtime_defs[i].name);
-    for (size_t i = 0; i < runtime_ndefs; i++)
+    for (size_t i = 0; i < runtime_ndefs && !subprocess_stop_signal(); i++)
         if (selected(&o, runtime_defs[i].name)) {
             progress_say(&pg, (double)done++ / (double)nsel, -1, "%s (%d probe processes)",
                          runtime_defs[i].name, cfg.processes);
             runtimes_measure(&runtime_defs[i], &cfg, &res);
         }
     progress_end(&pg);
+    if (subprocess_stop_signal())
+        subprocess_end_by_signal(subprocess_stop_signal());
     if (o.json)
         runtimes_print_json(&si, &res, &cfg);
     else

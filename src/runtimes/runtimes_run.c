@@ -269,7 +269,8 @@ void runtimes_measure(const struct runtime_def *def, const struct runtimes_confi
     struct probe_output *po[ACROSS_MAX] = {0};
     unsigned seeds[ACROSS_MAX] = {0};
     int done = 0;
-    for (int p = 0; p < nproc && !why[0]; p++) {
+    /* a stop signal (subprocess_forward_signals) ends the runs after the one it reached */
+    for (int p = 0; p < nproc && !why[0] && (p == 0 || !subprocess_stop_signal()); p++) {
         po[p] = malloc(sizeof *po[p]);
         if (!po[p]) {
             snprintf(why, sizeof why, "out of memory");

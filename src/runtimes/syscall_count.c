@@ -2,6 +2,7 @@
 /* See syscall_count.h. */
 #include "runtimes/syscall_count.h"
 
+#include "common/subprocess.h"
 #include "doctor/proof.h"
 
 #include <errno.h>
@@ -23,7 +24,7 @@
 #include <unistd.h>
 
 /* The child: filter, listener to the parent (or the errno that stopped it), exec. */
-static _Noreturn void child(char *const argv[], int sock, int out_fd)
+static _Noreturn void child(char *const argv[], int sock, int out_fd, pid_t parent)
 {
     /* Above 2 first: with our own standard fds closed, the pipe may be fd 0 or 2. */
     out_fd = fcntl(out_fd, F_DUPFD_CLOEXEC, 3);
@@ -33,7 +34,7 @@ static _Noreturn void child(char *const argv[], int sock, int out_fd)
     dup2(out_fd, 1);
     dup2(devnull, 2);
     /* A killed clockscope leaves no probe behind (it outlives exec). */
-    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    subprocess_die_with_parent(parent);
     struct sock_filter f[PROOF_FILTER_MAX];
     struct sock_fprog prog = {(unsigned short)proof_time_filter(f, SECCOMP_RET_USER_NOTIF), f};
     int err = 0, listener = -1;
@@ -208,9 +209,12 @@ bool count_syscalls_run(char *const argv[], int timeout_ms, size_t cap, struct c
         return false;
     }
     fflush(NULL);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0)
-        child(argv, sv[1], out[1]);
+        child(argv, sv[1], out[1], parent);
+    if (pid > 0)
+        subprocess_track_child(pid); /* a stop signal reaches the probe (runtimes_cmd.c) */
     close(sv[1]);
     close(out[1]);
     bool ok = pid > 0;
@@ -235,5 +239,6 @@ bool count_syscalls_run(char *const argv[], int timeout_ms, size_t cap, struct c
         r->exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
         r->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
     }
+    subprocess_track_child(0);
     return listener >= 0;
 }

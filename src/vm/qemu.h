@@ -57,7 +57,7 @@ struct qemu_args {
 void vm_qemu_args(const struct vm_boot *b, const char *dumpdtb, struct qemu_args *a);
 
 /* Set by the caller's signal handler: the console loop kills qemu and returns. */
-extern volatile sig_atomic_t vm_stop_requested;
+extern volatile sig_atomic_t vm_stop_requested; /* the signal that asked for it, or 0 */
 
 /* Boots the guest with the command's stdout/stderr relayed to ours as it arrives.  qemu
  * runs in its own process group and is always killed and reaped before this returns. */

@@ -77,12 +77,14 @@ static const char help[] =
     "\n"
     "Exit status: the command's own; 2 bad usage (also a missing or wrong kernel file);\n"
     "125 the VM failed (no qemu, no kernel, panic, timeout: the console tail is shown);\n"
-    "130 interrupted.\n";
+    "128+N stopped by signal N (the guest killed first): 130 SIGINT, 143 SIGTERM,\n"
+    "129 SIGHUP.\n";
 
+/* The signal itself is kept: the exit status says which (128 + it, as a shell reports). */
 static void on_signal(int sig)
 {
-    (void)sig;
-    vm_stop_requested = 1;
+    if (!vm_stop_requested)
+        vm_stop_requested = sig;
 }
 
 static void print_tail(const struct vm_result *r)
@@ -140,8 +142,9 @@ static int report(const struct vm_boot *b, const struct vm_result *r, bool quiet
         print_tail(r);
         return EXIT_VM_FAILED;
     case VM_INTERRUPTED:
-        fprintf(stderr, "clockscope vm: interrupted; the guest was killed\n");
-        return 130;
+        fprintf(stderr, "clockscope vm: stopped by signal %d (%s); the guest was killed\n",
+                (int)vm_stop_requested, strsignal((int)vm_stop_requested));
+        return 128 + (int)vm_stop_requested;
     }
     return EXIT_VM_FAILED;
 }

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/* Text from elsewhere (a directory's entry names, an archive's member names) made safe for a
+ * terminal and for line-oriented output: every control character, the newline included,
+ * becomes '?', as the doctor's findings and the report's terminal text already do.  UTF-8
+ * is kept, except its C1 controls (U+0080..U+009F, which some terminals obey). */
+#ifndef CLOCKSCOPE_PRINTABLE_H
+#define CLOCKSCOPE_PRINTABLE_H
+
+#include <stddef.h>
+
+/* in, made printable, into out (outlen bytes, always NUL-terminated); returns out. */
+const char *printable_copy(char *out, size_t outlen, const char *in);
+
+#endif

@@ -7,7 +7,8 @@
    `taskset -c CPU perf bench sched pipe -l LOOPS` (two processes) and the same with -T
    (two threads), each REPEAT times.  Both print round trips (perf's "usecs/op" is one
    write + read each way).  perf's figure is the mean over one run (LOOPS round trips,
-   ~0.1 s), clockscope's the median of 1 ms samples; the median of REPEAT perf runs is
+   ~0.1 s), clockscope's the median over its runner processes (docs/METHODOLOGY.md, "Across
+   processes") of 1 ms samples; the median of REPEAT perf runs (as many processes) is
    compared.  On an idle CPU the two statistics agree; where other work shares the CPU, a
    perf run's mean includes every time slice another task held it while the median of
    short samples does not (and perf runs shorter than ~0.1 s suffer too: a freshly forked

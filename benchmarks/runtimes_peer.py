@@ -3,7 +3,7 @@
 """Peer checks of `clockscope runtimes` (docs/benchmarks/runtimes.md): its Python and Go
 figures against the runtimes' own benchmark tools, run side by side in one session.
 
-    python3 benchmarks/runtimes_peer.py [--rounds 3] [--clockscope build/clockscope]
+    python3 benchmarks/runtimes_peer.py [--rounds 5] [--clockscope build/clockscope]
 
 Each round runs, back to back: `clockscope runtimes --only c,python,go --json --no-count`,
 `python3 -m timeit -s 'import time' 'time.time()'` as people run it (its best of 5 runs of
@@ -14,7 +14,10 @@ being the probe's own calls per sample, so that every tool times runs of the sam
 (about 2 ms: most fit inside one scheduler slice; a second or more, timeit's and go
 test's defaults, does not on a loaded machine, and then includes the time others ran).
 Each tool's figure is the median of its runs (timeit -v's raw times), and the medians
-over the rounds are compared:
+over the rounds are compared: every round runs each tool as a process of its own (timeit
+with Python's own random hash seed), and `clockscope runtimes` takes its figure across its
+own probe processes, so both sides are medians over processes (docs/METHODOLOGY.md,
+"Across processes"):
   - Python time.time() net of the loop (the row's ns_per_call) vs timeit as people run
     it: the issue's check; as timed vs timeit, and net of the loop both ways, at the
     same run length;
@@ -82,7 +85,7 @@ def within(a, b, bound=0.15):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--clockscope", default=str(ROOT / "build/clockscope"))
     ap.add_argument("--defaults", action="store_true",
                     help="also timeit and go test -bench with their default run lengths")

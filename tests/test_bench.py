@@ -127,6 +127,61 @@ def test_unknown_command_and_help(clockscope):
         assert proc.returncode == 0 and "usage:" in proc.stdout
 
 
+def test_figures_are_the_median_over_worker_processes(clockscope):
+    """Issue 29: the hot-loop figure is the median of the processes' own medians (each
+    process exec'ed anew: its own memory layout), and the JSON keeps each process's."""
+    import statistics
+    doc = bench_json(clockscope, "--quick", "--processes", "3", "--only",
+                     "libc.clock_gettime.monotonic,ref.empty_call")
+    assert doc["config"]["processes"] == 3
+    for r in doc["results"]:
+        procs = r["processes"]
+        assert len(procs) == 3 and r["across_processes"]["count"] == 3
+        meds = [p["ns_per_call_median"] for p in procs]
+        assert r["ns_per_call"]["median"] == pytest.approx(statistics.median(meds))
+        assert r["across_processes"]["min"] == pytest.approx(min(meds))
+        assert r["across_processes"]["max"] == pytest.approx(max(meds))
+        # the spread shown is at least the one across processes and each one's within
+        assert r["spread"] >= r["across_processes"]["spread"] - 1e-9
+        assert r["samples"] == sum(p["samples"] for p in procs)
+        assert r["across_processes"]["bimodal"] in (True, False)
+    # one process: today's in-process figure, one entry
+    doc = bench_json(clockscope, "--quick", "--processes", "1", "--only", "ref.empty_call")
+    r = doc["results"][0]
+    assert doc["config"]["processes"] == 1 and len(r["processes"]) == 1
+    assert r["ns_per_call"]["median"] == r["processes"][0]["ns_per_call_median"]
+    # the default takes as many as the samples allow at the engine's minimum each (15 / 5)
+    doc = bench_json(clockscope, "--quick", "--only", "ref.empty_call")
+    assert doc["config"]["processes"] == 3
+
+
+def test_the_answer_comes_first(clockscope):
+    """Issue 27: one answer line before the table, from the figures the table shows."""
+    import re
+    doc = bench_json(clockscope, "--quick", "--only",
+                     "libc.clock_gettime.monotonic,libc.clock_gettime.monotonic_coarse,"
+                     "syscall.clock_gettime.monotonic,vdso.clock_gettime.monotonic,counter.*")
+    res = by_id(doc)
+    answer = doc["answer"]
+
+    def said(ns):   # common/units.c's one form
+        return f"{ns:.0f} ns" if ns >= 100 else f"{ns:.1f} ns" if ns >= 10 else f"{ns:.2f} ns"
+    libc = res["libc.clock_gettime.monotonic"]["ns_per_call"]["median"]
+    sysc = res["syscall.clock_gettime.monotonic"]["ns_per_call"]["median"]
+    assert answer.startswith(f"clock_gettime(MONOTONIC) {said(libc)} "), answer
+    assert f"; the syscall {said(sysc)} ({sysc / libc:.1f}x)" in answer
+    coarse = res["libc.clock_gettime.monotonic_coarse"]["ns_per_call"]["median"]
+    assert f"; COARSE {said(coarse)}" in answer
+    assert re.search(r"; the counter read \(\w+\) [\d.]+ ns$", answer), answer
+    assert ("through the vDSO" in answer) == (libc < 0.5 * sysc)
+    # the text: header, then the answer, before the table
+    out = run([clockscope, "bench", "--quick", "--only",
+               "libc.clock_gettime.monotonic,syscall.clock_gettime.monotonic"]).stdout
+    lines = out.splitlines()
+    assert lines[1].startswith("clock_gettime(MONOTONIC) "), out
+    assert lines.index(next(l for l in lines if l.startswith("id "))) > 1
+
+
 def test_a_failed_measurement_fails_the_run(clockscope):
     """Whatever the reason (not only a thread that could not be pinned): exit 1, the row
     says why, the other methods are still measured."""

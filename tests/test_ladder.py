@@ -15,7 +15,8 @@ import pytest
 from conftest import run
 
 NCPUS = len(os.sched_getaffinity(0))
-CALLS = ["call.empty", "vdso.clock_gettime", "syscall.getppid", "syscall.clock_gettime"]
+CALLS = ["ref.empty_call", "vdso.clock_gettime.monotonic", "ref.getppid",
+         "syscall.clock_gettime.monotonic"]
 MECHS = ["pipe", "eventfd", "futex", "socketpair", "spin", "spin_futex"]
 IPC = [f"{m}.{p}.{c}" for m in MECHS for p in ("threads", "processes")
        for c in ("same_cpu", "cross_cpu")]
@@ -77,12 +78,12 @@ def test_every_rung_is_measured_or_says_why(quick):
 def test_figures_obey_the_ladder(quick):
     """Orderings that hold on any machine by a wide margin (factors, not percents)."""
     ns = {x["id"]: x["ns"] for x in quick["rungs"] if x["ns"] is not None}
-    assert ns["call.empty"] < ns["syscall.getppid"]
-    assert ns["vdso.clock_gettime"] < ns["syscall.clock_gettime"] or \
-        ns["vdso.clock_gettime"] > 0.5 * ns["syscall.clock_gettime"]  # a vDSO that falls back
+    assert ns["ref.empty_call"] < ns["ref.getppid"]
+    assert ns["vdso.clock_gettime.monotonic"] < ns["syscall.clock_gettime.monotonic"] or \
+        ns["vdso.clock_gettime.monotonic"] > 0.5 * ns["syscall.clock_gettime.monotonic"]  # a vDSO that falls back
     # a round trip through the kernel is at least two kernel entries
     for m in ("pipe", "eventfd", "futex", "socketpair"):
-        assert ns[f"{m}.threads.same_cpu"] > 2 * ns["syscall.getppid"]
+        assert ns[f"{m}.threads.same_cpu"] > 2 * ns["ref.getppid"]
     if NCPUS >= 2:
         # Cross-CPU figures compared by their best sample (min_ns): on a shared machine a
         # spinner's partner can lose its CPU to other work for a whole time slice, which
@@ -152,11 +153,15 @@ def test_one_cpu_marks_cross_cpu_unavailable(clockscope):
 
 
 def test_text_says_kind_and_load(clockscope):
-    r = run([clockscope, "ladder", "--quick", "--only", "call.empty,futex.*"])
+    r = run([clockscope, "ladder", "--quick", "--only", "ref.empty_call,futex.*"])
     assert r.returncode == 0, r.stderr
     assert "load average (1 min)" in r.stdout
-    lines = [ln for ln in r.stdout.splitlines() if ln.startswith(("call.", "futex."))]
-    assert len(lines) == 5 and all(" round_trip " in ln for ln in lines)
+    lines = [ln for ln in r.stdout.splitlines() if ln.startswith(("ref.", "futex."))]
+    assert len(lines) == 5
+    # a function call is a call (issue 27), the futex hand-offs round trips
+    assert [ln.split()[1] for ln in lines] == ["call"] + ["round_trip"] * 4, lines
+    assert "call: from the call to its return; round_trip: from the request to the answer" \
+        in r.stdout
 
 
 def faulted(clockscope, fault, only, timeout="0.3"):
@@ -270,7 +275,7 @@ def test_nothing_left_after_a_timed_out_process_rung(clockscope):
 
 def test_full_stdout_is_an_error(clockscope):
     with open("/dev/full", "w") as full:
-        r = subprocess.run([str(clockscope), "ladder", "--quick", "--only", "call.empty"],
+        r = subprocess.run([str(clockscope), "ladder", "--quick", "--only", "ref.empty_call"],
                            stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
     assert r.returncode == 1 and "cannot write the output" in r.stderr
 
@@ -328,3 +333,20 @@ def test_report_names_a_malformed_ladder(clockscope, quick, tmp_path, breakage):
     r = report_of(clockscope, tmp_path, doc)
     assert r.returncode in (1, 3), r.stdout
     assert "part 'ladder' is malformed" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_rungs_are_measured_across_runner_processes(clockscope):
+    """Issue 29: each rung is measured in several runners one after the other; its figure
+    is the median over them and the JSON keeps each one's."""
+    import statistics
+    doc, _ = ladder_json(clockscope, "--quick", "--processes", "3", "--only",
+                         "ref.empty_call,ref.getppid")
+    rungs = [r for r in doc["rungs"] if r["available"]]
+    assert len(rungs) == 2
+    for r in rungs:
+        assert len(r["processes_ns"]) == 3 and r["across_processes"]["count"] == 3
+        assert r["ns"] == pytest.approx(statistics.median(r["processes_ns"]))
+        assert r["across_processes"]["min_ns"] == pytest.approx(min(r["processes_ns"]))
+    # --quick alone keeps one runner (9 samples / 5): its time budget unchanged
+    doc, _ = ladder_json(clockscope, "--quick", "--only", "ref.empty_call")
+    assert [len(r["processes_ns"]) for r in doc["rungs"] if r["available"]] == [1]

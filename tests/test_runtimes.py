@@ -286,6 +286,41 @@ def test_report_refuses_a_runtimes_row_that_does_not_add_up(clockscope, tmp_path
     assert "timed_ns is not ns_per_call + harness_ns" in proc.stderr + proc.stdout
 
 
+def test_figures_across_processes_each_with_its_own_hash_seed(clockscope, tmp_path):
+    """Issue 29: the probe runs in several processes (default: 15 samples / 3 = 5), each
+    Python one with its own PYTHONHASHSEED; the figure is the median over processes, the
+    JSON keeps each one's, and processes at two levels are said to be bimodal."""
+    state = tmp_path / "runs"
+    env = {"FAKE_RUNTIME": "levels", "FAKE_STATE": str(state)}
+    proc, doc = runtimes(clockscope, "--only", "python", "--python", FAKE, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert doc["config"]["processes"] == 5 and doc["config"]["samples"] == 3
+    (py,) = rows(doc, "python")
+    check_measured_row(py)
+    procs = py["processes"]
+    assert [p["ns_per_call"] for p in procs] == pytest.approx([40, 70, 40, 70, 40])
+    assert py["ns_per_call"] == pytest.approx(40.0)   # the median over processes
+    across = py["across_processes"]
+    assert across["count"] == 5 and across["bimodal"] is True
+    assert [lv["ns_per_call"] for lv in across["levels"]] == pytest.approx([40, 70])
+    assert [lv["processes"] for lv in across["levels"]] == [3, 2]
+    seeds = state.with_name("runs.seeds").read_text().split()
+    assert len(seeds) == 5 and len(set(seeds)) == 5 and "unset" not in seeds
+    assert [str(p["pythonhashseed"]) for p in procs] == seeds
+    # the table says so instead of one level
+    state.unlink()
+    text = run([clockscope, "runtimes", "--only", "python", "--python", FAKE],
+               env=dict(os.environ, **env)).stdout
+    assert "bimodal across processes: 40.0 / 70.0 ns (3 and 2 of 5 processes)" in text
+    # --processes 1: one run, today's in-process figure
+    state.unlink()
+    proc, doc = runtimes(clockscope, "--only", "python", "--python", FAKE, "--processes", "1",
+                         env=env)
+    (py,) = rows(doc, "python")
+    assert len(py["processes"]) == 1 and py["ns_per_call"] == pytest.approx(40.0)
+    assert py["across_processes"]["bimodal"] is False
+
+
 @pytest.mark.parametrize("home,says", [
     ("file", "cannot create {home}/.cache: Not a directory"),
     ("unset", "HOME and XDG_CACHE_HOME unset"),

@@ -169,8 +169,10 @@ def text_section(rep) -> List[str]:
         if not lad:
             continue
         by = {r.id: r for r in lad.rungs}
-        keys = ["vdso.clock_gettime", "syscall.clock_gettime", "futex.threads.cross_cpu",
-                "pipe.processes.cross_cpu", "spin.threads.cross_cpu"]
+        # the calls carry bench's ids since issue 27 (older bundles: vdso.clock_gettime, ...)
+        keys = ["vdso.clock_gettime.monotonic", "vdso.clock_gettime",
+                "syscall.clock_gettime.monotonic", "syscall.clock_gettime",
+                "futex.threads.cross_cpu", "pipe.processes.cross_cpu", "spin.threads.cross_cpu"]
         cells = [f"{k} {fmt_ns(by[k].ns)} ({by[k].kind})" for k in keys if k in by and by[k].ns]
         if cells:
             out.append(f"{m.name} ({_load_text(lad)}): " + "; ".join(cells))

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "bench/bench_gap.h"
+#include "common/progress.h"
 
 #include "measure/sparse.h"
 
@@ -209,8 +210,33 @@ static void emit(struct json *j, const struct bracket *b, const struct sparse_ga
     }
 }
 
+double bench_gap_sleep_s(const struct bench_gap_options *o, size_t nm)
+{
+    double s = 0;
+    for (int i = 0; i < o->gaps.count; i++)
+        s += (double)reads_for(o, &o->gaps.item[i]) * (double)(nm + 1) *
+             (double)o->gaps.item[i].gap_ns / 1e9;
+    return s;
+}
+
+/* Progress inside one gap: the sleep still ahead is known (reads left x gap). */
+struct gap_tick {
+    struct progress *pg;
+    const char *gap;
+    double before_s, total_s, after_s, gap_s; /* sleep of the gaps done, all, the gaps after */
+};
+
+static void gap_tick(void *ctx, size_t kept, size_t wanted)
+{
+    struct gap_tick *t = ctx;
+    double left = (double)(wanted - kept) * t->gap_s + t->after_s;
+    double done = t->before_s + (double)kept * t->gap_s;
+    progress_say(t->pg, t->total_s > 0 ? done / t->total_s : 0, left * 1.1,
+                 "sparse reads %s apart: %zu of %zu", t->gap, kept, wanted);
+}
+
 int bench_gap_run(const struct method *const *sel, size_t n, const struct bench_gap_options *o,
-                  int cpu, struct json *j)
+                  int cpu, struct json *j, struct progress *pg)
 {
     static const struct method *ms[METHODS_MAX], *skipped[METHODS_MAX];
     size_t nskipped;
@@ -223,31 +249,31 @@ int bench_gap_run(const struct method *const *sel, size_t n, const struct bench_
     }
     struct sparse_gap gaps[GAP_LIST_MAX];
     int ngaps = 0;
-    bool progress = !j && isatty(2);
     int status = 0;
+    double total_s = bench_gap_sleep_s(o, nm), before_s = 0;
     for (int i = 0; i < o->gaps.count; i++) {
         const struct gap_item *it = &o->gaps.item[i];
         if (!it->gap_ns)
             continue;
-        if (progress) {
-            char g[32];
-            gap_format(it->gap_ns, g, sizeof g);
-            /* one method per round: each gap takes (methods + 1) x reads x gap */
-            fprintf(stderr, "\r[gap %s: %u reads x %zu, about %.0f s]%20s", g, reads_for(o, it),
-                    nm + 1, (double)reads_for(o, it) * (double)(nm + 1) * (double)it->gap_ns / 1e9,
-                    "");
-        }
+        char g[32];
+        gap_format(it->gap_ns, g, sizeof g);
+        double this_s = (double)reads_for(o, it) * (double)(nm + 1) * (double)it->gap_ns / 1e9;
+        struct gap_tick t = {.pg = pg, .gap = g, .before_s = before_s, .total_s = total_s,
+                             .after_s = total_s - before_s - this_s,
+                             .gap_s = (double)it->gap_ns / 1e9};
+        gap_tick(&t, 0, (size_t)reads_for(o, it) * (nm + 1));
         if (!sparse_measure_gap(ms, nm, &b, it->gap_ns, reads_for(o, it), &gaps[ngaps], err,
-                                sizeof err)) {
+                                sizeof err, pg && pg->on ? gap_tick : NULL, &t)) {
             fprintf(stderr, "clockscope bench: gap %llu ns: %s\n",
                     (unsigned long long)it->gap_ns, err);
             status = 1;
+            before_s += this_s;
             continue;
         }
+        before_s += this_s;
         ngaps++;
     }
-    if (progress)
-        fprintf(stderr, "\r%60s\r", "");
+    progress_clear(pg);
     read_bracket_calibrate_end(&b);
     for (int i = 0; i < ngaps; i++)
         sparse_gap_summarize(&gaps[i], read_bracket_ns_per_tick(&b));

@@ -3,6 +3,7 @@
  * (docs/ladder.md).  Every measurement runs in a disposable runner (runner.h). */
 #include "commands.h"
 #include "common/cli.h"
+#include "common/progress.h"
 #include "ladder/ladder_run.h"
 #include "ladder/rung_measure.h"
 #include "measure/method.h"
@@ -13,11 +14,12 @@
 #include <time.h>
 
 struct ladder_options {
-    bool quick, json, list;
+    bool quick, json, list, progress;
     const char *cpus_arg;
     const char *only[32];
     int nonly;
     double timeout_s;
+    int processes;
 };
 
 static const char help[] =
@@ -34,13 +36,19 @@ static const char help[] =
     "is pinned; a rung that cannot run here is listed with the reason.\n"
     "\n"
     "options:\n"
-    "  --quick          fewer, shorter samples and a short sweep (1-2 s in all)\n"
+    "  --quick          fewer, shorter samples and a short sweep (1-2 s in all; the default\n"
+    "                   takes 10-20 s on two CPUs, more with more CPUs: the matrix)\n"
     "  --cpus LIST      the CPUs to use, e.g. 0-3 (default: all this process may use); rungs\n"
     "                   run on the first (and second) of them, the sweep's server on the first\n"
     "  --only GLOBS     only the rungs whose ids match, e.g. 'pipe.*,futex.*'; 'sweep' and\n"
     "                   'cpu_matrix' name the experiment and the matrix\n"
     "  --list           list the rung ids (and 'sweep', 'cpu_matrix') and what each measures\n"
+    "  --processes N    runners each rung is measured in, one after the other (default: as\n"
+    "                   many as the samples allow at the engine's least each: 5, quick 1);\n"
+    "                   the figure is the median over them\n"
     "  --timeout S      kill and report a measurement that takes longer (default 5 s, quick 2 s)\n"
+    "  --progress       say what is measured and how long is left on stderr even when it is\n"
+    "                   not a terminal (on a terminal it always does)\n"
     "  --json           machine-readable output (schema clockscope.ladder/1: docs/json.md)\n"
     "  --help           this text\n"
     "\n"
@@ -53,7 +61,9 @@ static const struct cli_option ladder_decl[] = {
     {.name = "only", .metavar = "GLOBS", CLI_LIST_OF(struct ladder_options, only, nonly)},
     {.name = "list", CLI_FLAG_OF(struct ladder_options, list)},
     {.name = "timeout", .metavar = "S", CLI_SECONDS_OF(struct ladder_options, timeout_s, 0.1, 600)},
+    {.name = "processes", .metavar = "N", CLI_UINT_OF(struct ladder_options, processes, 1, ACROSS_MAX)},
     {.name = "json", CLI_FLAG_OF(struct ladder_options, json)},
+    {.name = "progress", CLI_FLAG_OF(struct ladder_options, progress)},
     {0},
 };
 
@@ -86,6 +96,17 @@ static void make_plan(const struct ladder_options *o, struct ladder_plan *p)
         p->rung_cfg.warmup_ns = 0.5e6;
     } else {
         measure_config_default(&p->rung_cfg);
+    }
+    /* As many runners as the samples allow, each keeping the engine's least (41 / 7: 5;
+     * quick 9 / 5: 1), each with its share of the samples and of the warm-up: the rung
+     * takes about as long as one runner taking every sample did. */
+    p->processes = o->processes ? o->processes : p->rung_cfg.samples / p->rung_cfg.min_samples;
+    if (p->processes < 1)
+        p->processes = 1;
+    if (p->processes > 1) {
+        int per = (p->rung_cfg.samples + p->processes - 1) / p->processes;
+        p->rung_cfg.samples = per < p->rung_cfg.min_samples ? p->rung_cfg.min_samples : per;
+        p->rung_cfg.warmup_ns /= p->processes;
     }
     /* A matrix cell is one more pair of the same threads: shorter samples suffice. */
     measure_config_quick(&p->matrix_cfg);
@@ -142,7 +163,7 @@ int cmd_ladder(int argc, char **argv)
     if (o.list) {
         for (size_t i = 0; i < r.nrungs; i++)
             if (r.selected[i])
-                printf("%-32s %s: %s\n", r.defs[i].id, ladder_kind_name(r.defs[i].kind),
+                printf("%-32s %s: %s\n", r.defs[i].id, ladder_rung_unit(&r.defs[i]),
                    r.defs[i].description);
         if (r.sweep_selected)
             printf("%-32s round_trip: the polling-server experiment, N clients and one server\n", "sweep");
@@ -155,15 +176,27 @@ int cmd_ladder(int argc, char **argv)
     sysinfo_read(&r.machine);
     static struct method_list ml;
     methods_collect(&ml);
+    struct progress pg;
+    progress_init(&pg, "ladder", o.progress);
+    /* steps: the rungs, then the matrix and the sweep (each about as long as a few rungs) */
+    double steps = (double)nsel + 4.0 * r.matrix_selected + 4.0 * r.sweep_selected, done = 0;
     for (size_t i = 0; i < r.nrungs; i++)
-        if (r.selected[i])
+        if (r.selected[i]) {
+            progress_say(&pg, done++ / steps, -1, "rung %s", r.defs[i].id);
             rung_measure(&r.defs[i], &r.plan, &ml, &r.rungs[i]);
-        else
+        } else {
             r.rungs[i].def = &r.defs[i];
-    if (r.matrix_selected)
+        }
+    if (r.matrix_selected) {
+        progress_say(&pg, done / steps, -1, "the CPU-by-CPU handoff matrix");
+        done += 4;
         matrix_measure(&r.plan, &r.matrix);
-    if (r.sweep_selected)
+    }
+    if (r.sweep_selected) {
+        progress_say(&pg, done / steps, -1, "the polling-server sweep");
         sweep_measure(&r.plan, &r.sweep);
+    }
+    progress_end(&pg);
     struct sysinfo end;
     sysinfo_read(&end);
     r.loadavg_end = end.loadavg_1m;

@@ -57,7 +57,7 @@ static void print_rungs(FILE *out, const struct ladder_run *r)
         any_selected |= r->selected[i];
     if (!any_selected)
         return;
-    fprintf(out, "%-30s %-10s %10s %10s %7s  %s\n", "rung", "kind", "median", "p99", "spread",
+    fprintf(out, "%-32s %-10s %10s %10s %7s  %s\n", "rung", "kind", "median", "p99", "spread",
             "CPUs");
     for (size_t i = 0; i < r->nrungs; i++) {
         const struct rung_result *x = &r->rungs[i];
@@ -67,9 +67,9 @@ static void print_rungs(FILE *out, const struct ladder_run *r)
             any_unavailable = true;
             continue;
         }
-        const char *kind = ladder_kind_name(x->def->kind);
+        const char *kind = ladder_rung_unit(x->def);
         if (!x->measured) {
-            fprintf(out, "%-30s %-10s %10s %10s %7s  FAILED: %s\n", x->def->id, kind, "-", "-",
+            fprintf(out, "%-32s %-10s %10s %10s %7s  FAILED: %s\n", x->def->id, kind, "-", "-",
                     "-", x->why);
             continue;
         }
@@ -80,8 +80,16 @@ static void print_rungs(FILE *out, const struct ladder_run *r)
             snprintf(cpus, sizeof cpus, "%d,%d", x->cpu_a, x->cpu_b);
         else
             snprintf(cpus, sizeof cpus, "%d", x->cpu_a);
-        fprintf(out, "%-30s %-10s %10s %10s %6.1f%%%s %s\n", x->def->id, kind, med, p99,
+        fprintf(out, "%-32s %-10s %10s %10s %6.1f%%%s %s\n", x->def->id, kind, med, p99,
                 100 * x->ns.spread, x->noisy ? "!" : " ", cpus);
+        if (x->across.bimodal) {
+            char lo[32], hi[32];
+            ladder_format_ns(x->across.low, lo, sizeof lo);
+            ladder_format_ns(x->across.high, hi, sizeof hi);
+            fprintf(out, "    ^ bimodal across processes: %s / %s (%zu and %zu of %zu): "
+                    "neither level is the figure\n", lo, hi, x->across.nlow, x->across.nhigh,
+                    x->across.n);
+        }
     }
     if (!any_unavailable)
         return;
@@ -226,8 +234,8 @@ void ladder_print_text(FILE *out, const struct ladder_run *r)
         print_matrix(out, &r->matrix);
     if (r->sweep_selected)
         print_sweep(out, &r->sweep);
-    fprintf(out, "\n%.*f s in all.  round_trip: from the request (or call) to the answer (or "
-                 "return); one_way: half of one.\n",
+    fprintf(out, "\n%.*f s in all.  call: from the call to its return; round_trip: from the "
+                 "request to the answer; one_way: half of one.\n",
             r->elapsed_s < 1 ? 2 : 1, r->elapsed_s);
 }
 
@@ -268,6 +276,26 @@ static void rung_json(struct json *j, const struct rung_result *x)
         json_kv_uint(j, "samples", x->samples);
         json_kv_uint(j, "preempted_samples", x->preempted_samples);
         json_kv_double(j, "loop_ns", x->loop_ns);
+        json_key(j, "across_processes");
+        json_begin_object(j);
+        json_kv_int(j, "count", (int)x->across.n);
+        json_kv_double(j, "min_ns", x->across.min);
+        json_kv_double(j, "max_ns", x->across.max);
+        json_kv_double(j, "spread", x->across.spread);
+        json_kv_bool(j, "bimodal", x->across.bimodal);
+        json_key(j, "levels_ns");
+        json_begin_array(j);
+        if (x->across.bimodal) {
+            json_double(j, x->across.low);
+            json_double(j, x->across.high);
+        }
+        json_end_array(j);
+        json_end_object(j);
+        json_key(j, "processes_ns");
+        json_begin_array(j);
+        for (int k = 0; k < x->nproc; k++)
+            json_double(j, x->proc_ns[k]);
+        json_end_array(j);
     }
     json_kv_double(j, "elapsed_s", x->elapsed_s);
     json_end_object(j);

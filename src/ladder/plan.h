@@ -16,6 +16,7 @@ struct ladder_plan {
                                       cpu_a when there is only one CPU */
     struct measure_config rung_cfg;   /* the engine's, for every rung */
     struct measure_config matrix_cfg; /* shorter: one per ordered CPU pair */
+    int processes;                 /* runners each rung is measured in, one after the other */
     double rung_timeout_s;         /* a runner outliving this is killed and reported */
     double sweep_seconds;          /* measured time per sweep item (after its warm-up) */
     struct ladder_faults faults;

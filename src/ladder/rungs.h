@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* The rungs of the ladder, as one table: what is measured, with what, where.
  *
- * Rung ids name the mechanism and the placement: `call.empty`, `vdso.clock_gettime`,
- * `syscall.getppid`, ... for calls (a bench method measured by the engine), and
+ * Rung ids: a call is a bench method measured by the engine, under bench's id
+ * (`ref.empty_call`, `vdso.clock_gettime.monotonic`, `ref.getppid`, ...); and
  * `<mechanism>.<threads|processes>.<same_cpu|cross_cpu>` for round trips
  * (`pipe.threads.cross_cpu`, `futex.processes.same_cpu`, `spin.threads.cross_cpu`). */
 #ifndef CLOCKSCOPE_LADDER_RUNGS_H
 #define CLOCKSCOPE_LADDER_RUNGS_H
 
 #include "common/stats.h"
+#include "measure/across.h"
 #include "ladder/mechanism.h"
 
 #include <stdbool.h>
@@ -49,10 +50,17 @@ struct rung_result {
     size_t samples, preempted_samples;
     double elapsed_s;
     int cpu_a, cpu_b;    /* where side A (the timer's) and side B ran; -1: none */
+    /* Across the runners the rung was measured in, one after the other (issue 29): ns's
+     * median is the median over them. */
+    int nproc;
+    double proc_ns[ACROSS_MAX];
+    struct across across;
 };
 
 /* Fills defs with every rung in display order (calls first, then each mechanism with
  * threads and processes, same CPU and cross CPU).  Returns the count. */
 size_t rungs_build(struct rung_def *defs, size_t max);
+/* What the text calls a rung's figure: "call" (a call and its return), else its kind. */
+const char *ladder_rung_unit(const struct rung_def *d);
 
 #endif

@@ -247,11 +247,9 @@ bool measure_method(const struct method *m, const struct measure_config *c, cons
         out->preempted_samples += runs[t].preempted;
     }
     if (ok && pooled && empty) {
-        stats_summarize(pooled, pooled_n, &out->ns_per_call);   /* sorts pooled */
-        out->kept = pooled_n < MEASURE_KEPT_SAMPLES ? pooled_n : MEASURE_KEPT_SAMPLES;
-        for (size_t k = 0; k < out->kept; k++)
-            out->sample_ns[k] = pooled_n <= MEASURE_KEPT_SAMPLES ? pooled[k] :
-                pooled[(size_t)((double)k * (double)(pooled_n - 1) / (MEASURE_KEPT_SAMPLES - 1) + 0.5)];
+        out->nkept = pooled_n < MEASURE_KEEP_MAX ? pooled_n : MEASURE_KEEP_MAX;
+        memcpy(out->kept, pooled, out->nkept * sizeof *pooled);
+        stats_summarize(pooled, pooled_n, &out->ns_per_call);
         out->loop_ns_per_call = loop_sum / nthreads;
         out->calls_per_sample = n;
         out->nthreads = nthreads;

@@ -24,6 +24,7 @@
 #include <time.h>
 
 #define MEASURE_MAX_THREADS 256
+#define MEASURE_KEEP_MAX 1024 /* per-call samples kept in a measurement (the first, pooled) */
 
 struct measure_config {
     double sample_target_ns; /* each sample lasts at least this long */
@@ -44,8 +45,6 @@ struct thread_measurement {
     double calls_per_sec;
 };
 
-#define MEASURE_KEPT_SAMPLES 256
-
 struct measurement {
     bool ok;
     char error[METHOD_WHY_MAX + 64];
@@ -53,10 +52,6 @@ struct measurement {
     size_t samples;
     size_t preempted_samples;     /* discarded and retaken: the thread was preempted */
     struct summary ns_per_call;   /* net of the loop's cost; all threads' samples pooled */
-    /* The pooled samples themselves, ascending (evenly thinned beyond the bound): what the
-     * report's bootstrap interval of a ratio of medians is computed from (docs/report.md). */
-    size_t kept;
-    double sample_ns[MEASURE_KEPT_SAMPLES];
     double loop_ns_per_call;      /* what was subtracted */
     double calls_per_sec;         /* summed over threads, each at its median */
     bool noisy;
@@ -64,6 +59,12 @@ struct measurement {
     double elapsed_ns;
     int nthreads;
     struct thread_measurement threads[MEASURE_MAX_THREADS];
+    /* The per-call samples behind ns_per_call (net of the loop, all threads pooled, the
+     * first MEASURE_KEEP_MAX): a worker process hands them to the parent, which pools
+     * them over processes (bench_workers.c), and bench's JSON gives them, thinned, to the
+     * report's bootstrap interval of a ratio of medians (docs/report.md). */
+    size_t nkept;
+    double kept[MEASURE_KEEP_MAX];
 };
 
 void measure_config_default(struct measure_config *c);

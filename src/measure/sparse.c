@@ -65,7 +65,8 @@ static uint64_t timed_read(const struct bracket *b, const struct method *m)
 
 bool sparse_measure_gap(const struct method *const *ms, size_t nm, const struct bracket *b,
                         uint64_t gap_ns, uint32_t reads, struct sparse_gap *out, char *err,
-                        size_t errlen)
+                        size_t errlen, void (*tick)(void *ctx, size_t kept, size_t wanted),
+                        void *tick_ctx)
 {
     memset(out, 0, sizeof *out);
     size_t nslots = nm + 1;
@@ -133,6 +134,12 @@ bool sparse_measure_gap(const struct method *const *ms, size_t nm, const struct 
             got++;
         }
         full += out->kept[s] == reads;
+        if (tick) {
+            size_t kept = 0;
+            for (size_t k = 0; k < nslots; k++)
+                kept += out->kept[k];
+            tick(tick_ctx, kept, nslots * reads);
+        }
     }
     out->rounds_kept = reads;
     for (size_t s = 0; s < nslots; s++)

@@ -26,7 +26,8 @@ static void gather_warp(double seconds, struct metrics_run *r)
     static struct warp_options o;
     memset(&o, 0, sizeof o);
     o.seconds = seconds;
-    o.json = true; /* no progress line on stderr */
+    o.json = true;
+    o.quiet = true; /* no progress line on stderr: metrics speaks for itself */
     if (!cpuset_allowed(&o.cpus) || o.cpus.count == 0) {
         r->warp_failures++;
         return;

@@ -6,6 +6,7 @@
 #ifndef CLOCKSCOPE_RUNTIMES_H
 #define CLOCKSCOPE_RUNTIMES_H
 
+#include "measure/across.h"
 #include "runtimes/probe_parse.h"
 
 #include <limits.h>
@@ -26,6 +27,7 @@ struct runtimes_config {
     char cache_dir[PATH_MAX];  /* where built probes are kept; "" when there is none */
     char cache_why[PATH_MAX + 200]; /* why there is none: what was tried, what failed */
     int samples, sample_us, timeout_ms;
+    int processes;           /* probe runs the timed figures are taken across (issue 29) */
     bool count;              /* count syscalls (not --no-count) */
 };
 
@@ -72,6 +74,13 @@ struct runtime_row {
     bool counted;                /* syscalls known */
     double syscalls_per_call;
     char count_why[300];         /* why not counted */
+    /* Across the probe's processes (each its own run: its own memory layout; Python its
+     * own PYTHONHASHSEED): the figures above are medians over them. */
+    int nproc;
+    double proc_ns[ACROSS_MAX];       /* each process's ns_per_call */
+    double proc_timed_ns[ACROSS_MAX]; /* each process's as-timed median */
+    unsigned proc_seed[ACROSS_MAX];   /* PYTHONHASHSEED of each (0: not set) */
+    struct across across;             /* over proc_ns */
 };
 
 struct runtimes_result {

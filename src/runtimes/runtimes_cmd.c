@@ -3,6 +3,7 @@
  * here, each figure beside its harness, with the path underneath (docs/runtimes.md). */
 #include "commands.h"
 #include "common/cli.h"
+#include "common/progress.h"
 #include "common/subprocess.h"
 #include "facts/sysinfo.h"
 #include "runtimes/runtimes.h"
@@ -31,21 +32,29 @@ static const char help[] =
     "  --python PATH   the Python interpreter to measure (default: python3 on PATH)\n"
     "  --go-probe PATH a Go probe already built (CGO_ENABLED=0 go build of probe.go):\n"
     "                  for machines without go, e.g. `clockscope vm --add`\n"
-    "  --samples N     timed samples per API and per harness (3 to 200; default 15)\n"
+    "  --samples N     timed samples per API and per harness in all (3 to 200; default 15),\n"
+    "                  shared among the processes\n"
+    "  --processes N   runs of each probe the figures are taken across (default: as many as\n"
+    "                  the samples allow at 3 each: 5); each its own process, Python's each\n"
+    "                  with its own PYTHONHASHSEED; the figure is the median over them\n"
     "  --timeout S     each probe's (and each build's) time limit (default 120)\n"
     "  --no-count      do not count syscalls ('kernel' unknown)\n"
+    "  --progress      say which runtime is measured and how long is left on stderr even\n"
+    "                  when it is not a terminal (on a terminal it always does)\n"
     "  --json          clockscope.runtimes/1 (docs/json.md)\n"
     "\n"
+    "Duration: about 1-2 s per runtime found (Java's JVM start-up: 2-3 s), plus the first\n"
+    "build of a compiled probe (Go, Java, Rust: up to a minute each, once).\n"
     "Environment: CLOCKSCOPE_PROBES, the directory of the probe sources.\n"
     "Exit status: 0 every runtime found was measured; 1 a runtime's probe failed; 2 bad\n"
     "usage.\n";
 
 struct runtimes_options {
-    bool json, no_count;
+    bool json, no_count, progress;
     const char *only[RUNTIMES_MAX];
     int nonly;
     const char *python, *go_probe;
-    int samples;
+    int samples, processes;
     double timeout_s;
 };
 
@@ -66,8 +75,11 @@ static const struct cli_option decl[] = {
     {.name = "go-probe", .metavar = "PATH", CLI_STRING_OF(struct runtimes_options, go_probe)},
     {.name = "samples", .metavar = "N",
      CLI_UINT_OF(struct runtimes_options, samples, PROBE_MIN_SAMPLES, PROBE_MAX_SAMPLES)},
+    {.name = "processes", .metavar = "N",
+     CLI_UINT_OF(struct runtimes_options, processes, 1, ACROSS_MAX)},
     {.name = "timeout", .metavar = "S", CLI_SECONDS_OF(struct runtimes_options, timeout_s, 1, 3600)},
     {.name = "no-count", CLI_FLAG_OF(struct runtimes_options, no_count)},
+    {.name = "progress", CLI_FLAG_OF(struct runtimes_options, progress)},
     {0},
 };
 
@@ -92,7 +104,14 @@ int cmd_runtimes(int argc, char **argv)
     static struct runtimes_config cfg;
     cfg.python = o.python;
     cfg.go_probe = o.go_probe;
-    cfg.samples = o.samples;
+    /* As many processes as the samples allow with the protocol's least each (15 / 3: 5),
+     * so that the run takes about as long as one probe run taking every sample did. */
+    cfg.processes = o.processes ? o.processes : o.samples / PROBE_MIN_SAMPLES;
+    if (cfg.processes < 1)
+        cfg.processes = 1;
+    cfg.samples = (o.samples + cfg.processes - 1) / cfg.processes;
+    if (cfg.samples < PROBE_MIN_SAMPLES)
+        cfg.samples = PROBE_MIN_SAMPLES;
     cfg.sample_us = 2000;
     cfg.timeout_ms = (int)(o.timeout_s * 1000);
     cfg.count = !o.no_count;
@@ -108,9 +127,18 @@ int cmd_runtimes(int argc, char **argv)
         runtimes_check_count(&cfg, &res);
     else
         snprintf(res.count_why, sizeof res.count_why, "--no-count");
+    struct progress pg;
+    progress_init(&pg, "runtimes", o.progress);
+    size_t nsel = 0, done = 0;
+    for (size_t i = 0; i < runtime_ndefs; i++)
+        nsel += selected(&o, runtime_defs[i].name);
     for (size_t i = 0; i < runtime_ndefs && !subprocess_stop_signal(); i++)
-        if (selected(&o, runtime_defs[i].name))
+        if (selected(&o, runtime_defs[i].name)) {
+            progress_say(&pg, (double)done++ / (double)nsel, -1, "%s (%d probe processes)",
+                         runtime_defs[i].name, cfg.processes);
             runtimes_measure(&runtime_defs[i], &cfg, &res);
+        }
+    progress_end(&pg);
     if (subprocess_stop_signal())
         subprocess_end_by_signal(subprocess_stop_signal());
     if (o.json)

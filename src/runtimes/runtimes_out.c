@@ -68,6 +68,10 @@ void runtimes_print_table(const struct sysinfo *si, const struct runtimes_result
         print_rate(r->timed_ns);
         printf(" %6.1f%%%c  %-18s %-11s %s\n", r->spread * 100, r->noisy ? '!' : ' ', r->clock,
                r->via, kernel);
+        if (r->across.bimodal)
+            printf("%-7s   ^ bimodal across processes: %.1f / %.1f ns (%zu and %zu of %zu "
+                   "processes): neither level is the figure\n", "", r->across.low,
+                   r->across.high, r->across.nlow, r->across.nhigh, r->across.n);
         if (r->harness_bound)
             printf("%-7s   ^ the harness (%s) is %.0f%% of this figure: it measures the "
                    "call, not the clock\n", "", r->harness, 100 * r->harness_ns / r->timed_ns);
@@ -95,6 +99,48 @@ void runtimes_print_table(const struct sysinfo *si, const struct runtimes_result
                       : "");
 }
 
+/* The figures of each process and what they say together (docs/json.md). */
+static void across_json(struct json *j, const struct runtime_row *r)
+{
+    json_key(j, "across_processes");
+    json_begin_object(j);
+    json_kv_int(j, "count", (int)r->across.n);
+    json_kv_double(j, "median", r->across.median);
+    json_kv_double(j, "min", r->across.min);
+    json_kv_double(j, "max", r->across.max);
+    json_kv_double(j, "spread", r->across.spread);
+    json_kv_bool(j, "bimodal", r->across.bimodal);
+    json_key(j, "levels");
+    if (r->across.bimodal) {
+        json_begin_array(j);
+        json_begin_object(j);
+        json_kv_double(j, "ns_per_call", r->across.low);
+        json_kv_int(j, "processes", (int)r->across.nlow);
+        json_end_object(j);
+        json_begin_object(j);
+        json_kv_double(j, "ns_per_call", r->across.high);
+        json_kv_int(j, "processes", (int)r->across.nhigh);
+        json_end_object(j);
+        json_end_array(j);
+    } else {
+        json_null(j);
+    }
+    json_end_object(j);
+    json_key(j, "processes");
+    json_begin_array(j);
+    for (int p = 0; p < r->nproc; p++) {
+        json_begin_object(j);
+        json_kv_double(j, "ns_per_call", r->proc_ns[p]);
+        json_kv_double(j, "timed_ns", r->proc_timed_ns[p]);
+        if (r->proc_seed[p])
+            json_kv_uint(j, "pythonhashseed", r->proc_seed[p]);
+        else
+            json_kv_null(j, "pythonhashseed");
+        json_end_object(j);
+    }
+    json_end_array(j);
+}
+
 void runtimes_print_json(const struct sysinfo *si, const struct runtimes_result *res,
                          const struct runtimes_config *cfg)
 {
@@ -108,6 +154,7 @@ void runtimes_print_json(const struct sysinfo *si, const struct runtimes_result 
     json_begin_object(&j);
     json_kv_int(&j, "samples", cfg->samples);
     json_kv_int(&j, "sample_us", cfg->sample_us);
+    json_kv_int(&j, "processes", cfg->processes);
     json_kv_int(&j, "count_calls", cfg->count ? RUNTIMES_COUNT_CALLS : 0);
     json_kv_bool(&j, "counted", res->counted);
     json_kv_string_or_null(&j, "count_why", res->counted ? NULL : res->count_why);
@@ -140,6 +187,7 @@ void runtimes_print_json(const struct sysinfo *si, const struct runtimes_result 
             json_kv_uint(&j, "iterations", r->iterations);
             json_kv_string(&j, "clock", r->clock);
             json_kv_string(&j, "path", r->via);
+            across_json(&j, r);
             json_kv_bool(&j, "shim_can_serve", shim_can_serve(r->via));
         }
         if (ok && r->counted) {

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define OUTPUT_CAP (1u << 20)
 #define HARNESS_BOUND_SHARE 0.8
@@ -101,37 +103,67 @@ static double paired_net(const struct probe_row *pr, struct summary *s)
     return s->median;
 }
 
+/* One API over the processes: pr[p] is its row in process p's output (NULL: missing). */
 static void measured_row(struct runtimes_result *res, const struct runtime_def *def,
-                         const struct probe_output *po, const struct probe_row *pr,
+                         struct probe_output *const *po, int nproc, int k, const unsigned *seeds,
                          const char *program)
 {
     struct runtime_row *r = new_row(res, def);
     if (!r)
         return;
+    const struct probe_row *first = &po[0]->rows[k];
     r->state = RT_READY;
-    snprintf(r->version, sizeof r->version, "%s", po->version);
+    snprintf(r->version, sizeof r->version, "%s", po[0]->version);
     snprintf(r->program, sizeof r->program, "%s", program);
-    memcpy(r->api, pr->api, sizeof r->api);
-    memcpy(r->clock, pr->clock, sizeof r->clock);
-    memcpy(r->via, pr->via, sizeof r->via);
-    memcpy(r->harness, pr->harness, sizeof r->harness);
-    r->nsamples = pr->nsamples;
-    r->iterations = pr->iterations;
-    struct summary t, net;
-    r->timed_ns = per_call(pr->timed_ns, pr->nsamples, pr->iterations, &t);
+    memcpy(r->api, first->api, sizeof r->api);
+    memcpy(r->clock, first->clock, sizeof r->clock);
+    memcpy(r->via, first->via, sizeof r->via);
+    memcpy(r->harness, first->harness, sizeof r->harness);
+    r->iterations = first->iterations;
     /* The clock's cost is taken pair by pair: each API sample minus the harness sample the
      * probe took right after it, then the median of those differences.  A slow spell that
      * lasts a pair cancels in it; the difference of the two medians would keep the whole of
      * it, and where the harness is most of the figure (the ctypes row: 1.3 us of harness
      * around a 30 ns clock) that swung the clock's figure from -80 to +90 ns run to run.
-     * The harness reported is what was subtracted (as timed - net), so the three figures
-     * add up; on a quiet machine it is the harness loop's own median. */
-    r->ns_per_call = paired_net(pr, &net);
+     * Each process gives its own figure so; the row's figure is the median over processes
+     * (measure/across.c), and the harness reported is what was subtracted (as timed - net),
+     * so the three figures add up. */
+    static double pooled[ACROSS_MAX * PROBE_MAX_SAMPLES];
+    size_t npooled = 0;
+    double within[ACROSS_MAX];
+    r->nproc = 0;
+    for (int p = 0; p < nproc && r->nproc < ACROSS_MAX; p++) {
+        const struct probe_row *pr = NULL;
+        for (int i = 0; i < po[p]->nrows && !pr; i++)
+            if (strcmp(po[p]->rows[i].api, first->api) == 0)
+                pr = &po[p]->rows[i];
+        if (!pr)
+            continue;
+        struct summary t, net;
+        r->proc_timed_ns[r->nproc] = per_call(pr->timed_ns, pr->nsamples, pr->iterations, &t);
+        r->proc_ns[r->nproc] = paired_net(pr, &net);
+        r->proc_seed[r->nproc] = seeds[p];
+        within[r->nproc] = t.spread;
+        for (int i = 0; i < pr->nsamples; i++)
+            pooled[npooled++] = ((double)pr->timed_ns[i] - (double)pr->harness_ns[i]) /
+                                (double)pr->iterations;
+        r->nsamples += pr->nsamples;
+        r->nproc++;
+    }
+    across_summarize(r->proc_ns, (size_t)r->nproc, &r->across);
+    struct across timed;
+    across_summarize(r->proc_timed_ns, (size_t)r->nproc, &timed);
+    struct summary net, w;
+    stats_summarize(pooled, npooled, &net);
+    stats_summarize(within, (size_t)r->nproc, &w);
+    r->ns_per_call = r->across.median;
+    r->timed_ns = timed.median;
     r->harness_ns = r->timed_ns - r->ns_per_call;
     r->p10_ns = net.p10;
     r->p90_ns = net.p90;
-    r->spread = t.spread;
-    r->noisy = !(t.spread <= NOISY_SPREAD);
+    /* The spread of the timed figures: across processes, or within them where larger. */
+    r->spread = r->nproc > 1 && timed.spread > w.median ? timed.spread : w.median;
+    r->noisy = !(r->spread <= NOISY_SPREAD);
     r->harness_bound = r->harness_ns >= HARNESS_BOUND_SHARE * r->timed_ns;
     snprintf(r->count_why, sizeof r->count_why, "%s",
              res->count_why[0] ? res->count_why : "not counted");
@@ -175,6 +207,43 @@ static void count_rows(const struct runtime_def *def, const struct probe_cmd *cm
     free(po);
 }
 
+/* A hash seed for a Python probe's process: each process its own (pyperf does the same),
+ * from the kernel's random bytes or, failing that, the clock and the pid. */
+static unsigned hash_seed(void)
+{
+    unsigned v = 0;
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (!f || fread(&v, sizeof v, 1, f) != 1) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        v = (unsigned)ts.tv_nsec ^ ((unsigned)getpid() << 16);
+    }
+    if (f)
+        fclose(f);
+    return 1 + v % 4294967294u; /* 1 to 2^32-1: 0 would turn randomization off */
+}
+
+/* One timed run of the probe, parsed into po; why says what went wrong. */
+static void timed_run(const struct runtime_def *def, const struct runtimes_config *cfg,
+                      char **argv, struct probe_output *po, char *why, size_t whylen)
+{
+    char err[300] = "", start_why[200] = "", *out = NULL;
+    size_t len = 0;
+    struct run_outcome oc;
+    bool started = run_capture_all(argv, cfg->timeout_ms, OUTPUT_CAP, &out, &len, err, sizeof err,
+                                   &oc, start_why, sizeof start_why);
+    if (!started)
+        snprintf(why, whylen, "the probe could not be started: %s", start_why);
+    else
+        run_failure(&oc, cfg->timeout_ms, err, why, whylen);
+    char perr[200];
+    if (!why[0] && oc.truncated)
+        snprintf(why, whylen, "the probe printed more than %u bytes", OUTPUT_CAP);
+    if (!why[0] && !probe_parse(out, len, PROBE_TIMED, def->name, po, perr, sizeof perr))
+        snprintf(why, whylen, "the probe's output is not understood: %s", perr);
+    free(out);
+}
+
 void runtimes_measure(const struct runtime_def *def, const struct runtimes_config *cfg,
                       struct runtimes_result *res)
 {
@@ -186,39 +255,57 @@ void runtimes_measure(const struct runtime_def *def, const struct runtimes_confi
         failed_row(res, def, st, cmd.path[0], why);
         return;
     }
-    char *argv[16], args[3][24], err[300] = "", start_why[200] = "", *out = NULL;
+    int nproc = cfg->processes < 1 ? 1 : cfg->processes > ACROSS_MAX ? ACROSS_MAX : cfg->processes;
+    char *argv[16], args[3][24];
     mode_argv(&cmd, argv, args, true, cfg);
-    size_t len = 0;
-    struct run_outcome oc;
     if (cmd.env_name[0])
         setenv(cmd.env_name, cmd.env_value, 1);
-    bool started = run_capture_all(argv, cfg->timeout_ms, OUTPUT_CAP, &out, &len, err, sizeof err,
-                                   &oc, start_why, sizeof start_why);
-    struct probe_output *po = malloc(sizeof *po);
-    if (!started)
-        snprintf(why, sizeof why, "the probe could not be started: %s", start_why);
-    else
-        run_failure(&oc, cfg->timeout_ms, err, why, sizeof why);
-    char perr[200];
-    if (!why[0] && oc.truncated)
-        snprintf(why, sizeof why, "the probe printed more than %u bytes", OUTPUT_CAP);
-    if (!why[0] && !po)
-        snprintf(why, sizeof why, "out of memory");
-    if (!why[0] && !probe_parse(out, len, PROBE_TIMED, def->name, po, perr, sizeof perr))
-        snprintf(why, sizeof why, "the probe's output is not understood: %s", perr);
-    free(out);
+    /* The Python probe's ctypes row takes 200 pairs in all (probe.py, FFI_PAIRS): its share. */
+    char pairs[16];
+    snprintf(pairs, sizeof pairs, "%d", (200 + nproc - 1) / nproc);
+    setenv("CLOCKSCOPE_PROBE_FFI_PAIRS", pairs, 1);
+    bool python = strcmp(def->name, "python") == 0;
+    char *saved_seed = getenv("PYTHONHASHSEED") ? strdup(getenv("PYTHONHASHSEED")) : NULL;
+    struct probe_output *po[ACROSS_MAX] = {0};
+    unsigned seeds[ACROSS_MAX] = {0};
+    int done = 0;
+    /* a stop signal (subprocess_forward_signals) ends the runs after the one it reached */
+    for (int p = 0; p < nproc && !why[0] && (p == 0 || !subprocess_stop_signal()); p++) {
+        po[p] = malloc(sizeof *po[p]);
+        if (!po[p]) {
+            snprintf(why, sizeof why, "out of memory");
+            break;
+        }
+        if (python) {
+            char seed[16];
+            seeds[p] = hash_seed();
+            snprintf(seed, sizeof seed, "%u", seeds[p]);
+            setenv("PYTHONHASHSEED", seed, 1);
+        }
+        timed_run(def, cfg, argv, po[p], why, sizeof why);
+        done += !why[0];
+    }
+    if (python) {
+        if (saved_seed)
+            setenv("PYTHONHASHSEED", saved_seed, 1);
+        else
+            unsetenv("PYTHONHASHSEED");
+    }
+    free(saved_seed);
+    unsetenv("CLOCKSCOPE_PROBE_FFI_PAIRS");
     if (why[0]) {
         failed_row(res, def, RT_FAILED, cmd.argv[0], why);
     } else {
         int first = res->nrows;
-        for (int i = 0; i < po->nrows; i++)
-            measured_row(res, def, po, &po->rows[i], cmd.argv[0]);
+        for (int i = 0; i < po[0]->nrows; i++)
+            measured_row(res, def, po, done, i, seeds, cmd.argv[0]);
         if (cfg->count && res->counted)
             count_rows(def, &cmd, cfg, res, first);
     }
     if (cmd.env_name[0])
         unsetenv(cmd.env_name);
-    free(po);
+    for (int p = 0; p < nproc; p++)
+        free(po[p]);
 }
 
 void runtimes_check_count(const struct runtimes_config *cfg, struct runtimes_result *res)

@@ -147,7 +147,15 @@ void warp_summarize(const struct warp_matrix *m, struct warp_summary *out)
                           : any_offset && any_random ? "mixed"
                           : any_offset               ? "offset"
                           : any_random               ? "random"
+                          : !warp_enough_comparisons(out, m->n) ? "too_few_comparisons"
                                                      : "monotonic";
+}
+
+bool warp_enough_comparisons(const struct warp_summary *s, int ncpus)
+{
+    if (ncpus < 2)
+        return true;
+    return s->cross_cpu_comparisons >= WARP_MIN_CROSS_COMPARISONS && s->cpus_compared >= ncpus;
 }
 
 void resolution_init(struct resolution *r)

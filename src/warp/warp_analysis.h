@@ -85,11 +85,23 @@ struct warp_summary {
     uint64_t max_backward;        /* units */
     uint64_t equal;               /* comparisons where the later read equalled the earlier */
     int cpus_compared;            /* CPUs that took part in at least one cross-CPU comparison */
-    /* "monotonic", "offset", "random", "mixed" (offset and random pairs), "same_cpu". */
+    /* "monotonic", "offset", "random", "mixed" (offset and random pairs), "same_cpu",
+     * "too_few_comparisons" (none went back, but too few cross-CPU comparisons to say so). */
     const char *classification;
 };
 
+/* The least cross-CPU comparisons (on a run over two CPUs or more) before a method with no
+ * backward step is called monotonic.  A warp that shows in a share p of the comparisons is
+ * missed by N of them with probability (1 - p)^N; with none seen in N, p < 3/N at 95%
+ * confidence (the "rule of three"): 300 say it would show in fewer than 1 in 100.  Fewer
+ * than that, and every CPU taking part, and the run cannot tell. */
+#define WARP_MIN_CROSS_COMPARISONS 300u
+
 void warp_summarize(const struct warp_matrix *m, struct warp_summary *out);
+/* Whether a summary with no backward step has enough cross-CPU comparisons to be called
+ * monotonic: on one CPU there is nothing to compare across (the same-CPU judgement
+ * stands); on more, at least WARP_MIN_CROSS_COMPARISONS and every CPU compared. */
+bool warp_enough_comparisons(const struct warp_summary *s, int ncpus);
 
 /* Resolution and stalls of one thread's back-to-back reads. */
 struct resolution {

@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "arch/arch.h"
 #include "common/cli.h"
+#include "common/progress.h"
 #include "measure/batch.h"
 #include "warp/warp_fault.h"
 #include "warp/warp_run.h"
@@ -33,11 +34,14 @@ static const char help[] =
     "REALTIME steps, and each clock's smallest step and stalls.\n"
     "\n"
     "options:\n"
-    "  --seconds S   duration of the whole run (default 5), shared among the methods\n"
+    "  --seconds S   duration of the whole run (default 5: about 6 s in all with the kernel\n"
+    "                log read), shared among the methods\n"
     "  --cpus LIST   CPUs to use, e.g. 0-3 or 0,2 (default: every CPU this process may use)\n"
     "  --only GLOBS  only ids matching these comma-separated globs, e.g. 'counter.*'; without\n"
     "                it: counter.*, libc.* (no CPU-time clocks), vdso and syscall\n"
     "                clock_gettime.monotonic, and any other provider's methods\n"
+    "  --progress    say what is checked and how long is left on stderr even when it is not\n"
+    "                a terminal (on a terminal it always does)\n"
     "  --json        machine-readable output (schema: docs/json.md)\n"
     "  --help        this text\n"
     "\n"
@@ -51,6 +55,7 @@ static const struct cli_option warp_decl[] = {
     {.name = "cpus", .metavar = "LIST", CLI_STRING_OF(struct warp_options, cpus_arg)},
     {.name = "only", .metavar = "GLOBS", CLI_LIST_OF(struct warp_options, patterns, npatterns)},
     {.name = "json", CLI_FLAG_OF(struct warp_options, json)},
+    {.name = "progress", CLI_FLAG_OF(struct warp_options, progress)},
     {0},
 };
 
@@ -72,16 +77,23 @@ static void parse_args(int argc, char **argv, struct warp_options *o)
                     WARP_MAX_CPUS);
 }
 
-static void progress(bool on, size_t i, size_t n, const char *what, const char *id)
+/* The run has a deadline: what is left is known. */
+static void progress(struct progress *pg, size_t i, size_t n, const char *what, const char *id,
+                     double deadline)
 {
-    if (on)
-        fprintf(stderr, "\r[%zu/%zu] %s %-44s", i, n, what, id);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &now);
+    double left = deadline - ((double)now.tv_sec + (double)now.tv_nsec / 1e9);
+    progress_say(pg, (double)(i - 1) / (double)n, left > 0 ? left : 0, "%s of %s (%zu of %zu)",
+                 what, id, i, n);
 }
 
 void warp_run_all(struct warp_run *r, struct method_list *ml)
 {
     struct warp_options *o = r->o;
-    bool show = !o->json && isatty(STDERR_FILENO);
+    struct progress pg;
+    progress_init(&pg, "warp", o->progress);
+    pg.on &= !o->quiet;
     size_t nwarp = 0;
     for (size_t i = 0; i < ml->count; i++)
         if (warp_selected(o, &ml->m[i]) && ml->m[i].available) {
@@ -109,7 +121,7 @@ void warp_run_all(struct warp_run *r, struct method_list *ml)
     size_t step = 0, nsteps = r->nresults + nwarp, warp_left = nwarp;
     for (size_t i = 0; i < r->nresults; i++) {
         struct method_result *mr = &r->results[i];
-        progress(show, ++step, nsteps, "resolution", mr->m->id);
+        progress(&pg, ++step, nsteps, "resolution", mr->m->id, deadline);
         resolution_collect(mr->m, res_each, &mr->res);
         struct timespec ts;
         mr->getres_ns = mr->m->clock && clock_getres(mr->m->clock_id, &ts) == 0
@@ -122,7 +134,7 @@ void warp_run_all(struct warp_run *r, struct method_list *ml)
                      "per-thread clock: no common timeline across threads, not compared");
             continue;
         }
-        progress(show, ++step, nsteps, "warp", mr->m->id);
+        progress(&pg, ++step, nsteps, "the cross-CPU check", mr->m->id, deadline);
         mr->ran = true;
         /* Each method gets an equal share of what is left, so that thread start-up and the
          * resolution phase's overshoot do not push the run past --seconds. */
@@ -139,8 +151,7 @@ void warp_run_all(struct warp_run *r, struct method_list *ml)
         else
             r->failures++;
     }
-    if (show)
-        fprintf(stderr, "\r%70s\r", "");
+    progress_end(&pg);
     clock_sample_take(&drift_end);
     for (size_t i = 0; i < r->nrates; i++) {
         struct rate_entry *e = &r->rates[i];

@@ -5,8 +5,11 @@
 
 #include "common/json.h"
 
+#include <langinfo.h>
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static double to_ns(const struct method_result *mr, double units)
@@ -36,6 +39,99 @@ static void fmt_count(char *buf, size_t len, uint64_t v)
         snprintf(buf, len, "%.0fk", (double)v / 1e3);
     else
         snprintf(buf, len, "%llu", (unsigned long long)v);
+}
+
+/* "±" where the terminal's locale is UTF-8 (as the report writes it), "+/-" elsewhere: the
+ * character set is the locale's (LC_ALL, LC_CTYPE, LANG), asked without changing ours. */
+static const char *plus_minus(void)
+{
+    static const char *pm;
+    if (pm)
+        return pm;
+    pm = "+/-";
+    const char *old = setlocale(LC_CTYPE, NULL);
+    char saved[64];
+    snprintf(saved, sizeof saved, "%s", old ? old : "C");
+    if (setlocale(LC_CTYPE, "")) {
+        const char *cs = nl_langinfo(CODESET);
+        if (cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0))
+            pm = "\u00b1";
+        setlocale(LC_CTYPE, saved);
+    }
+    return pm;
+}
+
+/* The verdict, said first: went backwards, could not check, too few comparisons to tell,
+ * or monotonic (in how many comparisons at least). */
+static void print_verdict(const struct warp_run *r)
+{
+    const struct warp_options *o = r->o;
+    char list[600] = "";
+    size_t nfew = 0, nchecked = 0, nunordered = 0;
+    uint64_t least = UINT64_MAX, unordered_steps = 0;
+    for (size_t i = 0; i < r->nresults; i++) {
+        const struct method_result *mr = &r->results[i];
+        if (!mr->ran || !mr->cross_ok)
+            continue;
+        bool must = warp_must_be_monotonic(mr->m, r->drift.realtime_stepped);
+        if (mr->s.backward_steps && !must && mr->m->unit == UNIT_TICKS) {
+            nunordered++;
+            unordered_steps += mr->s.backward_steps;
+        }
+        if (!must || mr->s.backward_steps)
+            continue;
+        nchecked++;
+        if (!warp_enough_comparisons(&mr->s, o->cpus.count)) {
+            if (nfew++ < 4)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s (%llu)",
+                         nfew > 1 ? ", " : "", mr->m->id,
+                         (unsigned long long)mr->s.cross_cpu_comparisons);
+        } else if (mr->s.cross_cpu_comparisons < least) {
+            least = mr->s.cross_cpu_comparisons;
+        }
+    }
+    if (nfew > 4)
+        snprintf(list + strlen(list), sizeof list - strlen(list), " and %zu more", nfew - 4);
+    if (r->judged_backward) {
+        printf("verdict: FAULT: a method that must be monotonic went backwards (exit 1):");
+        size_t shown = 0;
+        for (size_t i = 0; i < r->nresults; i++) {
+            const struct method_result *mr = &r->results[i];
+            if (!mr->cross_ok || !mr->s.backward_steps ||
+                !warp_must_be_monotonic(mr->m, r->drift.realtime_stepped))
+                continue;
+            char worst[32];
+            fmt_ns(worst, sizeof worst, to_ns(mr, (double)mr->s.max_backward));
+            printf("%s %s %llu times, worst %s back", shown++ ? ";" : "", mr->m->id,
+                   (unsigned long long)mr->s.backward_steps, worst);
+        }
+        printf("\n");
+    } else if (r->failures) {
+        printf("verdict: %d method%s could not be checked (exit 1): see below\n", r->failures,
+               r->failures == 1 ? "" : "s");
+    } else if (nchecked == 0) {
+        printf("verdict: no method that must be monotonic was checked\n");
+    } else if (o->cpus.count < 2) {
+        printf("verdict: no method went backwards on CPU %d; one CPU: nothing to compare "
+               "across CPUs\n", o->cpus.cpu[0]);
+    } else if (nfew == nchecked) {
+        printf("verdict: too few comparisons to tell: no method went backwards, but none had "
+               "the %u cross-CPU comparisons\n         (with every CPU) that say a warp "
+               "would show in fewer than 1 in 100: %s; run longer (--seconds)\n",
+               WARP_MIN_CROSS_COMPARISONS, list);
+    } else {
+        char n[16];
+        fmt_count(n, sizeof n, least);
+        printf("verdict: every method that must be monotonic was, in %s cross-CPU comparisons "
+               "or more each", n);
+        if (nfew)
+            printf("; too few comparisons to tell for %s", list);
+        printf("\n");
+    }
+    if (nunordered)
+        printf("         unordered counter reads went backwards %llu times in %zu method%s: "
+               "expected without an ordering instruction, not a fault\n",
+               (unsigned long long)unordered_steps, nunordered, nunordered == 1 ? "" : "s");
 }
 
 static const char *judgement(const struct method_result *mr, bool realtime_stepped)
@@ -84,6 +180,7 @@ void warp_print_text(const struct warp_run *r, const struct method_list *ml)
     for (int i = 0; i < o->cpus.count; i++)
         printf("%s%d", i ? "," : " ", o->cpus.cpu[i]);
     printf("; %.1f s in all\n", r->elapsed_s);
+    print_verdict(r);
     if (o->cpus.count == 1)
         printf("only one CPU: nothing to compare across CPUs; each read is compared with the "
                "previous one on the same CPU\n");
@@ -139,7 +236,8 @@ void warp_print_text(const struct warp_run *r, const struct method_list *ml)
             printf("  %-34s rate not measurable (the counter did not advance)\n", e->m->id);
             continue;
         }
-        printf("  %-34s %.6f MHz +- %.3f ppm", e->m->id, e->rate.hz / 1e6, e->rate.uncertainty_ppm);
+        printf("  %-34s %.6f MHz %s %.3f ppm", e->m->id, e->rate.hz / 1e6, plus_minus(),
+               e->rate.uncertainty_ppm);
         if (r->stated_hz)
             printf("; vs stated %+.2f ppm", rate_error_ppm(e->rate.hz, (double)r->stated_hz));
         if (r->kernel.hz)
@@ -149,10 +247,10 @@ void warp_print_text(const struct warp_run *r, const struct method_list *ml)
 
     const struct clock_drift *d = &r->drift;
     printf("\nclock drift over %.2f s\n", d->seconds);
-    printf("  CLOCK_MONOTONIC vs CLOCK_MONOTONIC_RAW: %+.3f ppm +- %.3f (NTP slew)\n",
-           d->monotonic_slew_ppm, d->slew_uncertainty_ppm);
-    printf("  CLOCK_REALTIME - CLOCK_MONOTONIC changed by %+.0f ns +- %.0f: %s\n",
-           d->realtime_step_ns, d->realtime_step_uncertainty_ns,
+    printf("  CLOCK_MONOTONIC vs CLOCK_MONOTONIC_RAW: %+.3f ppm %s %.3f (NTP slew)\n",
+           d->monotonic_slew_ppm, plus_minus(), d->slew_uncertainty_ppm);
+    printf("  CLOCK_REALTIME - CLOCK_MONOTONIC changed by %+.0f ns %s %.0f: %s\n",
+           d->realtime_step_ns, plus_minus(), d->realtime_step_uncertainty_ns,
            d->realtime_stepped ? "REALTIME was stepped" : "no step");
 
     printf("\nresolution: back-to-back reads on CPU %d\n", o->cpus.cpu[0]);
@@ -166,9 +264,8 @@ void warp_print_text(const struct warp_run *r, const struct method_list *ml)
         printf("%-36s %9s %12s %12s %7.1f%%\n", mr->m->id, reads, getres, step,
                100 * resolution_stall_fraction(&mr->res));
     }
-    printf("\n%s\n", r->judged_backward
-                         ? "FAULT: a method that must be monotonic went backwards (exit 1)"
-                         : "every method that must be monotonic was");
+    printf("\n%s\n", r->judged_backward ? "FAULT: see the verdict at the top (exit 1)"
+                                         : "(the verdict is at the top)");
 }
 
 /* ---- JSON output ---- */

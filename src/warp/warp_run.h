@@ -21,6 +21,8 @@
 struct warp_options {
     double seconds;
     bool json;
+    bool progress;        /* --progress: say it on stderr even when it is not a terminal */
+    bool quiet;           /* never say progress (metrics runs warp inside itself) */
     const char *cpus_arg; /* --cpus as given; cpus is what it names */
     struct cpu_list cpus;
     const char *patterns[MAX_PATTERNS];

@@ -515,3 +515,43 @@ TEST(warp_policy_defaults_and_judgement)
     CHECK(!warp_must_be_monotonic(tsc, false) && warp_must_be_monotonic(ltsc, false));
     CHECK(warp_must_be_monotonic(fast, false));
 }
+
+/* Issue 27: a method is not called monotonic on the strength of a handful of cross-CPU
+ * comparisons: the same clean trace, cut short, is "too few comparisons to tell". */
+static void summarize_first(size_t n, int ncpus, struct warp_summary *sum)
+{
+    lcg_state = 7;
+    struct trace_spec s = {.ncpus = ncpus, .step = 50};
+    struct warp_read *t = make_trace(&s, n);
+    struct warp_matrix m;
+    CHECK(t && warp_matrix_init(&m, ncpus));
+    warp_feed_trace(&m, t, n);
+    warp_summarize(&m, sum);
+    warp_matrix_free(&m);
+    free(t);
+}
+
+TEST(warp_too_few_cross_cpu_comparisons_are_not_called_monotonic)
+{
+    struct warp_summary sum;
+    summarize_first(3, 2, &sum); /* one or two cross-CPU comparisons */
+    CHECK(sum.backward_steps == 0);
+    CHECK(sum.cross_cpu_comparisons >= 1 && sum.cross_cpu_comparisons < WARP_MIN_CROSS_COMPARISONS);
+    CHECK(strcmp(sum.classification, "too_few_comparisons") == 0);
+    CHECK(!warp_enough_comparisons(&sum, 2));
+    /* just below and at the minimum */
+    struct warp_summary edge = {.cross_cpu_comparisons = WARP_MIN_CROSS_COMPARISONS - 1,
+                                .cpus_compared = 2};
+    CHECK(!warp_enough_comparisons(&edge, 2));
+    edge.cross_cpu_comparisons = WARP_MIN_CROSS_COMPARISONS;
+    CHECK(warp_enough_comparisons(&edge, 2));
+    /* enough in all, but one CPU never compared with another: cannot tell for it */
+    edge.cpus_compared = 2;
+    CHECK(!warp_enough_comparisons(&edge, 3));
+    /* a long clean trace is monotonic */
+    summarize_first(TRACE_LEN, 2, &sum);
+    CHECK(strcmp(sum.classification, "monotonic") == 0);
+    /* one CPU: nothing to compare across, the same-CPU judgement stands */
+    summarize_first(50, 1, &sum);
+    CHECK(sum.cross_cpu_comparisons == 0 && strcmp(sum.classification, "monotonic") == 0);
+}

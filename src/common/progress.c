@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+#include "common/progress.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void progress_init(struct progress *p, const char *cmd, bool asked)
+{
+    memset(p, 0, sizeof *p);
+    p->f = stderr;
+    p->cmd = cmd;
+    p->tty = isatty(STDERR_FILENO) == 1;
+    p->on = asked || p->tty;
+    p->t0 = mono_s();
+    p->last = -1;
+}
+
+void progress_format_duration(double s, char *buf, size_t len)
+{
+    if (!isfinite(s) || s < 0)
+        s = 0;
+    long t = lround(s);
+    if (t < 60)
+        snprintf(buf, len, "%ld s", t);
+    else if (t < 3600)
+        snprintf(buf, len, t % 60 ? "%ld min %ld s" : "%ld min", t / 60, t % 60);
+    else
+        snprintf(buf, len, "%ld h %ld min", t / 3600, t % 3600 / 60);
+}
+
+void progress_say(struct progress *p, double fraction, double left_s, const char *fmt, ...)
+{
+    if (!p->on)
+        return;
+    double now = mono_s();
+    if (fmt == p->last_fmt && p->last >= 0 && now - p->last < (p->tty ? 0.1 : 1.0))
+        return;
+    p->last = now;
+    p->last_fmt = fmt;
+    char what[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    if (!(fraction >= 0))
+        fraction = 0;
+    if (fraction > 1)
+        fraction = 1;
+    double elapsed = now - p->t0;
+    if (left_s < 0 && fraction >= 0.02)
+        left_s = elapsed * (1 - fraction) / fraction;
+    char left[48] = "";
+    if (left_s >= 0) {
+        char d[32];
+        progress_format_duration(left_s, d, sizeof d);
+        snprintf(left, sizeof left, ", about %s left", d);
+    }
+    fprintf(p->f, "%sclockscope %s: %s (%.0f%%%s)%s", p->tty ? "\r\033[K" : "", p->cmd, what,
+            100 * fraction, left, p->tty ? "" : "\n");
+    fflush(p->f);
+    p->shown = p->tty;
+}
+
+void progress_clear(struct progress *p)
+{
+    if (p->on && p->tty && p->shown) {
+        fprintf(p->f, "\r\033[K");
+        fflush(p->f);
+        p->shown = false;
+        p->last = -1; /* redrawn at once */
+    }
+}
+
+void progress_end(struct progress *p)
+{
+    if (!p->on)
+        return;
+    if (p->tty) {
+        if (p->shown)
+            fprintf(p->f, "\r\033[K");
+    } else {
+        char d[32];
+        progress_format_duration(mono_s() - p->t0, d, sizeof d);
+        fprintf(p->f, "clockscope %s: done in %s\n", p->cmd, d);
+    }
+    fflush(p->f);
+    p->shown = false;
+}

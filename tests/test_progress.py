@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: MIT
+"""Long commands say what they are doing and how long is left (issue 27, item 4): on stderr,
+when stderr is a terminal or --progress asks; never on stdout, and not a word when neither."""
+import os
+import pty
+import re
+import subprocess
+
+import pytest
+
+from conftest import ROOT, run
+
+FAKE = ROOT / "tests/progs/fake_runtime.sh"
+LINE = re.compile(r"^clockscope (\w+): .+ \(\d+%(, about [\dhmins ]+ left)?\)$")
+
+COMMANDS = {
+    "bench": ["bench", "--quick", "--only", "ref.empty_call,libc.clock_gettime.monotonic"],
+    "bench --gap": ["bench", "--only", "libc.clock_gettime.monotonic", "--gap", "0,1ms:20"],
+    "warp": ["warp", "--seconds", "0.2", "--only", "libc.clock_gettime.monotonic"],
+    "ladder": ["ladder", "--quick", "--only", "ref.empty_call,ref.getppid"],
+    "runtimes": ["runtimes", "--only", "python", "--python", str(FAKE), "--no-count"],
+}
+
+
+def shape(stdout):
+    """The first word of each line: what stays the same from run to run (figures move)."""
+    return [re.sub(r"[\d.]+", "N", line.split()[0]) if line.split() else ""
+            for line in stdout.splitlines()]
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_progress_on_stderr_only_when_asked_or_on_a_terminal(clockscope, name):
+    args = COMMANDS[name]
+    env = dict(os.environ, FAKE_RUNTIME="good")
+    quiet = run([clockscope, *args], env=env)
+    assert quiet.returncode == 0, quiet.stderr
+    assert quiet.stderr == "", quiet.stderr          # not a terminal, not asked: nothing
+    loud = run([clockscope, *args, "--progress"], env=env)
+    assert loud.returncode == 0, loud.stderr
+    lines = loud.stderr.splitlines()
+    cmd = args[0]
+    said = [l for l in lines if LINE.match(l)]
+    assert said, loud.stderr
+    assert all(l.startswith(f"clockscope {cmd}: ") for l in lines), lines
+    assert lines[-1].startswith(f"clockscope {cmd}: done in "), lines
+    assert "\r" not in loud.stderr and "\x1b" not in loud.stderr   # a file gets plain lines
+    if name == "bench --gap":
+        assert any("the sparse reads will take about" in l for l in lines), lines
+        assert any("sparse reads 1 ms apart" in l for l in lines), lines
+    # stdout is the same with or without progress
+    assert shape(loud.stdout) == shape(quiet.stdout)
+
+
+def test_a_terminal_gets_one_line_redrawn_and_cleared(clockscope):
+    """stderr on a terminal: progress without asking, redrawn in place, cleared at the end."""
+    master, slave = pty.openpty()
+    proc = subprocess.run([clockscope, *COMMANDS["ladder"]], stdout=subprocess.PIPE,
+                          stderr=slave, timeout=120)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    assert proc.returncode == 0
+    text = out.decode()
+    assert "\r\x1b[Kclockscope ladder: rung ref.empty_call" in text, text
+    assert text.endswith("\r\x1b[K"), text                        # nothing left behind
+    assert b"\r" not in proc.stdout and b"rung ref.empty_call" not in proc.stdout

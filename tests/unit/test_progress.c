@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* The progress line (common/progress.c): durations as people say them, what a line says,
+ * nothing at all when off. */
+#include "check.h"
+#include "common/progress.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+TEST(progress_durations_read_as_people_say_them)
+{
+    char b[32];
+    progress_format_duration(0.4, b, sizeof b);
+    CHECK(strcmp(b, "0 s") == 0);
+    progress_format_duration(12.4, b, sizeof b);
+    CHECK(strcmp(b, "12 s") == 0);
+    progress_format_duration(120, b, sizeof b);
+    CHECK(strcmp(b, "2 min") == 0);
+    progress_format_duration(250, b, sizeof b);
+    CHECK(strcmp(b, "4 min 10 s") == 0);
+    progress_format_duration(3900, b, sizeof b);
+    CHECK(strcmp(b, "1 h 5 min") == 0);
+    progress_format_duration(-3, b, sizeof b);
+    CHECK(strcmp(b, "0 s") == 0);
+}
+
+TEST(progress_says_what_and_how_long_is_left_only_when_on)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct progress p;
+    progress_init(&p, "bench", true);
+    p.tty = false; /* a file: whole lines */
+    p.f = f;
+    static const char fmt[] = "gap %s";
+    progress_say(&p, 0.25, 90, fmt, "150 ms");
+    progress_say(&p, 0.5, 60, fmt, "throttled: the same phase within a second");
+    fflush(f);
+    CHECK(strcmp(buf, "clockscope bench: gap 150 ms (25%, about 1 min 30 s left)\n") == 0);
+    progress_say(&p, 0.5, -1, "estimated");  /* a new phase; left from the time so far */
+    fflush(f);
+    CHECK(strstr(buf, "clockscope bench: estimated (50%, about ") != NULL);
+    fclose(f);
+    free(buf);
+
+    /* off: not a word */
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    struct progress q;
+    progress_init(&q, "warp", false);
+    q.on = false;
+    q.f = f;
+    progress_say(&q, 0.5, 10, "nothing");
+    progress_end(&q);
+    fflush(f);
+    CHECK(len == 0);
+    fclose(f);
+    free(buf);
+}

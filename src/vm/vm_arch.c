@@ -12,11 +12,13 @@
 
 static const struct vm_arch arches[] = {
     {"x86_64", "qemu-system-x86_64", "qemu-system-x86", "pc", "max", "host,-arch-capabilities", NULL, "ttyS0", "amd64",
-     "bookworm", 62, "gcc-x86-64-linux-gnu libc6-dev-amd64-cross"},
+     "bookworm", 62, "gcc-x86-64-linux-gnu libc6-dev-amd64-cross", "x86_64-linux-gnu", "libc6-amd64-cross"},
     {"aarch64", "qemu-system-aarch64", "qemu-system-arm", "virt", "max,pauth-impdef=on", "host", NULL,
-     "ttyAMA0", "arm64", "bookworm", 183, "gcc-aarch64-linux-gnu libc6-dev-arm64-cross"},
+     "ttyAMA0", "arm64", "bookworm", 183, "gcc-aarch64-linux-gnu libc6-dev-arm64-cross",
+     "aarch64-linux-gnu", "libc6-arm64-cross"},
     {"riscv64", "qemu-system-riscv64", "qemu-system-misc", "virt", "rv64", "host", "default", "ttyS0",
-     "riscv64", "trixie", 243, "gcc-riscv64-linux-gnu libc6-dev-riscv64-cross"},
+     "riscv64", "trixie", 243, "gcc-riscv64-linux-gnu libc6-dev-riscv64-cross",
+     "riscv64-linux-gnu", "libc6-riscv64-cross"},
 };
 
 const struct vm_arch *vm_arch_find(const char *name)

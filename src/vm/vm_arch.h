@@ -19,6 +19,10 @@ struct vm_arch {
     const char *debian_suite; /* the suite it comes from */
     unsigned elf_machine;     /* e_machine of this arch's ELF files */
     const char *cross_packages; /* Debian packages of its cross compiler and libc */
+    const char *triplet;      /* GNU multiarch triplet: the guest's /lib/TRIPLET, and
+                               * /usr/TRIPLET/lib, where Debian's cross libc package
+                               * (libc6-ARCH-cross) keeps the loader and libraries */
+    const char *cross_libc_package; /* that package, named in messages */
 };
 
 /* A QEMU machine model an arch's guests may use (--machine).  The first of an arch is its

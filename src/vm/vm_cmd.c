@@ -67,9 +67,11 @@ static const char help[] =
     "                   to " GUEST_DEFAULT_PATH ")\n"
     "  --add HOST[:GUEST]  copy this file into the guest (default GUEST: /bin/<name>);\n"
     "                   a dynamically linked program or library brings its loader and\n"
-    "                   libraries (found with ldd; host arch only).  Repeatable; at most\n"
-    "                   512 files, 160 MiB.  E.g. --add build/libclockscope-shim.so:/lib/\n"
-    "                   clockscope/libclockscope-shim.so --env CLOCKSCOPE_SHIM=/lib/...\n"
+    "                   libraries (this machine's arch: found with ldd; another arch: from\n"
+    "                   /usr/TRIPLET/lib, Debian's libc6-ARCH-cross).  Repeatable; at most\n"
+    "                   512 files, 160 MiB.  With COMMAND `run`, the arch's shim (beside\n"
+    "                   the guest binary) comes along: vm --arch aarch64 --add PROG --\n"
+    "                   run --mode count -- PROG\n"
     "  --quiet          no notes on stderr about the guest (KVM or TCG, times)\n"
     "\n"
     "KVM is used when the guest's arch is this machine's and /dev/kvm works; otherwise\n"
@@ -337,6 +339,35 @@ static void boot(struct vm_boot *b, const char *desc, bool no_kvm, bool quiet,
     }
 }
 
+/* `clockscope run` inside the guest finds its shim at /lib/clockscope/ (../lib/clockscope
+ * from /init): the guest's arch's shim, built and installed beside the static guest binary
+ * (`make vm-binaries`, `make install`), goes there with its loader and libc, unless the
+ * command is not `run` or --add put a file there already. */
+#define GUEST_SHIM_PATH "/lib/clockscope/libclockscope-shim.so"
+static bool add_run_shim(struct guest_files *files, const struct vm_arch *arch,
+                         const char *binary, int argc, char **argv, char *why, size_t wl)
+{
+    if (argc < 1 || strcmp(argv[0], "run") != 0)
+        return true;
+    for (size_t i = 0; i < files->n; i++)
+        if (strcmp(files->v[i].guest, GUEST_SHIM_PATH) == 0)
+            return true;
+    char spec[PATH_LEN + 64];
+    const char *slash = strrchr(binary, '/');
+    snprintf(spec, sizeof spec, "%.*slibclockscope-shim.so",
+             slash ? (int)(slash - binary + 1) : 0, binary);
+    if (access(spec, R_OK) != 0) {
+        snprintf(why, wl, "`run` in the %s guest needs that arch's libclockscope-shim.so, "
+                 "which is not beside the guest binary (%s): `make vm-binaries` builds it "
+                 "there (and `make install` installs it), or --add SHIM:" GUEST_SHIM_PATH,
+                 arch->name, spec);
+        return false;
+    }
+    size_t n = strlen(spec);
+    snprintf(spec + n, sizeof spec - n, ":" GUEST_SHIM_PATH);
+    return guest_files_add(files, arch, spec, why, wl);
+}
+
 int cmd_vm(int argc, char **argv)
 {
     static struct vm_options o;
@@ -373,6 +404,11 @@ int cmd_vm(int argc, char **argv)
     if (!guest_binary_find(arch, binary_opt, binary, sizeof binary, why, sizeof why)) {
         fprintf(stderr, "clockscope vm: %s\n", why);
         return binary_opt ? EXIT_USAGE : EXIT_VM_FAILED;
+    }
+    if (!add_run_shim(&files, arch, binary, argc - first, argv + first, why, sizeof why)) {
+        guest_files_free(&files);
+        fprintf(stderr, "clockscope vm: %s\n", why);
+        return EXIT_VM_FAILED;
     }
     char kernel_path[PATH_LEN], desc[512], boot_path[PATH_LEN], gz_tmp[PATH_LEN] = "";
     if (kernel) {

@@ -47,6 +47,62 @@ def finding_ids(doc):
     return {f["id"] for f in doc["findings"]}
 
 
+# ---- fixes as data (docs/json.md "actions"): the schema vm --apply-fix consumes ----------
+
+ACTION_FIELDS = {"sysfs": {"path", "value", "reboot"}, "cmdline": {"add", "remove", "reboot"},
+                 "run": {"argv"}, "code": {"text"}, "firmware": {"text"}}
+RUN_MODES = {"coarse", "fast", "auto", "count"}
+
+
+def validate_action(a, top):
+    """One action against the schema; top: an entry of the document's merged list."""
+    assert a["kind"] in ACTION_FIELDS, a
+    assert set(a) == {"kind", "risk"} | ACTION_FIELDS[a["kind"]] | ({"finding"} if top else set()), a
+    assert isinstance(a["risk"], str) and a["risk"].strip(), a
+    if a["kind"] == "sysfs":
+        assert a["path"].startswith("/sys/") and a["reboot"] is False, a
+        assert a["value"] and not any(c.isspace() for c in a["value"]), a
+    elif a["kind"] == "cmdline":
+        assert a["reboot"] is True and (a["add"] or a["remove"]), a
+        for w in a["add"] + a["remove"]:
+            assert isinstance(w, str) and w and not any(c.isspace() for c in w), a
+    elif a["kind"] == "run":
+        argv = a["argv"]
+        assert argv[:3] == ["clockscope", "run", "--mode"] and argv[3] in RUN_MODES and argv[4:] == ["--"], a
+    else:
+        assert isinstance(a["text"], str) and a["text"].strip(), a
+
+
+def payload(a):
+    return json.dumps({k: v for k, v in a.items() if k not in ("finding", "risk")}, sort_keys=True)
+
+
+def check_actions(doc):
+    """Every finding that has a fix carries at least one valid action; the document's
+    merged list holds each finding's actions once, each naming a finding that offers it;
+    a clocksource switch through sysfs targets one in available_clocksource."""
+    by_id = {}
+    for f in doc["findings"]:
+        assert isinstance(f["actions"], list), f["id"]
+        for a in f["actions"]:
+            validate_action(a, top=False)
+            by_id.setdefault(f["id"], set()).add(payload(a))
+        if f["fix"]:
+            assert f["actions"], (f["id"], f["fix"])
+    merged = doc["actions"]
+    for a in merged:
+        validate_action(a, top=True)
+        assert payload(a) in by_id.get(a["finding"], set()), a
+    assert len({payload(a) for a in merged}) == len(merged), "an action twice"
+    assert {p for ps in by_id.values() for p in ps} == {payload(a) for a in merged}
+    kinds = [a["kind"] for a in merged]
+    assert kinds == sorted(kinds, key=list(ACTION_FIELDS).index), kinds
+    available = (doc["facts"]["available_clocksource"] or "").split()
+    for a in merged:
+        if a["kind"] == "sysfs" and a["path"].endswith("/current_clocksource"):
+            assert a["value"] in available, (a, available)
+
+
 # ---- the shared corpus ------------------------------------------------------------------
 
 def corpus_cases():
@@ -65,6 +121,7 @@ def test_corpus_case_gets_an_accepted_verdict(clockscope, case):
         assert isinstance(f["evidence"], list) and isinstance(f["fix"], list)
     if doc["verdict"] == "slow":
         assert any(f["severity"] == "warning" and f["fix"] for f in doc["findings"])
+    check_actions(doc)
 
 
 def require_corpus():
@@ -120,6 +177,12 @@ def prefixed(text, style):
 
 
 STYLES = ["dmesg", "journal", "syslog", "kmsg", "raw", "dmesg-x", "iso", "crlf", "color", "none"]
+
+# A cloud VM's command line: longer than a kernel log line holds (642 characters).
+LONG_CMDLINE = ("BOOT_IMAGE=/boot/vmlinuz-6.8.0-1017-aws root=PARTUUID=0d2a6b5e-01 ro console=tty1 "
+                "console=ttyS0 nvme_core.io_timeout=4294967295 panic=-1 " +
+                " ".join(f"systemd.setenv=CLOUD_INIT_PARAM_{i:02d}=value-{i:04d}" for i in range(11)))
+assert len(LONG_CMDLINE) > 540
 
 # (name, files, accepted verdicts, finding ids required, finding ids forbidden)
 RULE_CASES = [
@@ -268,6 +331,25 @@ RULE_CASES = [
      ["ok"], {"cmdline-tsc-reliable"}, set()),
     ("cmdline-vdso-0", {"proc/cmdline": "ro vdso=0", CS + "current_clocksource": "tsc"}, ["slow"], {"cmdline-vdso-off"}, set()),
     ("cmdline-nohpet", {"proc/cmdline": "ro nohpet", CS + "current_clocksource": "tsc"}, ["ok"], {"cmdline-nohpet"}, set()),
+    ("cmdline-tsc-nowatchdog", {"proc/cmdline": "ro tsc=nowatchdog", CS + "current_clocksource": "tsc"},
+     ["ok"], {"cmdline-tsc-nowatchdog"}, set()),
+    ("cmdline-no-kvmclock", {"proc/cmdline": "ro no-kvmclock", CS + "current_clocksource": "tsc", "virt": "kvm"},
+     ["ok"], {"cmdline-no-kvmclock"}, set()),
+    # the log's copy cut by a line limit (clockscope's 511 characters less the prefix, here
+    # 475 of 520 on a cloud VM; or the kernel's or a tool's) is the same command line
+    ("cmdline-log-copy-cut-by-the-reader", {"proc/cmdline": LONG_CMDLINE + "\n", CS + "current_clocksource": "tsc",
+                                            "dmesg": prefixed("Kernel command line: " + LONG_CMDLINE + "\n", "dmesg")},
+     ["ok"], set(), {"cmdline-differs"}),
+    ("cmdline-log-copy-cut-by-the-writer", {"proc/cmdline": LONG_CMDLINE + "\n", CS + "current_clocksource": "tsc",
+                                            "dmesg": prefixed("Kernel command line: " + LONG_CMDLINE[:430] + "\n", "dmesg")},
+     ["ok"], set(), {"cmdline-differs"}),
+    ("cmdline-short-log-copy-is-a-difference", {"proc/cmdline": "BOOT_IMAGE=/vmlinuz ro quiet added.later=1\n",
+                                                CS + "current_clocksource": "tsc",
+                                                "dmesg": prefixed("Kernel command line: BOOT_IMAGE=/vmlinuz ro quiet\n", "dmesg")},
+     ["ok"], {"cmdline-differs"}, set()),
+    ("cmdline-differs-from-the-log", {"proc/cmdline": "BOOT_IMAGE=/vmlinuz-6.8 ro quiet", CS + "current_clocksource": "tsc",
+                                      "dmesg": prefixed("Kernel command line: BOOT_IMAGE=/vmlinuz-6.1 ro\n", "dmesg")},
+     ["ok"], {"cmdline-differs"}, set()),
     ("cmdline-in-log-only", {"uname": "x86_64", "dmesg": prefixed("Kernel command line: BOOT_IMAGE=/x ro clocksource=acpi_pm\n", "dmesg")},
      ["slow"], {"cmdline-clocksource"}, set()),
     ("cmdline-override-refused", {CS + "current_clocksource": "tsc", "proc/cmdline": "clocksource=jiffies",
@@ -335,6 +417,148 @@ def test_rule_case(clockscope, tmp_path, case):
     if doc["verdict"] == "ok":
         assert doc["fast_path"] is True
     assert doc["proof"] is None  # --root never measures
+    check_actions(doc)
+
+
+# ---- fixes as data: which action comes first, and when none is safe ----------------------
+
+HPET_ASKED = {CS + "current_clocksource": "hpet\n", CS + "available_clocksource": "tsc hpet acpi_pm\n",
+              "proc/cmdline": "BOOT_IMAGE=/vmlinuz ro clocksource=hpet\n", "uname": "x86_64",
+              "proc/version": "Linux version 6.8.0-45-generic (x)\n"}
+INVARIANT_CPU = "processor\t: 0\nvendor_id\t: GenuineIntel\nflags\t\t: fpu tsc constant_tsc nonstop_tsc rdtscp\n"
+
+
+def test_a_safe_clocksource_switch_is_the_first_action_and_the_text_says_it(clockscope, tmp_path):
+    root = make_root(tmp_path / "r", HPET_ASKED)
+    doc = doctor_json(clockscope, root)
+    first = doc["actions"][0]
+    assert first == {"kind": "sysfs", "finding": "clocksource-no-vdso", "risk": first["risk"],
+                     "path": "/sys/devices/system/clocksource/clocksource0/current_clocksource",
+                     "value": "tsc", "reboot": False}
+    boot = next(a for a in doc["actions"] if a["kind"] == "cmdline")
+    assert boot["add"] == ["clocksource=tsc"] and boot["remove"] == ["clocksource=hpet"]
+    text = " ".join(run([clockscope, "doctor", "--root", root]).stdout.split())
+    assert "to fix now: echo tsc | sudo tee /sys/devices/system/clocksource/clocksource0/current_clocksource" in text
+
+
+def test_no_sysfs_switch_to_a_tsc_the_kernel_marked_unstable(clockscope, tmp_path):
+    files = dict(HPET_ASKED, dmesg=prefixed(WD_MODERN.format(cpu=1, wd="hpet") + "clocksource: Switched to clocksource hpet\n", "dmesg"))
+    files["proc/cmdline"] = "BOOT_IMAGE=/vmlinuz ro\n"
+    doc = doctor_json(clockscope, make_root(tmp_path / "r", files))
+    assert not [a for a in doc["actions"] if a["kind"] == "sysfs"], doc["actions"]
+    assert not [a for a in doc["actions"] if a["kind"] == "cmdline" and "clocksource=tsc" in a["add"]]
+    cs = next(f for f in doc["findings"] if f["id"] == "clocksource-no-vdso")
+    assert any(x.startswith("not now: switching to tsc is refused") for x in cs["fix"]), cs["fix"]
+    # the remedy that applies instead: tsc=reliable with its risk, then the application side
+    reliable = next(a for a in doc["actions"] if a["kind"] == "cmdline")
+    assert reliable["add"] == ["tsc=reliable"] and "backwards" in reliable["risk"]
+    assert any(a["kind"] == "run" and a["argv"][3] == "coarse" for a in doc["actions"])
+
+
+def test_run_fast_is_offered_only_where_a_safe_counter_exists(clockscope, tmp_path):
+    doc = doctor_json(clockscope, make_root(tmp_path / "inv", dict(HPET_ASKED, **{"proc/cpuinfo": INVARIANT_CPU})))
+    modes = [a["argv"][3] for a in doc["actions"] if a["kind"] == "run"]
+    assert modes == ["fast", "coarse"], modes
+    doc = doctor_json(clockscope, make_root(tmp_path / "plain", HPET_ASKED))  # CPU flags not known
+    assert [a["argv"][3] for a in doc["actions"] if a["kind"] == "run"] == ["coarse"]
+
+
+@pytest.mark.parametrize("root", ["lab:riscv-sifive-u74", "corpus:arm64-pine64-a64-allwinner-unknown1-trap-cntvct"])
+def test_no_kernel_fix_cases_recommend_the_application_side(clockscope, root):
+    """A riscv core without a time CSR, an arm64 timer erratum: nothing to switch, nothing on
+    the command line; `run --mode coarse` and a code change first, the hardware last."""
+    where, name = root.split(":")
+    if where == "corpus":
+        require_corpus()
+    path = ROOT / "tests" / "data" / "roots" / name / "root" if where == "lab" else CORPUS / name
+    doc = doctor_json(clockscope, path)
+    kinds = [a["kind"] for a in doc["actions"]]
+    assert kinds[:2] == ["run", "code"] and "sysfs" not in kinds and "cmdline" not in kinds, kinds
+    assert doc["actions"][0]["argv"] == ["clockscope", "run", "--mode", "coarse", "--"]
+    assert "fastclock_recent_ns()" in doc["actions"][1]["text"]
+    assert kinds[-1] == "firmware"
+    text = " ".join(run([clockscope, "doctor", "--root", path]).stdout.split())
+    assert "to fix for one program: clockscope run --mode coarse -- PROGRAM" in text
+
+
+# ---- a counter that traps: one coherent answer --------------------------------------------
+
+@pytest.mark.parametrize("name", ["riscv-sifive-u74", "riscv-sifive-u54-no-clocksource"])
+def test_a_trapping_time_csr_is_slow_without_calling_the_path_fast(clockscope, name):
+    """SLOW, and the vDSO line says in one line that the vDSO makes no syscall but its
+    counter read traps; never "fast path ...: yes" under a SLOW headline."""
+    root = ROOT / "tests" / "data" / "roots" / name / "root"
+    out = run([clockscope, "doctor", "--root", root]).stdout
+    text = " ".join(out.split())
+    assert text.startswith("clockscope doctor: SLOW")
+    assert "vDSO path: no syscall, but its counter read (rdtime) traps to firmware (not timed here" in text
+    assert "fast path for clock_gettime" not in text
+    doc = doctor_json(clockscope, root)
+    assert doc["verdict"] == "slow" and doc["fast_path"] is True  # the JSON keeps both facts
+
+
+# ---- the rule table: every finding id declared, documented, and given by a fixture ---------
+
+DOCTOR_SRC = ROOT / "src" / "doctor"
+# Findings only a live run gives (the proof, user-mode emulation): their fixtures are the
+# unit tests of tests/unit/test_doctor_verdicts.c, which feed diagnose() a proof.
+LIVE_ONLY_IDS = {"emulated-foreign-kernel", "proof-no-syscalls", "proof-syscalls",
+                 "proof-not-counted", "no-vdso", "counter-read-traps"}
+
+
+def declared_ids(binary):
+    proc = run([binary, "doctor", "--list-findings"])
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split() for line in proc.stdout.splitlines()]
+    assert rows and all(len(r) == 2 for r in rows), proc.stdout
+    return {r[0] for r in rows}
+
+
+def ids_in_sources():
+    """The finding ids written in the rules' sources: finding_add's literal, the ternaries
+    in it, and the clocksource rule's class table."""
+    import re
+    found = set()
+    for path in DOCTOR_SRC.glob("*.c"):
+        text = path.read_text()
+        for call in re.findall(r'finding_add\(d,\s*([^,]+(?:\?[^:]+:[^,]+)?),', text):
+            found |= set(re.findall(r'"([a-z0-9]+(?:-[a-z0-9]+)+)"', call))
+        found |= set(re.findall(r'\{"([a-z0-9]+(?:-[a-z0-9]+)+)", SEV_', text))
+    return found
+
+
+def test_every_finding_id_in_the_sources_is_in_the_rule_table(clockscope):
+    in_sources = ids_in_sources()
+    assert len(in_sources) >= 40, sorted(in_sources)
+    assert in_sources <= declared_ids(clockscope), in_sources - declared_ids(clockscope)
+
+
+def test_every_finding_id_is_documented(clockscope):
+    doc = (ROOT / "docs" / "doctor.md").read_text()
+    undocumented = {i for i in declared_ids(clockscope) if f"`{i}`" not in doc}
+    assert not undocumented, sorted(undocumented)
+
+
+def test_every_finding_given_is_declared_and_every_declared_one_has_a_fixture(clockscope, tmp_path):
+    """All offline fixtures at once (the rule cases, tests/data/roots, the corpus) through
+    `doctor --roots`: each finding they give is in the table, and each finding in the table
+    that a facts root can give is given by one of them."""
+    every = tmp_path / "every"
+    for name, files, *_ in RULE_CASES:
+        make_root(every / name, files)
+    lab = ROOT / "tests" / "data" / "roots"
+    for case in lab.iterdir():
+        if (case / "root").is_dir():
+            (every / ("lab-" + case.name)).symlink_to(case / "root")
+    for case in corpus_cases():
+        (every / ("corpus-" + case.name)).symlink_to(case)
+    proc = run([clockscope, "doctor", "--roots", every, "--json"], timeout=600)
+    docs = [json.loads(line) for line in proc.stdout.splitlines()]
+    given = {f["id"] for d in docs if "findings" in d for f in d["findings"]}
+    assert sum("findings" in d for d in docs) == len(list(every.iterdir())), proc.stderr
+    declared = declared_ids(clockscope)
+    assert given <= declared, given - declared
+    assert declared - LIVE_ONLY_IDS <= given, sorted(declared - LIVE_ONLY_IDS - given)
 
 
 @pytest.mark.parametrize("style", STYLES)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, run
+from test_doctor import check_actions
 
 ROOTS = ROOT / "tests" / "data" / "roots"
 EXIT = {"ok": 0, "slow": 3, "broken": 4, "unknown": 5}
@@ -40,6 +41,7 @@ def test_platform_case(clockscope, name):
         assert doc["missing_fact"] is None
     ids = {f["id"] for f in doc["findings"]}
     assert set(want["findings"]) <= ids, sorted(ids)
+    check_actions(doc)   # every fix also as data, valid against docs/json.md
     if doc["verdict"] == "slow":   # a slow verdict always comes with a warning that has a fix
         assert any(f["severity"] == "warning" and f["fix"] for f in doc["findings"]), sorted(ids)
     text = " ".join(run([clockscope, "doctor", "--root", ROOTS / name / "root"]).stdout.split())

@@ -61,10 +61,46 @@ void json_end_object(struct json *j) { close(j, '}'); }
 void json_begin_array(struct json *j) { open(j, '['); }
 void json_end_array(struct json *j) { close(j, ']'); }
 
+/* The code point of a well-formed UTF-8 sequence at p (no overlong forms, no surrogates,
+ * at most U+10FFFF) and its length in *n; -1 when p does not start one. */
+static long utf8_decode(const unsigned char *p, int *n)
+{
+    long cp;
+    long min;
+    if (p[0] >= 0xc2 && p[0] <= 0xdf)
+        *n = 2, cp = p[0] & 0x1f, min = 0x80;
+    else if (p[0] >= 0xe0 && p[0] <= 0xef)
+        *n = 3, cp = p[0] & 0x0f, min = 0x800;
+    else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+        *n = 4, cp = p[0] & 0x07, min = 0x10000;
+    else
+        return -1;
+    for (int i = 1; i < *n; i++) {
+        if ((p[i] & 0xc0) != 0x80) /* also stops at the terminating NUL */
+            return -1;
+        cp = cp << 6 | (p[i] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return -1;
+    return cp;
+}
+
 static void write_escaped(FILE *out, const char *s)
 {
     fputc('"', out);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        int n = 1;
+        long cp = *p >= 0x80 ? utf8_decode(p, &n) : -1;
+        if (cp >= 0x10000) { /* as a UTF-16 surrogate pair, the output stays ASCII */
+            fprintf(out, "\\u%04lx\\u%04lx", 0xd800 + ((cp - 0x10000) >> 10), 0xdc00 + ((cp - 0x10000) & 0x3ff));
+            p += n - 1;
+            continue;
+        }
+        if (cp >= 0) { /* a character written in UTF-8 (µ in "12.71 µs") */
+            fprintf(out, "\\u%04lx", cp);
+            p += n - 1;
+            continue;
+        }
         switch (*p) {
         case '"': fputs("\\\"", out); break;
         case '\\': fputs("\\\\", out); break;

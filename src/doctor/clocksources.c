@@ -219,3 +219,59 @@ void cs_judge(const struct machine *c, const char *n, struct cs_judgement *j)
     }
     judge_in_family(c, fam, n, j);
 }
+
+void tsc_fallback(const struct machine *c, bool native, struct tsc_fallback_answer *a)
+{
+    a->kind = FB_NATIVE;
+    a->accuser = "";
+    a->platform = c->virt;
+    if (machine_is_bare_metal(c) || native)
+        return;
+    if (c->available_cs[0]) {
+        bool any = false;
+        char copy[256];
+        snprintf(copy, sizeof copy, "%s", c->available_cs);
+        for (char *save, *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+            struct cs_judgement j;
+            cs_judge(c, t, &j);
+            if (j.cls != CS_SYSCALL && j.cls != CS_DEVICE_READ && !is(t, "tsc") && !is(t, "tsc-early"))
+                any = true;
+        }
+        if (!any) {
+            a->kind = FB_NONE_USABLE;
+            return;
+        }
+    }
+    for (int i = 0; i < c->log.demotions.n; i++)
+        if (c->log.demotions.e[i].watchdog[0])
+            a->accuser = c->log.demotions.e[i].watchdog;
+    if (a->accuser[0]) {
+        struct cs_judgement j;
+        cs_judge(c, a->accuser, &j);
+        if (j.cls == CS_SYSCALL || j.cls == CS_DEVICE_READ) {
+            a->kind = FB_ACCUSER;
+            return;
+        }
+    }
+    /* A paravirtual clocksource the kernel registered names the platform better than any
+     * detection: it exists only there. */
+    if (machine_cs_available(c, "kvm-clock"))
+        a->platform = "kvm";
+    else if (machine_cs_available(c, "hyperv_clocksource_tsc_page"))
+        a->platform = "microsoft";
+    else if (machine_cs_available(c, "xen"))
+        a->platform = "xen";
+    const char *pf = a->platform;
+    if (is(pf, "kvm") && c->kvm_stable_bit == 0)
+        a->kind = FB_KVM_NO_STABLE_BIT;
+    else if (!pf[0] || is(pf, "vm"))
+        a->kind = FB_PLATFORM_UNKNOWN;
+    else if (is(pf, "kvm") || is(pf, "oracle")) /* VirtualBox: KVM's interface */
+        a->kind = FB_KVM_CLOCK;
+    else if (is(pf, "microsoft"))
+        a->kind = FB_HYPERV_TSC_PAGE;
+    else if (is(pf, "xen"))
+        a->kind = FB_XEN;
+    else
+        a->kind = FB_NO_PVCLOCK;
+}

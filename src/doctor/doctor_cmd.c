@@ -6,6 +6,7 @@
 #include "doctor/fleet.h"
 #include "doctor/proof.h"
 #include "doctor/report.h"
+#include "doctor/rules.h"
 #include "facts/facts.h"
 
 #include <stdio.h>
@@ -33,6 +34,7 @@ static const char help[] =
     "  --no-proof   live facts only: no syscall counting, no timing\n"
     "  --json       machine-readable output (docs/json.md: clockscope.doctor/1)\n"
     "  --verbose    every finding in full\n"
+    "  --list-findings  every finding id the doctor can give, with its rule, and exit\n"
     "\n"
     "Exit status: 0 ok, 3 slow, 4 broken, 5 unknown (the facts do not decide it);\n"
     "2 bad usage or a facts root that is not a readable directory; 1 internal failure.\n"
@@ -44,7 +46,7 @@ struct doctor_options {
     const char *roots[DOCTOR_MAX_ROOTS];
     int nroots;
     const char *roots_dir;
-    bool no_proof, json, verbose;
+    bool no_proof, json, verbose, list_findings;
 };
 
 static const struct cli_option doctor_decl[] = {
@@ -53,6 +55,7 @@ static const struct cli_option doctor_decl[] = {
     {.name = "no-proof", CLI_FLAG_OF(struct doctor_options, no_proof)},
     {.name = "json", CLI_FLAG_OF(struct doctor_options, json)},
     {.name = "verbose", CLI_FLAG_OF(struct doctor_options, verbose)},
+    {.name = "list-findings", CLI_FLAG_OF(struct doctor_options, list_findings)},
     {0},
 };
 
@@ -62,6 +65,12 @@ int cmd_doctor(int argc, char **argv)
 {
     static struct doctor_options o;
     cli_parse(&doctor_cli, argc, argv, &o);
+    if (o.list_findings) {
+        for (size_t i = 0; i < doctor_nrules; i++)
+            for (const char *const *id = doctor_rules[i].ids; *id; id++)
+                printf("%-36s %s\n", *id, doctor_rules[i].name);
+        return 0;
+    }
     if (o.nroots > 1 || o.roots_dir)
         return fleet_run(o.roots, o.nroots, o.roots_dir, o.json);
     const char *root = o.nroots ? o.roots[0] : NULL;

@@ -2,6 +2,8 @@
 #include "doctor/report.h"
 
 #include "common/json.h"
+#include "common/units.h"
+#include "doctor/findings.h"
 
 #include <string.h>
 
@@ -78,18 +80,43 @@ static void print_finding(FILE *out, const struct finding *f, bool full)
 void report_text(FILE *out, const struct facts *fs, const struct proof *p,
                  const struct diagnosis *d, bool verbose)
 {
-    const struct machine *c = &d->ctx;
+    const struct machine *c = &d->machine;
     fprintf(out, "clockscope doctor: %s%s\n", d->inferred ? "inferred (not decided): " : "",
             headline(d->verdict));
     wrap(out, "why: ", d->summary, 2, 100);
-    fprintf(out, "  fast path for clock_gettime(CLOCK_MONOTONIC): %s   (%s)\n",
-            d->fast_path == 1 ? "yes" : d->fast_path == 0 ? "no" : "not known",
-            d->decided_by_proof ? "proven live" : d->inferred ? "inferred"
-            : fs->live ? "from live facts" : "from the facts root");
+    const char *how = d->decided_by_proof ? "proven live" : d->inferred ? "inferred"
+                      : fs->live ? "from live facts" : "from the facts root";
+    if (d->fast_path == 1 && d->counter_traps) {
+        /* No syscall, but not fast: one line that says both, with one figure. */
+        char cost[64] = "not timed here";
+        if (d->trap_ns > 0)
+            snprintf(cost, sizeof cost, "%s per read", NS_TEXT(d->trap_ns));
+        char line[240];
+        snprintf(line, sizeof line, "no syscall, but its counter read (%s) traps to %s (%s; %s)",
+                 d->trap_counter, strcmp(d->trap_counter, "rdtime") ? "the kernel" : "firmware",
+                 cost, how);
+        wrap(out, "vDSO path: ", line, 2, 100);
+    } else {
+        fprintf(out, "  fast path for clock_gettime(CLOCK_MONOTONIC): %s   (%s)\n",
+                d->fast_path == 1 ? "yes" : d->fast_path == 0 ? "no" : "not known", how);
+    }
     fprintf(out, "  machine: %s%s, kernel %s, virtualization %s, clocksource %s\n",
             c->machine[0] ? c->machine : c->family[0] ? c->family : "arch unknown", "",
             c->kernel.known ? c->kernel.release : "unknown", c->virt[0] ? c->virt : "unknown",
             c->current_cs[0] ? c->current_cs : "unknown");
+    struct ranked_action first[1];
+    if (d->verdict != V_OK && diagnosis_actions(d, first, 1) == 1) {
+        char cmd[400];
+        action_command_line(first[0].action, cmd, sizeof cmd);
+        if (cmd[0]) {
+            char line[700];
+            snprintf(line, sizeof line, "%s   (risk: %s)", cmd, first[0].action->risk);
+            wrap(out, first[0].action->kind == ACT_SYSFS ? "to fix now: "
+                      : first[0].action->kind == ACT_CMDLINE ? "to fix at the next boot: "
+                                                             : "to fix for one program: ",
+                 line, 2, 100);
+        }
+    }
     if (!fs->live)
         fprintf(out, "  facts root: %s\n", fs->origin);
     for (int i = 0; i < F_COUNT && !fs->live; i++) /* not known, and why: never "absent" */
@@ -125,8 +152,9 @@ void report_text(FILE *out, const struct facts *fs, const struct proof *p,
                              "(REALTIME) made %ld and %ld syscalls", p->calls,
                              p->syscalls[PC_MONOTONIC], p->syscalls[PC_REALTIME]);
             if (m && r && s && n > 0 && (size_t)n < sizeof line)
-                snprintf(line + n, sizeof line - (size_t)n, "; %.1f / %.1f ns per call, raw "
-                         "syscall %.1f ns", m->ns_per_call, r->ns_per_call, s->ns_per_call);
+                snprintf(line + n, sizeof line - (size_t)n, "; %s / %s per call, raw "
+                         "syscall %s", NS_TEXT(m->ns_per_call), NS_TEXT(r->ns_per_call),
+                         NS_TEXT(s->ns_per_call));
             wrap(out, "proof: ", line, 0, 100);
         }
     }
@@ -144,9 +172,45 @@ static void kv_string_rows(struct json *j, const char *k, const char *rows, size
     json_end_array(j);
 }
 
+static void json_action(struct json *j, const struct finding_action *a, const char *finding)
+{
+    json_begin_object(j);
+    json_kv_string(j, "kind", action_kind_name(a->kind));
+    if (finding)
+        json_kv_string(j, "finding", finding);
+    json_kv_string(j, "risk", a->risk);
+    switch (a->kind) {
+    case ACT_SYSFS:
+        json_kv_string(j, "path", a->path);
+        json_kv_string(j, "value", a->value);
+        json_kv_bool(j, "reboot", false);
+        break;
+    case ACT_CMDLINE:
+        kv_string_rows(j, "add", a->add[0], sizeof a->add[0], a->nadd);
+        kv_string_rows(j, "remove", a->remove[0], sizeof a->remove[0], a->nremove);
+        json_kv_bool(j, "reboot", true);
+        break;
+    case ACT_RUN:
+        json_key(j, "argv");
+        json_begin_array(j);
+        json_string(j, "clockscope");
+        json_string(j, "run");
+        json_string(j, "--mode");
+        json_string(j, a->mode);
+        json_string(j, "--");
+        json_end_array(j);
+        break;
+    case ACT_CODE:
+    case ACT_FIRMWARE:
+        json_kv_string(j, "text", a->text);
+        break;
+    }
+    json_end_object(j);
+}
+
 static void json_facts(struct json *j, const struct facts *fs, const struct diagnosis *d)
 {
-    const struct machine *c = &d->ctx;
+    const struct machine *c = &d->machine;
     json_key(j, "facts");
     json_begin_object(j);
     json_kv_string(j, "origin", fs->live ? "live" : fs->origin);
@@ -274,8 +338,20 @@ static void json_document(FILE *out, int indent, const char *root, const struct 
         json_kv_string_or_null(&j, "meaning", f->meaning);
         kv_string_rows(&j, "fix", f->fix[0], sizeof f->fix[0], f->nfix);
         json_kv_string_or_null(&j, "gain", f->gain);
+        json_key(&j, "actions");
+        json_begin_array(&j);
+        for (int k = 0; k < f->naction; k++)
+            json_action(&j, &f->action[k], NULL);
+        json_end_array(&j);
         json_end_object(&j);
     }
+    json_end_array(&j);
+    static struct ranked_action merged[FINDINGS_MAX * FINDING_ACTION_MAX];
+    int nmerged = diagnosis_actions(d, merged, FINDINGS_MAX * FINDING_ACTION_MAX);
+    json_key(&j, "actions");
+    json_begin_array(&j);
+    for (int k = 0; k < nmerged; k++)
+        json_action(&j, merged[k].action, merged[k].finding->id);
     json_end_array(&j);
     json_facts(&j, fs, d);
     json_proof(&j, p);

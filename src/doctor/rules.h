@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The doctor's rules, by family (one file each: rules_clocksource.c, rules_tsc.c,
- * rules_arm64.c, rules_cmdline.c, rules_counter.c, rules_proof.c; verdict.c runs them and
- * decides).  Each rule reads the machine model (d->ctx, facts/machine.h) and the live proof,
- * adds findings, and records what it learnt in the judgement the verdict reads.  Each
- * rule states the kernel behaviour it rests on; docs/doctor.md lists them. */
+ * rules_arm64.c, rules_cmdline.c, rules_counter.c, rules_proof.c, rules_platform.c), run
+ * in the order of one table (rule_table.c) by diagnose(); verdict.c then decides from what
+ * they learnt.  Rules add findings; the verdict never does.  Each rule reads the machine
+ * model (d->machine, facts/machine.h) and the live proof, adds findings, and records what
+ * it learnt in the judgement the verdict reads.  Each rule states the kernel behaviour it
+ * rests on; docs/doctor.md lists them. */
 #ifndef CLOCKSCOPE_RULES_H
 #define CLOCKSCOPE_RULES_H
 
@@ -11,6 +13,7 @@
 #include "doctor/diagnosis.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 
 static inline bool is(const char *a, const char *b) { return strcmp(a, b) == 0; }
@@ -18,6 +21,8 @@ static inline bool is_tsc(const char *n) { return is(n, "tsc") || is(n, "tsc-ear
 
 /* What the rules found out on the way to the verdict. */
 struct judgement {
+    bool live;                       /* the facts are this machine's, read now */
+    bool emulated;                   /* user-mode emulation: the kernel facts are another machine's */
     struct cs_judgement cs;          /* of the current clocksource, when known */
     bool cs_known;
     bool tsc_unusable;               /* x86: the kernel will not (or did not) use the TSC */
@@ -26,35 +31,59 @@ struct judgement {
     const char *tsc_unusable_why;
     bool cmdline_forces_slow;        /* clocksource=/notsc/tsc=unstable/vdso=0 */
     char forced_cs[64];
+    bool riscv_core_traps;           /* the core implements no time CSR (rules_platform.c) */
+    bool counter_may_trap;           /* the vDSO reads a counter that may trap (riscv) */
+    bool counter_traps;              /* live: a counter read was timed as a trap */
+    char trap_counter[24];           /* ... which counter ("rdtime") */
+    double trap_ns;                  /* ... and what one read costs */
 };
 
+/* Every rule has this shape; p is the live proof (p->ran false offline, or NULL). */
+typedef void rule_fn(struct diagnosis *d, struct judgement *jd, const struct proof *p);
+
+/* When a rule applies: the family guard its table row names. */
+enum rule_guard {
+    RG_ANY = 0,
+    RG_LIVE = 1 << 0,         /* only live (the proof and the machine itself) */
+    RG_KERNEL_FACTS = 1 << 1, /* not under user-mode emulation (the kernel facts are the host's) */
+    RG_X86_OR_UNKNOWN = 1 << 2, /* x86, or an architecture not known (a root without uname) */
+    RG_X86 = 1 << 3,          /* x86 only */
+};
+
+struct rule_row {
+    const char *name;         /* the rule, as docs/doctor.md names its family */
+    unsigned guard;           /* enum rule_guard bits, all of which must hold */
+    rule_fn *fn;
+    const char *const *ids;   /* every finding id the rule can emit, NULL-terminated */
+};
+
+/* The table, in the order diagnose() runs it (rule_table.c). */
+extern const struct rule_row doctor_rules[];
+extern const size_t doctor_nrules;
+/* Whether a row's guard holds for this machine. */
+bool rule_guard_holds(unsigned guard, const struct machine *m, const struct judgement *jd);
+
+/* The verdict (verdict.c), from what the rules learnt and the proof; adds no finding. */
+void verdict_decide(struct diagnosis *d, const struct judgement *jd, const struct proof *p);
+
 /* Shared fixes (rules_fixes.c). */
-void coarse_fix(struct finding *f, const struct proof *p);
-void switch_fix(struct finding *f, const char *to);
+void coarse_fix(struct finding *f, const struct machine *c, const struct proof *p);
+void switch_fix(struct finding *f, const struct machine *c, const char *to);
+/* Whether the kernel took the TSC out of use for this boot (it refuses to switch back). */
+bool tsc_marked_unstable(const struct machine *c);
 void meaning_from_judgement(struct finding *f, const char *before, const struct cs_judgement *j);
 
-/* The families, in the order diagnose() runs them. */
-void rule_clocksource(struct diagnosis *d, struct judgement *jd, const struct proof *p);
-void rule_cmdline(struct diagnosis *d, struct judgement *jd);
-void rule_tsc_demotions(struct diagnosis *d, struct judgement *jd, const struct proof *p);
-void rule_tsc_unstable_reasons(struct diagnosis *d, struct judgement *jd, const struct proof *p);
-void rule_tsc_warp(struct diagnosis *d, struct judgement *jd, const struct proof *p);
-void rule_tsc_calibration(struct diagnosis *d, struct judgement *jd, const struct proof *p);
-void rule_tsc_missing(struct diagnosis *d, struct judgement *jd);
-void rule_arm_errata(struct diagnosis *d, const struct proof *p);
-void rule_override_refused(struct diagnosis *d);
-void rule_benign(struct diagnosis *d);
-void rule_cpu_flags(struct diagnosis *d);
-void rule_counter_facts(struct diagnosis *d);
-void rule_proof(struct diagnosis *d, const struct proof *p);
-void rule_counter_traps(struct diagnosis *d, const struct proof *p);
-void rule_cpu_time_and_coarse(struct diagnosis *d, const struct proof *p);
+/* The rules, one line each in the table. */
+rule_fn rule_foreign_kernel, rule_clocksource, rule_cmdline, rule_tsc_demotions,
+    rule_tsc_unstable_reasons, rule_tsc_warp, rule_tsc_calibration, rule_tsc_missing,
+    rule_arm_errata, rule_override_refused, rule_benign, rule_cpu_flags, rule_counter_facts,
+    rule_proof, rule_counter_traps, rule_cpu_time_and_coarse, rule_xen_pvclock,
+    rule_riscv_core;
+
 /* Pure: whether a counter read of counter_ns traps, on a machine where an empty call costs
  * empty_call_ns, a COARSE clock_gettime coarse_ns and another counter of the core
  * other_counter_ns (0: none readable). */
 bool counter_read_traps(double counter_ns, double empty_call_ns, double coarse_ns,
                         double other_counter_ns);
-/* A live run under user-mode emulation (the kernel is another architecture's). */
-bool rule_foreign_kernel(struct diagnosis *d);
 
 #endif

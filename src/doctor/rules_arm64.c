@@ -5,9 +5,10 @@
 
 #include "doctor/findings.h"
 
-void rule_arm_errata(struct diagnosis *d, const struct proof *p)
+void rule_arm_errata(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct logscan *s = &d->ctx.log;
+    (void)jd;
+    const struct logscan *s = &d->machine.log;
     if (s->arm_errata.n) {
         struct finding *f = finding_add(d, "arm-timer-erratum-traps-counter", SEV_WARNING,
                                         "Timer erratum workaround: CNTVCT reads trap, the vDSO "
@@ -23,7 +24,9 @@ void rule_arm_errata(struct diagnosis *d, const struct proof *p)
                         "clocksource is arch_sys_counter.");
         finding_fix(f, "none for correctness: the workaround is the fix; turning it off "
                     "(e.g. editing the device tree's erratum property) risks time jumping");
-        coarse_fix(f, p);
+        coarse_fix(f, &d->machine, p);
+        finding_action_firmware(f, "a board or SoC without the timer erratum; the workaround "
+                                "itself is the kernel's correct answer", "none");
     }
     for (int i = 0; i < s->arm_compat.n && i < 1; i++) {
         struct finding *f = finding_add(d, "arm-erratum-compat-vdso-only", SEV_INFO,

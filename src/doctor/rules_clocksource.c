@@ -17,7 +17,7 @@ struct cs_finding {
 
 void rule_clocksource(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct machine *c = &d->ctx;
+    const struct machine *c = &d->machine;
     if (!c->current_cs[0]) {
         struct finding *f = finding_add(d, "clocksource-unknown", SEV_INFO,
                                         "The current clocksource is not known");
@@ -53,7 +53,11 @@ void rule_clocksource(struct diagnosis *d, struct judgement *jd, const struct pr
     }, pvclock = {"clocksource-pvclock", SEV_NOTICE,
                   "Clocksource '%s': served by the vDSO only with a stable pvclock"};
     const struct cs_finding *k = j->pvclock ? &pvclock : &by_class[j->cls];
-    struct finding *f = finding_add(d, k->id, k->sev, k->title, c->current_cs);
+    /* A Xen guest most likely pays a syscall per call: its pvclock finding is a warning
+     * (the verdict is slow, inferred) and its fixes apply. */
+    enum severity sev = j->pvclock && j->cls == CS_DEPENDS && is(c->current_cs, "xen") ? SEV_WARNING : k->sev;
+    struct finding *f = finding_add(d, k->id, sev, k->title, c->current_cs);
+    jd->counter_may_trap = j->cls == CS_COUNTER_TRAP;
     finding_evidence(f, "current clocksource: %s (from %s)", c->current_cs, c->current_cs_source);
     if (c->available_cs[0])
         finding_evidence(f, "available_clocksource: %s", c->available_cs);
@@ -72,28 +76,35 @@ void rule_clocksource(struct diagnosis *d, struct judgement *jd, const struct pr
                     better = prefs[i];
             }
         if (better)
-            switch_fix(f, better);
+            switch_fix(f, c, better);
         else if (c->available_cs[0])
             finding_fix(f, "no vDSO-capable clocksource is available (%s): see the other findings "
                         "for why; a kernel or firmware upgrade is the lasting fix", c->available_cs);
-        coarse_fix(f, p);
+        coarse_fix(f, c, p);
+        if (!better && c->available_cs[0])
+            finding_action_firmware(f, "a kernel or firmware upgrade that registers a vDSO-capable "
+                                    "clocksource (see the other findings for why none is)", "none");
     } else if (j->cls == CS_DEPENDS) {
         if (j->pvclock)
             finding_meaning(f, "Whether the host sets the stable bit cannot be read from these facts.");
-        finding_fix(f, "run `clockscope doctor` on the machine itself: it counts the syscalls "
-                    "clock_gettime really makes");
-        if (is(c->current_cs, "xen") && machine_cs_available(c, "tsc"))
-            switch_fix(f, "tsc");
-        else if (is(c->current_cs, "xen"))
+        finding_meaning(f, "A live `clockscope doctor` on the machine itself counts the syscalls "
+                        "clock_gettime really makes.");
+        if (is(c->current_cs, "xen") && machine_cs_available(c, "tsc")) {
+            switch_fix(f, c, "tsc");
+        } else if (is(c->current_cs, "xen")) {
             finding_fix(f, "on EC2, AWS recommends the tsc clocksource on Xen instances "
                         "(clocksource=tsc tsc=reliable; risk: trusts the host's TSC), or move "
                         "to a Nitro (KVM) instance type");
+            finding_action_cmdline(f, "clocksource=tsc tsc=reliable", NULL, "trusts the host's TSC");
+            finding_action_firmware(f, "a Nitro (KVM) instance type", "none");
+        }
     }
 }
 
-void rule_override_refused(struct diagnosis *d)
+void rule_override_refused(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct logscan *s = &d->ctx.log;
+    (void)jd, (void)p;
+    const struct logscan *s = &d->machine.log;
     if (!s->override_refused.n)
         return;
     struct finding *f = finding_add(d, "clocksource-override-refused", SEV_NOTICE,
@@ -105,12 +116,14 @@ void rule_override_refused(struct diagnosis *d)
 
 /* A live run whose kernel clocksource belongs to another architecture than this binary:
  * user-mode emulation (qemu-user), where every fact is the host's and no timing is real. */
-bool rule_foreign_kernel(struct diagnosis *d)
+void rule_foreign_kernel(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct machine *c = &d->ctx;
+    const struct machine *c = &d->machine;
     const char *home = c->current_cs[0] ? cs_home(c->current_cs) : NULL;
+    (void)p;
     if (!home || !c->family[0] || !strncmp(c->family, home, strlen(home)))
-        return false;
+        return;
+    jd->emulated = true;
     struct finding *f = finding_add(d, "emulated-foreign-kernel", SEV_NOTICE,
                                     "The kernel's clocksource '%s' belongs to %s, this program is %s: "
                                     "user-mode emulation", c->current_cs, home, c->machine[0] ? c->machine : c->family);
@@ -119,6 +132,5 @@ bool rule_foreign_kernel(struct diagnosis *d)
     finding_meaning(f, "Under qemu-user the program sees the host's kernel and no vDSO, and every "
                     "instruction is translated: neither the facts nor the timings describe a %s "
                     "machine.", c->family);
-    finding_fix(f, "run the doctor on the real machine or in a full-system VM (qemu-system-*)");
-    return true;
+    finding_meaning(f, "Run the doctor on the real machine or in a full-system VM (qemu-system-*).");
 }

@@ -11,7 +11,7 @@
 /* tsc=unstable, tsc=reliable, tsc=nowatchdog (v: the tsc= value). */
 static void cmdline_tsc(struct diagnosis *d, struct judgement *jd, const char *v, const char *where)
 {
-    const struct machine *c = &d->ctx;
+    const struct machine *c = &d->machine;
     if (strstr(v, "unstable")) {
         jd->cmdline_forces_slow = !strcmp(c->family, "x86") || !c->family[0];
         struct finding *f = finding_add(d, "cmdline-tsc-unstable", SEV_WARNING,
@@ -21,6 +21,7 @@ static void cmdline_tsc(struct diagnosis *d, struct judgement *jd, const char *v
                         "due to boot parameter\"): the kernel uses HPET or ACPI PM timer, "
                         "syscall-only.");
         finding_fix(f, "remove tsc=unstable unless it works around a known TSC fault; %s", where);
+        finding_action_cmdline(f, NULL, "tsc=unstable", "wrong time if it worked around a known TSC fault");
         jd->tsc_unusable = true;
         jd->tsc_unusable_why = "tsc=unstable on the command line";
     }
@@ -38,6 +39,8 @@ static void cmdline_tsc(struct diagnosis *d, struct judgement *jd, const char *v
         }
         finding_fix(f, "keep it only on CPUs with constant_tsc and nonstop_tsc whose TSCs are "
                     "known to be synchronized; otherwise remove it; %s", where);
+        finding_action_cmdline(f, NULL, "tsc=reliable", "the watchdog checks the TSC again and "
+                               "may demote it: then reads become syscalls");
     }
     if (strstr(v, "nowatchdog")) {
         struct finding *f = finding_add(d, "cmdline-tsc-nowatchdog", SEV_INFO,
@@ -47,17 +50,33 @@ static void cmdline_tsc(struct diagnosis *d, struct judgement *jd, const char *v
     }
 }
 
-void rule_cmdline(struct diagnosis *d, struct judgement *jd)
+/* Whether the kernel log's copy of the command line is /proc/cmdline cut by a log line
+ * limit: clockscope's own (KLOG_LINE_MAX, less a prefix of up to 128 characters: the
+ * timestamp, a syslog host and tag), the kernel's printk limit (about 1000 characters before
+ * 6.x), or a tool's.  Every such limit leaves at least LOG_CUT_MIN characters, so a shorter
+ * prefix is a different command line (parameters added after boot, another entry). */
+#define LOG_CUT_MIN (KLOG_LINE_MAX - 128)
+static bool log_copy_cut(const char *log_copy, const char *proc_cmdline)
 {
-    struct machine *c = &d->ctx;
+    size_t n = strlen(log_copy);
+    return n >= LOG_CUT_MIN && n < strlen(proc_cmdline) && strncmp(proc_cmdline, log_copy, n) == 0;
+}
+
+void rule_cmdline(struct diagnosis *d, struct judgement *jd, const struct proof *p)
+{
+    (void)p;
+    struct machine *c = &d->machine;
     if (!c->cmdline[0])
         return;
     char v[128];
     const char *where = "it comes from the boot loader (GRUB_CMDLINE_LINUX in /etc/default/grub) "
                         "or is built into the kernel (CONFIG_CMDLINE: zcat /proc/config.gz | grep "
                         "CMDLINE)";
+    const char *key = "clocksource";
     if (cmdline_param(c->cmdline, "clocksource", v, sizeof v) ||
-        cmdline_param(c->cmdline, "clock", v, sizeof v)) {
+        cmdline_param(c->cmdline, (key = "clock"), v, sizeof v)) {
+        char given[sizeof v];
+        snprintf(given, sizeof given, "%s", v);
         if (is(v, "pmtmr"))
             snprintf(v, sizeof v, "acpi_pm");
         struct cs_judgement j;
@@ -76,6 +95,9 @@ void rule_cmdline(struct diagnosis *d, struct judgement *jd)
             jd->cmdline_forces_slow = true;
             snprintf(jd->forced_cs, sizeof jd->forced_cs, "%.*s", (int)sizeof jd->forced_cs - 1, v);
             finding_fix(f, "remove clocksource=%s from the command line; %s", v, where);
+            char param[160];
+            snprintf(param, sizeof param, "%s=%s", key, given);
+            finding_action_cmdline(f, NULL, param, "none: the kernel then chooses the best clocksource");
         }
     }
     if (cmdline_param(c->cmdline, "tsc", v, sizeof v))
@@ -90,6 +112,7 @@ void rule_cmdline(struct diagnosis *d, struct judgement *jd)
         finding_meaning(f, "The kernel then uses HPET, ACPI PM timer or jiffies, none of which "
                         "the vDSO can read.");
         finding_fix(f, "remove notsc; %s", where);
+        finding_action_cmdline(f, NULL, "notsc", "none on CPUs with a working TSC");
     }
     if (cmdline_param(c->cmdline, "nohpet", v, sizeof v) ||
         (cmdline_param(c->cmdline, "hpet", v, sizeof v) && is(v, "disable"))) {
@@ -105,6 +128,7 @@ void rule_cmdline(struct diagnosis *d, struct judgement *jd)
                                         "vdso=0: the vDSO is not mapped, every time read is a syscall");
         finding_evidence(f, "command line (%s): %s", c->cmdline_source, c->cmdline);
         finding_fix(f, "remove vdso=0; %s", where);
+        finding_action_cmdline(f, NULL, "vdso=0", "none");
     }
     if (cmdline_param(c->cmdline, "no-kvmclock-vsyscall", v, sizeof v)) {
         struct finding *f = finding_add(d, "cmdline-no-kvmclock-vsyscall",
@@ -112,6 +136,7 @@ void rule_cmdline(struct diagnosis *d, struct judgement *jd)
                                         "no-kvmclock-vsyscall keeps kvm-clock out of the vDSO");
         finding_evidence(f, "command line (%s): %s", c->cmdline_source, c->cmdline);
         finding_fix(f, "remove no-kvmclock-vsyscall; %s", where);
+        finding_action_cmdline(f, NULL, "no-kvmclock-vsyscall", "none");
     }
     if (cmdline_param(c->cmdline, "no-kvmclock", v, sizeof v)) {
         struct finding *f = finding_add(d, "cmdline-no-kvmclock", SEV_INFO,
@@ -121,9 +146,10 @@ void rule_cmdline(struct diagnosis *d, struct judgement *jd)
                         "falls back to HPET or ACPI PM timer.");
     }
     /* The log's command line differs from /proc/cmdline: one of them is not what the
-     * admin thinks (built-in parts, a different boot entry). */
+     * admin thinks (built-in parts, a different boot entry).  A log copy cut by a line
+     * limit is the same command line. */
     if (is(c->cmdline_source, "proc/cmdline") && c->log.cmdline[0] &&
-        strcmp(c->log.cmdline, c->cmdline) != 0) {
+        strcmp(c->log.cmdline, c->cmdline) != 0 && !log_copy_cut(c->log.cmdline, c->cmdline)) {
         struct finding *f = finding_add(d, "cmdline-differs", SEV_INFO,
                                         "The kernel log's command line differs from /proc/cmdline");
         finding_evidence(f, "proc/cmdline: %s", c->cmdline);

@@ -4,14 +4,17 @@
  * CNTVCT trap). */
 #include "doctor/rules.h"
 
+#include "common/units.h"
 #include "doctor/findings.h"
 
+#include <stdio.h>
 #include <stdbool.h>
 #include <string.h>
 
-void rule_counter_facts(struct diagnosis *d)
+void rule_counter_facts(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct counter_facts *k = &d->ctx.counter;
+    (void)jd, (void)p;
+    const struct counter_facts *k = &d->machine.counter;
     if (!k->known)
         return;
     struct finding *f = finding_add(d, "counter-facts", SEV_INFO,
@@ -62,7 +65,7 @@ bool counter_read_traps(double counter_ns, double empty_call_ns, double coarse_n
 /* The counter itself: a read that costs far more than this machine's empty call and COARSE
  * clock_gettime is a trap to firmware or the hypervisor (riscv time CSR emulated by
  * OpenSBI; an arm64 CNTVCT trap). */
-void rule_counter_traps(struct diagnosis *d, const struct proof *p)
+void rule_counter_traps(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
     if (!p || !p->ran)
         return;
@@ -78,18 +81,23 @@ void rule_counter_traps(struct diagnosis *d, const struct proof *p)
         if (!counter_read_traps(t->ns_per_call, empty->ns_per_call, coarse->ns_per_call,
                                 cyc ? cyc->ns_per_call : 0))
             continue;
+        if (!jd->counter_traps) { /* the first trapping counter speaks for the verdict */
+            jd->counter_traps = true;
+            snprintf(jd->trap_counter, sizeof jd->trap_counter, "%s", t->id + 8);
+            jd->trap_ns = t->ns_per_call;
+        }
         struct finding *c = finding_add(d, "counter-read-traps", SEV_WARNING,
-                                        "Reading the counter (%s) costs %.0f ns: it traps",
-                                        t->id + 8, t->ns_per_call);
-        finding_evidence(c, "%s: %.1f ns per read", t->id, t->ns_per_call);
-        finding_evidence(c, "an empty function call: %.1f ns (the read costs %.0fx that; a read "
-                         "the core executes costs a few times)", empty->ns_per_call,
+                                        "Reading the counter (%s) costs %s: it traps",
+                                        t->id + 8, NS_TEXT(t->ns_per_call));
+        finding_evidence(c, "%s: %s per read", t->id, NS_TEXT(t->ns_per_call));
+        finding_evidence(c, "an empty function call: %s (the read costs %.0fx that; a read "
+                         "the core executes costs a few times)", NS_TEXT(empty->ns_per_call),
                          t->ns_per_call / (empty->ns_per_call > 0.3 ? empty->ns_per_call : 0.3));
         finding_evidence(c, "clock_gettime(CLOCK_MONOTONIC_COARSE), a vDSO call without a counter "
-                         "read: %.1f ns (the read costs %.0fx that)", coarse->ns_per_call,
+                         "read: %s (the read costs %.0fx that)", NS_TEXT(coarse->ns_per_call),
                          coarse->ns_per_call > 0 ? t->ns_per_call / coarse->ns_per_call : 0);
         if (cyc)
-            finding_evidence(c, "rdcycle: %.1f ns per read (the core itself is fast)", cyc->ns_per_call);
+            finding_evidence(c, "rdcycle: %s per read (the core itself is fast)", NS_TEXT(cyc->ns_per_call));
         finding_meaning(c, "Each read traps and is emulated (on riscv the time CSR by M-mode firmware, "
                         "OpenSBI, or the hypervisor; on arm64 a CNTVCT trap), and the vDSO's "
                         "clock_gettime pays that on every call. A read the core executes costs "
@@ -97,6 +105,9 @@ void rule_counter_traps(struct diagnosis *d, const struct proof *p)
         finding_fix(c, "firmware/hardware: a core or SoC that implements the time CSR in hardware, "
                     "or firmware that lets S/U-mode read it (mcounteren.TM); in a VM, a hypervisor "
                     "that does not trap it");
-        coarse_fix(c, p);
+        coarse_fix(c, &d->machine, p);
+        finding_action_firmware(c, "a core or SoC that implements the time CSR in hardware, or "
+                                "firmware that lets S/U-mode read it (mcounteren.TM); in a VM, a "
+                                "hypervisor that does not trap it", "none");
     }
 }

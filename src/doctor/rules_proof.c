@@ -2,12 +2,14 @@
 /* The live proof's findings: syscall counts and timings, and the CPU-time clocks. */
 #include "doctor/rules.h"
 
+#include "common/units.h"
 #include "doctor/findings.h"
 
 #include <string.h>
 
-void rule_proof(struct diagnosis *d, const struct proof *p)
+void rule_proof(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
+    (void)jd;
     if (!p || !p->ran)
         return;
     const struct proof_timing *mono = proof_timing_find(p, "libc.clock_gettime.monotonic");
@@ -30,32 +32,32 @@ void rule_proof(struct diagnosis *d, const struct proof *p)
         finding_meaning(f, "The verdict rests on timing and on the facts.");
     }
     if (mono)
-        finding_evidence(f, "libc clock_gettime(CLOCK_MONOTONIC): %.1f ns per call%s",
-                         mono->ns_per_call, mono->noisy ? " (noisy)" : "");
+        finding_evidence(f, "libc clock_gettime(CLOCK_MONOTONIC): %s per call%s",
+                         NS_TEXT(mono->ns_per_call), mono->noisy ? " (noisy)" : "");
     if (real)
-        finding_evidence(f, "libc clock_gettime(CLOCK_REALTIME): %.1f ns per call", real->ns_per_call);
+        finding_evidence(f, "libc clock_gettime(CLOCK_REALTIME): %s per call", NS_TEXT(real->ns_per_call));
     if (sys)
-        finding_evidence(f, "raw clock_gettime syscall: %.1f ns per call", sys->ns_per_call);
+        finding_evidence(f, "raw clock_gettime syscall: %s per call", NS_TEXT(sys->ns_per_call));
     if (coarse)
-        finding_evidence(f, "clock_gettime(CLOCK_MONOTONIC_COARSE): %.1f ns per call, resolution %.3f ms",
-                         coarse->ns_per_call, p->res_ns_monotonic_coarse / 1e6);
+        finding_evidence(f, "clock_gettime(CLOCK_MONOTONIC_COARSE): %s per call, resolution %.3f ms",
+                         NS_TEXT(coarse->ns_per_call), p->res_ns_monotonic_coarse / 1e6);
     for (int i = 0; i < p->ntimings; i++)
         if (!strncmp(p->timing[i].id, "counter.", 8)) {
             if (p->timing[i].ok)
-                finding_evidence(f, "raw counter read %s: %.1f ns", p->timing[i].id + 8,
-                                 p->timing[i].ns_per_call);
+                finding_evidence(f, "raw counter read %s: %s", p->timing[i].id + 8,
+                                 NS_TEXT(p->timing[i].ns_per_call));
             else
                 finding_evidence(f, "raw counter read %s: not permitted (%s)", p->timing[i].id + 8,
                                  p->timing[i].why);
         }
     if (mono && sys && sys->ns_per_call > 0 && p->counted && p->syscalls[PC_MONOTONIC] == 0)
-        finding_gain(f, "the vDSO path costs %.1f ns, the syscall it avoids %.1f ns: %.1fx cheaper",
-                     mono->ns_per_call, sys->ns_per_call,
+        finding_gain(f, "the vDSO path costs %s, the syscall it avoids %s: %.1fx cheaper",
+                     NS_TEXT(mono->ns_per_call), NS_TEXT(sys->ns_per_call),
                      sys->ns_per_call / (mono->ns_per_call > 0.1 ? mono->ns_per_call : 0.1));
     else if (mono && sys && coarse)
-        finding_gain(f, "measured here: clock_gettime %.1f ns, raw syscall %.1f ns, COARSE %.1f ns; "
-                     "a healthy vDSO path costs tens of ns", mono->ns_per_call, sys->ns_per_call,
-                     coarse->ns_per_call);
+        finding_gain(f, "measured here: clock_gettime %s, raw syscall %s, COARSE %s; "
+                     "a healthy vDSO path costs tens of ns", NS_TEXT(mono->ns_per_call),
+                     NS_TEXT(sys->ns_per_call), NS_TEXT(coarse->ns_per_call));
     if (!p->vdso_present) {
         struct finding *v = finding_add(d, "no-vdso", SEV_WARNING,
                                         "This process has no vDSO clock_gettime");
@@ -66,8 +68,9 @@ void rule_proof(struct diagnosis *d, const struct proof *p)
     }
 }
 
-void rule_cpu_time_and_coarse(struct diagnosis *d, const struct proof *p)
+void rule_cpu_time_and_coarse(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
+    (void)jd;
     struct finding *f = finding_add(d, "cputime-clocks-syscall", SEV_INFO,
                                     "CPU-time clocks always enter the kernel");
     finding_meaning(f, "CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID and clock IDs from "
@@ -77,6 +80,6 @@ void rule_cpu_time_and_coarse(struct diagnosis *d, const struct proof *p)
     if (p && p->ran) {
         const struct proof_timing *sys = proof_timing_find(p, "syscall.clock_gettime.monotonic");
         if (sys)
-            finding_evidence(f, "a clock_gettime syscall costs %.0f ns here", sys->ns_per_call);
+            finding_evidence(f, "a clock_gettime syscall costs %s here", NS_TEXT(sys->ns_per_call));
     }
 }

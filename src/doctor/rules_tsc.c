@@ -30,6 +30,8 @@ static const char *current_before(const struct logscan *s, size_t lineno)
 
 static void tsc_reboot_and_params_fixes(struct finding *f, const struct machine *c)
 {
+    static const char risk[] = "if the TSC really drifts between CPUs, time can go backwards "
+                               "across CPUs; only on CPUs with constant_tsc and nonstop_tsc";
     finding_fix(f, "the TSC comes back only with a reboot: once marked unstable the kernel "
                 "will not select it again (writing tsc to current_clocksource is refused)");
     bool constant = cpuinfo_has_flag(&c->cpu, "constant_tsc") && cpuinfo_has_flag(&c->cpu, "nonstop_tsc");
@@ -39,11 +41,14 @@ static void tsc_reboot_and_params_fixes(struct finding *f, const struct machine 
                 "tsc=nowatchdog, which keeps the boot-time check)",
                 c->cpu.parsed ? (constant ? ", which this CPU reports" : ", which this CPU does NOT report")
                               : ", see /proc/cpuinfo");
+    /* Offered as data only where the CPU does not rule it out. */
+    if (!c->cpu.parsed || constant)
+        finding_action_cmdline(f, "tsc=reliable", NULL, risk);
 }
 
 void rule_tsc_demotions(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct machine *c = &d->ctx;
+    const struct machine *c = &d->machine;
     const struct logscan *s = &c->log;
     bool cs_fast = jd->cs_known && jd->cs.cls == CS_FAST;
     for (int i = 0; i < s->demotions.n; i++) {
@@ -123,13 +128,21 @@ void rule_tsc_demotions(struct diagnosis *d, struct judgement *jd, const struct 
                         "kernel: Linux >= 5.17 turns the TSC watchdog off on CPUs with "
                         "constant_tsc, nonstop_tsc and TSC_ADJUST on up to 2 sockets "
                         "(\"x86/tsc: Disable clocksource watchdog for TSC on qualified platorms\")");
-        coarse_fix(f, p);
+        coarse_fix(f, c, p);
+        if (machine_is_vm(c))
+            finding_action_firmware(f, "host side: give the guest an invariant TSC (QEMU/KVM: -cpu "
+                                    "host,+invtsc) and a current hypervisor", "blocks live "
+                                    "migration to hosts with another TSC rate");
+        else
+            finding_action_firmware(f, "update the BIOS/UEFI (SMI handlers, TSC synchronization); "
+                                    "Linux >= 5.17 on CPUs with constant_tsc, nonstop_tsc and "
+                                    "TSC_ADJUST", "none");
     }
 }
 
 void rule_tsc_unstable_reasons(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct machine *c = &d->ctx;
+    const struct machine *c = &d->machine;
     const struct logscan *s = &c->log;
     for (int i = 0; i < s->tsc_unstable.n; i++) {
         const struct log_event *e = &s->tsc_unstable.e[i];
@@ -146,7 +159,7 @@ void rule_tsc_unstable_reasons(struct diagnosis *d, struct judgement *jd, const 
                                 "TSC disagree with its reference timer and demoted it for the rest "
                                 "of the boot.");
                 tsc_reboot_and_params_fixes(f, c);
-                coarse_fix(f, p);
+                coarse_fix(f, c, p);
             }
             continue;
         }
@@ -178,6 +191,10 @@ void rule_tsc_unstable_reasons(struct diagnosis *d, struct judgement *jd, const 
             finding_fix(f, "firmware: update the BIOS/UEFI (it must start the TSCs together or "
                         "program TSC_ADJUST); do NOT boot with tsc=reliable: time would go "
                         "backwards between CPUs");
+            coarse_fix(f, c, p);
+            finding_action_firmware(f, "update the BIOS/UEFI: it must start the TSCs together or "
+                                    "program TSC_ADJUST (not tsc=reliable: time would go "
+                                    "backwards between CPUs)", "none");
         } else if (e->reason == TSC_R_CALIBRATION) {
             jd->tsc_unusable_why = "the kernel could not calibrate the TSC";
             jd->tsc_unusable_native = true;
@@ -197,14 +214,20 @@ void rule_tsc_unstable_reasons(struct diagnosis *d, struct judgement *jd, const 
             finding_fix(f, "a CPU with an invariant TSC, or a kernel that knows this CPU's TSC "
                         "is invariant; tsc=reliable only if the TSC really is constant-rate "
                         "(risk: wrong time otherwise)");
+            if (c->cpu.parsed && cpuinfo_has_flag(&c->cpu, "constant_tsc") &&
+                cpuinfo_has_flag(&c->cpu, "nonstop_tsc"))
+                finding_action_cmdline(f, "tsc=reliable", NULL, "wrong time if the TSC is not "
+                                       "really constant-rate");
+            coarse_fix(f, c, p);
+            finding_action_firmware(f, "a CPU with an invariant TSC, or a kernel that knows this "
+                                    "CPU's TSC is invariant", "none");
         }
-        coarse_fix(f, p);
     }
 }
 
 void rule_tsc_warp(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct machine *c = &d->ctx;
+    const struct machine *c = &d->machine;
     const struct logscan *s = &c->log;
     if (!s->warps.n)
         return;
@@ -233,12 +256,14 @@ void rule_tsc_warp(struct diagnosis *d, struct judgement *jd, const struct proof
                 "(kernels >= 4.10 also correct offsets through TSC_ADJUST where the CPU has it)");
     finding_fix(f, "do NOT boot with tsc=reliable here: the warp was measured, time would go "
                 "backwards between CPUs");
-    coarse_fix(f, p);
+    coarse_fix(f, c, p);
+    finding_action_firmware(f, "update the BIOS/UEFI: the firmware must start or align the TSCs "
+                            "(not tsc=reliable: the warp was measured)", "none");
 }
 
 void rule_tsc_calibration(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct machine *c = &d->ctx;
+    const struct machine *c = &d->machine;
     const struct logscan *s = &c->log;
     bool fatal = false;
     /* "Fast TSC calibration failed" and "Unable to calibrate against PIT" are first
@@ -281,13 +306,19 @@ void rule_tsc_calibration(struct diagnosis *d, struct judgement *jd, const struc
     finding_fix(f, "boot parameter tsc_early_khz=<TSC kHz> (kernels that have it) supplies the "
                 "frequency; risk: a wrong value makes all clocks run at the wrong rate");
     finding_fix(f, "kernel upgrade: newer kernels read the frequency from CPUID or MSRs on more CPUs");
-    coarse_fix(f, p);
+    coarse_fix(f, c, p);
+    if (machine_is_vm(c) || c->log.virt[0])
+        finding_action_firmware(f, "hypervisor: run the guest with KVM acceleration and kvm-clock, "
+                                "or state the TSC frequency (QEMU -cpu host,+invtsc)", "none");
+    finding_action_firmware(f, "kernel upgrade: newer kernels read the TSC frequency from CPUID "
+                            "or MSRs on more CPUs", "none");
 }
 
-void rule_tsc_missing(struct diagnosis *d, struct judgement *jd)
+void rule_tsc_missing(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct machine *c = &d->ctx;
-    if (strcmp(c->family, "x86") != 0 || !c->available_cs[0] || machine_cs_available(c, "tsc") ||
+    (void)p;
+    const struct machine *c = &d->machine;
+    if (!c->available_cs[0] || machine_cs_available(c, "tsc") ||
         machine_cs_available(c, "tsc-early"))
         return;
     bool slow = !(jd->cs_known && (jd->cs.cls == CS_FAST || jd->cs.cls == CS_DEPENDS));
@@ -306,14 +337,17 @@ void rule_tsc_missing(struct diagnosis *d, struct judgement *jd)
         finding_meaning(f, "The current clocksource '%s' does not need it.", c->current_cs);
     finding_fix(f, "look for the reason: dmesg | grep -i -e tsc -e clocksource");
     finding_fix(f, "kernel upgrade (newer kernels calibrate and trust more CPUs' TSCs); firmware update");
+    finding_action_firmware(f, "kernel upgrade (newer kernels calibrate and trust more CPUs' "
+                            "TSCs); firmware update", "none");
     if (!jd->tsc_unusable_why)
         jd->tsc_unusable_why = "the TSC is not in the available list";
     jd->tsc_unusable = true;
 }
 
-void rule_benign(struct diagnosis *d)
+void rule_benign(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct logscan *s = &d->ctx.log;
+    (void)jd, (void)p;
+    const struct logscan *s = &d->machine.log;
     for (int i = 0; i < s->benign.n && i < 3; i++) {
         const struct log_event *e = &s->benign.e[i];
         struct finding *f;
@@ -339,10 +373,11 @@ void rule_benign(struct diagnosis *d)
     }
 }
 
-void rule_cpu_flags(struct diagnosis *d)
+void rule_cpu_flags(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
-    const struct machine *c = &d->ctx;
-    if (strcmp(c->family, "x86") != 0 || !c->cpu.parsed || !c->cpu.flags[0])
+    (void)jd, (void)p;
+    const struct machine *c = &d->machine;
+    if (!c->cpu.parsed || !c->cpu.flags[0])
         return;
     static const char *const flags[] = {"tsc", "constant_tsc", "nonstop_tsc", "tsc_known_freq",
                                         "tsc_reliable", "rdtscp", "tsc_adjust", "hypervisor"};

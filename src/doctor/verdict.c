@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The verdict: from the facts' judgement, or from the live proof when it counted; and
- * diagnose(), which runs every rule family in order. */
+/* The verdict: from what the rules learnt (the judgement), or from the live proof when it
+ * counted.  It reads findings and the judgement, and adds no finding. */
 #include "doctor/rules.h"
 
+#include "common/units.h"
 #include "doctor/findings.h"
 #include "doctor/verdict_platform.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,61 +22,11 @@ const char *severity_name(enum severity s)
     return names[s];
 }
 
-void set_verdict(struct diagnosis *d, enum verdict v, int fast_path, const char *fmt, ...)
-{
-    d->verdict = v;
-    d->fast_path = fast_path;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(d->summary, sizeof d->summary, fmt, ap);
-    va_end(ap);
-}
-
-/* The most likely verdict where a fact is missing: labelled, with that fact named. */
-void set_inferred(struct diagnosis *d, enum verdict v, int fast_path, const char *missing,
-                  const char *fmt, ...)
-{
-    d->verdict = v;
-    d->fast_path = fast_path;
-    d->inferred = true;
-    snprintf(d->missing, sizeof d->missing, "%s", missing);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(d->summary, sizeof d->summary, fmt, ap);
-    va_end(ap);
-    size_t n = strlen(d->summary);
-    snprintf(d->summary + n, sizeof d->summary - n, " (inferred; not known: %s)", missing);
-}
-
 /* x86 without a known clocksource: from what the rules learnt about the TSC. */
 static void verdict_x86(struct diagnosis *d, const struct judgement *jd)
 {
-    const struct machine *c = &d->ctx;
+    const struct machine *c = &d->machine;
     if (jd->tsc_unusable) {
-        if (machine_is_bare_metal(c) || jd->tsc_unusable_native) {
-            set_verdict(d, V_SLOW, 0, "%s, and %s", jd->tsc_unusable_why,
-                        jd->tsc_unusable_native ? "no paravirtual clock is in use: the "
-                        "fallback (HPET, ACPI PM timer) is syscall-only"
-                                                : "on bare metal the fallback (HPET, ACPI "
-                                                  "PM timer) is syscall-only");
-            return;
-        }
-        if (c->available_cs[0]) {
-            bool any = false;
-            char copy[256];
-            snprintf(copy, sizeof copy, "%s", c->available_cs);
-            for (char *save, *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
-                struct cs_judgement j;
-                cs_judge(c, t, &j);
-                if (j.cls != CS_SYSCALL && j.cls != CS_DEVICE_READ && !is_tsc(t))
-                    any = true;
-            }
-            if (!any) {
-                set_verdict(d, V_SLOW, 0, "%s, and every other available clocksource (%s) "
-                            "is syscall-only", jd->tsc_unusable_why, c->available_cs);
-                return;
-            }
-        }
         verdict_tsc_lost_by_platform(d, jd);
         return;
     }
@@ -94,7 +44,6 @@ static void verdict_x86(struct diagnosis *d, const struct judgement *jd)
         return;
     }
     if (is(c->virt, "xen")) {
-        xen_warning(d);
         set_inferred(d, V_SLOW, 0, "the current clocksource, and whether Xen places a vcpu time "
                      "page with the stable bit", "a Xen guest uses the xen clocksource, which the "
                      "vDSO reads only with a stable vcpu time page (EC2's Xen hosts commonly do "
@@ -108,7 +57,7 @@ static void verdict_x86(struct diagnosis *d, const struct judgement *jd)
 
 static void verdict_from_facts(struct diagnosis *d, const struct judgement *jd)
 {
-    const struct machine *c = &d->ctx;
+    const struct machine *c = &d->machine;
     if (jd->cs_known) {
         switch (jd->cs.cls) {
         case CS_FAST:
@@ -141,7 +90,6 @@ static void verdict_from_facts(struct diagnosis *d, const struct judgement *jd)
                 return;
             }
             if (jd->cs.pvclock && is(c->current_cs, "xen")) {
-                xen_warning(d);
                 set_inferred(d, V_SLOW, -1, "whether Xen places a vcpu time page with the stable "
                              "bit for user space", "clocksource 'xen': the vDSO reads it only with "
                              "a stable vcpu time page, which EC2's Xen hosts commonly do not give");
@@ -151,7 +99,7 @@ static void verdict_from_facts(struct diagnosis *d, const struct judgement *jd)
                         c->current_cs, jd->cs.why);
             return;
         case CS_COUNTER_TRAP:
-            verdict_riscv_time_csr(d);
+            verdict_riscv_time_csr(d, jd);
             return;
         default:
             set_verdict(d, V_UNKNOWN, -1, "clocksource '%s' is not one this doctor knows",
@@ -196,13 +144,13 @@ static void verdict_from_facts(struct diagnosis *d, const struct judgement *jd)
         return;
     }
     if (!strcmp(c->family, "riscv") && c->kernel.known) {
-        verdict_riscv_time_csr(d);
+        verdict_riscv_time_csr(d, jd);
         return;
     }
     set_verdict(d, V_UNKNOWN, -1, "the facts do not decide it: the clocksource is not known");
 }
 
-static void verdict_from_proof(struct diagnosis *d, const struct proof *p)
+static void verdict_from_proof(struct diagnosis *d, const struct judgement *jd, const struct proof *p)
 {
     const struct proof_timing *mono = proof_timing_find(p, "libc.clock_gettime.monotonic");
     if (p->counted) {
@@ -225,22 +173,22 @@ static void verdict_from_proof(struct diagnosis *d, const struct proof *p)
                         "REALTIME %ld", p->calls, p->syscalls[PC_MONOTONIC], p->syscalls[PC_REALTIME]);
             return;
         }
-        for (int i = 0; i < d->nfindings; i++)
-            if (!strcmp(d->findings[i].id, "counter-read-traps")) {
-                set_verdict(d, V_SLOW, 1, "no syscalls, but the counter the vDSO reads traps: %s",
-                            d->findings[i].title);
-                return;
-            }
+        if (jd->counter_traps) {
+            set_verdict(d, V_SLOW, 1, "proven: %ld calls of clock_gettime(MONOTONIC) made no "
+                        "syscall, but the counter the vDSO reads (%s) traps: %s per read",
+                        p->calls, jd->trap_counter, NS_TEXT(jd->trap_ns));
+            return;
+        }
         if (mono && mono->ns_per_call > 1000) {
-            set_verdict(d, V_SLOW, 1, "no syscalls, but each clock_gettime costs %.0f ns (a "
-                        "device read or a trapping counter)", mono->ns_per_call);
+            set_verdict(d, V_SLOW, 1, "no syscalls, but each clock_gettime costs %s (a "
+                        "device read or a trapping counter)", NS_TEXT(mono->ns_per_call));
             return;
         }
         set_verdict(d, V_OK, 1, "proven: %ld calls of clock_gettime(MONOTONIC) and (REALTIME) "
                     "made 0 syscalls", p->calls);
         if (mono)
             snprintf(d->summary + strlen(d->summary), sizeof d->summary - strlen(d->summary),
-                     ", %.1f ns per call", mono->ns_per_call);
+                     ", %s per call", NS_TEXT(mono->ns_per_call));
         return;
     }
     if (!p->vdso_present) {
@@ -249,68 +197,43 @@ static void verdict_from_proof(struct diagnosis *d, const struct proof *p)
         return;
     }
     /* A trapping counter read is proof enough: every vDSO call pays it. */
-    for (int i = 0; i < d->nfindings; i++)
-        if (!strcmp(d->findings[i].id, "counter-read-traps")) {
-            d->decided_by_proof = true;
-            d->inferred = false;
-            set_verdict(d, V_SLOW, 1, "the counter the vDSO reads traps: %s (the syscall count "
-                        "could not be taken: %s)", d->findings[i].title, p->count_why);
-            return;
-        }
+    if (jd->counter_traps) {
+        d->decided_by_proof = true;
+        d->inferred = false;
+        set_verdict(d, V_SLOW, 1, "the counter the vDSO reads (%s) traps: %s per read (the "
+                    "syscall count could not be taken: %s)", jd->trap_counter,
+                    NS_TEXT(jd->trap_ns), p->count_why);
+        return;
+    }
     /* The facts left open only whether the vDSO's time CSR read traps (riscv), and the
      * timing answers it: not a trap, so the vDSO serves the call without entering the
      * kernel or firmware. */
     const struct proof_timing *rdtime = proof_timing_find(p, "counter.rdtime");
     const struct proof_timing *coarse = proof_timing_find(p, "libc.clock_gettime.monotonic_coarse");
-    bool open_question = false;
-    for (int i = 0; i < d->nfindings; i++)
-        if (!strcmp(d->findings[i].id, "clocksource-counter-may-trap"))
-            open_question = true;
-    if (open_question && rdtime && coarse && proof_timing_find(p, "ref.empty_call")) {
+    if (jd->counter_may_trap && rdtime && coarse && proof_timing_find(p, "ref.empty_call")) {
         d->decided_by_proof = true;
         d->inferred = false;
         d->missing[0] = '\0';
         set_verdict(d, V_OK, 1, "the vDSO reads the time CSR, and rdtime does not trap here: "
-                    "%.0f ns, %.1fx a COARSE call (the syscall count could not be taken: %s)",
-                    rdtime->ns_per_call, coarse->ns_per_call > 0 ? rdtime->ns_per_call /
+                    "%s, %.1fx a COARSE call (the syscall count could not be taken: %s)",
+                    NS_TEXT(rdtime->ns_per_call), coarse->ns_per_call > 0 ? rdtime->ns_per_call /
                     coarse->ns_per_call : 0, p->count_why);
         return;
     }
     /* Not counted: keep the facts' verdict, which the findings explain. */
 }
 
-void diagnose(const struct facts *fs, const struct proof *p, struct diagnosis *d)
+void verdict_decide(struct diagnosis *d, const struct judgement *jd, const struct proof *p)
 {
-    memset(d, 0, sizeof *d);
-    machine_derive(fs, &d->ctx);
-    struct judgement jd;
-    memset(&jd, 0, sizeof jd);
-    /* Under user-mode emulation the kernel facts are the host's: judging them as this
-     * architecture's would be confidently wrong. */
-    bool emulated = fs->live && rule_foreign_kernel(d);
-    if (!emulated) {
-        rule_clocksource(d, &jd, p);
-        rule_cmdline(d, &jd);
-        if (!strcmp(d->ctx.family, "x86") || !d->ctx.family[0]) {
-            rule_tsc_demotions(d, &jd, p);
-            rule_tsc_unstable_reasons(d, &jd, p);
-            rule_tsc_warp(d, &jd, p);
-            rule_tsc_calibration(d, &jd, p);
-            rule_tsc_missing(d, &jd);
-        }
-        rule_arm_errata(d, p);
-        rule_override_refused(d);
-        rule_benign(d);
-        rule_cpu_flags(d);
-    }
-    rule_counter_facts(d);
-    rule_proof(d, p);
-    rule_counter_traps(d, p);
-    rule_cpu_time_and_coarse(d, p);
-    verdict_from_facts(d, &jd);
+    /* What the answer's vDSO line says about a trapping counter (report.c). */
+    d->counter_traps = jd->counter_traps || jd->riscv_core_traps;
+    snprintf(d->trap_counter, sizeof d->trap_counter, "%s",
+             jd->counter_traps ? jd->trap_counter : jd->riscv_core_traps ? "rdtime" : "");
+    d->trap_ns = jd->counter_traps ? jd->trap_ns : 0;
+    verdict_from_facts(d, jd);
     if (p && p->ran)
-        verdict_from_proof(d, p);
-    if (emulated && !d->decided_by_proof)
+        verdict_from_proof(d, jd, p);
+    if (jd->emulated && !d->decided_by_proof)
         set_verdict(d, V_UNKNOWN, -1, "user-mode emulation: the kernel facts are another "
                     "machine's and this process has %s", p && p->ran && !p->vdso_present
                     ? "no vDSO" : "emulated timings");

@@ -146,7 +146,7 @@ void metrics_emit(const struct metrics_run *r, double now_s, struct prom *p)
     prom_sample(p, b, 2, 1);
     emit_verdict(r, p);
     emit_findings(&r->d, p);
-    emit_clocksources(&r->d.ctx, p);
+    emit_clocksources(&r->d.machine, p);
     emit_proof(&r->p, p);
     emit_warp(r, p);
     one(p, "clockscope_run_duration_seconds", "How long this run of clockscope metrics took.",

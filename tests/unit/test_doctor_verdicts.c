@@ -228,3 +228,26 @@ TEST(user_mode_emulation_is_unknown_not_a_wrong_diagnosis)
     CHECK(dg.verdict == V_SLOW); /* tsc is not an arm64 clocksource */
     facts_free(&fs);
 }
+
+/* The riscv trap, live and counted: SLOW, and the answer says once what the vDSO does (no
+ * syscall) and what it costs (the trap), with one figure in one unit. */
+TEST(a_trapping_counter_is_one_answer_with_one_figure)
+{
+    live_facts("riscv64", "riscv_clocksource");
+    set_fact(F_VERSION, "Linux version 6.12.0");
+    counted_proof(0, 0);
+    add_timing("libc.clock_gettime.monotonic", 13100);
+    add_timing("libc.clock_gettime.monotonic_coarse", 310);
+    add_timing("ref.empty_call", 40);
+    add_timing("counter.rdtime", 12706.2);
+    diagnose(&fs, &pr, &dg);
+    CHECK(dg.verdict == V_SLOW && dg.fast_path == 1 && dg.counter_traps);
+    CHECK(!strcmp(dg.trap_counter, "rdtime") && dg.trap_ns == 12706.2);
+    CHECK(strstr(dg.summary, "made no syscall, but the counter the vDSO reads (rdtime) traps: "
+                             "12.71 \xc2\xb5s per read"));
+    CHECK(!strstr(dg.summary, "12706") && !strstr(dg.summary, " ns"));
+    for (int i = 0; i < dg.nfindings; i++) /* nowhere the same read in raw nanoseconds */
+        for (int e = 0; e < dg.findings[i].nevidence; e++)
+            CHECK(!strstr(dg.findings[i].evidence[e], "12706"));
+    facts_free(&fs);
+}

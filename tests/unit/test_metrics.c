@@ -191,8 +191,8 @@ TEST(metrics_emit_writes_each_series_once)
     r.d.findings[1] = r.d.findings[0];
     snprintf(r.d.findings[2].id, sizeof r.d.findings[2].id, "tsc-demoted-by-watchdog");
     r.d.findings[2].severity = SEV_INFO;
-    snprintf(r.d.ctx.current_cs, sizeof r.d.ctx.current_cs, "hpet");
-    snprintf(r.d.ctx.available_cs, sizeof r.d.ctx.available_cs, "hpet acpi_pm hpet");
+    snprintf(r.d.machine.current_cs, sizeof r.d.machine.current_cs, "hpet");
+    snprintf(r.d.machine.available_cs, sizeof r.d.machine.available_cs, "hpet acpi_pm hpet");
     r.success = true;
     struct prom p;
     prom_init(&p);

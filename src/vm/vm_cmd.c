@@ -461,8 +461,8 @@ int cmd_vm(int argc, char **argv)
         return kernel ? EXIT_USAGE : EXIT_VM_FAILED;
     }
     char initrd[PATH_LEN] = "";
-    bool built = o.apply_fix ||
-                 initramfs_build(binary, argc - first, argv + first, &files, env_blob, env_size,
+    /* With --apply-fix each boot builds its own; this one still shapes the device tree. */
+    bool built = initramfs_build(binary, argc - first, argv + first, &files, env_blob, env_size,
                                  initrd, sizeof initrd, why, sizeof why);
     if (!built) {
         guest_files_free(&files);

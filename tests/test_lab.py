@@ -118,6 +118,11 @@ def test_scenario_gives_its_verdict(guest_binaries, tmp_path, name):  # noqa: F8
     for fid in ("fastclock.monotonic", "fastclock.ticks"):
         r = results[fid]
         assert r["available"] or r["why_unavailable"], r
+    if name == "x86_64-tsc-sync":   # no safe kernel fix: the finding says why, and the remedy
+        unsync = next(f for f in doctor["findings"] if f["id"] == "tsc-unsynchronized")
+        assert any("do NOT boot with tsc=reliable" in x for x in unsync["fix"]), unsync
+        assert not any("tsc=reliable" in a.get("add", []) for a in doctor["actions"])
+        assert doctor["actions"][0]["kind"] == "run", doctor["actions"][0]
     if name == "riscv64-user-counters":   # source 000's check: rdcycle beside rdtime
         assert results["counter.rdcycle"]["available"], results["counter.rdcycle"]
         reads = "\n".join(e for f in doctor["findings"] if f["id"] == "counter-facts"

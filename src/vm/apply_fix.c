@@ -456,6 +456,9 @@ int apply_fix_run(const struct fix_context *ctx, int argc, char **argv)
         printf("  %-7s %-9s %12s %26s\n", "", "verdict", "ns per call", "syscalls per 1000 calls");
         print_figures("before", &before);
         print_figures("after", &after);
+        if (kind && strcmp(kind, "run") == 0 && command_status == 127)
+            printf("  note: a run action wraps a program: bring one with --add and name it as "
+                   "COMMAND (clockscope's own commands are static: run cannot serve them)\n");
     }
     json_tree_free(before_root);
     json_tree_free(after_root);

@@ -70,7 +70,8 @@ install: $(O)/clockscope $(FC_OUTPUTS) $(INSTALL_MAN)
 	@$(MAKE) -s install-guests
 	@echo "installed clockscope $(VERSION_STRING) under $(DESTDIR)$(PREFIX)"
 
-# The static guests that were built, each checked to be what its name says (a stale or
+# The static guests that were built, with the shim `run` needs in them (beside each, where
+# `clockscope vm` looks for it), each checked to be what its name says (a stale or
 # dynamic file would only fail later, inside a VM).  Missing ones are named with their recipe.
 # The Debian packages that give each guest's compiler (the host's own gcc for its own arch).
 GUEST_PKGS_x86_64  := $(if $(filter x86_64,$(ARCH)),gcc libc6-dev,gcc-x86-64-linux-gnu libc6-dev-amd64-cross)
@@ -81,6 +82,11 @@ install-guests:
 	if [ -f $(VM_BIN_DIR)/$(a)/clockscope ]; then \
 	    install -D -m 755 $(VM_BIN_DIR)/$(a)/clockscope $(DESTDIR)$(LIBEXECDIR)/clockscope/$(a)/clockscope && \
 	    echo "  guest $(a): $(LIBEXECDIR)/clockscope/$(a)/clockscope"; \
+	    if [ -f $(VM_BIN_DIR)/$(a)/libclockscope-shim.so ]; then \
+	        install -m 644 $(VM_BIN_DIR)/$(a)/libclockscope-shim.so \
+	            $(DESTDIR)$(LIBEXECDIR)/clockscope/$(a)/libclockscope-shim.so && \
+	        echo "  guest $(a): $(LIBEXECDIR)/clockscope/$(a)/libclockscope-shim.so (run in the guest)"; \
+	    fi; \
 	else \
 	    echo "  guest $(a): not built ($(VM_BIN_DIR)/$(a)/clockscope), so 'clockscope vm --arch $(a)'" \
 	         "will not work from this install: apt-get install $(GUEST_PKGS_$(a))," \

@@ -27,7 +27,9 @@ linux-perf
 # Why the less obvious ones:
 #   git                      `clockscope --version` is `git describe` at build time
 #   cross compilers          the static guests of `clockscope vm` (make vm-binaries) and the
-#                            cross-built libraries of `make dist`, for the two arches the host is not
+#                            cross-built libraries of `make dist`, for the two arches the host is not; their libc6-ARCH-cross
+#                            (a dependency) holds the loader and libc that `vm` brings into that
+#                            arch's guest for a dynamic program and `run`'s shim
 #   libclang-rt-14-dev       clang's libFuzzer/ASan runtimes (tests/fuzz); clang only recommends it
 #   apt dpkg tar             `clockscope vm` fetches a Debian kernel (apt-get download, dpkg-deb)
 #   device-tree-compiler     dtc: the lab's aarch64-timer-erratum device tree (docs/lab.md)

@@ -62,6 +62,9 @@ def test_install_puts_everything_under_the_prefix(prefix):
     for arch in ARCHES:
         machine, interp = elf(prefix / "libexec/clockscope" / arch / "clockscope")
         assert machine == ELF_MACHINE[arch] and not interp, arch
+        # The shim `run` needs inside that arch's guest, beside it.
+        assert elf(prefix / "libexec/clockscope" / arch / "libclockscope-shim.so")[0] == \
+            ELF_MACHINE[arch], arch
 
 
 def test_destdir_stages_without_changing_the_prefix(guests, tmp_path):
@@ -106,6 +109,22 @@ def test_installed_vm_boots_an_aarch64_guest(prefix):
     assert proc.returncode in DOCTOR_VERDICTS, proc.stderr
     assert proc.stdout.startswith("clockscope doctor: "), proc.stdout
     assert "machine: aarch64" in proc.stdout, proc.stdout
+
+
+def test_installed_vm_runs_run_in_a_riscv64_guest(prefix, tmp_path):
+    """`DIR/bin/clockscope vm --arch riscv64 --add PROG -- run --mode count -- PROG`: the
+    riscv64 shim comes from DIR/libexec, the program's loader and libc from Debian's cross
+    libc package; the program's calls are counted exactly (1 + N + 2000, tests/progs/clockloop.c)."""
+    need_tool("qemu-system-riscv64", "riscv64-linux-gnu-gcc")
+    prog = tmp_path / "clockloop"
+    proc = run(["riscv64-linux-gnu-gcc", "-O1", "-o", prog, ROOT / "tests/progs/clockloop.c"])
+    assert proc.returncode == 0, proc.stderr
+    proc = run([prefix / "bin/clockscope", "vm", "--arch", "riscv64", "--cpus", "1", "--timeout",
+                "240", "--add", prog, "--", "run", "--mode", "count", "--", "clockloop", "1000"],
+               timeout=400)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert re.search(r"^\s+3001\s+\d+\s+clock_gettime\(CLOCK_MONOTONIC\)$", proc.stderr, re.M), \
+        proc.stderr[-3000:]
 
 
 def test_installed_run_finds_its_shim(prefix):

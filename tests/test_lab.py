@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, run
+from conftest import ROOT, make, run
 from test_vm import VM_TIMEOUT, GUEST_TIMEOUT, guest_binaries, our_qemus  # noqa: F401  (fixture)
 from test_vm_fastclock import OVERRIDE, SHIM_IN_GUEST, assert_correct, clockloop, facts  # noqa: F401
 
@@ -60,6 +60,8 @@ def test_list_names_every_scenario_with_its_verdict(clockscope):
     (["--", "doctor"], "--arch or --scenario is required"),
     (["--scenario", "x86_64-hpet", "--append", "a" * 1890, "--", "doctor"],
      "--append: the kernel command line would be 1907 bytes (at most 1900)"),
+    (["--arch", "x86_64", "--apply-fix", "--", "doctor"], "--apply-fix needs --scenario NAME"),
+    (["--scenario", "x86_64-hpet", "--json", "--", "doctor"], "--json goes with --apply-fix"),
 ])
 def test_bad_usage_says_why_without_booting(clockscope, args, message):
     t0 = time.monotonic()
@@ -116,6 +118,11 @@ def test_scenario_gives_its_verdict(guest_binaries, tmp_path, name):  # noqa: F8
     for fid in ("fastclock.monotonic", "fastclock.ticks"):
         r = results[fid]
         assert r["available"] or r["why_unavailable"], r
+    if name == "x86_64-tsc-sync":   # no safe kernel fix: the finding says why, and the remedy
+        unsync = next(f for f in doctor["findings"] if f["id"] == "tsc-unsynchronized")
+        assert any("do NOT boot with tsc=reliable" in x for x in unsync["fix"]), unsync
+        assert not any("tsc=reliable" in a.get("add", []) for a in doctor["actions"])
+        assert doctor["actions"][0]["kind"] == "run", doctor["actions"][0]
     if name == "riscv64-user-counters":   # the RISC-V clock_gettime report's check: rdcycle beside rdtime
         assert results["counter.rdcycle"]["available"], results["counter.rdcycle"]
         reads = "\n".join(e for f in doctor["findings"] if f["id"] == "counter-facts"
@@ -145,3 +152,131 @@ def test_run_refuses_the_tsc_the_kernel_threw_out(guest_binaries, clockloop, tmp
     assert_correct(f)
     below, above = map(int, f["pair"].split())
     assert below <= 0 and above <= 0, f   # the kernel's own clock
+
+
+# ---- vm --apply-fix: the doctor's remedy applied and measured (one boot pair each) --------
+
+CLOCKSOURCE = "/sys/devices/system/clocksource/clocksource0/current_clocksource"
+
+
+def apply_fix(binary, tmp_path, name, *command, extra=(), env=None):
+    env = dict(os.environ, TMPDIR=str(tmp_path), **(env or {}))
+    proc = run([binary, "vm", "--scenario", name, "--timeout", str(VM_TIMEOUT), *extra,
+                "--apply-fix", "--json", "--", *command], timeout=3 * GUEST_TIMEOUT, env=env)
+    assert our_qemus(tmp_path) == [] and not list(tmp_path.glob("clockscope-vm-*"))
+    return proc, json.loads(proc.stdout) if proc.stdout.startswith("{") else None
+
+
+# scenario -> the kind of the doctor's first action: a kernel fix the guest allows.
+KERNEL_FIXES = {"x86_64-hpet": "sysfs", "x86_64-acpi-pm": "sysfs", "x86_64-tsc-unstable": "cmdline"}
+
+
+@pytest.mark.parametrize("name", sorted(KERNEL_FIXES))
+def test_apply_fix_proves_the_kernel_remedy(guest_binaries, tmp_path, name):  # noqa: F811
+    """`vm --scenario NAME --apply-fix -- doctor --json`: slow with a syscall per call before;
+    the doctor's recommended fix applied in the guest; ok with 0 syscalls per 1000 calls after,
+    in the command's own doctor output."""
+    proc, doc = apply_fix(guest_binaries, tmp_path, name, "doctor", "--json")
+    assert proc.returncode == 0 and doc, proc.stderr[-3000:]
+    assert doc["schema"] == "clockscope.vm-apply-fix/1" and doc["scenario"] == name
+    assert doc["before"]["verdict"] == "slow" and doc["before"]["syscalls_per_1000_calls"] == 1000
+    action = doc["action"]
+    assert action["kind"] == KERNEL_FIXES[name] and action["risk"], action
+    if action["kind"] == "sysfs":
+        assert action["path"] == CLOCKSOURCE and action["value"] == "tsc", action
+    else:
+        assert "tsc=unstable" in action["remove"], action
+    assert doc["after"] == {"verdict": "ok", "ns_per_call": doc["after"]["ns_per_call"],
+                            "syscalls_per_1000_calls": 0}, doc["after"]
+    after = json.loads(doc["command"]["stdout"])   # the command's own doctor says it too
+    assert after["verdict"] == "ok" and doc["command"]["exit_status"] == 0
+    assert after["proof"]["syscall_count"]["syscalls"]["clock_gettime_monotonic"] == 0
+
+
+def test_apply_fix_on_unsynchronized_tscs_applies_the_application_remedy(guest_binaries,  # noqa: F811
+                                                                          clockloop, tmp_path):
+    """x86_64-tsc-sync: no kernel fix is safe (tsc=reliable would let time go backwards between
+    CPUs, and the finding says so); the doctor recommends `run --mode coarse`, which
+    --apply-fix wraps the program in: its reads come from the tick, behind the kernel's
+    clock and never ahead of it or backwards."""
+    make("O=build/x86_64", "CC=x86_64-linux-gnu-gcc", "STATIC=1", "build/x86_64/libclockscope-shim.so")
+    proc, doc = apply_fix(guest_binaries, tmp_path, "x86_64-tsc-sync", "clockloop", "3000",
+                          extra=["--add", str(clockloop)])
+    assert proc.returncode == 0 and doc, proc.stderr[-3000:]
+    assert doc["before"]["verdict"] == "slow"
+    assert doc["action"]["kind"] == "run", doc["action"]
+    assert doc["action"]["argv"][:4] == ["clockscope", "run", "--mode", "coarse"], doc["action"]
+    assert doc["after"] is None and "static program" in doc["after_why"], doc
+    f = facts(doc["command"]["stdout"])
+    below, above = map(int, f["pair"].split())
+    assert above <= 0 and below <= 50_000_000 and f["backwards"] == "0", f
+
+
+def test_apply_fix_skips_what_the_guest_does_not_allow(guest_binaries, tmp_path):  # noqa: F811
+    """The doctor's actions in its order (given here as its JSON, the test hook
+    CLOCKSCOPE_APPLY_FIX_DOCTOR_JSON): firmware and code advice cannot be applied; a
+    clocksource the guest does not have is refused (the kernel takes the write but keeps
+    its own choice: an unknown override name makes it choose afresh, here the TSC, so it reads
+    back as 'tsc'); the next action, a command line without clocksource=hpet, is applied."""
+    doctor = json.loads((ROOT / "tests/data/apply-fix/x86_64-hpet-doctor.json").read_text())
+    doctor["actions"] = [
+        {"kind": "firmware", "text": "update the BIOS", "risk": "none"},
+        {"kind": "code", "text": "call fastclock_recent_ns()", "risk": "none"},
+        {"kind": "sysfs", "path": CLOCKSOURCE, "value": "no_such_clock", "reboot": False,
+         "risk": "low", "finding": "clocksource-no-vdso"},
+        {"kind": "cmdline", "add": [], "remove": ["clocksource=hpet"], "reboot": True,
+         "risk": "low", "finding": "cmdline-clocksource"},
+    ]
+    hook = tmp_path / "doctor.json"
+    hook.write_text(json.dumps(doctor))
+    proc, doc = apply_fix(guest_binaries, tmp_path, "x86_64-hpet", "doctor", "--json",
+                          env={"CLOCKSCOPE_APPLY_FIX_DOCTOR_JSON": str(hook)})
+    assert proc.returncode == 0 and doc, proc.stderr[-3000:]
+    assert doc["action"]["kind"] == "cmdline", doc
+    skipped = doc["skipped"]
+    assert len(skipped) == 3, skipped
+    assert "firmware" in skipped[0] and "not one clockscope can apply" in skipped[0]
+    assert "no_such_clock" in skipped[2] and "but it reads 'tsc'" in skipped[2], skipped
+    assert doc["after"]["verdict"] == "ok" and doc["after"]["syscalls_per_1000_calls"] == 0
+
+
+def test_apply_fix_text_report(guest_binaries, tmp_path):  # noqa: F811
+    """Without --json: the command's output, then what was applied and the table."""
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    proc = run([guest_binaries, "vm", "--scenario", "x86_64-hpet", "--timeout", str(VM_TIMEOUT),
+                "--apply-fix", "--", "doctor"], timeout=3 * GUEST_TIMEOUT, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    report = proc.stdout.split("clockscope vm --apply-fix: scenario x86_64-hpet\n")[-1]
+    assert re.search(r"applied: write 'tsc' to " + CLOCKSOURCE, report), proc.stdout
+    assert re.search(r"^  before  slow +[\d.]+ +1000$", report, re.M), report
+    assert re.search(r"^  after   ok +[\d.]+ +0$", report, re.M), report
+
+
+# scenario -> the cross compiler of its arch: no kernel fix there, the remedy is the program's.
+TRAP_SCENARIOS = {"riscv64-time-trap": "riscv64-linux-gnu-gcc",
+                  "aarch64-timer-erratum": "aarch64-linux-gnu-gcc"}
+
+
+@pytest.mark.parametrize("name", sorted(TRAP_SCENARIOS))
+def test_apply_fix_serves_the_program_where_no_kernel_fix_exists(guest_binaries, tmp_path, name):  # noqa: F811
+    """The counter read traps (riscv64 sifive_u) or the kernel traps it (the aarch64 erratum):
+    the doctor recommends `run --mode coarse` first, --apply-fix wraps the program in it, and
+    the program's clock_gettime(CLOCK_MONOTONIC) is answered by the shim from the tick:
+    behind the kernel's clock by at most a tick (here: 50 ms for TCG), never ahead.  What it
+    gains is a benchmark's (benchmarks/bench_lab_remedy.py, docs/benchmarks/lab.md), not an
+    assertion: the host's load would make it flaky."""
+    cc = TRAP_SCENARIOS[name]
+    arch = cc.split("-")[0]
+    make(f"O=build/{arch}", f"CC={cc}", "STATIC=1", f"build/{arch}/libclockscope-shim.so")
+    prog = tmp_path / "lab_remedy"
+    built = run([cc, "-O1", "-o", prog, ROOT / "benchmarks/lab_remedy.c"])
+    assert built.returncode == 0, built.stderr
+    proc, doc = apply_fix(guest_binaries, tmp_path, name, "lab_remedy", "500",
+                          extra=["--add", str(prog)])
+    assert proc.returncode == 0 and doc, proc.stderr[-3000:]
+    assert doc["before"]["verdict"] == "slow"
+    assert doc["action"]["kind"] == "run" and doc["action"]["argv"] == [
+        "clockscope", "run", "--mode", "coarse", "--"], doc["action"]
+    f = facts(doc["command"]["stdout"])
+    assert f["served"] == "1", f
+    assert int(f["ahead_ns"]) <= 0 and int(f["behind_ns"]) <= 50_000_000, f

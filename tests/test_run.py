@@ -111,8 +111,9 @@ def test_c_program_under_each_mode(cs, pairs, plain, mode, env):
     below, above = map(int, f["fork"])
     assert above <= SHIM_BOUND_NS and below <= (COARSE_LAG_NS if "monotonic" in coarse else SHIM_BOUND_NS)
     check_all_pairs(f, "forkpair", coarse)
-    # exec: the shim removed itself from LD_PRELOAD; the exec'd child runs without it.
-    assert f["exec"] == ["-", "0"]
+    # exec in the forked child (not the process run started): the shim there removed itself
+    # from LD_PRELOAD and the follow mark; the exec'd child's clocks pass through (execpair).
+    assert f["exec"][0] == "-"
     check_all_pairs(f, "execpair")
     err = proc.stderr
     nothing_ok = not counter_expected()  # where the counter is usable, it must be served
@@ -130,6 +131,12 @@ def test_c_program_under_each_mode(cs, pairs, plain, mode, env):
         m = re.search(r"^\s+(\d+)\s+\d+\s+clock_gettime\(CLOCK_MONOTONIC\)$", err, re.M)
         assert m and int(m.group(1)) >= 202000, err  # 2000 pairs + 200000 + threads
         assert re.search(r"lib_ns \(clockpairs\)", err), err
+
+
+def test_no_follow_leaves_execd_programs_without_the_shim(cs, pairs):
+    proc = run([cs, "run", "--mode", "fast", "--no-follow", "--", pairs])
+    assert proc.returncode == 0, proc.stderr
+    assert facts(proc.stdout)["exec"] == ["-", "0"]  # not even mapped
 
 
 def test_inherit_keeps_the_shim_for_exec(cs, pairs):

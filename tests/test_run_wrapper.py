@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""`clockscope run -- WRAPPER`: when the command is a script that execs the real program (pyenv
+"""`clockscope run -- WRAPPER`: when the command is a script (or `env`) that execs the real program (pyenv
 and conda shims, distributions' `python3` wrappers, `#!/usr/bin/env python3`), the shim
 follows it into that program, and only into it: not into the helpers the wrapper starts, nor
 into the program's own children.  Real wrapper scripts around a real python3."""
@@ -89,6 +89,63 @@ def test_nested_wrappers_and_env_shebang(cs, tmp_path, wrapper):
         assert proc.returncode == 0, proc.stderr
         tables = reports(proc.stderr)
         assert len(tables) == 1 and tables[0][2] >= CALLS, (cmd, proc.stderr)
+
+
+def test_pyenv_shaped_chain_is_followed_to_the_interpreter(cs, tmp_path):
+    """pyenv's own chain: the shim `python3` is `#!/usr/bin/env bash` (env, then bash, whose
+    AT_EXECFN names bash itself, not the script), which execs a second bash script (pyenv's
+    libexec), which runs helpers, starts a python of its own, and finally execs the
+    interpreter.  Only the interpreter the chain becomes is served, with every call."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    libexec = script(tmp_path / "pyenv-exec", f"""#!/usr/bin/env bash
+set -e
+root=$(dirname "$0")
+[ -d "$root" ] && [ "$(uname -s)" = Linux ]
+{PYTHON} -c '{LOOP}'
+exec {PYTHON} "$@"
+""")
+    script(bindir / "python3", f"""#!/usr/bin/env bash
+set -e
+program="${{0##*/}}"
+export PYENV_VERSION=system
+exec "{libexec}" "$@"
+""")
+    code = "import time; [time.time() for _ in range(2000)]"
+    env = dict(os.environ, PATH=f"{bindir}:{os.environ.get('PATH', '')}")
+    proc = run([cs, "run", "--mode", "count", "--", "python3", "-c", code], env=env)
+    assert proc.returncode == 0, proc.stderr
+    tables = reports(proc.stderr)
+    # One table, the interpreter's: the helper python the chain starts is not served.
+    assert len(tables) == 1, proc.stderr
+    pid, exe, realtime = tables[0]
+    assert "python" in exe and realtime >= 2000, proc.stderr
+
+
+def test_whatever_python3_the_path_gives(cs):
+    """The machine's own `python3`, and every other one on PATH (a pyenv shim on some
+    machines, a link or a binary on others; under pytest started by pyenv, the version's
+    own directory comes first and the shims directory later)."""
+    code = "import time; [time.time() for _ in range(2000)]"
+    found, seen = ["python3"], set()
+    for d in os.environ.get("PATH", "").split(os.pathsep):
+        p = os.path.join(d, "python3")
+        if d and os.access(p, os.X_OK) and os.path.realpath(p) not in seen and len(found) < 4:
+            seen.add(os.path.realpath(p))
+            found.append(p)
+    for python in found:
+        proc = run([cs, "run", "--mode", "count", "--", python, "-c", code])
+        assert proc.returncode == 0, (python, proc.stderr)
+        tables = [t for t in reports(proc.stderr) if t[2]]
+        assert len(tables) == 1 and tables[0][2] >= 2000, (python, proc.stderr)
+
+
+def test_env_as_the_command_is_followed(cs):
+    """`env` is a program, not a script: the process still becomes python by exec."""
+    proc = run([cs, "run", "--mode", "count", "--", "env", "PYTHONHASHSEED=0", PYTHON, "-c", LOOP])
+    assert proc.returncode == 0, proc.stderr
+    tables = reports(proc.stderr)
+    assert len(tables) == 1 and tables[0][2] >= CALLS, proc.stderr
 
 
 def test_programs_the_wrapper_starts_without_exec_are_not_served(cs, tmp_path):

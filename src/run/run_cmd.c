@@ -39,8 +39,9 @@ static const char help[] =
     "  --mode count     change nothing; at exit, print calls and calls/s per clock and per\n"
     "                   calling function\n"
     "  --inherit        keep the shim for programs the command executes (default: removed)\n"
-    "  --no-follow      a script COMMAND: serve only its interpreter (default: also the\n"
-    "                   program the script execs, as wrappers such as pyenv shims do)\n"
+    "  --no-follow      serve only COMMAND's first program (a script: its interpreter);\n"
+    "                   default: also every program that process execs, as wrappers such\n"
+    "                   as pyenv shims, env and #!/usr/bin/env scripts do\n"
     "  --output FILE    count mode: append the table to FILE (a regular file, not a link)\n"
     "                   instead of stderr; without it, a program started with stderr closed\n"
     "                   gets no table\n"
@@ -231,9 +232,9 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "clockscope run: warning: %s is %s: the loader ignores LD_PRELOAD for "
                 "it (secure execution), so the shim cannot reach it; it runs unchanged\n",
                 target, secure_exec_reason(target));
-    /* Wrappers (pyenv and conda shims, `#!/usr/bin/env python3`) exec the real program in
-     * the same process: the shim follows that process through scripts, and only it. */
-    bool follow_script = follow && !inherit && is_script(target);
+    /* Wrappers (pyenv and conda shims, `env`, `#!/usr/bin/env python3`) exec the real program
+     * in the same process: the shim follows that process through every exec, and only it. */
+    bool follow_exec = follow && !inherit;
     if (verbose && is_script(target) && !inherit)
         fprintf(stderr, "clockscope run: %s is a script: %s\n", target,
                 follow ? "the shim also serves the program it execs (--no-follow: only the "
@@ -255,7 +256,7 @@ int cmd_run(int argc, char **argv)
     setenv("CLOCKSCOPE_RUN_COARSE", mask, 1);
     setenv("CLOCKSCOPE_RUN_INHERIT", inherit ? "1" : "0", 1);
     setenv("CLOCKSCOPE_RUN_VERBOSE", verbose ? "1" : "0", 1);
-    if (follow_script) {
+    if (follow_exec) {
         char pid[24];
         snprintf(pid, sizeof pid, "%ld", (long)getpid()); /* execv keeps it */
         setenv("CLOCKSCOPE_RUN_FOLLOW_PID", pid, 1);

@@ -4,18 +4,22 @@
  * By default the shim removes itself from LD_PRELOAD, so that programs the command executes
  * run without it.  Two exceptions, both chosen by `clockscope run`:
  *   CLOCKSCOPE_RUN_INHERIT=1     keep it for every program executed, at any depth;
- *   CLOCKSCOPE_RUN_FOLLOW_PID=P  the command is a script: follow it into the program it
- *                                execs.  A wrapper (pyenv and conda shims, distributions'
- *                                `python3` scripts, `#!/usr/bin/env python3`) replaces itself
- *                                with the real program by exec, so that program runs in the
- *                                same process P: while P runs a script, the shim stays in
- *                                LD_PRELOAD; the first program P runs that is not a script is
- *                                "the program" (served, and its own children run without the
- *                                shim, as with any command).  Other processes the wrapper
- *                                starts (`dirname`, `uname`, a subshell's programs) are not the
- *                                program: there the shim removes itself and serves nothing.
- * The kernel gives a script's interpreter the script's path as AT_EXECFN, which is how a
- * process knows it is running one. */
+ *   CLOCKSCOPE_RUN_FOLLOW_PID=P  follow the process `run` started (P) through every exec it
+ *                                makes.  Wrappers (pyenv and conda shims, distributions'
+ *                                `python3` scripts, `#!/usr/bin/env bash`, `env`, `nice`)
+ *                                replace themselves with the next program by exec, so the real
+ *                                program ends up running in process P, however many hops come
+ *                                first.  No hop can tell whether it is the last one (pyenv's
+ *                                shim is `env`, then bash with AT_EXECFN naming bash itself,
+ *                                then another script's bash, then python), so in P the shim
+ *                                serves every program and stays in LD_PRELOAD for the next.
+ *                                Every other process (`dirname`, `uname`, a subshell's
+ *                                programs, the program's own children) has another pid: there
+ *                                the shim removes itself and the follow mark, serves nothing,
+ *                                and what that process starts runs without the shim.
+ * A pid is reused only after P has exited; a descendant that never loaded the shim (a static
+ * program) passes the mark on, and a later process of its with P's number would be served as
+ * P is: the clocks the user asked for, nothing worse. */
 #include "shim/shim.h"
 
 #include <stdbool.h>
@@ -82,22 +86,6 @@ static void strip_preload(const char *self)
     free(copy);
 }
 
-/* The file execve was given starts with "#!": this process is that script's interpreter. */
-static bool running_a_script(const char **script)
-{
-    const char *path = (const char *)getauxval(AT_EXECFN);
-    *script = path ? path : "?";
-    if (!path)
-        return false;
-    FILE *f = fopen(path, "rbe");
-    if (!f)
-        return false;
-    char magic[2] = {0};
-    size_t n = fread(magic, 1, 2, f);
-    fclose(f);
-    return n == 2 && magic[0] == '#' && magic[1] == '!';
-}
-
 /* CLOCKSCOPE_RUN_FOLLOW_PID as a pid, or 0 when absent or malformed. */
 static pid_t follow_pid(void)
 {
@@ -119,22 +107,21 @@ bool shim_env_start(const char *self)
         strip_preload(self);
         return true;
     }
-    const char *verbose = getenv("CLOCKSCOPE_RUN_VERBOSE");
-    bool say = verbose && strcmp(verbose, "1") == 0;
-    const char *script;
     if (getpid() != follow) {
-        /* Started by the wrapper, not exec'd into by it. */
+        /* Started by the process run started (a wrapper's helper, the program's child), not
+         * exec'd into by it: leave it alone, and everything it starts. */
         strip_preload(self);
+        env_set_in_place("CLOCKSCOPE_RUN_FOLLOW_PID", NULL);
         return false;
     }
-    if (running_a_script(&script)) {
-        if (say)
-            fprintf(stderr, "clockscope-shim: %s is a script: staying for the program it "
-                            "execs\n", script);
-        return true;
+    const char *verbose = getenv("CLOCKSCOPE_RUN_VERBOSE");
+    if (verbose && strcmp(verbose, "1") == 0) {
+        /* The kernel names the file execve was given in AT_EXECFN: a script's path when
+         * this is its interpreter. */
+        const char *path = (const char *)getauxval(AT_EXECFN);
+        fprintf(stderr, "clockscope-shim: pid %ld runs %s: served, and the shim stays for the "
+                        "program it execs\n", (long)follow, path ? path : "?");
     }
-    strip_preload(self);
-    env_set_in_place("CLOCKSCOPE_RUN_FOLLOW_PID", NULL);
     return true;
 }
 

@@ -90,7 +90,7 @@ int frame_decode(const char *line, size_t n, struct frame *f)
     while (end > tag && (end[-1] == '\r' || end[-1] == '\n'))
         end--;
     const char *p = tag + taglen;
-    if (end - p < 2 || !strchr("oexms", *p) || *p == '\0' || p[1] != ' ')
+    if (end - p < 2 || !strchr("oexmsr", *p) || *p == '\0' || p[1] != ' ')
         return -1;
     f->kind = *p;
     p += 2;

@@ -4,7 +4,8 @@
  *
  * One frame is one text line:  "@CSVM1 <kind> <seq> <len> <fnv32 hex> <base64>\n"
  *   kind  'o' stdout bytes, 'e' stderr bytes, 'x' exit status (payload: decimal text),
- *         'm' a message from the guest's init (payload: text), 's' init started.
+ *         'm' a message from the guest's init (payload: text), 's' init started,
+ *         'r' a sysfs write of vm --apply-fix the guest refused (payload: text).
  * seq counts frames from 0, so a lost or mangled frame is detected rather than silently
  * dropping output; len and the FNV-1a hash check the payload itself.  Base64 keeps binary
  * output (a vDSO image) intact through the tty layer, which rewrites "\n" as "\r\n". */

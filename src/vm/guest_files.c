@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Files and environment the host adds to the guest.  Shared libraries are found with the
- * host's `ldd`, which asks the real loader (so RUNPATH, hwcaps subdirectories and the
- * loader's own default directories are all honoured); its output is parsed strictly.
- * ldd runs the file's loader, so only files of the host's own arch are resolved. */
+/* Files and environment the host adds to the guest.  Shared libraries of the host's own
+ * arch are found with the host's `ldd`, which asks the real loader (so RUNPATH, hwcaps
+ * subdirectories and the loader's own default directories are all honoured); its output is
+ * parsed strictly.  ldd runs the file's loader, so another arch's files are resolved from
+ * the files themselves instead (PT_INTERP, DT_NEEDED: common/elf_deps.c) in the directory
+ * where Debian's cross libc package keeps that arch's loader and libraries. */
 #include "vm/guest_files.h"
 #include "arch/arch.h"
+#include "common/elf_deps.h"
 #include "common/elf_probe.h"
 #include "common/subprocess.h"
 
@@ -269,6 +272,81 @@ static bool add_libraries(struct guest_files *g, const char *path, char *why, si
     return true;
 }
 
+/* Another arch's dynamic ELF file: its loader at the path it names (PT_INTERP) and the
+ * libraries it needs, transitively, each from /usr/TRIPLET/lib (or
+ * $CLOCKSCOPE_CROSS_LIBDIR) to the guest's /lib/TRIPLET, a directory the cross-built
+ * loader searches by default. */
+static bool add_cross_libraries(struct guest_files *g, const struct vm_arch *arch,
+                                const char *path, char *why, size_t wl)
+{
+    char libdir[PATH_MAX];
+    const char *env = getenv("CLOCKSCOPE_CROSS_LIBDIR");
+    if (env && *env)
+        snprintf(libdir, sizeof libdir, "%s", env);
+    else
+        snprintf(libdir, sizeof libdir, "/usr/%s/lib", arch->desc->triple);
+    /* Files still to read, and every file read or queued (each once). */
+    enum { MAX_QUEUE = 128 };
+    static char queue[MAX_QUEUE][PATH_MAX];
+    int head = 0, tail = 0;
+    snprintf(queue[tail++], PATH_MAX, "%s", path);
+    static struct elf_deps d;
+    while (head < tail) {
+        const char *file = queue[head++];
+        char dwhy[PATH_MAX + 200];
+        if (!elf_deps_read(file, &d, dwhy, sizeof dwhy)) {
+            snprintf(why, wl, "--add: %s", dwhy);
+            return false;
+        }
+        const char *names[ELF_DEPS_MAX_NEEDED + 1];
+        int n = 0;
+        if (d.interp[0])
+            names[n++] = strrchr(d.interp, '/') + 1;
+        for (int i = 0; i < d.n_needed; i++)
+            names[n++] = d.needed[i];
+        for (int i = 0; i < n; i++) {
+            bool is_loader = d.interp[0] && i == 0;
+            char host[PATH_MAX], guest[GUEST_PATH_MAX + 1];
+            if ((size_t)snprintf(host, sizeof host, "%s/%s", libdir, names[i]) >= sizeof host)
+                return snprintf(why, wl, "--add: library path too long"), false;
+            if (is_loader)
+                snprintf(guest, sizeof guest, "%s", d.interp);
+            else if ((size_t)snprintf(guest, sizeof guest, "/lib/%s/%s", arch->desc->triple,
+                                      names[i]) >= sizeof guest)
+                return snprintf(why, wl, "--add: library name '%s' too long", names[i]), false;
+            struct elf_facts f;
+            char pwhy[PATH_MAX + 64];
+            if (access(host, R_OK) != 0) {
+                snprintf(why, wl, "--add: %s '%s' (needed by '%s') is not in %s: install %s "
+                         "(apt-get install %s), or point CLOCKSCOPE_CROSS_LIBDIR at the "
+                         "directory that has it", is_loader ? "the loader" : "shared library",
+                         names[i], file, libdir, arch->cross_libc_package,
+                         arch->cross_libc_package);
+                return false;
+            }
+            if (elf_probe(host, &f, pwhy, sizeof pwhy) != ELF_PROBE_OK || !f.elf64_le ||
+                f.machine != arch->desc->elf_machine) {
+                snprintf(why, wl, "--add: '%s' (needed by '%s') is not an ELF file for %s",
+                         host, file, arch->name);
+                return false;
+            }
+            bool queued = false;
+            for (int q = 0; q < tail && !queued; q++)
+                queued = strcmp(queue[q], host) == 0;
+            if (queued)
+                continue;
+            if (!add_one(g, host, guest, false, why, wl))
+                return false;
+            if (tail == MAX_QUEUE) {
+                snprintf(why, wl, "--add '%s': more than %d libraries", path, MAX_QUEUE);
+                return false;
+            }
+            snprintf(queue[tail++], PATH_MAX, "%s", host);
+        }
+    }
+    return true;
+}
+
 bool guest_files_add(struct guest_files *g, const struct vm_arch *arch, const char *spec,
                      char *why, size_t wl)
 {
@@ -315,11 +393,7 @@ bool guest_files_add(struct guest_files *g, const struct vm_arch *arch, const ch
     }
     if (!f.has_dynamic && !f.has_interp)
         return true; /* static: nothing else to bring */
-    if (strcmp(arch->name, arch_name()) != 0) {
-        snprintf(why, wl, "--add: '%s' is dynamically linked and its libraries can only be "
-                 "found for this machine's arch (%s); add them with --add HOST:GUEST", host,
-                 arch_name());
-        return false;
-    }
+    if (strcmp(arch->name, arch_name()) != 0)
+        return add_cross_libraries(g, arch, host, why, wl);
     return add_libraries(g, host, why, wl);
 }

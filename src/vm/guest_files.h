@@ -38,9 +38,11 @@ struct guest_files {
 bool guest_path_check(const char *path, char *why, size_t wl);
 
 /* Adds `spec` (HOST or HOST:GUEST; the default GUEST is /bin/<basename of HOST>) and, for
- * a dynamically linked ELF of the guest's arch, what `ldd` on the host says it loads.
+ * a dynamically linked ELF of the guest's arch, what it loads: what `ldd` on the host says
+ * when the guest's arch is the host's, else its loader and libraries from Debian's cross
+ * libc directory (/usr/TRIPLET/lib, or $CLOCKSCOPE_CROSS_LIBDIR).
  * False (why filled) for a missing or non-regular file, a bad guest path, the same guest
- * path given twice, an ELF of another arch, a library ldd cannot find, unparseable ldd
+ * path given twice, an ELF of another arch, a library that cannot be found, unparseable ldd
  * output, or the limits exceeded: all usage errors (exit 2). */
 bool guest_files_add(struct guest_files *g, const struct vm_arch *arch, const char *spec,
                      char *why, size_t wl);

@@ -146,6 +146,53 @@ static void relay(int out_fd, int err_fd)
     }
 }
 
+/* vm --apply-fix's sysfs writes (the clocksource switch), in the order given.  A refused
+ * write (the guest does not allow this fix: say, a clocksource it never registered) is
+ * reported to the host, which then tries the next fix; the command does not run. */
+static void apply_sysfs_writes(void)
+{
+    static char buf[8192];
+    char *list[33];
+    int n = read_strings(GUEST_SYSFS_PATH, true, buf, sizeof buf, list, 32);
+    for (int i = 0; i + 1 < n; i += 2) {
+        const char *path = list[i], *value = list[i + 1];
+        int fd = strncmp(path, "/sys/", 5) == 0 ? open(path, O_WRONLY | O_CLOEXEC) : -1;
+        size_t len = strlen(value);
+        bool written = fd >= 0 && write(fd, value, len) == (ssize_t)len;
+        int e = errno;
+        if (fd >= 0 && close(fd) != 0 && written) {
+            written = false;
+            e = errno;
+        }
+        char msg[600], now[128] = "";
+        if (written) {
+            /* The kernel may take the write and keep its choice (a clocksource it does not
+             * have is only remembered as an override): the fix holds only if it reads back. */
+            int rfd = open(path, O_RDONLY | O_CLOEXEC);
+            ssize_t got = rfd >= 0 ? read(rfd, now, sizeof now - 1) : -1;
+            if (rfd >= 0)
+                close(rfd);
+            now[got > 0 ? got : 0] = 0;
+            now[strcspn(now, "\n")] = 0;
+            if (strcmp(now, value) != 0) {
+                snprintf(msg, sizeof msg, "wrote '%s' to %s, but it reads '%s'", value, path, now);
+                send_text(GUEST_FRAME_FIX_REFUSED, msg);
+                send_text('x', "125");
+                power_off();
+            }
+        }
+        if (!written) {
+            snprintf(msg, sizeof msg, "writing '%s' to %s: %s", value, path,
+                     strncmp(path, "/sys/", 5) != 0 ? "not a /sys path" : strerror(e));
+            send_text(GUEST_FRAME_FIX_REFUSED, msg);
+            send_text('x', "125");
+            power_off();
+        }
+        snprintf(msg, sizeof msg, "clockscope vm init: wrote '%s' to %s", value, path);
+        send_text('m', msg);
+    }
+}
+
 _Noreturn void guest_init_main(void)
 {
     /* The kernel opened /dev/console (a node the host put in the initramfs) as fds
@@ -167,6 +214,8 @@ _Noreturn void guest_init_main(void)
     argv[0] = "clockscope";
     read_strings(GUEST_ARGV_PATH, false, buf, sizeof buf, argv + 1, MAX_ARGS - 1);
     read_strings(GUEST_ENV_PATH, true, env_buf, sizeof env_buf, env, MAX_ARGS);
+
+    apply_sysfs_writes();
 
     int out[2], err[2];
     if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)

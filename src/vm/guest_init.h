@@ -7,6 +7,11 @@
 #define GUEST_ARGV_PATH "/clockscope-vm/argv"
 /* The command's extra environment (vm --env): NAME=VALUE strings, each ending in NUL. */
 #define GUEST_ENV_PATH "/clockscope-vm/env"
+/* vm --apply-fix: sysfs writes init makes before the command (PATH, VALUE pairs, each
+ * string ending in NUL; PATH under /sys/).  A write the guest refuses is reported in a
+ * GUEST_FRAME_FIX_REFUSED frame, and the command does not run. */
+#define GUEST_SYSFS_PATH "/clockscope-vm/sysfs"
+#define GUEST_FRAME_FIX_REFUSED 'r'
 /* PATH for the command unless --env sets it: where --add puts programs by default. */
 #define GUEST_DEFAULT_PATH "/bin:/usr/bin:/sbin:/usr/sbin:/usr/local/bin"
 /* Limits of that file, checked by the host before it boots anything. */

@@ -100,6 +100,15 @@ bool initramfs_build(const char *binary, int argc, char **argv, const struct gue
                      const char *env, size_t env_size, char *path, size_t path_len, char *why,
                      size_t why_len)
 {
+    return initramfs_build_with_sysfs(binary, argc, argv, files, env, env_size, NULL, 0, path,
+                                      path_len, why, why_len);
+}
+
+bool initramfs_build_with_sysfs(const char *binary, int argc, char **argv,
+                                const struct guest_files *files, const char *env,
+                                size_t env_size, const char *sysfs, size_t sysfs_size,
+                                char *path, size_t path_len, char *why, size_t why_len)
+{
     size_t bin_size, args_size = 0;
     void *bin = slurp(binary, MAX_BINARY, &bin_size, why, why_len);
     if (!bin)
@@ -137,6 +146,8 @@ bool initramfs_build(const char *binary, int argc, char **argv, const struct gue
     cpio_dir(&w, "clockscope-vm", 0755);
     cpio_file(&w, GUEST_ARGV_PATH + 1, 0644, args, args_size);
     cpio_file(&w, GUEST_ENV_PATH + 1, 0644, env, env_size);
+    if (sysfs_size)
+        cpio_file(&w, GUEST_SYSFS_PATH + 1, 0644, sysfs, sysfs_size);
     cpio_file(&w, GUEST_INIT_PATH + 1, 0755, bin, bin_size);
     bool added = write_added_files(&w, files, why, why_len);
     bool ok = cpio_finish(&w) && added;

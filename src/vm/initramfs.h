@@ -16,5 +16,11 @@ struct guest_files;
 bool initramfs_build(const char *binary, int argc, char **argv, const struct guest_files *files,
                      const char *env, size_t env_size, char *path, size_t path_len, char *why,
                      size_t why_len);
+/* The same, with sysfs writes for init to make before the command (sysfs_size bytes of
+ * NUL-terminated PATH, VALUE strings in GUEST_SYSFS_PATH; none when sysfs_size is 0). */
+bool initramfs_build_with_sysfs(const char *binary, int argc, char **argv,
+                                const struct guest_files *files, const char *env,
+                                size_t env_size, const char *sysfs, size_t sysfs_size,
+                                char *path, size_t path_len, char *why, size_t why_len);
 
 #endif

@@ -6,6 +6,7 @@
 #include "vm/qemu.h"
 
 #include "facts/emulation.h"
+#include "vm/guest_init.h"
 #include "vm/frame.h"
 #include "common/subprocess.h"
 
@@ -116,6 +117,7 @@ struct console {
     double t0;
     bool got_exit;
     double exit_at;
+    struct vm_capture *capture;
 };
 
 static void handle_line(struct console *c, struct vm_result *r)
@@ -149,9 +151,23 @@ static void handle_line(struct console *c, struct vm_result *r)
         r->init_started = true;
         r->init_s = now_s() - c->t0;
         break;
-    case 'o': subprocess_write_fully(1, f.data, f.len); break;
+    case 'o':
+        if (c->capture) {
+            struct vm_capture *k = c->capture;
+            size_t room = k->cap > k->len ? k->cap - k->len : 0;
+            size_t n = f.len < room ? f.len : room;
+            memcpy(k->buf + k->len, f.data, n);
+            k->len += n;
+            k->overflow |= n < f.len;
+        }
+        if (!c->capture || c->capture->relay)
+            subprocess_write_fully(1, f.data, f.len);
+        break;
     case 'e': subprocess_write_fully(2, f.data, f.len); break;
     case 'm': fprintf(stderr, "%s\n", (char *)f.data); break;
+    case GUEST_FRAME_FIX_REFUSED:
+        snprintf(r->fix_refused, sizeof r->fix_refused, "%s", (char *)f.data);
+        break;
     case 'x':
         c->got_exit = true;
         c->exit_at = now_s();
@@ -187,6 +203,7 @@ void vm_boot_run(const struct vm_boot *b, struct vm_result *r)
     }
     struct console *c = calloc(1, sizeof *c);
     c->t0 = now_s();
+    c->capture = b->capture;
     pid_t pid = start_qemu(b, con[1], err[1]);
     close(con[1]);
     close(err[1]);

@@ -9,6 +9,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The command's stdout kept in memory as it arrives (vm --apply-fix reads the guest
+ * doctor's JSON), and relayed to ours too when `relay`.  At most cap bytes are kept; more
+ * sets `overflow`. */
+struct vm_capture {
+    char *buf;
+    size_t len, cap;
+    bool relay, overflow;
+};
+
 struct vm_boot {
     const struct vm_arch *arch;
     const struct vm_machine *machine; /* the QEMU machine model (vm_machine_find) */
@@ -21,6 +30,7 @@ struct vm_boot {
     bool kvm;
     double timeout_s;    /* from starting qemu to the command's exit status */
     double init_deadline_s; /* when > 0: give up if /init has not started by then */
+    struct vm_capture *capture; /* NULL: the command's stdout goes to ours */
 };
 
 enum vm_outcome {
@@ -45,6 +55,7 @@ struct vm_result {
     char console_tail[4096]; /* the last console lines that were not frames */
     char panic_line[256];
     char framing_error[160];
+    char fix_refused[640]; /* vm --apply-fix: why the guest refused a sysfs write, or "" */
 };
 
 /* qemu's command line for b; with dumpdtb, one that makes qemu write the machine's device

@@ -14,11 +14,11 @@
  * that the names agree). */
 static const struct vm_arch arches[] = {
     {"x86_64", &arch_table[0], "qemu-system-x86", "pc", "max", "host,-arch-capabilities", NULL, "ttyS0",
-     "bookworm", "gcc-x86-64-linux-gnu libc6-dev-amd64-cross"},
+     "bookworm", "gcc-x86-64-linux-gnu libc6-dev-amd64-cross", "libc6-amd64-cross"},
     {"aarch64", &arch_table[1], "qemu-system-arm", "virt", "max,pauth-impdef=on", "host", NULL,
-     "ttyAMA0", "bookworm", "gcc-aarch64-linux-gnu libc6-dev-arm64-cross"},
+     "ttyAMA0", "bookworm", "gcc-aarch64-linux-gnu libc6-dev-arm64-cross", "libc6-arm64-cross"},
     {"riscv64", &arch_table[2], "qemu-system-misc", "virt", "rv64", "host", "default", "ttyS0",
-     "trixie", "gcc-riscv64-linux-gnu libc6-dev-riscv64-cross"},
+     "trixie", "gcc-riscv64-linux-gnu libc6-dev-riscv64-cross", "libc6-riscv64-cross"},
 };
 
 const struct vm_arch *vm_arch_find(const char *name)

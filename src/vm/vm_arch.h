@@ -19,6 +19,10 @@ struct vm_arch {
     const char *console;      /* the kernel's name for the first serial port */
     const char *debian_suite; /* the suite its default kernel comes from */
     const char *cross_packages; /* Debian packages of its cross compiler and libc */
+    /* Debian's cross libc package (libc6-ARCH-cross), named in messages: it keeps the
+     * loader and libraries in /usr/TRIPLE/lib (desc->triple), which the guest finds in
+     * /lib/TRIPLE. */
+    const char *cross_libc_package;
 };
 
 /* A QEMU machine model an arch's guests may use (--machine).  The first of an arch is its

@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "common/cli.h"
 #include "arch/arch.h"
+#include "vm/apply_fix.h"
 #include "vm/dtb.h"
 #include "vm/guest_binary.h"
 #include "vm/guest_files.h"
@@ -67,15 +68,26 @@ static const char help[] =
     "                   to " GUEST_DEFAULT_PATH ")\n"
     "  --add HOST[:GUEST]  copy this file into the guest (default GUEST: /bin/<name>);\n"
     "                   a dynamically linked program or library brings its loader and\n"
-    "                   libraries (found with ldd; host arch only).  Repeatable; at most\n"
-    "                   512 files, 160 MiB.  E.g. --add build/libclockscope-shim.so:/lib/\n"
-    "                   clockscope/libclockscope-shim.so --env CLOCKSCOPE_SHIM=/lib/...\n"
+    "                   libraries (this machine's arch: found with ldd; another arch: from\n"
+    "                   /usr/TRIPLET/lib, Debian's libc6-ARCH-cross).  Repeatable; at most\n"
+    "                   512 files, 160 MiB.  With COMMAND `run`, the arch's shim (beside\n"
+    "                   the guest binary) comes along: vm --arch aarch64 --add PROG --\n"
+    "                   run --mode count -- PROG\n"
     "  --quiet          no notes on stderr about the guest (KVM or TCG, times)\n"
+    "  --apply-fix      with --scenario: run the doctor in the guest, apply its first\n"
+    "                   action the guest allows (reboot with the changed kernel command\n"
+    "                   line; a sysfs write before COMMAND; or COMMAND wrapped in that\n"
+    "                   `clockscope run`, COMMAND then being a program --add brought), run\n"
+    "                   COMMAND, and print before and after: the doctor's verdict, ns per\n"
+    "                   clock_gettime call, syscalls per 1000 calls (docs/lab.md)\n"
+    "  --json           with --apply-fix: before, action, after and the command's output\n"
+    "                   as one JSON document\n"
     "\n"
     "KVM is used when the guest's arch is this machine's and /dev/kvm works; otherwise\n"
     "TCG emulates the CPU, and timings inside are emulation timings, not hardware ones.\n"
     "\n"
     "Exit status: the command's own; 2 bad usage (also a missing or wrong kernel file);\n"
+    "1 with --apply-fix when no action of the doctor applies in the guest;\n"
     "125 the VM failed (no qemu, no kernel, panic, timeout: the console tail is shown);\n"
     "128+N stopped by signal N (the guest killed first): 130 SIGINT, 143 SIGTERM,\n"
     "129 SIGHUP.\n";
@@ -156,7 +168,7 @@ struct vm_options {
     bool list_scenarios;
     int cpus, memory;
     double timeout;
-    bool no_kvm, quiet;
+    bool no_kvm, quiet, apply_fix, json;
     const char *envs[GUEST_ENV_MAX], *adds[GUEST_FILES_MAX];
     int n_env, n_add;
 };
@@ -222,6 +234,8 @@ static const struct cli_option vm_decl[] = {
      CLI_MULTI_OF(struct vm_options, envs, n_env)},
     {.name = "add", .metavar = "HOST[:GUEST]", CLI_MULTI_OF(struct vm_options, adds, n_add)},
     {.name = "quiet", CLI_FLAG_OF(struct vm_options, quiet)},
+    {.name = "apply-fix", CLI_FLAG_OF(struct vm_options, apply_fix)},
+    {.name = "json", CLI_FLAG_OF(struct vm_options, json)},
     {0},
 };
 
@@ -252,6 +266,11 @@ static int parse_args(int argc, char **argv, struct vm_options *o)
         usage_error("vm", "%s", err);
     if (!o->arch && !o->scenario)
         usage_error("vm", "--arch or --scenario is required");
+    if (o->apply_fix && !o->scenario)
+        usage_error("vm", "--apply-fix needs --scenario NAME");
+    if (o->json && !o->apply_fix)
+        usage_error("vm", "--json goes with --apply-fix (the command's own --json is given "
+                          "after --)");
     if (o->scenario) {
         o->arch = vm_arch_find(o->scenario->arch);
         if (!o->cpus)
@@ -340,6 +359,51 @@ static void boot(struct vm_boot *b, const char *desc, bool no_kvm, bool quiet,
     }
 }
 
+/* --apply-fix boots through these (apply_fix.c): vm's own boot, with its notes. */
+static const char *fix_desc;
+static bool fix_no_kvm, fix_quiet;
+static void fix_boot(struct vm_boot *b, struct vm_result *r)
+{
+    boot(b, fix_desc, fix_no_kvm, fix_quiet, r);
+}
+
+static int fix_report(const struct vm_boot *b, const struct vm_result *r)
+{
+    return report(b, r, fix_quiet);
+}
+
+/* `clockscope run` inside the guest finds its shim at /lib/clockscope/ (../lib/clockscope
+ * from /init): the guest's arch's shim, built and installed beside the static guest binary
+ * (`make vm-binaries`, `make install`), goes there with its loader and libc, unless the
+ * command is not `run` or --add put a file there already. */
+#define GUEST_SHIM_PATH "/lib/clockscope/libclockscope-shim.so"
+static bool add_run_shim(struct guest_files *files, const struct vm_arch *arch,
+                         const char *binary, int argc, char **argv, bool apply_fix, char *why,
+                         size_t wl)
+{
+    if (!apply_fix && (argc < 1 || strcmp(argv[0], "run") != 0))
+        return true;
+    for (size_t i = 0; i < files->n; i++)
+        if (strcmp(files->v[i].guest, GUEST_SHIM_PATH) == 0)
+            return true;
+    char spec[PATH_LEN + 64];
+    const char *slash = strrchr(binary, '/');
+    snprintf(spec, sizeof spec, "%.*slibclockscope-shim.so",
+             slash ? (int)(slash - binary + 1) : 0, binary);
+    if (access(spec, R_OK) != 0 && apply_fix)
+        return true; /* a run action, if the doctor gives one, says what is missing */
+    if (access(spec, R_OK) != 0) {
+        snprintf(why, wl, "`run` in the %s guest needs that arch's libclockscope-shim.so, "
+                 "which is not beside the guest binary (%s): `make vm-binaries` builds it "
+                 "there (and `make install` installs it), or --add SHIM:" GUEST_SHIM_PATH,
+                 arch->name, spec);
+        return false;
+    }
+    size_t n = strlen(spec);
+    snprintf(spec + n, sizeof spec - n, ":" GUEST_SHIM_PATH);
+    return guest_files_add(files, arch, spec, why, wl);
+}
+
 int cmd_vm(int argc, char **argv)
 {
     static struct vm_options o;
@@ -377,6 +441,12 @@ int cmd_vm(int argc, char **argv)
         fprintf(stderr, "clockscope vm: %s\n", why);
         return binary_opt ? EXIT_USAGE : EXIT_VM_FAILED;
     }
+    if (!add_run_shim(&files, arch, binary, argc - first, argv + first, o.apply_fix, why,
+                      sizeof why)) {
+        guest_files_free(&files);
+        fprintf(stderr, "clockscope vm: %s\n", why);
+        return EXIT_VM_FAILED;
+    }
     char kernel_path[PATH_LEN], desc[512], boot_path[PATH_LEN], gz_tmp[PATH_LEN] = "";
     if (kernel) {
         snprintf(kernel_path, sizeof kernel_path, "%s", kernel);
@@ -393,11 +463,12 @@ int cmd_vm(int argc, char **argv)
         fprintf(stderr, "clockscope vm: %s\n", why);
         return kernel ? EXIT_USAGE : EXIT_VM_FAILED;
     }
-    char initrd[PATH_LEN];
-    bool built = initramfs_build(binary, argc - first, argv + first, &files, env_blob,
-                                 env_size, initrd, sizeof initrd, why, sizeof why);
-    guest_files_free(&files);
+    char initrd[PATH_LEN] = "";
+    /* With --apply-fix each boot builds its own; this one still shapes the device tree. */
+    bool built = initramfs_build(binary, argc - first, argv + first, &files, env_blob, env_size,
+                                 initrd, sizeof initrd, why, sizeof why);
     if (!built) {
+        guest_files_free(&files);
         if (gz_tmp[0])
             unlink(gz_tmp);
         fprintf(stderr, "clockscope vm: %s\n", why);
@@ -413,7 +484,7 @@ int cmd_vm(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     struct vm_boot b = {arch, vm_machine_find(arch, o.scenario ? o.scenario->machine : o.machine_arg),
-                        NULL, boot_path, initrd, append, cpus, memory, false, timeout, 0};
+                        NULL, boot_path, initrd, append, cpus, memory, false, timeout, 0, NULL};
     char dtb_dir[4200] = "", dtb[4200];
     bool ready = true;
     if (o.scenario && o.scenario->dt_property) {
@@ -436,13 +507,26 @@ int cmd_vm(int argc, char **argv)
                         "%s\n", o.scenario->name, b.machine->name, append ? ", append " : "",
                 append ? append : "", o.scenario->verdict);
     static struct vm_result r;
-    if (ready)
+    int fix_status = 0;
+    if (ready && o.apply_fix) {
+        fix_desc = desc;
+        fix_no_kvm = no_kvm;
+        fix_quiet = quiet;
+        struct fix_context ctx = {o.scenario->name, binary, &files, env_blob, env_size, b,
+                                  o.json, fix_boot, fix_report};
+        fix_status = apply_fix_run(&ctx, argc - first, argv + first);
+    } else if (ready) {
         boot(&b, desc, no_kvm, quiet, &r);
+    }
+    guest_files_free(&files);
     vm_dtb_remove(dtb_dir);
-    unlink(initrd);
+    if (initrd[0])
+        unlink(initrd);
     if (gz_tmp[0])
         unlink(gz_tmp);
     if (!ready)
         return EXIT_VM_FAILED;
+    if (o.apply_fix)
+        return fix_status;
     return report(&b, &r, quiet);
 }

@@ -80,7 +80,7 @@ TEST(qemu_args_follow_the_machine_model)
     static struct qemu_args a;
     const struct vm_arch *rv = vm_arch_find("riscv64"), *arm = vm_arch_find("aarch64");
     struct vm_boot b = {rv, vm_machine_find(rv, "sifive_u"), NULL, "/k", "/i", "x=1", 2, 512,
-                        false, 10, 0};
+                        false, 10, 0, NULL};
     CHECK(b.machine && !vm_machine_find(rv, "pc") && vm_machine_find(rv, NULL) &&
           !strcmp(vm_machine_find(rv, NULL)->name, "virt"));
     vm_qemu_args(&b, NULL, &a);
@@ -100,7 +100,7 @@ TEST(qemu_args_follow_the_machine_model)
     b.kvm = false;
 
     struct vm_boot e = {arm, vm_machine_find(arm, NULL), "/t/patched.dtb", "/k", "/i", NULL, 2,
-                        512, false, 10, 0};
+                        512, false, 10, 0, NULL};
     vm_qemu_args(&e, NULL, &a);
     CHECK(!strcmp(arg_after(a.argv, "-dtb"), "/t/patched.dtb"));
     CHECK(!strcmp(arg_after(a.argv, "-serial"), "stdio"));

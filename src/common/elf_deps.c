@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/* The file is read whole (shared libraries are a few MB) and every offset, size and string
+ * is checked against what was read, so a truncated or hostile file gives an error, never a
+ * wild read.  DT_STRTAB holds an address, not a file offset: the PT_LOAD segment that
+ * contains it gives the offset. */
+#include "common/elf_deps.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PT_LOAD_TYPE 1
+#define PT_DYNAMIC_TYPE 2
+#define PT_INTERP_TYPE 3
+#define DT_NULL_TAG 0
+#define DT_NEEDED_TAG 1
+#define DT_STRTAB_TAG 5
+#define DT_STRSZ_TAG 10
+#define MAX_FILE (64u << 20)
+#define MAX_PHNUM 4096
+
+static uint64_t le(const unsigned char *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static unsigned char *slurp(const char *path, size_t *size, char *why, size_t wl)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 64 ||
+        (uint64_t)st.st_size > MAX_FILE) {
+        snprintf(why, wl, "cannot read '%s' as an ELF file: %s", path,
+                 fd < 0 ? strerror(errno) : "not a regular file of 64 bytes to 64 MiB");
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    unsigned char *buf = malloc((size_t)st.st_size);
+    size_t got = 0;
+    while (buf && got < (size_t)st.st_size) {
+        ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fd);
+    if (!buf || got != (size_t)st.st_size) {
+        snprintf(why, wl, "cannot read '%s'", path);
+        free(buf);
+        return NULL;
+    }
+    *size = got;
+    return buf;
+}
+
+/* A NUL-terminated string of at most ELF_DEPS_NAME_MAX bytes at buf[off], within [0, end). */
+static const char *string_at(const unsigned char *buf, uint64_t off, uint64_t end)
+{
+    if (off >= end)
+        return NULL;
+    const unsigned char *nul = memchr(buf + off, 0, (size_t)(end - off));
+    if (!nul || (size_t)(nul - (buf + off)) > ELF_DEPS_NAME_MAX)
+        return NULL;
+    return (const char *)buf + off;
+}
+
+bool elf_deps_read(const char *path, struct elf_deps *d, char *why, size_t wl)
+{
+    memset(d, 0, sizeof *d);
+    size_t size;
+    unsigned char *buf = slurp(path, &size, why, wl);
+    if (!buf)
+        return false;
+    bool ok = false;
+    const unsigned char *h = buf;
+    uint64_t phoff = le(h + 32, 8), phentsize = le(h + 54, 2), phnum = le(h + 56, 2);
+    uint64_t dyn_off = 0, dyn_size = 0;
+    if (memcmp(h, "\x7f" "ELF", 4) != 0 || h[4] != 2 || h[5] != 1) {
+        snprintf(why, wl, "'%s' is not a 64-bit little-endian ELF file", path);
+        goto out;
+    }
+    if (phnum > MAX_PHNUM || phentsize < 56 || phoff > size || phnum * phentsize > size - phoff) {
+        snprintf(why, wl, "'%s': malformed ELF program headers", path);
+        goto out;
+    }
+    for (uint64_t i = 0; i < phnum; i++) {
+        const unsigned char *ph = buf + phoff + i * phentsize;
+        uint64_t type = le(ph, 4), off = le(ph + 8, 8), filesz = le(ph + 32, 8);
+        if ((type == PT_INTERP_TYPE || type == PT_DYNAMIC_TYPE) &&
+            (off > size || filesz > size - off)) {
+            snprintf(why, wl, "'%s': a program header points outside the file", path);
+            goto out;
+        }
+        if (type == PT_INTERP_TYPE) {
+            const char *s = string_at(buf, off, off + filesz);
+            if (!s || s[0] != '/') {
+                snprintf(why, wl, "'%s': malformed PT_INTERP", path);
+                goto out;
+            }
+            memcpy(d->interp, s, strlen(s) + 1);
+        } else if (type == PT_DYNAMIC_TYPE) {
+            dyn_off = off;
+            dyn_size = filesz;
+        }
+    }
+    uint64_t strtab = 0, strsz = 0;
+    bool have_strtab = false;
+    for (uint64_t e = dyn_off; dyn_size && e + 16 <= dyn_off + dyn_size; e += 16) {
+        uint64_t tag = le(buf + e, 8), val = le(buf + e + 8, 8);
+        if (tag == DT_NULL_TAG)
+            break;
+        if (tag == DT_STRTAB_TAG) {
+            strtab = val;
+            have_strtab = true;
+        } else if (tag == DT_STRSZ_TAG) {
+            strsz = val;
+        }
+    }
+    uint64_t str_off = 0;
+    bool mapped = false;
+    for (uint64_t i = 0; have_strtab && i < phnum && !mapped; i++) {
+        const unsigned char *ph = buf + phoff + i * phentsize;
+        uint64_t type = le(ph, 4), off = le(ph + 8, 8), vaddr = le(ph + 16, 8);
+        uint64_t filesz = le(ph + 32, 8);
+        if (type == PT_LOAD_TYPE && strtab >= vaddr && strtab - vaddr < filesz) {
+            str_off = off + (strtab - vaddr);
+            mapped = true;
+        }
+    }
+    if (have_strtab && (!mapped || str_off > size || strsz > size - str_off)) {
+        snprintf(why, wl, "'%s': its dynamic string table lies outside the file", path);
+        goto out;
+    }
+    for (uint64_t e = dyn_off; dyn_size && e + 16 <= dyn_off + dyn_size; e += 16) {
+        uint64_t tag = le(buf + e, 8), val = le(buf + e + 8, 8);
+        if (tag == DT_NULL_TAG)
+            break;
+        if (tag != DT_NEEDED_TAG)
+            continue;
+        const char *name = have_strtab && val < strsz ? string_at(buf, str_off + val, str_off + strsz)
+                                                     : NULL;
+        if (!name || !*name || strchr(name, '/')) {
+            snprintf(why, wl, "'%s': a malformed DT_NEEDED entry", path);
+            goto out;
+        }
+        if (d->n_needed == ELF_DEPS_MAX_NEEDED) {
+            snprintf(why, wl, "'%s' needs more than %d libraries", path, ELF_DEPS_MAX_NEEDED);
+            goto out;
+        }
+        memcpy(d->needed[d->n_needed++], name, strlen(name) + 1);
+    }
+    ok = true;
+out:
+    free(buf);
+    return ok;
+}

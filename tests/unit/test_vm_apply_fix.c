@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* vm --apply-fix's pieces that need no guest: the changed kernel command line, and reading
+ * the doctor's JSON as a tree (src/vm/apply_fix.c, src/vm/json_tree.c). */
+#include "check.h"
+#include "vm/apply_fix.h"
+#include "vm/json_tree.h"
+
+TEST(apply_fix_cmdline_removes_and_adds_whole_words)
+{
+    char out[256];
+    const char *rm[] = {"clocksource=hpet"}, *add[] = {"clocksource=tsc", "tsc=reliable"};
+    CHECK(apply_fix_cmdline("quiet clocksource=hpet clocksource=hpet2 x=1", rm, 1, add, 2, out,
+                            sizeof out));
+    CHECK(strcmp(out, "quiet clocksource=hpet2 x=1 clocksource=tsc tsc=reliable") == 0);
+    /* A word already there is added once, at the end. */
+    CHECK(apply_fix_cmdline("tsc=reliable a", NULL, 0, add + 1, 1, out, sizeof out));
+    CHECK(strcmp(out, "a tsc=reliable") == 0);
+    CHECK(apply_fix_cmdline(NULL, rm, 1, NULL, 0, out, sizeof out) && out[0] == 0);
+    CHECK(apply_fix_cmdline("tsc=unstable", (const char *[]){"tsc=unstable"}, 1, NULL, 0, out,
+                            sizeof out) && out[0] == 0);
+    CHECK(!apply_fix_cmdline("aaaa", NULL, 0, add, 2, out, 8)); /* never cut short */
+}
+
+TEST(json_tree_reads_the_doctors_shapes)
+{
+    const char *text = "{\"schema\": \"clockscope.doctor/1\", \"verdict\": \"slow\", \"proof\": "
+                       "{\"timings\": [{\"id\": \"a\", \"ns_per_call\": 1.5}, {\"id\": "
+                       "\"libc\\u00e9\", \"ns_per_call\": -2e3}]}, \"actions\": [{\"kind\": "
+                       "\"cmdline\", \"add\": [\"x\\\"y\"], \"reboot\": true, \"n\": null}]}";
+    char why[200];
+    struct json_node *root = json_tree_parse(text, strlen(text), why, sizeof why);
+    CHECK(root != NULL);
+    CHECK(strcmp(json_str(json_get(root, "verdict")), "slow") == 0);
+    const struct json_node *t = json_get(json_get(root, "proof"), "timings");
+    CHECK(json_len(t) == 2 && json_num(json_get(json_at(t, 0), "ns_per_call"), 0) == 1.5);
+    CHECK(strcmp(json_str(json_get(json_at(t, 1), "id")), "libc\xc3\xa9") == 0);
+    CHECK(json_num(json_get(json_at(t, 1), "ns_per_call"), 0) == -2000);
+    const struct json_node *a = json_at(json_get(root, "actions"), 0);
+    CHECK(strcmp(json_str(json_at(json_get(a, "add"), 0)), "x\"y") == 0);
+    CHECK(json_get(a, "reboot")->boolean && json_get(a, "n")->type == JSON_NULL);
+    /* Missing steps give NULL, never a crash. */
+    CHECK(!json_get(json_get(root, "nope"), "x") && !json_at(NULL, 3) && json_len(root) == 0);
+    CHECK(json_num(json_get(root, "verdict"), 7) == 7 && !json_str(json_get(root, "proof")));
+    json_tree_free(root);
+    CHECK(!json_tree_parse("{\"a\": }", 7, why, sizeof why) && why[0]);
+    CHECK(!json_tree_parse("", 0, why, sizeof why));
+}

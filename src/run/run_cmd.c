@@ -8,6 +8,7 @@
 #include "common/elf_probe.h"
 #include "common/subprocess.h"
 #include "run/run_mode.h"
+#include "run/run_served.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -224,10 +225,15 @@ int cmd_run(int argc, char **argv)
         check_output(output, output_abs, sizeof output_abs);
         output = output_abs;
     }
-    if (elf_is_static(target))
-        fprintf(stderr, "clockscope run: warning: %s is statically linked: the shim cannot "
-                "reach it, it runs unchanged\n", target);
-    else if (secure_exec_reason(target))
+    /* Static and Go programs: the helper patches their vDSO at the exec (run_served.c). */
+    const char *kind = run_served_kind(target);
+    const char *secure = secure_exec_reason(target);
+    if (kind && secure) {
+        fprintf(stderr, "clockscope run: warning: %s is %s and %s: tracing its exec would drop "
+                "its privileges, so run does not patch its vDSO; it runs unchanged\n", target,
+                kind, secure);
+        kind = NULL;
+    } else if (secure && !elf_is_static(target))
         fprintf(stderr, "clockscope run: warning: %s is %s: the loader ignores LD_PRELOAD for "
                 "it (secure execution), so the shim cannot reach it; it runs unchanged\n",
                 target, secure_exec_reason(target));
@@ -266,6 +272,14 @@ int cmd_run(int argc, char **argv)
         setenv("CLOCKSCOPE_RUN_OUTPUT", output, 1);
     else
         unsetenv("CLOCKSCOPE_RUN_OUTPUT");
+    if (kind) {
+        char why[400];
+        /* On success the helper waits for the exec: nothing else may come between. */
+        if (!run_served_start(target, kind, &mode, verbose, output, why, sizeof why))
+            fprintf(stderr, "clockscope run: %s is %s: its vDSO is not patched: %s; it runs "
+                    "unserved%s\n", target, kind, why,
+                    elf_is_static(target) ? "" : " (the shim still serves its calls through libc)");
+    }
     fflush(NULL);
     execv(target, argv + i);
     int e = errno;

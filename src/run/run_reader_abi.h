@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* The contract between `clockscope run` and the reader it injects into a program's address
+ * space (src/run/reader/reader.c, built freestanding): the data page both map from one
+ * memfd.  Freestanding (only <stdint.h>), pointer-free: the page sits at different addresses
+ * in run's refresher and in each served process.
+ *
+ * Layout of the injected region: RUN_READER_CODE_SIZE bytes of code (the reader, read-only
+ * and executable), immediately followed by RUN_PAGE_SIZE bytes of this page (shared,
+ * read-write: count mode's counters are written by the served process). */
+#ifndef CLOCKSCOPE_RUN_READER_ABI_H
+#define CLOCKSCOPE_RUN_READER_ABI_H
+
+#include <stdint.h>
+
+#define RUN_READER_CODE_SIZE 4096u
+#define RUN_PAGE_SIZE 4096u
+#define RUN_PAGE_MAGIC 0x31707363u /* "csp1" */
+#define RUN_PAGE_VERSION 1u
+
+/* The entry points the reader provides, in the order of arch_vdso_entries.name. */
+enum run_entry { RUN_ENTRY_CLOCK_GETTIME, RUN_ENTRY_GETTIMEOFDAY, RUN_ENTRY_TIME, RUN_ENTRIES };
+
+/* Count mode's slots: clock_gettime per clock id 0..15 (CLOCK_TAI is 11), then the others. */
+#define RUN_COUNT_CLOCKS 16
+enum { RUN_COUNT_OTHER_CLOCK = RUN_COUNT_CLOCKS, RUN_COUNT_GETTIMEOFDAY, RUN_COUNT_TIME,
+       RUN_COUNT_SLOTS };
+
+#define RUN_FLAG_COUNT 1u /* count every call (and answer it by the syscall) */
+
+struct run_page_header {
+    uint32_t magic;        /* RUN_PAGE_MAGIC, written by run before the entry points are */
+    uint32_t version;      /* RUN_PAGE_VERSION */
+    uint32_t flags;        /* RUN_FLAG_* */
+    uint32_t serve_mask;   /* bit (1 << clock id): clocks the line answers (0: none) */
+    /* Count mode: calls per slot, added by the served processes with relaxed atomic adds
+     * (a count is a value, ordering nothing), read by the refresher at the end. */
+    uint64_t calls[RUN_COUNT_SLOTS];
+};
+
+/* The header starts the page; fastclock's line (RUN_PAGE_LINE_OFFSET) follows on its own
+ * cache lines. */
+#define RUN_PAGE_LINE_OFFSET 256u
+_Static_assert(sizeof(struct run_page_header) <= RUN_PAGE_LINE_OFFSET, "header fits");
+
+#endif

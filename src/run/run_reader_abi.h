@@ -4,9 +4,12 @@
  * memfd.  Freestanding (only <stdint.h>), pointer-free: the page sits at different addresses
  * in run's refresher and in each served process.
  *
- * Layout of the injected region: RUN_READER_CODE_SIZE bytes of code (the reader, read-only
- * and executable), immediately followed by RUN_PAGE_SIZE bytes of this page (shared,
- * read-write: count mode's counters are written by the served process). */
+ * Layout of the injected region, all from one memfd but the code:
+ *   RUN_READER_CODE_SIZE bytes of code (the reader; private, read-only and executable),
+ *   RUN_PAGE_SIZE bytes: the page holding fastclock's line (memfd offset 0; read-only in the
+ *     served process: only the refresher writes it; the line lies at header.line_offset),
+ *   RUN_PAGE_SIZE bytes: this header (memfd offset RUN_PAGE_SIZE; read-write: count mode's
+ *     counters are written by the served processes). */
 #ifndef CLOCKSCOPE_RUN_READER_ABI_H
 #define CLOCKSCOPE_RUN_READER_ABI_H
 
@@ -31,15 +34,19 @@ struct run_page_header {
     uint32_t magic;        /* RUN_PAGE_MAGIC, written by run before the entry points are */
     uint32_t version;      /* RUN_PAGE_VERSION */
     uint32_t flags;        /* RUN_FLAG_* */
-    uint32_t serve_mask;   /* bit (1 << clock id): clocks the line answers (0: none) */
+    uint32_t serve_mask;   /* bit (1 << clock id): clocks the line answers (0: none); the
+                            * refresher clears CLOCK_REALTIME's bit for a while after a step */
+    uint32_t line_offset;  /* where fastclock's line lies in the line page */
+    uint32_t reserved;
     /* Count mode: calls per slot, added by the served processes with relaxed atomic adds
      * (a count is a value, ordering nothing), read by the refresher at the end. */
     uint64_t calls[RUN_COUNT_SLOTS];
 };
 
-/* The header starts the page; fastclock's line (RUN_PAGE_LINE_OFFSET) follows on its own
- * cache lines. */
-#define RUN_PAGE_LINE_OFFSET 256u
-_Static_assert(sizeof(struct run_page_header) <= RUN_PAGE_LINE_OFFSET, "header fits");
+#define RUN_LINE_PAGE_OFFSET RUN_READER_CODE_SIZE
+#define RUN_HEADER_OFFSET (RUN_READER_CODE_SIZE + RUN_PAGE_SIZE)
+#define RUN_REGION_SIZE (RUN_READER_CODE_SIZE + 2 * RUN_PAGE_SIZE)
+#define RUN_MEMFD_SIZE (2 * RUN_PAGE_SIZE)
+_Static_assert(sizeof(struct run_page_header) <= RUN_PAGE_SIZE, "header fits");
 
 #endif

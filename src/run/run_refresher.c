@@ -3,7 +3,15 @@
  * it is a thread the program could see, block or fork. */
 #include "run/run_refresher.h"
 
+#include "fastclock/fastclock.h"
+#include "fastclock/fc_state.h"
+#include "shim/shim.h"
+
 #include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/timerfd.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
@@ -63,21 +71,112 @@ static void print_table(const struct run_refresher *r, double secs)
         fflush(f);
 }
 
+#define SERVED_CLOCKS ((1u << CLOCK_MONOTONIC) | (1u << CLOCK_REALTIME) | (1u << CLOCK_BOOTTIME))
+#define TICKER_PERIOD_NS 10000000ull /* the explicit ticker looks every 10 ms (never parks) */
+
+bool run_refresher_prepare(int memfd, struct run_page_header *page, const struct run_mode *mode,
+                           char *why, size_t wl)
+{
+    long pagesz = sysconf(_SC_PAGESIZE);
+    uintptr_t addr = (uintptr_t)&fc_line, pg = addr & ~(uintptr_t)(pagesz - 1);
+    if (pagesz != (long)RUN_PAGE_SIZE || addr + sizeof fc_line > pg + (uintptr_t)pagesz) {
+        snprintf(why, wl, "fastclock's line does not fit one %u-byte page here", RUN_PAGE_SIZE);
+        return false;
+    }
+    /* Before libfastclock has started (no thread, no line yet): the page's other contents
+     * are this process's own data, copied so that nothing changes for it. */
+    if (pwrite(memfd, (const void *)pg, (size_t)pagesz, 0) != pagesz ||
+        mmap((void *)pg, (size_t)pagesz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, memfd, 0) !=
+            (void *)pg) {
+        snprintf(why, wl, "cannot share fastclock's line: %s", strerror(errno));
+        return false;
+    }
+    page->line_offset = (uint32_t)(addr - pg);
+    struct fastclock_info info;
+    fastclock_info(&info);
+    if (info.source != FASTCLOCK_SOURCE_COUNTER) {
+        snprintf(why, wl, "no safe counter (%s): the vDSO reads the same kernel clock; "
+                 "nothing to serve", info.why);
+        return false;
+    }
+    if (!strcmp(mode->name, "auto")) {
+        const char *hook = getenv("CLOCKSCOPE_RUN_SLOW");
+        uint64_t libc_t = 0, sys_t = 0, libc_r = 0, sys_r = 0;
+        bool slow = hook && *hook ? *hook == '1'
+                  : shim_kernel_path_slow(clock_gettime, CLOCK_MONOTONIC, &libc_t, &sys_t) ||
+                    shim_kernel_path_slow(clock_gettime, CLOCK_REALTIME, &libc_r, &sys_r);
+        if (!slow) {
+            snprintf(why, wl, "--mode auto: the vDSO does not enter the kernel here (a "
+                     "monotonic read costs %llu counter ticks, a syscall %llu): nothing to "
+                     "gain (--mode fast serves anyway)",
+                     (unsigned long long)libc_t, (unsigned long long)sys_t);
+            return false;
+        }
+    }
+    int e = fastclock_ticker_start(TICKER_PERIOD_NS);
+    if (e) {
+        snprintf(why, wl, "cannot start fastclock's ticker: %s", strerror(e));
+        return false;
+    }
+    __atomic_store_n(&page->serve_mask, SERVED_CLOCKS, __ATOMIC_RELEASE);
+    return true;
+}
+
+/* A timerfd that reports any step of CLOCK_REALTIME (TFD_TIMER_CANCEL_ON_SET: a read fails
+ * with ECANCELED), armed far in the future so that it never expires. */
+static int step_watch(void)
+{
+    int fd = timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC);
+    struct itimerspec far = {.it_value = {.tv_sec = (time_t)1 << 40}};
+    if (fd >= 0 && timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &far, NULL) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+static uint64_t refreshes(void)
+{
+    struct fastclock_info info;
+    fastclock_info(&info);
+    return info.refreshes;
+}
+
 void run_refresher_loop(const struct run_refresher *r)
 {
     double start = now_s();
+    bool serving = __atomic_load_n(&r->page->serve_mask, __ATOMIC_RELAXED) != 0;
+    int steps = serving ? step_watch() : -1;
+    uint64_t held_until = 0; /* REALTIME held back until refresh number > this */
+    bool holding = false;
     for (;;) {
-        struct pollfd p = {.fd = r->lifeline, .events = POLLIN};
-        int n = poll(&p, 1, 1000);
+        struct pollfd p[2] = {{.fd = r->lifeline, .events = POLLIN}, {.fd = steps, .events = POLLIN}};
+        int n = poll(p, steps >= 0 ? 2 : 1, holding ? 5 : 1000);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
             break;
-        if (n > 0) {
+        if (p[0].revents) {
             char buf[64];
             ssize_t got = read(r->lifeline, buf, sizeof buf);
             if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN))
                 break; /* every served process has ended */
+        }
+        if (steps >= 0 && p[1].revents) {
+            uint64_t x;
+            if (read(steps, &x, sizeof x) < 0 && errno == ECANCELED) {
+                /* CLOCK_REALTIME was stepped: the line's offset is the old one until the
+                 * next refresh; meanwhile REALTIME is answered by the kernel. */
+                __atomic_and_fetch(&r->page->serve_mask, ~(1u << CLOCK_REALTIME), __ATOMIC_SEQ_CST);
+                held_until = refreshes() + 1;
+                holding = true;
+            }
+            close(steps);
+            steps = step_watch();
+        }
+        if (holding && refreshes() > held_until) {
+            __atomic_or_fetch(&r->page->serve_mask, 1u << CLOCK_REALTIME, __ATOMIC_SEQ_CST);
+            holding = false;
         }
     }
     if (r->count)

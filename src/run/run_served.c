@@ -120,7 +120,14 @@ struct helper_args {
     int memfd, lifeline_r, to_helper, from_helper;
     struct run_page_header *page;
     bool verbose, count;
+    const struct run_mode *mode;
     const char *output;
+};
+
+/* What the helper answers run before the exec: 0, or an errno value with the reason. */
+struct helper_reply {
+    int err;
+    char why[400];
 };
 
 static void say(const char *fmt, const char *a, const char *b)
@@ -145,13 +152,18 @@ static _Noreturn void helper_main(const struct helper_args *a)
     char go;
     if (!read_all(a->to_helper, &go, 1))
         _exit(0);
-    int err = 0;
-    if (ptrace(PTRACE_SEIZE, a->target, NULL,
-               (void *)(long)(PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD)) != 0)
-        err = errno;
-    write_all(a->from_helper, &err, sizeof err);
+    struct helper_reply rep = {0};
+    /* What to serve, decided before the program starts: a program left without its vDSO's
+     * fast path for nothing would be slower than unserved. */
+    if (!a->count && !run_refresher_prepare(a->memfd, a->page, a->mode, rep.why, sizeof rep.why))
+        rep.err = EAGAIN;
+    if (!rep.err && ptrace(PTRACE_SEIZE, a->target, NULL,
+                           (void *)(long)(PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL |
+                                          PTRACE_O_TRACESYSGOOD)) != 0)
+        rep.err = errno;
+    write_all(a->from_helper, &rep, sizeof rep);
     close(a->from_helper);
-    if (err)
+    if (rep.err)
         _exit(0);
     char how[320] = "";
     enum run_vpatch_result res = RUN_VPATCH_TRACE_FAILED;
@@ -223,11 +235,6 @@ bool run_served_start(const char *path, const char *kind, const struct run_mode 
                  "answer every coarse read by a syscall, slower than the kernel's vDSO");
         return false;
     }
-    if (!count) {
-        snprintf(why, wl, "serving the clock through the patched vDSO needs the shared line "
-                 "(not built yet); --mode count works");
-        return false;
-    }
     long tracer = tracer_pid();
     if (tracer > 0) {
         snprintf(why, wl, "run is itself being traced (by pid %ld, a debugger or strace): a "
@@ -236,14 +243,15 @@ bool run_served_start(const char *path, const char *kind, const struct run_mode 
         return false;
     }
     int memfd = memfd_create("clockscope-run-page", 0);
-    if (memfd < 0 || ftruncate(memfd, RUN_PAGE_SIZE) != 0) {
+    if (memfd < 0 || ftruncate(memfd, RUN_MEMFD_SIZE) != 0) {
         snprintf(why, wl, "cannot create the data page (memfd_create): %s", strerror(errno));
         if (memfd >= 0)
             close(memfd);
         return false;
     }
     memfd = to_high_fd(memfd, false);
-    struct run_page_header *page = mmap(NULL, RUN_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+    struct run_page_header *page = memfd < 0 ? MAP_FAILED :
+        mmap(NULL, RUN_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, RUN_PAGE_SIZE);
     int life[2], to_h[2], from_h[2];
     if (memfd < 0 || page == MAP_FAILED || pipe2(life, O_CLOEXEC) != 0) {
         snprintf(why, wl, "cannot set up the data page: %s", strerror(errno));
@@ -271,7 +279,7 @@ bool run_served_start(const char *path, const char *kind, const struct run_mode 
             struct helper_args a = {.target = target, .path = path, .memfd = memfd,
                                     .lifeline_r = life[0], .to_helper = to_h[0],
                                     .from_helper = from_h[1], .page = page, .verbose = verbose,
-                                    .count = count, .output = output};
+                                    .count = count, .mode = mode, .output = output};
             helper_main(&a);
         }
         _exit(0);
@@ -282,20 +290,23 @@ bool run_served_start(const char *path, const char *kind, const struct run_mode 
         while (waitpid(mid, &st, 0) < 0 && errno == EINTR)
             ;
     pid_t helper = 0;
-    int err = EIO;
+    static struct helper_reply rep;
+    rep.err = EIO;
     bool ok = mid > 0 && read_all(from_h[0], &helper, sizeof helper);
     if (ok) {
         prctl(PR_SET_PTRACER, (unsigned long)helper, 0, 0, 0); /* EINVAL without Yama: fine */
         write_all(to_h[1], "g", 1);
-        ok = read_all(from_h[0], &err, sizeof err) && err == 0;
+        ok = read_all(from_h[0], &rep, sizeof rep) && rep.err == 0;
     }
     close(to_h[1]), close(from_h[0]);
     munmap(page, RUN_PAGE_SIZE);
     if (!ok) {
         if (mid < 0)
             snprintf(why, wl, "fork: %s", strerror(errno));
+        else if (rep.err == EAGAIN)
+            snprintf(why, wl, "%s", rep.why);
         else
-            seize_refusal(err, why, wl);
+            seize_refusal(rep.err, why, wl);
         close(memfd), close(life_w);
         return false;
     }

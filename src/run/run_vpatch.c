@@ -144,7 +144,7 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, char *how, siz
     uint8_t insn[8];
     size_t ilen = arch_inject_syscall_insn(insn);
     long region = -1, ret = 0;
-    const size_t region_size = RUN_READER_CODE_SIZE + RUN_PAGE_SIZE;
+    const size_t region_size = RUN_REGION_SIZE;
     if ((e = run_trace_write(pid, insn_at, insn, ilen))) {
         snprintf(how, hl, "cannot write into its vDSO through /proc/%d/mem: %s (a kernel in "
                  "lockdown mode, or an LSM, may forbid it)", (int)pid, strerror(e));
@@ -160,12 +160,21 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, char *how, siz
         e = EIO, region = -1;
     }
     if (!e) {
-        long a2[6] = {region + RUN_READER_CODE_SIZE, RUN_PAGE_SIZE, PROT_READ | PROT_WRITE,
+        long a2[6] = {region + RUN_LINE_PAGE_OFFSET, RUN_MEMFD_SIZE, PROT_READ | PROT_WRITE,
                       MAP_SHARED | MAP_FIXED, memfd_in_target, 0};
         e = run_trace_syscall(pid, insn_at, SYS_mmap, a2, &ret, pending_sig, why, sizeof why);
-        if (!e && ret != region + (long)RUN_READER_CODE_SIZE) {
-            snprintf(why, sizeof why, "mmap of the data page failed: %s",
+        if (!e && ret != region + (long)RUN_LINE_PAGE_OFFSET) {
+            snprintf(why, sizeof why, "mmap of the data pages failed: %s",
                      is_err(ret) ? strerror((int)-ret) : "wrong address");
+            e = EIO;
+        }
+    }
+    if (!e) {
+        /* The line is the refresher's to write: read-only here. */
+        long a6[6] = {region + RUN_LINE_PAGE_OFFSET, RUN_PAGE_SIZE, PROT_READ, 0, 0, 0};
+        e = run_trace_syscall(pid, insn_at, SYS_mprotect, a6, &ret, pending_sig, why, sizeof why);
+        if (!e && ret != 0) {
+            snprintf(why, sizeof why, "mprotect of the line page failed: %s", strerror((int)-ret));
             e = EIO;
         }
     }

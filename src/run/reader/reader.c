@@ -36,7 +36,7 @@ static inline struct run_page_header *page(void)
 {
     char *p;
     __asm__("lea run_reader_code_start(%%rip), %0" : "=r"(p));
-    return (struct run_page_header *)(p + RUN_READER_CODE_SIZE);
+    return (struct run_page_header *)(p + RUN_HEADER_OFFSET);
 }
 
 static inline void count(struct run_page_header *h, unsigned slot)

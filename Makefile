@@ -96,7 +96,7 @@ $(O)/libclockscope-shim.so: $(SHIM_PIC) $(FC_PIC) src/shim/shim.map
 # scripts/gen-reader-blob.sh, which fails on any relocation.  x86_64 only so far: elsewhere
 # the header says the blob is not available and run refuses to patch.
 READER_CFLAGS := -std=c11 $(WARN) -O2 -D_GNU_SOURCE -Isrc -ffreestanding -fPIC -nostdlib \
-                 -fno-stack-protector -fno-jump-tables -fno-asynchronous-unwind-tables \
+                 -fno-stack-protector -fno-jump-tables -fno-tree-switch-conversion -fno-asynchronous-unwind-tables \
                  -fno-unwind-tables -fcf-protection=none -fno-toplevel-reorder -mno-red-zone
 $(O)/gen/run_reader_blob.h: src/run/reader/reader.c src/run/run_reader_abi.h $(wildcard src/fastclock/fc_line.h) scripts/gen-reader-blob.sh
 	@mkdir -p $(O)/gen

@@ -38,6 +38,9 @@ struct run_page_header {
                             * refresher clears CLOCK_REALTIME's bit for a while after a step */
     uint32_t line_offset;  /* where fastclock's line lies in the line page */
     uint32_t reserved;
+    /* Every syscall the reader made (unserved clocks, a stale or missing line, count mode),
+     * added like the counts; `run --verbose` reports it when the program has ended. */
+    uint64_t kernel_calls;
     /* Count mode: calls per slot, added by the served processes with relaxed atomic adds
      * (a count is a value, ordering nothing), read by the refresher at the end. */
     uint64_t calls[RUN_COUNT_SLOTS];

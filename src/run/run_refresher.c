@@ -181,4 +181,10 @@ void run_refresher_loop(const struct run_refresher *r)
     }
     if (r->count)
         print_table(r, now_s() - start);
+    if (r->verbose) {
+        fprintf(stderr, "clockscope run: pid %d (%s) ended: its patched vDSO made %llu syscalls\n",
+                (int)r->pid, r->path,
+                (unsigned long long)__atomic_load_n(&r->page->kernel_calls, __ATOMIC_RELAXED));
+        fflush(stderr);
+    }
 }

@@ -13,7 +13,7 @@
 struct run_refresher {
     struct run_page_header *page; /* mapped shared with the program */
     int lifeline;                 /* read end: EOF once every served process has ended */
-    bool count;
+    bool count, verbose;
     const char *output;           /* count mode: append the table here, else stderr */
     const char *path;
     pid_t pid;

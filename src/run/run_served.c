@@ -210,7 +210,7 @@ static _Noreturn void helper_main(const struct helper_args *a)
                          : a->page->serve_mask ? "served by fastclock's line" : "nothing served");
         fflush(stderr);
     }
-    struct run_refresher r = {.page = a->page, .lifeline = a->lifeline_r, .count = a->count,
+    struct run_refresher r = {.page = a->page, .lifeline = a->lifeline_r, .count = a->count, .verbose = a->verbose,
                               .output = a->output, .path = a->path, .pid = a->target};
     run_refresher_loop(&r);
     _exit(0);

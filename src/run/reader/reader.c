@@ -44,12 +44,18 @@ static inline void count(struct run_page_header *h, unsigned slot)
     __atomic_fetch_add(&h->calls[slot], 1, __ATOMIC_RELAXED);
 }
 
+static inline void count_kernel(struct run_page_header *h)
+{
+    __atomic_fetch_add(&h->kernel_calls, 1, __ATOMIC_RELAXED);
+}
+
 long run_reader_clock_gettime(long clk, struct k_timespec *ts)
 {
     struct run_page_header *h = page();
     uint32_t flags = __atomic_load_n(&h->flags, __ATOMIC_RELAXED);
     if (flags & RUN_FLAG_COUNT)
         count(h, (unsigned long)clk < RUN_COUNT_CLOCKS ? (unsigned)clk : RUN_COUNT_OTHER_CLOCK);
+    count_kernel(h);
     return raw_syscall2(NR_CLOCK_GETTIME, clk, (long)ts);
 }
 
@@ -59,6 +65,7 @@ long run_reader_gettimeofday(struct k_timeval *tv, void *tz)
     uint32_t flags = __atomic_load_n(&h->flags, __ATOMIC_RELAXED);
     if (flags & RUN_FLAG_COUNT)
         count(h, RUN_COUNT_GETTIMEOFDAY);
+    count_kernel(h);
     return raw_syscall2(NR_GETTIMEOFDAY, (long)tv, (long)tz);
 }
 
@@ -68,5 +75,6 @@ long run_reader_time(int64_t *t)
     uint32_t flags = __atomic_load_n(&h->flags, __ATOMIC_RELAXED);
     if (flags & RUN_FLAG_COUNT)
         count(h, RUN_COUNT_TIME);
+    count_kernel(h);
     return raw_syscall2(NR_TIME, (long)t, 0);
 }

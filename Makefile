@@ -98,7 +98,7 @@ $(O)/libclockscope-shim.so: $(SHIM_PIC) $(FC_PIC) src/shim/shim.map
 READER_CFLAGS := -std=c11 $(WARN) -O2 -D_GNU_SOURCE -Isrc -ffreestanding -fPIC -nostdlib \
                  -fno-stack-protector -fno-jump-tables -fno-tree-switch-conversion -fno-asynchronous-unwind-tables \
                  -fno-unwind-tables -fcf-protection=none -fno-toplevel-reorder -mno-red-zone
-$(O)/gen/run_reader_blob.h: src/run/reader/reader.c src/run/run_reader_abi.h $(wildcard src/fastclock/fc_line.h) scripts/gen-reader-blob.sh
+$(O)/gen/run_reader_blob.h: src/run/reader/reader.c src/run/run_reader_abi.h src/fastclock/fc_line.h src/fastclock/fc_read.h src/arch/counter.h src/arch/x86_64/counter.h scripts/gen-reader-blob.sh
 	@mkdir -p $(O)/gen
 ifeq ($(ARCH),x86_64)
 	@echo "  CC  $< (freestanding reader)"

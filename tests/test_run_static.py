@@ -144,3 +144,125 @@ def test_coarse_mode_is_refused_for_patched_programs(cs, static_prog):
     proc = served(cs, "coarse", static_prog, "pairs", "10")
     assert proc.returncode == 0 and "ok parent pairs 10 bad 0" in proc.stdout
     assert "--mode coarse is not offered through the vDSO" in proc.stderr
+
+
+SERVED = "served by fastclock's line"
+# Checks of "no syscall per served call" start after fastclock's first lines (2, 4, 8 ms
+# ..., docs/run.md): those a busy machine can let go stale (then: syscalls, correct).
+SETTLED = {"STATIC_CLOCK_SETTLE_MS": "1200"}
+
+
+def reader_syscalls(stderr):
+    m = re.search(r"its patched vDSO made (\d+) syscalls", stderr)
+    assert m, stderr
+    return int(m.group(1))
+
+
+def need_counter():
+    from test_run import counter_expected
+    if not counter_expected():
+        pytest.skip("fastclock does not use the counter here: nothing to serve")
+
+
+def test_fast_mode_serves_a_static_program(cs, static_prog):
+    need_counter()
+    proc = served(cs, "fast", static_prog, "pairs", "2000", env=SETTLED)
+    assert proc.returncode == 0 and "ok parent pairs 2000 bad 0" in proc.stdout, proc.stdout
+    assert SERVED in proc.stderr, proc.stderr
+    # CLOCK_MONOTONIC_RAW is not served: exactly its 2000 calls are syscalls, give or take
+    # a stale line now and then (a refresher kept off the CPU for 50 ms).
+    assert 2000 <= reader_syscalls(proc.stderr) < 2000 + 8000 // 100
+
+
+def test_fast_mode_makes_no_syscall_per_served_call(cs, static_prog):
+    """Independent of the reader's own count: the program's seccomp filter fails every clock
+    syscall; served calls must not fail (a stale line now and then may: under 1%)."""
+    need_counter()
+    proc = served(cs, "fast", static_prog, "nosyscall", "100000", env=SETTLED)
+    m = re.search(r"nosyscall calls (\d+) syscalls (\d+)", proc.stdout)
+    assert m, proc.stdout + proc.stderr
+    assert int(m.group(2)) < int(m.group(1)) // 100, proc.stdout
+
+
+def test_fast_mode_threads_and_sigprof_never_step_back(cs, static_prog):
+    need_counter()
+    proc = served(cs, "fast", static_prog, "threads", "8", "3")
+    assert re.search(r"^ok threads 8 .* backwards 0$", proc.stdout, re.M), proc.stdout + proc.stderr
+    assert SERVED in proc.stderr
+
+
+def test_fast_mode_forked_children_stay_served(cs, static_prog):
+    need_counter()
+    proc = served(cs, "fast", static_prog, "fork", "1000", env=SETTLED)
+    assert "ok child pairs 1000 bad 0" in proc.stdout and "ok parent pairs 1000 bad 0" in proc.stdout
+    # the child's MONOTONIC_RAW calls and the parent's: 2000; served clocks add (almost) none
+    assert 2000 <= reader_syscalls(proc.stderr) < 2000 + 16000 // 100
+
+
+@pytest.fixture(scope="module")
+def go_clock(tmp_path_factory):
+    need_tool("go")
+    d = tmp_path_factory.mktemp("goclock")
+    shutil.copy(ROOT / "tests/progs/go_clock/main.go", d / "main.go")
+    env = dict(os.environ, CGO_ENABLED="0", GO111MODULE="off",
+               GOCACHE=os.environ.get("GOCACHE", str(d / "cache")))
+    proc = run(["go", "build", "-o", d / "go_clock", d / "main.go"], env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return d / "go_clock"
+
+
+def test_fast_mode_serves_go_within_kernel_bounds(cs, go_clock):
+    need_counter()
+    proc = served(cs, "fast", go_clock, "bounds", "20000", env={"GO_CLOCK_SETTLE_MS": "1200"})
+    assert "ok bounds 20000 bad 0" in proc.stdout, proc.stdout + proc.stderr
+    assert SERVED in proc.stderr
+    assert reader_syscalls(proc.stderr) < 60000 // 100  # 3 reads a round
+
+
+def test_fast_mode_go_goroutines_with_pprof_and_preemption(cs, go_clock):
+    """8 goroutines read time.Now for 3 s with the CPU profiler at 1 kHz (SIGPROF) and a GC
+    every 10 ms (stop-the-world preemption by SIGURG): no crash, no hang, no backward step,
+    and the served reads make no syscall (under 1%)."""
+    need_counter()
+    proc = served(cs, "fast", go_clock, "goroutines", "8", "3")
+    m = re.search(r"^ok goroutines 8 reads (\d+) backwards 0$", proc.stdout, re.M)
+    assert proc.returncode == 0 and m, proc.stdout + proc.stderr
+    assert reader_syscalls(proc.stderr) < int(m.group(1)) // 100
+
+
+def test_a_killed_refresher_leaves_correct_slow_reads(cs, go_clock):
+    """The refresher gone, the line goes stale and the reader makes the syscall: still
+    between kernel reads, never backwards."""
+    need_counter()
+    p = subprocess.Popen([str(cs), "run", "--mode", "fast", "--verbose", "--", str(go_clock),
+                          "goroutines", "4", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    helper = None
+    line = ""
+    while helper is None:
+        line = p.stderr.readline()
+        m = re.search(r"refresher: pid (\d+)", line)
+        if m:
+            helper = int(m.group(1))
+        assert line, "no verbose line"
+    import time
+    time.sleep(0.5)
+    os.kill(helper, 9)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 0 and re.search(r"^ok goroutines 4 .* backwards 0$", out, re.M), out + err
+
+
+def test_auto_serves_only_where_the_kernel_path_is_slow(cs, static_prog):
+    need_counter()
+    proc = served(cs, "auto", static_prog, "pairs", "100", env={"CLOCKSCOPE_RUN_SLOW": "1"})
+    assert "ok parent pairs 100 bad 0" in proc.stdout and SERVED in proc.stderr, proc.stderr
+    proc = served(cs, "auto", static_prog, "pairs", "100", env={"CLOCKSCOPE_RUN_SLOW": "0"})
+    assert "ok parent pairs 100 bad 0" in proc.stdout
+    assert "--mode auto: the vDSO does not enter the kernel here" in proc.stderr
+    assert "patched vDSO" not in proc.stderr
+
+
+def test_no_safe_counter_runs_unserved_with_the_reason(cs, static_prog):
+    proc = served(cs, "fast", static_prog, "pairs", "100", env={"FASTCLOCK_DISABLE": "1"})
+    assert "ok parent pairs 100 bad 0" in proc.stdout
+    assert "its vDSO is not patched: no safe counter" in proc.stderr, proc.stderr

@@ -72,7 +72,15 @@ static void print_table(const struct run_refresher *r, double secs)
 }
 
 #define SERVED_CLOCKS ((1u << CLOCK_MONOTONIC) | (1u << CLOCK_REALTIME) | (1u << CLOCK_BOOTTIME))
-#define TICKER_PERIOD_NS 10000000ull /* the explicit ticker looks every 10 ms (never parks) */
+/* fastclock's explicit ticker (never parks) refreshes a line from half its period on; a
+ * line's period starts at 2 ms and doubles per refresh up to 100 ms (fc_writer.h), and
+ * serves 2 ms past it.  So the ticker looks every 1 ms for the first second (lines of 2, 4,
+ * 8 ms ...), then every 10 ms (lines of 100 ms): a line the program reads is never stale
+ * for want of a look. */
+#define TICKER_START_PERIOD_NS 1000000ull
+#define TICKER_PERIOD_NS 10000000ull
+#define TICKER_START_SECONDS 1.0
+#define LIVE_WAIT_MS 100 /* at most this long for the line to go live before the program starts */
 
 bool run_refresher_prepare(int memfd, struct run_page_header *page, const struct run_mode *mode,
                            char *why, size_t wl)
@@ -113,11 +121,17 @@ bool run_refresher_prepare(int memfd, struct run_page_header *page, const struct
             return false;
         }
     }
-    int e = fastclock_ticker_start(TICKER_PERIOD_NS);
+    int e = fastclock_ticker_start(TICKER_START_PERIOD_NS);
     if (e) {
         snprintf(why, wl, "cannot start fastclock's ticker: %s", strerror(e));
         return false;
     }
+    /* The line goes live once libfastclock's cross-CPU check has passed (a thread of its
+     * own): wait for it a little, so that the program's first reads find it (until then
+     * they are syscalls: correct, slow). */
+    for (int i = 0; i < LIVE_WAIT_MS &&
+                    __atomic_load_n(&fc_line.source, __ATOMIC_ACQUIRE) != FC_SOURCE_COUNTER; i++)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
     __atomic_store_n(&page->serve_mask, SERVED_CLOCKS, __ATOMIC_RELEASE);
     return true;
 }
@@ -148,10 +162,14 @@ void run_refresher_loop(const struct run_refresher *r)
     bool serving = __atomic_load_n(&r->page->serve_mask, __ATOMIC_RELAXED) != 0;
     int steps = serving ? step_watch() : -1;
     uint64_t held_until = 0; /* REALTIME held back until refresh number > this */
-    bool holding = false;
+    bool holding = false, started = !serving;
     for (;;) {
+        if (!started && now_s() - start >= TICKER_START_SECONDS) {
+            fastclock_ticker_start(TICKER_PERIOD_NS);
+            started = true;
+        }
         struct pollfd p[2] = {{.fd = r->lifeline, .events = POLLIN}, {.fd = steps, .events = POLLIN}};
-        int n = poll(p, steps >= 0 ? 2 : 1, holding ? 5 : 1000);
+        int n = poll(p, steps >= 0 ? 2 : 1, holding ? 5 : started ? 1000 : 100);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)

@@ -8,7 +8,8 @@
  *   static_clock fork N           the same pairs in a forked child
  *   static_clock nosyscall N      clock syscalls made to fail (seccomp): how many of N libc
  *                                 calls failed, i.e. went to the kernel
- * Prints "ok ..." lines or "FAIL ..." lines; exit 0 unless something could not run. */
+ * Prints "ok ..." lines or "FAIL ..." lines; exit 0 unless something could not run.
+ * STATIC_CLOCK_SETTLE_MS=N sleeps N ms first. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/filter.h>
@@ -166,6 +167,12 @@ static int nosyscall(long n)
 
 int main(int argc, char **argv)
 {
+    /* STATIC_CLOCK_SETTLE_MS: sleep first, so that a served program's checks of "no syscall"
+     * see fastclock's steady lines (100 ms) rather than its first ones (2, 4, 8 ms ...), which
+     * a busy machine can let go stale between two looks of the refresher. */
+    const char *settle = getenv("STATIC_CLOCK_SETTLE_MS");
+    if (settle && atoi(settle) > 0)
+        usleep((useconds_t)atoi(settle) * 1000u);
     if (argc >= 3 && !strcmp(argv[1], "pairs"))
         return pairs(atol(argv[2]), "parent");
     if (argc >= 4 && !strcmp(argv[1], "threads"))

@@ -9,14 +9,24 @@
  * Every call either answers from fastclock's line (a served clock, a fresh line) or makes
  * the real syscall: slow, never wrong.  The original vDSO function is never called: a copy
  * of it elsewhere would read the kernel's vvar page at a wrong RIP-relative address. */
+#include "fastclock/fc_read.h"
 #include "run/run_reader_abi.h"
 
 #include <stdint.h>
 
-/* The first bytes of .text: the code page's start, from which the data page is found
+/* The first bytes of .text: the code page's start, from which the data pages are found
  * (the build checks that this label lies at offset 0). */
 __asm__(".text\n"
         "run_reader_code_start:\n");
+
+/* A REALTIME value from a stale line within this of the line's floor is held at the floor
+ * (the offset's noise), as libfastclock's own stale reads do (fastclock.c,
+ * REALTIME_HYSTERESIS_NS: the same value; fc_read.h takes it as an argument). */
+#define READER_REALTIME_HYSTERESIS_NS 2000ull
+/* A line being written is waited for (answering from the kernel then could step back,
+ * fc_read.h); a writer that never finishes (the refresher killed inside its write section)
+ * is given up on after this many passes, a few ms: then the kernel answers. */
+#define WRITING_SPINS 200000u
 
 struct k_timespec { int64_t tv_sec, tv_nsec; };
 struct k_timeval { int64_t tv_sec, tv_usec; };
@@ -32,49 +42,115 @@ static inline long raw_syscall2(long nr, long a, long b)
     return ret;
 }
 
-static inline struct run_page_header *page(void)
+static inline char *code_start(void)
 {
     char *p;
     __asm__("lea run_reader_code_start(%%rip), %0" : "=r"(p));
-    return (struct run_page_header *)(p + RUN_HEADER_OFFSET);
+    return p;
 }
 
-static inline void count(struct run_page_header *h, unsigned slot)
+static inline struct run_page_header *header(void)
 {
-    __atomic_fetch_add(&h->calls[slot], 1, __ATOMIC_RELAXED);
+    return (struct run_page_header *)(code_start() + RUN_HEADER_OFFSET);
 }
 
-static inline void count_kernel(struct run_page_header *h)
+static inline void add(uint64_t *counter)
 {
-    __atomic_fetch_add(&h->kernel_calls, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+}
+
+/* The kernel's answer, counted. */
+static long kernel(struct run_page_header *h, long nr, long a, long b)
+{
+    add(&h->kernel_calls);
+    return raw_syscall2(nr, a, b);
+}
+
+/* The value of a served clock (which: FC_CLOCK_*, id its clock id), in ns; false when the
+ * kernel must answer (no usable line).  fc_read.h's protocol, as libfastclock's readers. */
+static int line_value(struct run_page_header *h, int which, long id, uint64_t *out)
+{
+    uint32_t off = __atomic_load_n(&h->line_offset, __ATOMIC_RELAXED);
+    if (off > RUN_PAGE_SIZE - sizeof(struct fc_line) || (off & 63))
+        return 0;
+    const struct fc_line *l = (const struct fc_line *)(code_start() + RUN_LINE_PAGE_OFFSET + off);
+    for (uint32_t spins = 0;;) {
+        uint64_t s1 = 0;
+        enum fc_read_status r = fc_line_read(l, which, out, &s1);
+        if (r == FC_READ_VALUE)
+            return 1;
+        if (r == FC_READ_KERNEL)
+            return 0;
+        if (r == FC_READ_BUSY && (s1 & FC_SEQ_WRITING)) {
+            if (++spins > WRITING_SPINS)
+                return 0;
+            __asm__ volatile("pause");
+            continue;
+        }
+        /* Stale or past the limit: the kernel's value, never below the line's floor. */
+        struct k_timespec ts;
+        if (kernel(h, NR_CLOCK_GETTIME, id, (long)&ts) != 0)
+            return 0;
+        uint64_t k = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+        if (fc_line_stale_value(l, which, s1, k, READER_REALTIME_HYSTERESIS_NS, out))
+            return 1;
+    }
+}
+
+/* FC_CLOCK_* of a served clock id, or -1. */
+static inline int served(struct run_page_header *h, long clk)
+{
+    uint32_t mask = __atomic_load_n(&h->serve_mask, __ATOMIC_RELAXED);
+    if ((unsigned long)clk >= 32 || !((mask >> clk) & 1))
+        return -1;
+    return clk == 1 ? FC_CLOCK_MONOTONIC : clk == 0 ? FC_CLOCK_REALTIME
+         : clk == 7 ? FC_CLOCK_BOOTTIME : -1;
 }
 
 long run_reader_clock_gettime(long clk, struct k_timespec *ts)
 {
-    struct run_page_header *h = page();
-    uint32_t flags = __atomic_load_n(&h->flags, __ATOMIC_RELAXED);
-    if (flags & RUN_FLAG_COUNT)
-        count(h, (unsigned long)clk < RUN_COUNT_CLOCKS ? (unsigned)clk : RUN_COUNT_OTHER_CLOCK);
-    count_kernel(h);
-    return raw_syscall2(NR_CLOCK_GETTIME, clk, (long)ts);
+    struct run_page_header *h = header();
+    if (__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RUN_FLAG_COUNT) {
+        add(&h->calls[(unsigned long)clk < RUN_COUNT_CLOCKS ? (unsigned)clk : RUN_COUNT_OTHER_CLOCK]);
+        return kernel(h, NR_CLOCK_GETTIME, clk, (long)ts);
+    }
+    int which = served(h, clk);
+    uint64_t v;
+    if (which < 0 || !line_value(h, which, clk, &v))
+        return kernel(h, NR_CLOCK_GETTIME, clk, (long)ts);
+    ts->tv_sec = (int64_t)(v / 1000000000ull);
+    ts->tv_nsec = (int64_t)(v % 1000000000ull);
+    return 0;
 }
 
 long run_reader_gettimeofday(struct k_timeval *tv, void *tz)
 {
-    struct run_page_header *h = page();
-    uint32_t flags = __atomic_load_n(&h->flags, __ATOMIC_RELAXED);
-    if (flags & RUN_FLAG_COUNT)
-        count(h, RUN_COUNT_GETTIMEOFDAY);
-    count_kernel(h);
-    return raw_syscall2(NR_GETTIMEOFDAY, (long)tv, (long)tz);
+    struct run_page_header *h = header();
+    if (__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RUN_FLAG_COUNT) {
+        add(&h->calls[RUN_COUNT_GETTIMEOFDAY]);
+        return kernel(h, NR_GETTIMEOFDAY, (long)tv, (long)tz);
+    }
+    uint64_t v;
+    /* A timezone, or no timeval: the kernel, as the vDSO's own fallback does. */
+    if (tz || !tv || served(h, 0) < 0 || !line_value(h, FC_CLOCK_REALTIME, 0, &v))
+        return kernel(h, NR_GETTIMEOFDAY, (long)tv, (long)tz);
+    tv->tv_sec = (int64_t)(v / 1000000000ull);
+    tv->tv_usec = (int64_t)(v % 1000000000ull / 1000u);
+    return 0;
 }
 
 long run_reader_time(int64_t *t)
 {
-    struct run_page_header *h = page();
-    uint32_t flags = __atomic_load_n(&h->flags, __ATOMIC_RELAXED);
-    if (flags & RUN_FLAG_COUNT)
-        count(h, RUN_COUNT_TIME);
-    count_kernel(h);
-    return raw_syscall2(NR_TIME, (long)t, 0);
+    struct run_page_header *h = header();
+    if (__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RUN_FLAG_COUNT) {
+        add(&h->calls[RUN_COUNT_TIME]);
+        return kernel(h, NR_TIME, (long)t, 0);
+    }
+    uint64_t v;
+    if (served(h, 0) < 0 || !line_value(h, FC_CLOCK_REALTIME, 0, &v))
+        return kernel(h, NR_TIME, (long)t, 0);
+    int64_t s = (int64_t)(v / 1000000000ull);
+    if (t)
+        *t = s;
+    return (long)s;
 }

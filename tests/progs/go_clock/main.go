@@ -111,6 +111,10 @@ func goroutines(g int, secs float64) {
 }
 
 func main() {
+	// GO_CLOCK_SETTLE_MS: sleep first (as static_clock.c's STATIC_CLOCK_SETTLE_MS).
+	if ms, err := strconv.Atoi(os.Getenv("GO_CLOCK_SETTLE_MS")); err == nil && ms > 0 {
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+	}
 	if len(os.Args) >= 3 && os.Args[1] == "bounds" {
 		n, _ := strconv.Atoi(os.Args[2])
 		bounds(n)

@@ -59,21 +59,31 @@ static inline void add(uint64_t *counter)
     __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
 }
 
-/* The kernel's answer, counted. */
-static long kernel(struct run_page_header *h, long nr, long a, long b)
+/* The kernel's answer, counted.  Out of line: the served path saves no register for it. */
+static __attribute__((noinline)) long kernel(struct run_page_header *h, long nr, long a, long b)
 {
     add(&h->kernel_calls);
     return raw_syscall2(nr, a, b);
 }
 
-/* The value of a served clock (which: FC_CLOCK_*, id its clock id), in ns; false when the
- * kernel must answer (no usable line).  fc_read.h's protocol, as libfastclock's readers. */
-static int line_value(struct run_page_header *h, int which, long id, uint64_t *out)
+static inline const struct fc_line *line(struct run_page_header *h)
 {
     uint32_t off = __atomic_load_n(&h->line_offset, __ATOMIC_RELAXED);
-    if (off > RUN_PAGE_SIZE - sizeof(struct fc_line) || (off & 63))
+    /* Inside the line page, aligned as the format is (a corrupt offset: no line). */
+    if (__builtin_expect(off > RUN_PAGE_SIZE - sizeof(struct fc_line) || (off & 63), 0))
         return 0;
-    const struct fc_line *l = (const struct fc_line *)(code_start() + RUN_LINE_PAGE_OFFSET + off);
+    return (const struct fc_line *)(code_start() + RUN_LINE_PAGE_OFFSET + off);
+}
+
+/* The value of a served clock (which: FC_CLOCK_*, id its clock id) in ns, after a first
+ * pass did not give one; false when the kernel must answer (no usable line).  fc_read.h's
+ * protocol, as libfastclock's readers.  Out of line: the common case never comes here. */
+static __attribute__((noinline)) int line_value_slow(struct run_page_header *h, int which, long id,
+                                                     uint64_t *out)
+{
+    const struct fc_line *l = line(h);
+    if (!l)
+        return 0;
     for (uint32_t spins = 0;;) {
         uint64_t s1 = 0;
         enum fc_read_status r = fc_line_read(l, which, out, &s1);
@@ -97,6 +107,17 @@ static int line_value(struct run_page_header *h, int which, long id, uint64_t *o
     }
 }
 
+/* The common case inline (one pass on a live line), the rest out of line. */
+static inline __attribute__((always_inline)) int line_value(struct run_page_header *h, int which,
+                                                            long id, uint64_t *out)
+{
+    const struct fc_line *l = line(h);
+    uint64_t s1;
+    if (__builtin_expect(l != 0, 1) && __builtin_expect(fc_line_read(l, which, out, &s1) == FC_READ_VALUE, 1))
+        return 1;
+    return line_value_slow(h, which, id, out);
+}
+
 /* FC_CLOCK_* of a served clock id, or -1. */
 static inline int served(struct run_page_header *h, long clk)
 {
@@ -107,13 +128,20 @@ static inline int served(struct run_page_header *h, long clk)
          : clk == 7 ? FC_CLOCK_BOOTTIME : -1;
 }
 
+/* Count mode: count, then the kernel.  Out of line. */
+static __attribute__((noinline)) long counted(struct run_page_header *h, unsigned slot, long nr,
+                                              long a, long b)
+{
+    add(&h->calls[slot]);
+    return kernel(h, nr, a, b);
+}
+
 long run_reader_clock_gettime(long clk, struct k_timespec *ts)
 {
     struct run_page_header *h = header();
-    if (__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RUN_FLAG_COUNT) {
-        add(&h->calls[(unsigned long)clk < RUN_COUNT_CLOCKS ? (unsigned)clk : RUN_COUNT_OTHER_CLOCK]);
-        return kernel(h, NR_CLOCK_GETTIME, clk, (long)ts);
-    }
+    if (__builtin_expect(__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RUN_FLAG_COUNT, 0))
+        return counted(h, (unsigned long)clk < RUN_COUNT_CLOCKS ? (unsigned)clk : RUN_COUNT_OTHER_CLOCK,
+                       NR_CLOCK_GETTIME, clk, (long)ts);
     int which = served(h, clk);
     uint64_t v;
     if (which < 0 || !line_value(h, which, clk, &v))
@@ -126,10 +154,8 @@ long run_reader_clock_gettime(long clk, struct k_timespec *ts)
 long run_reader_gettimeofday(struct k_timeval *tv, void *tz)
 {
     struct run_page_header *h = header();
-    if (__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RUN_FLAG_COUNT) {
-        add(&h->calls[RUN_COUNT_GETTIMEOFDAY]);
-        return kernel(h, NR_GETTIMEOFDAY, (long)tv, (long)tz);
-    }
+    if (__builtin_expect(__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RUN_FLAG_COUNT, 0))
+        return counted(h, RUN_COUNT_GETTIMEOFDAY, NR_GETTIMEOFDAY, (long)tv, (long)tz);
     uint64_t v;
     /* A timezone, or no timeval: the kernel, as the vDSO's own fallback does. */
     if (tz || !tv || served(h, 0) < 0 || !line_value(h, FC_CLOCK_REALTIME, 0, &v))
@@ -142,10 +168,8 @@ long run_reader_gettimeofday(struct k_timeval *tv, void *tz)
 long run_reader_time(int64_t *t)
 {
     struct run_page_header *h = header();
-    if (__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RUN_FLAG_COUNT) {
-        add(&h->calls[RUN_COUNT_TIME]);
-        return kernel(h, NR_TIME, (long)t, 0);
-    }
+    if (__builtin_expect(__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RUN_FLAG_COUNT, 0))
+        return counted(h, RUN_COUNT_TIME, NR_TIME, (long)t, 0);
     uint64_t v;
     if (served(h, 0) < 0 || !line_value(h, FC_CLOCK_REALTIME, 0, &v))
         return kernel(h, NR_TIME, (long)t, 0);

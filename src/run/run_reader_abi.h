@@ -37,7 +37,10 @@ struct run_page_header {
     uint32_t serve_mask;   /* bit (1 << clock id): clocks the line answers (0: none); the
                             * refresher clears CLOCK_REALTIME's bit for a while after a step */
     uint32_t line_offset;  /* where fastclock's line lies in the line page */
-    uint32_t reserved;
+    /* Set by a reader that waited WRITER_STUCK_S for a write of the line to end (the
+     * refresher killed inside it): later reads go to the kernel at once.  The refresher,
+     * alive after all, clears it. */
+    uint32_t writer_stuck;
     /* Every syscall the reader made (unserved clocks, a stale or missing line, count mode),
      * added like the counts; `run --verbose` reports it when the program has ended. */
     uint64_t kernel_calls;

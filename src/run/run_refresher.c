@@ -192,6 +192,10 @@ void run_refresher_loop(const struct run_refresher *r)
             close(steps);
             steps = step_watch();
         }
+        /* A reader gave up on a write of the line; this process is alive, so its writer is
+         * too: the reads may wait for it again. */
+        if (__atomic_load_n(&r->page->writer_stuck, __ATOMIC_RELAXED))
+            __atomic_store_n(&r->page->writer_stuck, 0, __ATOMIC_RELAXED);
         if (holding && refreshes() > held_until) {
             __atomic_or_fetch(&r->page->serve_mask, 1u << CLOCK_REALTIME, __ATOMIC_SEQ_CST);
             holding = false;

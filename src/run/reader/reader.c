@@ -23,10 +23,11 @@ __asm__(".text\n"
  * (the offset's noise), as libfastclock's own stale reads do (fastclock.c,
  * REALTIME_HYSTERESIS_NS: the same value; fc_read.h takes it as an argument). */
 #define READER_REALTIME_HYSTERESIS_NS 2000ull
-/* A line being written is waited for (answering from the kernel then could step back,
- * fc_read.h); a writer that never finishes (the refresher killed inside its write section)
- * is given up on after this many passes, a few ms: then the kernel answers. */
-#define WRITING_SPINS 200000u
+/* A line being written is waited for, as libfastclock's readers wait (answering from the
+ * kernel then could step back, fc_read.h), however long a busy machine keeps the writer off
+ * its CPU; only a write that has not ended after this many seconds (the refresher killed
+ * inside its write section) is given up on: header.writer_stuck, and the kernel answers. */
+#define WRITER_STUCK_TICKS_NS_SHIFTED 4294967296000000000ull /* 1 s in ns << 32: / mult = ticks */
 
 struct k_timespec { int64_t tv_sec, tv_nsec; };
 struct k_timeval { int64_t tv_sec, tv_usec; };
@@ -84,7 +85,7 @@ static __attribute__((noinline)) int line_value_slow(struct run_page_header *h, 
     const struct fc_line *l = line(h);
     if (!l)
         return 0;
-    for (uint32_t spins = 0;;) {
+    for (uint64_t wait_start = 0, wait_ticks = 0;;) {
         uint64_t s1 = 0;
         enum fc_read_status r = fc_line_read(l, which, out, &s1);
         if (r == FC_READ_VALUE)
@@ -92,8 +93,17 @@ static __attribute__((noinline)) int line_value_slow(struct run_page_header *h, 
         if (r == FC_READ_KERNEL)
             return 0;
         if (r == FC_READ_BUSY && (s1 & FC_SEQ_WRITING)) {
-            if (++spins > WRITING_SPINS)
+            if (__atomic_load_n(&h->writer_stuck, __ATOMIC_RELAXED))
                 return 0;
+            uint64_t now = arch_counter_raw();
+            if (!wait_start) {
+                uint64_t m = __atomic_load_n(&l->mult, __ATOMIC_RELAXED);
+                wait_start = now;
+                wait_ticks = WRITER_STUCK_TICKS_NS_SHIFTED / (m ? m : 1);
+            } else if (now - wait_start > wait_ticks) {
+                __atomic_store_n(&h->writer_stuck, 1, __ATOMIC_RELAXED);
+                return 0;
+            }
             __asm__ volatile("pause");
             continue;
         }

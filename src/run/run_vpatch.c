@@ -86,7 +86,7 @@ enum run_vpatch_result run_vpatch_plan(const struct vdso_image *img, struct run_
     return RUN_VPATCH_OK;
 }
 
-static bool is_err(long r) { return r < 0 && r > -4096; }
+static __attribute__((unused)) bool is_err(long r) { return r < 0 && r > -4096; }
 
 enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, char *how, size_t hl,
                                   int *pending_sig)

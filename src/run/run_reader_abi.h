@@ -44,6 +44,7 @@ struct run_page_header {
     /* Every syscall the reader made (unserved clocks, a stale or missing line, count mode),
      * added like the counts; `run --verbose` reports it when the program has ended. */
     uint64_t kernel_calls;
+    uint64_t stuck_marks;  /* how often a reader marked the writer stuck (--verbose says) */
     /* Count mode: calls per slot, added by the served processes with relaxed atomic adds
      * (a count is a value, ordering nothing), read by the refresher at the end. */
     uint64_t calls[RUN_COUNT_SLOTS];

@@ -169,7 +169,9 @@ void run_refresher_loop(const struct run_refresher *r)
             started = true;
         }
         struct pollfd p[2] = {{.fd = r->lifeline, .events = POLLIN}, {.fd = steps, .events = POLLIN}};
-        int n = poll(p, steps >= 0 ? 2 : 1, holding ? 5 : started ? 1000 : 100);
+        /* 100 ms: also how soon a stuck-writer mark (a reader that waited 1 s for a write
+         * while this process was kept off the CPU) is cleared. */
+        int n = poll(p, steps >= 0 ? 2 : 1, holding ? 5 : 100);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
@@ -204,9 +206,19 @@ void run_refresher_loop(const struct run_refresher *r)
     if (r->count)
         print_table(r, now_s() - start);
     if (r->verbose) {
-        fprintf(stderr, "clockscope run: pid %d (%s) ended: its patched vDSO made %llu syscalls\n",
+        char line[300] = "";
+        if (serving) {
+            struct fastclock_info info;
+            fastclock_info(&info);
+            snprintf(line, sizeof line, "; fastclock's line: %s (%s), %llu refreshes, writer "
+                     "marked stuck %llu times",
+                     info.source == FASTCLOCK_SOURCE_COUNTER ? "on the counter" : "on the kernel clock",
+                     info.why, (unsigned long long)info.refreshes,
+                     (unsigned long long)__atomic_load_n(&r->page->stuck_marks, __ATOMIC_RELAXED));
+        }
+        fprintf(stderr, "clockscope run: pid %d (%s) ended: its patched vDSO made %llu syscalls%s\n",
                 (int)r->pid, r->path,
-                (unsigned long long)__atomic_load_n(&r->page->kernel_calls, __ATOMIC_RELAXED));
+                (unsigned long long)__atomic_load_n(&r->page->kernel_calls, __ATOMIC_RELAXED), line);
         fflush(stderr);
     }
 }

@@ -102,6 +102,7 @@ static __attribute__((noinline)) int line_value_slow(struct run_page_header *h, 
                 wait_ticks = WRITER_STUCK_TICKS_NS_SHIFTED / (m ? m : 1);
             } else if (now - wait_start > wait_ticks) {
                 __atomic_store_n(&h->writer_stuck, 1, __ATOMIC_RELAXED);
+                add(&h->stuck_marks);
                 return 0;
             }
             __asm__ volatile("pause");

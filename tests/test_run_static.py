@@ -266,3 +266,20 @@ def test_no_safe_counter_runs_unserved_with_the_reason(cs, static_prog):
     proc = served(cs, "fast", static_prog, "pairs", "100", env={"FASTCLOCK_DISABLE": "1"})
     assert "ok parent pairs 100 bad 0" in proc.stdout
     assert "its vDSO is not patched: no safe counter" in proc.stderr, proc.stderr
+
+
+def test_a_time_namespace_offsets_are_honoured(cs, static_prog):
+    """Under `unshare --time` with a day's MONOTONIC and BOOTTIME offsets, the helper (in the
+    same namespace) anchors fastclock's line on the namespace's clocks: served values lie
+    between the program's raw syscalls, which the namespace offsets too."""
+    need_counter()
+    need_tool("unshare")
+    probe = run(["unshare", "--time", "--fork", "--monotonic", "86400", "--boottime", "86400",
+                 "true"])
+    if probe.returncode != 0:
+        pytest.skip("no time namespaces here (needs CAP_SYS_ADMIN, Linux 5.6): " + probe.stderr)
+    proc = run(["unshare", "--time", "--fork", "--monotonic", "86400", "--boottime", "86400",
+                cs, "run", "--mode", "fast", "--verbose", "--", static_prog, "pairs", "2000"],
+               env=dict(os.environ, **SETTLED))
+    assert "ok parent pairs 2000 bad 0" in proc.stdout, proc.stdout + proc.stderr
+    assert SERVED in proc.stderr

@@ -19,7 +19,7 @@ struct copy {
 
 /* A private copy of the live image, parsed; false (with a skip) where there is none or
  * the arch is not served. */
-static bool live_copy(struct copy *c)
+static __attribute__((unused)) bool live_copy(struct copy *c)
 {
     const struct vdso_live *v = vdso_live();
     if (!v->present || !v->parsed)
@@ -30,7 +30,7 @@ static bool live_copy(struct copy *c)
     return vdso_parse(c->buf, v->size, &c->img, why, sizeof why);
 }
 
-static Elf64_Sym *sym_named(struct copy *c, const char *name)
+static __attribute__((unused)) Elf64_Sym *sym_named(struct copy *c, const char *name)
 {
     Elf64_Sym *t = (Elf64_Sym *)(c->buf + c->img.dynsym_off);
     for (size_t i = 0; i < c->img.nsyms; i++)
@@ -40,7 +40,7 @@ static Elf64_Sym *sym_named(struct copy *c, const char *name)
     return NULL;
 }
 
-static enum run_vpatch_result plan(struct copy *c, char *why, size_t wl)
+static __attribute__((unused)) enum run_vpatch_result plan(struct copy *c, char *why, size_t wl)
 {
     struct run_vpatch_site sites[RUN_ENTRIES];
     size_t n;
@@ -142,12 +142,13 @@ TEST(run_vpatch_refuses_a_vdso_without_clock_gettime)
 #else
 TEST(run_vpatch_says_not_yet_on_this_arch)
 {
-    struct copy c;
-    if (!live_copy(&c))
-        SKIP("no vDSO in this process");
+    /* The arch's answer comes first: any image (none here, as under qemu-user) gets it. */
+    struct vdso_image img;
+    memset(&img, 0, sizeof img);
+    struct run_vpatch_site sites[RUN_ENTRIES];
+    size_t n = 1;
     char why[200] = "";
-    CHECK(plan(&c, why, sizeof why) == RUN_VPATCH_UNSUPPORTED);
-    CHECK(strstr(why, "not yet"));
-    free(c.buf);
+    CHECK(run_vpatch_plan(&img, sites, &n, why, sizeof why) == RUN_VPATCH_UNSUPPORTED);
+    CHECK(n == 0 && strstr(why, "not yet"));
 }
 #endif

@@ -42,7 +42,8 @@ endif
 # The directories whose sources make up the clockscope binary, and the one arch file.
 CLI_DIRS := common vdso measure bench warp fastclock run facts doctor vm collect metrics ladder profile runtimes
 CLI_SRC  := src/main.c $(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c)) src/arch/$(ARCH).c \
-            src/arch/defaults.c
+            src/arch/defaults.c \
+            src/arch/$(ARCH)_inject.c src/shim/shim_probe.c
 CLI_OBJ  := $(CLI_SRC:%.c=$(O)/obj/%.o)
 LIB_OBJ  := $(filter-out $(O)/obj/src/main.o,$(CLI_OBJ))
 UNIT_SRC := $(wildcard tests/unit/*.c)
@@ -91,6 +92,26 @@ $(O)/fastclock.pc: Makefile
 $(O)/libclockscope-shim.so: $(SHIM_PIC) $(FC_PIC) src/shim/shim.map
 	@echo "  LD  $@"
 	@$(CC) -shared -Wl,--version-script=src/shim/shim.map -Wl,-z,nodelete -o $@ $(SHIM_PIC) $(FC_PIC) -ldl -lpthread
+
+# The reader `clockscope run` injects into static and Go programs (docs/run.md): compiled
+# freestanding and position-independent, its .text embedded in the binary as bytes by
+# scripts/gen-reader-blob.sh, which fails on any relocation.  x86_64 only so far: elsewhere
+# the header says the blob is not available and run refuses to patch.
+READER_CFLAGS := -std=c11 $(WARN) -O2 -D_GNU_SOURCE -Isrc -ffreestanding -fPIC -nostdlib \
+                 -fno-stack-protector -fno-jump-tables -fno-tree-switch-conversion -fno-asynchronous-unwind-tables \
+                 -fno-unwind-tables -fcf-protection=none -fno-toplevel-reorder -mno-red-zone
+$(O)/gen/run_reader_blob.h: src/run/reader/reader.c src/run/run_reader_abi.h src/fastclock/fc_line.h src/fastclock/fc_read.h src/arch/counter.h src/arch/x86_64/counter.h scripts/gen-reader-blob.sh
+	@mkdir -p $(O)/gen
+ifeq ($(ARCH),x86_64)
+	@echo "  CC  $< (freestanding reader)"
+	@$(CC) $(READER_CFLAGS) -c -o $(O)/gen/reader.o $<
+	@scripts/gen-reader-blob.sh $(O)/gen/reader.o $@
+else
+	@echo '#define RUN_READER_BLOB_AVAILABLE 0' > $@
+endif
+CPPFLAGS += -I$(O)/gen
+$(CLI_OBJ): | $(O)/gen/run_reader_blob.h
+$(O)/obj/src/run/run_vpatch.o: $(O)/gen/run_reader_blob.h
 
 $(O)/clockscope: $(CLI_OBJ)
 	@echo "  LD  $@"

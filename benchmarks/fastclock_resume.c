@@ -112,7 +112,7 @@ int main(int argc, char **argv)
                 uint64_t seq = atomic_load_explicit(&fc_line.seq, memory_order_relaxed);
                 ticks[m][s][i] = t1 - t0;
                 if (m == 0)
-                    stale[s][i] = (seq & SEQ_STALE) != 0;
+                    stale[s][i] = (seq & FC_SEQ_STALE) != 0;
             }
         }
     double ns_per_tick = (double)(raw_ns() - r0) / (double)(arch_counter_ordered() - c0);

@@ -23,6 +23,7 @@ help2man lintian dpkg-dev
 chromium
 prometheus prometheus-node-exporter systemd
 linux-perf
+strace
 "
 # Why the less obvious ones:
 #   git                      `clockscope --version` is `git describe` at build time
@@ -37,7 +38,9 @@ linux-perf
 #   gnupg debian-archive-keyring  verifying that kernel's archive
 #   file                     tests check the static binaries' ELF type
 #   util-linux libcap2-bin   taskset (warp's two-CPU test); setpriv, setcap (tests that run
-#                            as another user, a target with file capabilities)
+#                            as another user, a target with file capabilities); unshare --time
+#                            (run in a time namespace)
+#   strace                   a tracer already attached: run's refusal to patch (test_run_static.py)
 #   help2man lintian         make man, make deb (man pages from --help; the .deb's check)
 #   dpkg-dev                 make deb: dpkg-architecture, dpkg-shlibdeps
 #   chromium                 headless rendering in the report tests

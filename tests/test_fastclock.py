@@ -5,6 +5,7 @@ fallbacks driven through the test hooks (fake sysfs root, FASTCLOCK_DISABLE), in
 clocksource demoted while the program runs.  The calibration math itself is unit-tested
 (tests/unit/test_fastclock.c), also under ASan/UBSan."""
 import os
+import re
 import shutil
 import subprocess
 
@@ -78,7 +79,7 @@ def test_install_layout(installed):
     assert not [n for n in names if n.startswith(("fc_", "arch_"))], names
 
 
-READ_PATH = ("stale_read", "note_recent", "fastclock_monotonic_ns", "fastclock_realtime_ns",
+READ_PATH = ("fc_read_stale", "fc_read_note_recent", "fastclock_monotonic_ns", "fastclock_realtime_ns",
              "fastclock_boottime_ns", "fastclock_recent_ns")
 
 
@@ -98,6 +99,93 @@ def test_a_read_touches_one_code_page(installed, binary):
     assert set(spans) == set(READ_PATH), (binary, sorted(spans))
     pages = {a >> 12 for span in spans.values() for a in span}
     assert len(pages) == 1, (binary, {k: (hex(a), hex(b)) for k, (a, b) in spans.items()})
+
+
+# fastclock's read path as a reader injected into another program compiles it (issue 25):
+# freestanding, no libc, no TLS, no stack protector, no builtins turned into calls.
+FREESTANDING = ["-std=c11", "-ffreestanding", "-nostdlib", "-fno-stack-protector",
+                "-fno-builtin", "-O2", "-fPIC", "-Wall", "-Wextra", "-Werror", "-Isrc"]
+# What a call out of the read path would be named by: libc, libgcc's 128-bit helpers, the
+# stack protector, TLS, errno.  (No undefined symbol at all is demanded; these name why.)
+CALLS_OUT = ("__stack_chk", "__tls_get_addr", "errno", "__udivti3", "__umodti3", "memcpy",
+             "memset", "clock_gettime", "syscall")
+
+
+def compile_line_reader(cc, out):
+    proc = run([cc, *FREESTANDING, "-c", "-o", out, "tests/progs/fc_line_reader.c"], cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+@pytest.mark.parametrize("arch", ["x86_64", "aarch64", "riscv64"])
+def test_the_line_read_path_compiles_freestanding(arch, tmp_path):
+    """src/fastclock/fc_read.h (the seqlock, the arch's ordered counter read, the
+    conversion) compiled as an injected reader would be, for every arch: the object defines
+    its function and needs nothing (no undefined symbol: no libc, no libgcc, no stack
+    protector, no TLS) and holds nothing but code (no data, no TLS section: it runs wherever
+    it is copied).  A libc call added to the read path, or x86's out-of-line counter read
+    reached from it, fails here."""
+    cc = f"{arch}-linux-gnu-gcc"
+    need_tool(cc, "nm", "readelf")
+    obj = compile_line_reader(cc, tmp_path / f"fc_line_reader_{arch}.o")
+    syms = run(["nm", obj]).stdout
+    undefined = run(["nm", "-u", obj]).stdout.split()
+    assert " T fc_line_reader_read" in syms, syms
+    assert undefined == [], (arch, undefined)
+    assert not [s for s in syms.split() if any(c in s for c in CALLS_OUT)], (arch, syms)
+    for line in run(["readelf", "-SW", obj]).stdout.splitlines():
+        m = re.match(r"\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)\s+"
+                     r"[0-9a-f]+\s+([A-Za-z]*)", line)
+        if not m:
+            continue
+        name, size, flags = m.group(1), int(m.group(2), 16), m.group(3)
+        assert "T" not in flags, (arch, line)
+        # .eh_frame: unwind tables, read by debuggers and unwinders, never by the code.
+        if "A" in flags and name not in (".text", ".eh_frame"):
+            assert size == 0, (arch, "data beside the code", line)
+
+
+def test_the_freestanding_reader_agrees_with_libfastclock(tmp_path):
+    """The same code, freestanding, read against libfastclock's own line (linked beside
+    libfastclock.a): every value lies between libfastclock's reads before and after it, for
+    the three clocks, and a line of another version or magic is refused (answered by the
+    kernel, never read as a time)."""
+    need_tool("cc")
+    make("O=build", "build/libfastclock.a")
+    obj = compile_line_reader("cc", tmp_path / "fc_line_reader.o")
+    exe = tmp_path / "fc_line_check"
+    proc = run(["cc", "-std=c11", "-O2", "-D_GNU_SOURCE", "-Isrc", "-static", "-o", exe,
+                "tests/progs/fc_line_check.c", obj, "build/libfastclock.a", "-lpthread"], cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    out = run([exe], timeout=120).stdout.split()
+    f = dict(zip(out[::2], map(int, out[1::2])))
+    assert f["refused"] == 2, f
+    assert f["outside"] == 0, f
+    # On the counter here (assert_counter_expected's machine): the freestanding reader must
+    # answer, not pass every read to the kernel (a line past its limit, a preempted pass,
+    # may still go to the kernel on a loaded machine).
+    assert f["source"] == 1 and f["values"] >= f["reads"] * 0.9, f
+
+
+def test_the_writer_calls_neither_the_readers_nor_the_life_cycle():
+    """libfastclock's files depend one way (docs/fastclock.md, "The line"): the shared
+    state (fc_state.o) calls none of the others, the writer (fc_refresh.o) neither the
+    readers (fastclock.o) nor the life cycle (fc_lifecycle.o), which may call it."""
+    need_tool("nm")
+    make("O=build", "build/libfastclock.a")
+    pic = ROOT / "build" / "pic" / "src" / "fastclock"
+
+    def symbols(name, flag):
+        out = run(["nm", flag, pic / f"{name}.o"]).stdout
+        return {l.split()[-1] for l in out.splitlines() if l.strip()}
+
+    defined = {n: symbols(n, "--defined-only") for n in ("fastclock", "fc_lifecycle",
+                                                         "fc_refresh", "fc_state")}
+    for name, callees in (("fc_state", ("fastclock", "fc_lifecycle", "fc_refresh")),
+                          ("fc_refresh", ("fastclock", "fc_lifecycle"))):
+        needs = symbols(name, "-u")
+        for callee in callees:
+            assert not needs & defined[callee], (name, callee, sorted(needs & defined[callee]))
 
 
 @pytest.mark.parametrize("static", [False, True])

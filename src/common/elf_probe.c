@@ -23,6 +23,39 @@ static uint64_t le(const unsigned char *p, int n)
     return v;
 }
 
+/* Whether a section of that name exists; every offset checked against the file size (a
+ * stripped or malformed table just answers false). */
+static bool has_section(FILE *fp, const unsigned char *h, uint64_t size, const char *want)
+{
+    uint64_t shoff = le(h + 40, 8), shentsize = le(h + 58, 2), shnum = le(h + 60, 2),
+             shstrndx = le(h + 62, 2);
+    if (shnum == 0 || shnum > MAX_PHNUM || shentsize < 64 || shstrndx >= shnum ||
+        shoff > size || shnum * shentsize > size - shoff)
+        return false;
+    unsigned char sh[64];
+    if (fseek(fp, (long)(shoff + shstrndx * shentsize), SEEK_SET) != 0 || fread(sh, 1, 64, fp) != 64)
+        return false;
+    uint64_t stroff = le(sh + 24, 8), strsize = le(sh + 32, 8);
+    size_t wl = strlen(want);
+    if (wl + 1 > 32)
+        return false;
+    if (stroff > size || strsize > size - stroff)
+        return false;
+    for (uint64_t i = 0; i < shnum; i++) {
+        if (fseek(fp, (long)(shoff + i * shentsize), SEEK_SET) != 0 || fread(sh, 1, 4, fp) != 4)
+            return false;
+        uint64_t name = le(sh, 4);
+        char buf[32];
+        if (name >= strsize || wl + 1 > strsize - name)
+            continue;
+        if (fseek(fp, (long)(stroff + name), SEEK_SET) != 0 || fread(buf, 1, wl + 1, fp) != wl + 1)
+            continue;
+        if (memcmp(buf, want, wl + 1) == 0)
+            return true;
+    }
+    return false;
+}
+
 enum elf_probe_result elf_probe(const char *path, struct elf_facts *f, char *why, size_t wl)
 {
     memset(f, 0, sizeof *f);
@@ -75,6 +108,8 @@ enum elf_probe_result elf_probe(const char *path, struct elf_facts *f, char *why
         f->has_interp |= type == PT_INTERP_TYPE;
         f->has_dynamic |= type == PT_DYNAMIC_TYPE;
     }
+    if (res == ELF_PROBE_OK)
+        f->go_buildinfo = has_section(fp, h, size, ".go.buildinfo");
     fclose(fp);
     return res;
 }

@@ -16,6 +16,8 @@ struct elf_facts {
     unsigned phnum;    /* program headers (0: nothing to load) */
     bool has_interp;   /* PT_INTERP: a dynamic executable */
     bool has_dynamic;  /* PT_DYNAMIC: dynamic executable or shared object */
+    bool go_buildinfo; /* a .go.buildinfo section: a Go program (its runtime calls the vDSO
+                        * itself, whether or not it is linked dynamically) */
 };
 
 /* Reads the ELF header and program headers of `path` (bounds-checked against the file's

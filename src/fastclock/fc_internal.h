@@ -17,7 +17,8 @@ bool fc_counter_in_use(void);
  * same); at most the built-in 100 ms. */
 void fc_set_max_period(uint64_t ns);
 /* Tests: how long without reads before the automatic ticker parks, and its longest sleep
- * when parked (0: the built-in 2 s and 10 s). */
+ * when parked (0: the built-in FASTCLOCK_TICKER_IDLE_NS and FASTCLOCK_TICKER_PARKED_POLL_NS,
+ * 2 s and 1 s). */
 void fc_set_ticker_idle(uint64_t idle_ns, uint64_t parked_max_ns);
 /* Tests: opens a write section, leaves the line torn (anchor_ns 0) for about `ns`, then
  * restores it and closes the section: readers on other threads must wait, not use it. */

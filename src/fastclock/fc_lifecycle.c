@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* libfastclock's life cycle: initialisation (the safety checks, the first line, not live),
  * the cross-CPU check on its own thread (which makes the first line live), fork, the
- * ticker, and what fastclock_info() reports.  The refresh itself is fc_refresh.c. */
+ * ticker, and what fastclock_info() reports.  The refresh itself is fc_refresh.c, which it
+ * calls (never the reverse); the readers (fastclock.c) call fc_init. */
 #define FASTCLOCK_BUILD
 #include "fastclock/fastclock.h"
 
 #include "arch/arch.h"
 #include "arch/counter.h"
 #include "fastclock/fc_internal.h"
+#include "fastclock/fc_lifecycle.h"
+#include "fastclock/fc_read.h"
 #include "fastclock/fc_state.h"
 #include "fastclock/fc_writer.h"
 
@@ -152,7 +155,7 @@ static void *checker_main(void *arg)
     char why[200];
     uint64_t mult = atomic_load_explicit(&fc_line.mult, memory_order_relaxed);
     bool ok = await_clocksource(why, sizeof why) &&
-              fc_check_cross_cpu(arch_fast_counter_ordered, fc_line.kernel_clock, mult, why,
+              fc_check_cross_cpu(arch_fast_counter_ordered, fc_kernel_clock, mult, why,
                                  sizeof why);
     pthread_mutex_lock(&fc_lock);
     fc_take_refreshing();
@@ -254,7 +257,7 @@ static bool counter_safe(uint64_t *mult, char *why, size_t len)
     if (!fc_check_constant_rate(arch_fast_counter_constant, arch_counter_invariant,
                                 &fc_w.invariance_assumed, why, len))
         return false;
-    if (!fc_check_read_cost(arch_fast_counter_raw, fc_line.kernel_clock, why, len))
+    if (!fc_check_read_cost(arch_fast_counter_raw, fc_kernel_clock, why, len))
         return false;
     fc_w.stated_hz = arch_counter_stated_hz(fc_w.stated_source, sizeof fc_w.stated_source);
     *mult = fc_mult_from_hz(fc_w.stated_hz);
@@ -262,9 +265,9 @@ static bool counter_safe(uint64_t *mult, char *why, size_t len)
     if (!*mult) {
         /* Not stated: measure over ~100 us (refined at the first refreshes). */
         uint64_t t1, k1, w1, t2, k2, w2;
-        fc_sample_pair(arch_fast_counter_ordered, fc_line.kernel_clock, CLOCK_MONOTONIC, 3, &t1, &k1, &w1);
+        fc_sample_pair(arch_fast_counter_ordered, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t1, &k1, &w1);
         do
-            fc_sample_pair(arch_fast_counter_ordered, fc_line.kernel_clock, CLOCK_MONOTONIC, 3, &t2,
+            fc_sample_pair(arch_fast_counter_ordered, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t2,
                            &k2, &w2);
         while (k2 - k1 < 100000);
         if (t2 <= t1) {
@@ -286,7 +289,7 @@ static uint64_t hook_ns(const char *name, uint64_t unit, uint64_t dflt)
 
 static void init_locked(void)
 {
-    if (atomic_load_explicit(&fc_line.source, memory_order_relaxed) != ST_UNINIT)
+    if (atomic_load_explicit(&fc_line.source, memory_order_relaxed) != FC_SOURCE_UNINIT)
         return;
     fc_tl_in_init = true;
     atomic_signal_fence(memory_order_seq_cst);
@@ -304,12 +307,12 @@ static void init_locked(void)
     if (!counter_safe(&mult, why, sizeof why)) {
         snprintf(fc_w.why, sizeof fc_w.why, "%s", why);
         fc_w.init_ns = fc_kernel_ns(CLOCK_MONOTONIC) - start;
-        atomic_store_explicit(&fc_line.source, ST_KERNEL, memory_order_release);
+        atomic_store_explicit(&fc_line.source, FC_SOURCE_KERNEL, memory_order_release);
         fc_tl_in_init = false;
         return;
     }
     uint64_t t0, k0, w0;
-    fc_sample_pair(arch_fast_counter_ordered, fc_line.kernel_clock, CLOCK_MONOTONIC, 5, &t0, &k0, &w0);
+    fc_sample_pair(arch_fast_counter_ordered, fc_kernel_clock, CLOCK_MONOTONIC, 5, &t0, &k0, &w0);
     fc_w.base_ticks = t0, fc_w.base_ns = k0, fc_w.base_width = w0;
     fc_w.max_period_ns = hook_ns("FASTCLOCK_PERIOD_US", 1000, MAX_PERIOD_NS);
     if (fc_w.max_period_ns > MAX_PERIOD_NS) /* the hook only shortens (FC_MAX_EXTRAPOLATION_NS) */
@@ -317,7 +320,7 @@ static void init_locked(void)
     fc_w.period_ns = FIRST_PERIOD_NS < fc_w.max_period_ns ? FIRST_PERIOD_NS : fc_w.max_period_ns;
     fc_w.last_check_ns = k0;
     fc_w.recheck_ns = hook_ns("FASTCLOCK_RECHECK_MS", 1000000, RECHECK_NS);
-    /* Not live yet: limit 0 and SEQ_STALE, so every read is the kernel clock's (floor k0)
+    /* Not live yet: limit 0 and FC_SEQ_STALE, so every read is the kernel clock's (floor k0)
      * until the cross-CPU check has passed and its thread commits the first line. */
     atomic_store_explicit(&fc_line.anchor_ticks, t0, memory_order_relaxed);
     atomic_store_explicit(&fc_line.anchor_ns, k0, memory_order_relaxed);
@@ -328,12 +331,12 @@ static void init_locked(void)
     atomic_store_explicit(&fc_line.floor_ns, k0, memory_order_relaxed);
     atomic_store_explicit(&fc_line.real_offset, fc_clock_offset(CLOCK_REALTIME), memory_order_relaxed);
     atomic_store_explicit(&fc_line.boot_offset, fc_clock_offset(CLOCK_BOOTTIME), memory_order_relaxed);
-    atomic_store_explicit(&fc_line.seq, SEQ_STALE, memory_order_relaxed);
+    atomic_store_explicit(&fc_line.seq, FC_SEQ_STALE, memory_order_relaxed);
     __atomic_store_n(&fastclock_recent_cache, k0, __ATOMIC_RELAXED);
     if (!fc_w.clocksource_pending) /* else its reason, set by counter_safe */
         describe_safe("CPUs being compared (the kernel clock answers until then)");
-    /* Release: a reader that sees ST_COUNTER (acquire) sees the line above. */
-    atomic_store_explicit(&fc_line.source, ST_COUNTER, memory_order_release);
+    /* Release: a reader that sees FC_SOURCE_COUNTER (acquire) sees the line above. */
+    atomic_store_explicit(&fc_line.source, FC_SOURCE_COUNTER, memory_order_release);
     start_checker();
     fc_w.init_ns = fc_kernel_ns(CLOCK_MONOTONIC) - start;
     atomic_signal_fence(memory_order_seq_cst);
@@ -405,7 +408,7 @@ static void *ticker_main(void *arg)
     uint64_t last_read = fc_kernel_ns(CLOCK_MONOTONIC), sleep_ns = TICKER_MIN_SLEEP_NS;
     uint64_t due_seen = atomic_load_explicit(&fc_recent_due_ticks, memory_order_relaxed);
     while (!ticker_sleep(sleep_ns)) {
-        if (atomic_load_explicit(&fc_line.source, memory_order_acquire) != ST_COUNTER)
+        if (atomic_load_explicit(&fc_line.source, memory_order_acquire) != FC_SOURCE_COUNTER)
             break;
         uint64_t explicit_period = atomic_load(&ticker_period_ns);
         uint64_t now = fc_kernel_ns(CLOCK_MONOTONIC);
@@ -429,7 +432,11 @@ static void *ticker_main(void *arg)
         if (explicit_period) {
             if (explicit_period < sleep_ns)
                 sleep_ns = explicit_period;
-            fc_atomic_max_recent(fastclock_monotonic_ns());
+            /* `recent` from the line, as a read would (a value the seqlock validated); a
+             * line being written or stale gives none: the next tick's. */
+            uint64_t v, s1;
+            if (fc_line_read(&fc_line, FC_CLOCK_MONOTONIC, &v, &s1) == FC_READ_VALUE)
+                fc_atomic_max_recent(v);
         }
     }
     return NULL;
@@ -445,6 +452,16 @@ int fastclock_ticker_start(uint64_t period_ns)
     int err = start_ticker_locked(period_ns);
     pthread_mutex_unlock(&fc_lock);
     return err;
+}
+
+void fc_set_max_period(uint64_t ns)
+{
+    fc_init();
+    fc_take_refreshing();
+    fc_w.max_period_ns = ns && ns < MAX_PERIOD_NS ? ns : MAX_PERIOD_NS;
+    if (fc_w.period_ns > fc_w.max_period_ns)
+        fc_w.period_ns = fc_w.max_period_ns;
+    fc_release_refreshing();
 }
 
 void fastclock_ticker_stop(void)

@@ -43,13 +43,13 @@ uint64_t fc_slewed_mult(uint64_t rate_mult, int64_t offset_ns, uint64_t horizon_
     return (uint64_t)m;
 }
 
-struct fc_line fc_next_line(const struct fc_line *cur, uint64_t t_anchor, int64_t offset_ns,
+struct fc_segment fc_next_segment(const struct fc_segment *cur, uint64_t t_anchor, int64_t offset_ns,
                             uint64_t rate_mult, uint64_t horizon_ns,
                             const struct fc_slew_policy *policy)
 {
-    struct fc_line next;
+    struct fc_segment next;
     next.anchor_ticks = t_anchor;
-    next.anchor_ns = fc_line_eval(cur, t_anchor);
+    next.anchor_ns = fc_segment_eval(cur, t_anchor);
     uint64_t magnitude = offset_ns < 0 ? (uint64_t)-(offset_ns + 1) + 1 : (uint64_t)offset_ns;
     if (offset_ns < 0 && magnitude > policy->step_forward_ns) {
         /* Behind by a lot: a forward step keeps monotonicity, so catch up at once. */
@@ -63,11 +63,11 @@ struct fc_line fc_next_line(const struct fc_line *cur, uint64_t t_anchor, int64_
     return next;
 }
 
-struct fc_line fc_stale_line(const struct fc_line *cur, uint64_t t_anchor, uint64_t kernel_ns,
+struct fc_segment fc_stale_segment(const struct fc_segment *cur, uint64_t t_anchor, uint64_t kernel_ns,
                              uint64_t limit_ticks, uint64_t rate_mult)
 {
-    uint64_t returned_at_most = fc_line_eval(cur, cur->anchor_ticks + limit_ticks);
-    struct fc_line next = {t_anchor, kernel_ns > returned_at_most ? kernel_ns : returned_at_most,
+    uint64_t returned_at_most = fc_segment_eval(cur, cur->anchor_ticks + limit_ticks);
+    struct fc_segment next = {t_anchor, kernel_ns > returned_at_most ? kernel_ns : returned_at_most,
                            rate_mult ? rate_mult : cur->mult};
     return next;
 }

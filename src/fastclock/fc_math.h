@@ -2,14 +2,15 @@
 /* libfastclock's arithmetic, kept free of I/O so that unit tests can drive it with
  * synthetic counters and kernel clocks.
  *
- * The model (docs/fastclock.md): between two refreshes, fastclock is a straight line
+ * The model (docs/fastclock.md): between two refreshes, fastclock is a straight segment
  *     ns(t) = anchor_ns + ((t - anchor_ticks) * mult) >> FC_SHIFT
  * where t is the counter and mult is nanoseconds per tick in 32.32 fixed point.  One unit
  * of mult is 2^-32 ns/tick: at 1 GHz a relative step of 2.3e-10 (0.0002 ppm), so rounding
- * is far below the 0.1 ppm rate target.  A refresh replaces the line by one that starts
+ * is far below the 0.1 ppm rate target.  A refresh replaces the segment by one that starts
  * where the old one is at that moment (continuity: never a step backwards) and whose slope
  * is the measured rate, bent by a bounded amount so that the remaining offset from the
- * kernel's clock shrinks over the next period (a slew, as adjtime does). */
+ * kernel's clock shrinks over the next period (a slew, as adjtime does).  The segment as
+ * published for readers, with its limits and offsets, is the line (fc_line.h). */
 #ifndef FASTCLOCK_MATH_H
 #define FASTCLOCK_MATH_H
 
@@ -19,26 +20,27 @@
 #define FC_SHIFT 32
 #define FC_NS_PER_S 1000000000ull
 
-/* The read path computes (d * mult) >> FC_SHIFT in 64 bits.  d * mult is the elapsed time
- * in ns shifted left by FC_SHIFT (times the slew, at most 5% above the rate), so it fits
- * while a line is extrapolated less than 2^(64 - FC_SHIFT) ns (4.29 s): lines are limited to
- * FC_MAX_EXTRAPOLATION_NS, half of that (fc_refresh.c asserts its periods stay below). */
+/* The read path (fc_read.h) computes (d * mult) >> FC_SHIFT in 64 bits.  d * mult is the
+ * elapsed time in ns shifted left by FC_SHIFT (times the slew, at most 5% above the rate),
+ * so it fits while a segment is extrapolated less than 2^(64 - FC_SHIFT) ns (4.29 s): lines
+ * are limited to FC_MAX_EXTRAPOLATION_NS, half of that (fc_refresh.c asserts its periods
+ * stay below). */
 #define FC_MAX_EXTRAPOLATION_NS (1ull << (64 - FC_SHIFT - 1))
 _Static_assert(FC_SHIFT == 32, "mult is 32.32 fixed point");
 
-struct fc_line {
+struct fc_segment {
     uint64_t anchor_ticks;
     uint64_t anchor_ns;
     uint64_t mult; /* ns per tick << FC_SHIFT */
 };
 
-/* The line's value at t; t before the anchor counts as the anchor (a reader that read the
+/* The segment's value at t; t before the anchor counts as the anchor (a reader that read the
  * counter just before a refresh must not extrapolate backwards).  128-bit product, so any
  * delta is exact. */
-static inline uint64_t fc_line_eval(const struct fc_line *l, uint64_t t)
+static inline uint64_t fc_segment_eval(const struct fc_segment *s, uint64_t t)
 {
-    uint64_t d = t > l->anchor_ticks ? t - l->anchor_ticks : 0;
-    return l->anchor_ns + (uint64_t)(((unsigned __int128)d * l->mult) >> FC_SHIFT);
+    uint64_t d = t > s->anchor_ticks ? t - s->anchor_ticks : 0;
+    return s->anchor_ns + (uint64_t)(((unsigned __int128)d * s->mult) >> FC_SHIFT);
 }
 
 /* Ticks -> ns for an interval, 128-bit. */
@@ -61,24 +63,24 @@ struct fc_slew_policy {
     uint64_t step_forward_ns;   /* behind the kernel by more than this: step forward */
 };
 
-/* The next line, continuous with the current one.
- *   cur        the line readers use now
- *   t_anchor   counter value where the new line starts (read after readers were fenced out)
+/* The next segment, continuous with the current one.
+ *   cur        the segment readers use now
+ *   t_anchor   counter value where the new segment starts (read after readers were fenced out)
  *   offset_ns  fastclock minus kernel clock, measured just before, signed
  *   rate_mult  the measured rate (ns per tick, 32.32); 0 keeps cur's
  *   horizon_ns over how long the offset should be corrected
  * Guarantees, whatever the inputs: result(t_anchor) >= cur(t_anchor) (never backwards),
  * mult >= 1, and the slope differs from rate_mult by at most the policy's bound, except
  * when fastclock is behind by more than step_forward_ns: then it steps forward. */
-struct fc_line fc_next_line(const struct fc_line *cur, uint64_t t_anchor, int64_t offset_ns,
+struct fc_segment fc_next_segment(const struct fc_segment *cur, uint64_t t_anchor, int64_t offset_ns,
                             uint64_t rate_mult, uint64_t horizon_ns,
                             const struct fc_slew_policy *policy);
 
-/* The line after a stale period: no reader has returned a value from `cur` for a counter
- * past cur.anchor_ticks + limit_ticks (readers refuse to extrapolate further, fastclock.c),
- * so the new line may start at the kernel's value, as long as it is not below
+/* The segment after a stale period: no reader has returned a value from `cur` for a
+ * counter past cur.anchor_ticks + limit_ticks (readers refuse to extrapolate further,
+ * fc_read.h), so the new segment may start at the kernel's value, as long as it is not below
  * cur(cur.anchor_ticks + limit_ticks).  Used after idle periods and suspend. */
-struct fc_line fc_stale_line(const struct fc_line *cur, uint64_t t_anchor, uint64_t kernel_ns,
+struct fc_segment fc_stale_segment(const struct fc_segment *cur, uint64_t t_anchor, uint64_t kernel_ns,
                              uint64_t limit_ticks, uint64_t rate_mult);
 
 /* The mult after bending rate_mult to remove offset_ns over horizon_ns, bounded by

@@ -1,22 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /* libfastclock's writer: the refresh in bounded steps, the write section, leaving the
- * counter, and the state readers share (fc_state.h).  Initialisation, the cross-CPU check,
- * fork and the ticker are fc_lifecycle.c.
+ * counter.  It writes the shared state (fc_state.h, defined in fc_state.c) and calls neither
+ * the readers (fastclock.c) nor the life cycle (fc_lifecycle.c: initialisation, the
+ * cross-CPU check, fork, the ticker), which call it.
  *
  * No read ever does unbounded work (issue 18).  A refresh is cut into steps, each a few
  * kernel clock reads (or the sysfs re-check, or the write section's 2 us wait); a read does
- * at most one step, and only when its thread reads densely (reads closer than DENSE_NS, fastclock.c),
- * so that the steps are a small fraction of its reads: with the longest period, 100 ms,
- * a thread reading every 100 us spends a step on at most 5 of its 1000 reads.  A sparse reader never refreshes: the
- * line goes stale and it is answered by the kernel clock (fastclock.c).  The ticker thread
- * and the cross-CPU checker do whole refreshes, off every user's read.  The memory-ordering
- * argument for the write section is at the top of fastclock.c. */
+ * at most one step, and only when its thread reads densely (reads closer than DENSE_NS,
+ * fastclock.c), so that the steps are a small fraction of its reads: with the longest
+ * period, 100 ms, a thread reading every 100 us spends a step on at most 5 of its 1000
+ * reads.  A sparse reader never refreshes: the line goes stale and it is answered by the
+ * kernel clock (fastclock.c).  The ticker thread and the cross-CPU checker do whole
+ * refreshes, off every user's read.  The memory-ordering argument for the write section is
+ * at the top of fc_read.h. */
 #define FASTCLOCK_BUILD
 #include "fastclock/fastclock.h"
 
 #include "arch/arch.h"
 #include "arch/counter.h"
 #include "fastclock/fc_internal.h"
+#include "fastclock/fc_line.h"
 #include "fastclock/fc_state.h"
 #include "fastclock/fc_writer.h"
 
@@ -27,7 +30,7 @@
 #include <string.h>
 
 #define REBASE_NS 64000000000ull         /* rate baseline at most ~64 s long */
-#define WRITER_WAIT_NS 2000ull           /* see the ordering argument in fastclock.c */
+#define WRITER_WAIT_NS 2000ull           /* see the ordering argument in fc_read.h */
 #define SAMPLE_MAX_AGE_NS 1000000ull     /* a refresh's samples are at most this old at commit */
 #define SUSPEND_JUMP_NS 1000000ll        /* BOOTTIME - MONOTONIC moved: suspended */
 #define REALTIME_HYSTERESIS_NS 2000ll    /* REALTIME offset changes smaller than this kept */
@@ -42,21 +45,6 @@ static const struct fc_slew_policy SLEW = {
     .big_offset_ns = 100000,
     .step_forward_ns = 1000000,
 };
-
-/* fc_line is defined in fastclock.c, beside the other data a read touches. */
-FC_HIDDEN _Atomic uint64_t fc_kernel_floor;
-FC_HIDDEN struct fc_sig_snapshot fc_sig;
-FC_HIDDEN _Thread_local bool fc_tl_in_writer FC_TLS;
-FC_HIDDEN _Thread_local bool fc_tl_in_init FC_TLS;
-
-void fc_set_kernel_clock(fc_clock_fn fn) { fc_line.kernel_clock = fn; }
-
-
-FC_HIDDEN pthread_mutex_t fc_lock = PTHREAD_MUTEX_INITIALIZER;
-FC_HIDDEN _Atomic unsigned fc_refreshing; /* word-sized: riscv has no 1-byte exchange without libatomic */
-
-FC_HIDDEN struct fc_writer fc_w;
-
 
 /* The REALTIME or BOOTTIME offset from MONOTONIC: the tighter of 3 MONOTONIC sandwiches. */
 int64_t fc_clock_offset(clockid_t id)
@@ -73,9 +61,9 @@ int64_t fc_clock_offset(clockid_t id)
     return best;
 }
 
-static struct fc_line current_line(void)
+static struct fc_segment current_segment(void)
 {
-    struct fc_line l = {atomic_load_explicit(&fc_line.anchor_ticks, memory_order_relaxed),
+    struct fc_segment l = {atomic_load_explicit(&fc_line.anchor_ticks, memory_order_relaxed),
                         atomic_load_explicit(&fc_line.anchor_ns, memory_order_relaxed),
                         atomic_load_explicit(&fc_line.mult, memory_order_relaxed)};
     return l;
@@ -84,11 +72,11 @@ static struct fc_line current_line(void)
 /* ---- the write section ---- */
 
 /* Opens the write section and returns the anchor counter value t_a, read WRITER_WAIT_NS
- * after the odd sequence is visible to every CPU (see the top of fastclock.c).  Before the
+ * after the odd sequence is visible to every CPU (see the top of fc_read.h).  Before the
  * odd store, the snapshot a signal handler on this thread will use is complete. */
 static uint64_t write_begin(uint64_t *seq, bool leaving)
 {
-    fc_sig.old = current_line();
+    fc_sig.old = current_segment();
     fc_sig.old_limit = atomic_load_explicit(&fc_line.limit_ticks, memory_order_relaxed);
     fc_sig.old_real = atomic_load_explicit(&fc_line.real_offset, memory_order_relaxed);
     fc_sig.old_boot = atomic_load_explicit(&fc_line.boot_offset, memory_order_relaxed);
@@ -100,10 +88,10 @@ static uint64_t write_begin(uint64_t *seq, bool leaving)
     atomic_signal_fence(memory_order_seq_cst);
     fc_tl_in_writer = true;
     atomic_signal_fence(memory_order_seq_cst);
-    *seq = atomic_load_explicit(&fc_line.seq, memory_order_relaxed) & ~(SEQ_WRITING | SEQ_STALE);
-    /* An exchange, not a store: a reader's CAS setting SEQ_STALE may race with it, and
+    *seq = atomic_load_explicit(&fc_line.seq, memory_order_relaxed) & ~(FC_SEQ_WRITING | FC_SEQ_STALE);
+    /* An exchange, not a store: a reader's CAS setting FC_SEQ_STALE may race with it, and
      * whichever lands first, the writer's value wins. */
-    atomic_exchange_explicit(&fc_line.seq, *seq | SEQ_WRITING, memory_order_relaxed);
+    atomic_exchange_explicit(&fc_line.seq, *seq | FC_SEQ_WRITING, memory_order_relaxed);
     /* Pairs with the acquire fence before every reader's s2 load: the odd value is visible
      * to all CPUs before any counter read below. */
     atomic_thread_fence(memory_order_seq_cst);
@@ -115,27 +103,27 @@ static uint64_t write_begin(uint64_t *seq, bool leaving)
     return arch_counter_ordered();
 }
 
-/* Tells a handler on this thread the new line (from t_a on), after folding in what handlers
- * returned meanwhile (fc_read_in_own_writer): a value above the new line's start (a kernel
- * value read after t_a, by a handler that found the old line past its limit) re-anchors the
- * line at a counter value read now, at that value or the line's own, whichever is higher:
- * never below what the handler returned, and not ahead of the kernel by the handler's
+/* Tells a handler on this thread the new segment (from t_a on), after folding in what
+ * handlers returned meanwhile (fc_read_in_own_writer, fastclock.c): a value above the new
+ * segment's start (a kernel value read after t_a, by a handler that found the old segment
+ * past its limit) re-anchors the segment at a counter value read now, at that value or the
+ * segment's own, whichever is higher: never below what the handler returned, and not ahead of the kernel by the handler's
  * duration.  A handler that runs after the last fold uses fc_sig.next: it ran at least a
  * signal delivery (> 1 us) after the earlier handler's kernel read, far more than the new
- * line's offset from the kernel (one kernel read's duration), so it does not go below it. */
-static void fold_handler_floor(struct fc_line *next, uint64_t t_a)
+ * segment's offset from the kernel (one kernel read's duration), so it does not go below it. */
+static void fold_handler_floor(struct fc_segment *next, uint64_t t_a)
 {
     uint64_t f = fc_sig.floor;
     atomic_signal_fence(memory_order_seq_cst);
-    if (fc_line_eval(next, t_a) < f) {
+    if (fc_segment_eval(next, t_a) < f) {
         uint64_t now = arch_counter_ordered();
-        uint64_t own = fc_line_eval(next, now);
+        uint64_t own = fc_segment_eval(next, now);
         next->anchor_ticks = now;
         next->anchor_ns = own > f ? own : f;
     }
 }
 
-static void write_next(struct fc_line *next, uint64_t t_a, int64_t real, int64_t boot)
+static void write_next(struct fc_segment *next, uint64_t t_a, int64_t real, int64_t boot)
 {
     fold_handler_floor(next, t_a);
     fc_sig.next = *next;
@@ -151,13 +139,13 @@ static void write_next(struct fc_line *next, uint64_t t_a, int64_t real, int64_t
 static void write_end(uint64_t seq)
 {
     /* Release: pairs with the acquire load of s1 in readers; the line's stores are visible
-     * to a reader that sees the new even value.  Clears SEQ_STALE too. */
-    atomic_store_explicit(&fc_line.seq, seq + SEQ_STEP, memory_order_release);
+     * to a reader that sees the new even value.  Clears FC_SEQ_STALE too. */
+    atomic_store_explicit(&fc_line.seq, seq + FC_SEQ_STEP, memory_order_release);
     atomic_signal_fence(memory_order_seq_cst);
     fc_tl_in_writer = false;
 }
 
-static void publish(const struct fc_line *l, uint64_t period_ns, int64_t real, int64_t boot)
+static void publish(const struct fc_segment *l, uint64_t period_ns, int64_t real, int64_t boot)
 {
     uint64_t refresh = fc_ns_to_ticks(period_ns, l->mult);
     uint64_t limit = fc_ns_to_ticks(period_ns + GRACE_NS, l->mult);
@@ -166,7 +154,7 @@ static void publish(const struct fc_line *l, uint64_t period_ns, int64_t real, i
     atomic_store_explicit(&fc_line.mult, l->mult, memory_order_relaxed);
     atomic_store_explicit(&fc_line.refresh_ticks, refresh, memory_order_relaxed);
     atomic_store_explicit(&fc_line.limit_ticks, limit, memory_order_relaxed);
-    atomic_store_explicit(&fc_line.floor_ns, fc_line_eval(l, l->anchor_ticks + limit),
+    atomic_store_explicit(&fc_line.floor_ns, fc_segment_eval(l, l->anchor_ticks + limit),
                           memory_order_relaxed);
     atomic_store_explicit(&fc_line.real_offset, real, memory_order_relaxed);
     atomic_store_explicit(&fc_line.boot_offset, boot, memory_order_relaxed);
@@ -177,18 +165,18 @@ void fc_leave_counter(const char *why)
     /* Everything returned so far is at most the line's value at its limit. */
     uint64_t seq;
     uint64_t t = write_begin(&seq, true);
-    struct fc_line cur = fc_sig.old;
+    struct fc_segment cur = fc_sig.old;
     uint64_t lim = fc_sig.old_limit;
     uint64_t until = t - cur.anchor_ticks < lim ? t : cur.anchor_ticks + lim;
-    uint64_t floor = fc_line_eval(&cur, until);
+    uint64_t floor = fc_segment_eval(&cur, until);
     if (lim == 0) /* never live: kernel values only so far */
         floor = 0;
     atomic_store_explicit(&fc_kernel_floor, floor > fc_sig.floor ? floor : fc_sig.floor,
                           memory_order_relaxed);
     snprintf(fc_w.why, sizeof fc_w.why, "%s", why);
     /* Readers that retry see the kernel source; readers that did not retry read their
-     * counter before t (see the top of fastclock.c), so their values are at most the floor. */
-    atomic_store_explicit(&fc_line.source, ST_KERNEL, memory_order_release);
+     * counter before t (see the top of fc_read.h), so their values are at most the floor. */
+    atomic_store_explicit(&fc_line.source, FC_SOURCE_KERNEL, memory_order_release);
     atomic_signal_fence(memory_order_seq_cst);
     /* A handler on this thread between the two loads of fc_sig.floor: fold it in too. */
     uint64_t late = fc_sig.floor, cur_floor = atomic_load(&fc_kernel_floor);
@@ -207,16 +195,16 @@ static bool line_due(uint64_t now)
     uint64_t s = atomic_load_explicit(&fc_line.seq, memory_order_acquire);
     uint64_t at = atomic_load_explicit(&fc_line.anchor_ticks, memory_order_relaxed);
     uint64_t rt = atomic_load_explicit(&fc_line.refresh_ticks, memory_order_relaxed);
-    return (s & SEQ_STALE) || now - at >= (fc_w.ahead ? rt / 2 : rt);
+    return (s & FC_SEQ_STALE) || now - at >= (fc_w.ahead ? rt / 2 : rt);
 }
 
-/* The write section of a refresh: the new line from the samples of the earlier steps. */
+/* The write section of a refresh: the new segment from the samples of the earlier steps. */
 static void commit(void)
 {
     uint64_t now = arch_counter_ordered();
-    struct fc_line cur = current_line();
+    struct fc_segment cur = current_segment();
     uint64_t limit = atomic_load_explicit(&fc_line.limit_ticks, memory_order_relaxed);
-    bool stale = (atomic_load_explicit(&fc_line.seq, memory_order_relaxed) & SEQ_STALE) ||
+    bool stale = (atomic_load_explicit(&fc_line.seq, memory_order_relaxed) & FC_SEQ_STALE) ||
                  now - cur.anchor_ticks >= limit;
     int64_t real = fc_w.real, boot = fc_w.boot;
     int64_t old_boot = atomic_load_explicit(&fc_line.boot_offset, memory_order_relaxed);
@@ -257,7 +245,7 @@ static void commit(void)
     uint64_t horizon = next_period * 2;
     uint64_t seq;
     uint64_t t_a = write_begin(&seq, false);
-    struct fc_line next;
+    struct fc_segment next;
     if (stale) {
         /* Stale readers returned kernel values read before their s2 load saw the old even
          * seq, so before t_a by at least WRITER_WAIT_NS: a kernel read taken now, after the
@@ -265,12 +253,12 @@ static void commit(void)
          * counter/kernel/counter, t_a their midpoint (after the wait), so that a preemption
          * inside one sandwich does not anchor the line on a stale kernel value. */
         uint64_t k, width;
-        fc_sample_pair(arch_fast_counter_ordered, fc_line.kernel_clock, CLOCK_MONOTONIC, 3, &t_a,
+        fc_sample_pair(arch_fast_counter_ordered, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t_a,
                        &k, &width);
-        next = fc_stale_line(&cur, t_a, k, limit, rate);
+        next = fc_stale_segment(&cur, t_a, k, limit, rate);
     } else {
-        int64_t offset = (int64_t)(fc_line_eval(&cur, fc_w.t_s) - fc_w.k_s);
-        next = fc_next_line(&cur, t_a, offset, rate, horizon, &SLEW);
+        int64_t offset = (int64_t)(fc_segment_eval(&cur, fc_w.t_s) - fc_w.k_s);
+        next = fc_next_segment(&cur, t_a, offset, rate, horizon, &SLEW);
     }
     write_next(&next, t_a, real, boot);
     publish(&next, next_period, real, boot);
@@ -283,7 +271,7 @@ static void commit(void)
 /* One step; returns true when a refresh just completed (or none was due). */
 static bool step_once(void)
 {
-    if (atomic_load_explicit(&fc_line.source, memory_order_relaxed) != ST_COUNTER ||
+    if (atomic_load_explicit(&fc_line.source, memory_order_relaxed) != FC_SOURCE_COUNTER ||
         !atomic_load_explicit(&fc_w.live_allowed, memory_order_acquire))
         return true;
     uint64_t now = arch_counter_ordered();
@@ -292,7 +280,7 @@ static bool step_once(void)
     case 0:
         if (!line_due(now))
             return true;
-        fc_sample_pair(arch_fast_counter_ordered, fc_line.kernel_clock, CLOCK_MONOTONIC, 3, &fc_w.t_s,
+        fc_sample_pair(arch_fast_counter_ordered, fc_kernel_clock, CLOCK_MONOTONIC, 3, &fc_w.t_s,
                        &fc_w.k_s, &fc_w.w_s);
         fc_w.step = 1;
         return false;
@@ -379,16 +367,6 @@ uint64_t fc_refresh_ahead(void)
     uint64_t period = fc_w.period_ns;
     fc_release_refreshing();
     return period;
-}
-
-void fc_set_max_period(uint64_t ns)
-{
-    fc_init();
-    fc_take_refreshing();
-    fc_w.max_period_ns = ns && ns < MAX_PERIOD_NS ? ns : MAX_PERIOD_NS;
-    if (fc_w.period_ns > fc_w.max_period_ns)
-        fc_w.period_ns = fc_w.max_period_ns;
-    atomic_store_explicit(&fc_refreshing, 0u, memory_order_release);
 }
 
 void fc_hold_torn_line(uint64_t ns)

@@ -1,15 +1,23 @@
 /* SPDX-License-Identifier: MIT */
-/* libfastclock's shared state between its readers (fastclock.c) and its writer
- * (fc_refresh.c).  The ordering argument is at the top of fastclock.c. */
+/* libfastclock's shared state, in one place (defined in fc_state.c): the line its readers
+ * read (format: fc_line.h; read path: fc_read.h), the kernel clock function beside it, the
+ * floor after leaving the counter, the writer's snapshot for signal handlers, the
+ * thread-local flags, the locks and the writer's state (fc_writer.h).  The readers
+ * (fastclock.c), the writer (fc_refresh.c) and the life cycle (fc_lifecycle.c) depend on
+ * it; it depends on none of them.  Calls go one way: readers -> life cycle (fc_init) and
+ * writer (fc_refresh_step); life cycle -> writer; the writer calls neither. */
 #ifndef FASTCLOCK_STATE_H
 #define FASTCLOCK_STATE_H
 
 #include "fastclock/fastclock.h"
+#include "fastclock/fc_line.h"
 #include "fastclock/fc_math.h"
 #include "fastclock/fc_safety.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -18,52 +26,34 @@
  * calls __tls_get_addr (which may allocate in a dlopen'ed library). */
 #define FC_TLS __attribute__((tls_model("initial-exec")))
 
-enum { ST_UNINIT = 0, ST_COUNTER = 1, ST_KERNEL = 2 };
+_Static_assert(FC_SHIFT == FC_LINE_SHIFT, "the writer's fixed point is the line's");
 
-/* seq: bit 0 set while the writer changes the line; bit 1 set (by a reader, with a CAS
- * from an even value) once the line is stale: readers then answer from the kernel clock
- * without reading the counter.  The writer advances seq by 4 and clears both bits. */
-#define SEQ_WRITING 1ull
-#define SEQ_STALE 2ull
-#define SEQ_STEP 4ull
+/* What a read on the live line touches, in one page (fc_state.c): the line, the kernel
+ * clock function, `recent` and its due point.  A sparse read finds them cold (evicted from
+ * the caches and the TLB during the pause): each page costs a page walk, in a VM a
+ * two-dimensional one of hundreds of ns, which is why the vDSO's cold read, one data page,
+ * is cheap.  One named section, in definition order (no_reorder), the line 256-aligned:
+ * the line (128 bytes), the function (8), `recent` at 192 and its due point: 208 bytes
+ * that never straddle a page. */
+#define FC_HOT_DATA __attribute__((section(".data.fastclock_hot"), no_reorder))
 
-/* What readers read.  The first 64 bytes are what a read touches (the fast path and a
- * stale read); the rest only slow paths.  Fields are atomics accessed relaxed: the seq
- * loads and fences order them. */
-struct fc_shared {
-    _Atomic uint64_t seq;
-    _Atomic int source;             /* ST_* */
-    _Atomic uint64_t anchor_ticks;
-    _Atomic uint64_t anchor_ns;
-    _Atomic uint64_t mult;
-    _Atomic uint64_t refresh_ticks; /* past anchor+this, a read may do a refresh step */
-    _Atomic uint64_t floor_ns;      /* line(anchor + limit): no value from this line is above */
-    /* The kernel's clocks: clock_gettime, or the shim's real one (set before the first call;
-     * here so that a stale read touches one cache line of fastclock's). */
-    fc_clock_fn kernel_clock;
-    /* second cache line */
-    _Atomic uint64_t limit_ticks;   /* past anchor+this, the line is stale */
-    _Atomic int64_t real_offset;    /* CLOCK_REALTIME - CLOCK_MONOTONIC */
-    _Atomic int64_t boot_offset;    /* CLOCK_BOOTTIME - CLOCK_MONOTONIC */
-} __attribute__((aligned(64)));
-
-_Static_assert(__builtin_offsetof(struct fc_shared, limit_ticks) == 64,
-               "a read (fast or stale) touches only the first cache line");
-
-extern FC_HIDDEN struct fc_shared fc_line;
+extern FC_HIDDEN struct fc_line fc_line;
+/* The kernel's clocks: clock_gettime, or the shim's real one (set before the first call,
+ * fc_set_kernel_clock).  Not in the line: a pointer means something in this process only. */
+extern FC_HIDDEN fc_clock_fn fc_kernel_clock;
 extern FC_HIDDEN _Atomic uint64_t fc_kernel_floor; /* after leaving the counter */
 extern FC_HIDDEN _Atomic uint64_t fc_recent_due_ticks; /* changes while reads come (fastclock.c) */
 extern FC_HIDDEN _Atomic unsigned fc_stale_reads_seen; /* stale reads since the ticker looked */
 
 /* The writer's snapshot, for a signal handler that interrupted its own thread's write
- * section (fc_read_in_own_writer): the line before, and from t_a on the line after. */
+ * section (fc_read_in_own_writer, fastclock.c): the segment before, and from t_a on the segment after. */
 struct fc_sig_snapshot {
-    struct fc_line old;
+    struct fc_segment old;
     uint64_t old_limit;
     int64_t old_real, old_boot;
-    struct fc_line next;
+    struct fc_segment next;
     int64_t next_real, next_boot;
-    volatile uint64_t t_a;    /* 0 until the new line is computed */
+    volatile uint64_t t_a;    /* 0 until the new segment is computed */
     volatile bool leaving;    /* the write section is leave_counter's */
     volatile uint64_t floor;  /* the largest monotonic value handlers returned meanwhile */
 };
@@ -71,10 +61,54 @@ extern FC_HIDDEN struct fc_sig_snapshot fc_sig;
 extern FC_HIDDEN _Thread_local bool fc_tl_in_writer FC_TLS; /* this thread is in a write section */
 extern FC_HIDDEN _Thread_local bool fc_tl_in_init FC_TLS;   /* this thread is initialising */
 
+/* ---- the writer's state: fc_refresh.c and fc_lifecycle.c ---- */
+
+#define FIRST_PERIOD_NS 2000000ull       /* first refresh 2 ms after going live, then doubling */
+#define MAX_PERIOD_NS 100000000ull       /* at most every 100 ms while reads are dense */
+#define GRACE_NS 2000000ull              /* a line serves this long past its due refresh */
+#define RECHECK_NS 10000000000ull        /* re-read current_clocksource every 10 s */
+                                         /* (test hooks: FASTCLOCK_RECHECK_MS, FASTCLOCK_PERIOD_US) */
+
+/* The writer's state, under fc_refreshing (and fc_lock for the fields info reports). */
+struct fc_writer {
+    uint64_t base_ticks, base_ns, base_width;
+    uint64_t period_ns, max_period_ns;
+    double rate_uncertainty;
+    uint64_t rate_mult; /* the measured rate (ns per tick, 32.32), unbent */
+    uint64_t last_check_ns;
+    uint64_t recheck_ns;
+    _Atomic uint64_t refreshes;
+    uint64_t suspends; /* BOOTTIME - MONOTONIC jumps seen */
+    uint64_t init_ns;
+    uint64_t stated_hz;
+    char stated_source[48];
+    char clocksource[32];
+    char why[200];
+    bool invariance_assumed; /* FC_ASSUME_INVARIANT_ENV overrode the CPU's "not invariant" */
+    bool clocksource_pending; /* at init only the provisional clocksource was listed */
+    _Atomic bool live_allowed; /* the cross-CPU check passed: the line may go live */
+    bool checker_running;
+    bool atfork_registered;
+    bool ticker_running;
+    bool ticker_wanted;  /* start the ticker when the line goes live (FASTCLOCK_TICKER) */
+    pthread_t ticker;
+    bool ahead;          /* the ticker's refresh: due from half the period on (line_due) */
+    /* the refresh in progress */
+    int step;
+    uint64_t t_s, k_s, w_s;
+    int64_t real, boot;
+};
+extern FC_HIDDEN struct fc_writer fc_w;
+
+/* Init, info and the ticker's start/stop hold fc_lock; refresh steps hold fc_refreshing
+ * (taken with an exchange, never waited for on a read: a read that finds it taken goes on). */
+extern FC_HIDDEN pthread_mutex_t fc_lock;
+extern FC_HIDDEN _Atomic unsigned fc_refreshing;
+
 static inline uint64_t fc_kernel_ns(clockid_t id)
 {
     struct timespec ts;
-    fc_line.kernel_clock(id, &ts);
+    fc_kernel_clock(id, &ts);
     return fc_ts_ns(&ts);
 }
 
@@ -83,19 +117,6 @@ static inline uint64_t fc_ns_to_ticks(uint64_t ns, uint64_t mult)
     return (uint64_t)(((unsigned __int128)ns << FC_SHIFT) / (mult ? mult : 1));
 }
 
-/* The writer (fc_refresh.c). */
-FC_HIDDEN int fc_init(void);               /* initialises if needed; returns the source */
-/* One bounded piece of refresh work if nobody else is at it (never waits).  Called by reads
- * that find the line due or stale while this thread reads densely. */
-FC_HIDDEN void fc_refresh_step(void);
-/* A whole refresh if the line is due (the ticker and the cross-CPU checker: not a user's read). */
-FC_HIDDEN void fc_refresh_full(void);
-/* The ticker's refresh: a whole refresh if the line is past half its period (or stale);
- * takes and releases fc_refreshing (sleeping: never on a read); returns the line's period. */
-FC_HIDDEN uint64_t fc_refresh_ahead(void);
-FC_HIDDEN void fc_writer_info(char *clocksource, size_t clen, char *why, size_t wlen,
-                              uint64_t *stated_hz, char *stated_source, size_t slen,
-                              uint64_t *refreshes, uint64_t *suspends, uint64_t *init_ns);
 /* Raises `recent` to v (never lowers it).  Inline: a sparse reader's read ends here, and a
  * call into another file's code is one more cold code page for it (see FC_HOT_TEXT). */
 static inline void fc_atomic_max_recent(uint64_t v)

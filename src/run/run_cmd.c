@@ -8,6 +8,7 @@
 #include "common/elf_probe.h"
 #include "common/subprocess.h"
 #include "run/run_mode.h"
+#include "run/run_served.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,9 +48,13 @@ static const char help[] =
     "                   gets no table\n"
     "  --verbose        the shim says at start what it serves and why\n"
     "\n"
-    "Cannot reach: static binaries, set-user-ID, set-group-ID or capability programs (the\n"
-    "loader ignores LD_PRELOAD for them), Go programs (Go's runtime calls the vDSO itself),\n"
-    "calls made inside libc.  The shim is found next to this binary or in\n"
+    "Static and Go programs (no loader, or a runtime that calls the vDSO itself) are served\n"
+    "on x86_64 by patching their vDSO's clock entry points at the exec (ptrace; a helper\n"
+    "process keeps the shared line fresh): auto, fast and count; not coarse.  Where ptrace\n"
+    "is not permitted (Yama, seccomp, a tracer already attached) run says so and runs them\n"
+    "unserved.  Cannot reach: set-user-ID, set-group-ID or capability programs (the loader\n"
+    "ignores LD_PRELOAD for them), calls made inside libc.  The shim is found next to this\n"
+    "binary or in\n"
     "PREFIX/lib/clockscope/ (override: CLOCKSCOPE_SHIM=PATH).\n"
     "\n"
     "Exit status: the command's own; 127 command not found; 126 not executable; 2 bad usage\n"
@@ -225,10 +230,15 @@ int cmd_run(int argc, char **argv)
         check_output(output, output_abs, sizeof output_abs);
         output = output_abs;
     }
-    if (elf_is_static(target))
-        fprintf(stderr, "clockscope run: warning: %s is statically linked: the shim cannot "
-                "reach it, it runs unchanged\n", target);
-    else if (secure_exec_reason(target))
+    /* Static and Go programs: the helper patches their vDSO at the exec (run_served.c). */
+    const char *kind = run_served_kind(target);
+    const char *secure = secure_exec_reason(target);
+    if (kind && secure) {
+        fprintf(stderr, "clockscope run: warning: %s is %s and %s: tracing its exec would drop "
+                "its privileges, so run does not patch its vDSO; it runs unchanged\n", target,
+                kind, secure);
+        kind = NULL;
+    } else if (secure && !elf_is_static(target))
         fprintf(stderr, "clockscope run: warning: %s is %s: the loader ignores LD_PRELOAD for "
                 "it (secure execution), so the shim cannot reach it; it runs unchanged\n",
                 target, secure_exec_reason(target));
@@ -267,6 +277,14 @@ int cmd_run(int argc, char **argv)
         setenv("CLOCKSCOPE_RUN_OUTPUT", output, 1);
     else
         unsetenv("CLOCKSCOPE_RUN_OUTPUT");
+    if (kind) {
+        char why[400];
+        /* On success the helper waits for the exec: nothing else may come between. */
+        if (!run_served_start(target, kind, &mode, verbose, output, why, sizeof why))
+            fprintf(stderr, "clockscope run: %s is %s: its vDSO is not patched: %s; it runs "
+                    "unserved%s\n", target, kind, why,
+                    elf_is_static(target) ? "" : " (the shim still serves its calls through libc)");
+    }
     fflush(NULL);
     execv(target, argv + i);
     int e = errno;

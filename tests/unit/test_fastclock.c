@@ -89,19 +89,19 @@ TEST(fastclock_mult_rounding_is_far_below_the_rate_target)
 
 TEST(fastclock_line_is_monotonic_and_clamps_before_anchor)
 {
-    struct fc_line l = {1000000, 5000000000ull, fc_mult_from_hz(2445406000ull)};
-    CHECK(fc_line_eval(&l, 0) == l.anchor_ns);
-    CHECK(fc_line_eval(&l, l.anchor_ticks) == l.anchor_ns);
+    struct fc_segment l = {1000000, 5000000000ull, fc_mult_from_hz(2445406000ull)};
+    CHECK(fc_segment_eval(&l, 0) == l.anchor_ns);
+    CHECK(fc_segment_eval(&l, l.anchor_ticks) == l.anchor_ns);
     uint64_t prev = 0;
     for (uint64_t t = l.anchor_ticks; t < l.anchor_ticks + 100000; t += 7) {
-        uint64_t v = fc_line_eval(&l, t);
+        uint64_t v = fc_segment_eval(&l, t);
         CHECK(v >= prev);
         prev = v;
     }
     /* Large deltas are exact in 128 bits: 10 years of a 5 GHz counter. */
-    struct fc_line big = {0, 0, fc_mult_from_hz(5000000000ull)};
+    struct fc_segment big = {0, 0, fc_mult_from_hz(5000000000ull)};
     uint64_t ten_years = 10ull * 365 * 86400;
-    uint64_t v = fc_line_eval(&big, ten_years * 5000000000ull);
+    uint64_t v = fc_segment_eval(&big, ten_years * 5000000000ull);
     CHECK(v / FC_NS_PER_S == ten_years || v / FC_NS_PER_S + 1 == ten_years);
 }
 
@@ -125,17 +125,17 @@ TEST(fastclock_slew_is_bounded_and_signed)
 TEST(fastclock_next_line_never_steps_backwards)
 {
     for (int i = 0; i < 20000; i++) {
-        struct fc_line cur = {rnd() >> 8, rnd() >> 8, (rnd() >> 28) + 1};
+        struct fc_segment cur = {rnd() >> 8, rnd() >> 8, (rnd() >> 28) + 1};
         uint64_t t_a = cur.anchor_ticks + (rnd() >> 34);
         int64_t offset = (int64_t)(rnd() >> 30) - (int64_t)(1ull << 33);
         uint64_t rate = cur.mult + (rnd() % (cur.mult / 1000 + 1)) - cur.mult / 2000;
-        struct fc_line next = fc_next_line(&cur, t_a, offset, rate, 100000000, &policy);
+        struct fc_segment next = fc_next_segment(&cur, t_a, offset, rate, 100000000, &policy);
         CHECK(next.anchor_ticks == t_a);
-        CHECK(fc_line_eval(&next, t_a) >= fc_line_eval(&cur, t_a));
+        CHECK(fc_segment_eval(&next, t_a) >= fc_segment_eval(&cur, t_a));
         CHECK(next.mult >= 1);
         if (offset >= -(int64_t)policy.step_forward_ns) {
             /* Continuous, and the slope within the bound of the rate. */
-            CHECK(next.anchor_ns == fc_line_eval(&cur, t_a));
+            CHECK(next.anchor_ns == fc_segment_eval(&cur, t_a));
             uint64_t magnitude = offset < 0 ? (uint64_t)-offset : (uint64_t)offset;
             uint32_t bound = magnitude >= policy.big_offset_ns ? policy.max_big_slew_ppm
                                                                : policy.max_slew_ppm;
@@ -143,21 +143,21 @@ TEST(fastclock_next_line_never_steps_backwards)
             CHECK(dev <= bound * 1e-6 + 1e-9 && dev >= -(bound * 1e-6) - 1e-9);
             CHECK((offset > 0) <= (next.mult <= rate));
         } else {
-            CHECK(next.anchor_ns > fc_line_eval(&cur, t_a)); /* forward step */
+            CHECK(next.anchor_ns > fc_segment_eval(&cur, t_a)); /* forward step */
         }
     }
 }
 
 TEST(fastclock_stale_line_never_below_what_readers_returned)
 {
-    struct fc_line cur = {1000, 1000000, fc_mult_from_hz(1000000000)};
+    struct fc_segment cur = {1000, 1000000, fc_mult_from_hz(1000000000)};
     uint64_t limit = 102000000; /* ticks */
-    uint64_t returned_max = fc_line_eval(&cur, cur.anchor_ticks + limit);
+    uint64_t returned_max = fc_segment_eval(&cur, cur.anchor_ticks + limit);
     /* Kernel far ahead (idle process): jump to it. */
-    struct fc_line a = fc_stale_line(&cur, 5000000000ull, 9000000000ull, limit, cur.mult);
+    struct fc_segment a = fc_stale_segment(&cur, 5000000000ull, 9000000000ull, limit, cur.mult);
     CHECK(a.anchor_ns == 9000000000ull && a.anchor_ticks == 5000000000ull);
     /* Kernel behind what may have been returned (suspend): hold at that. */
-    struct fc_line b = fc_stale_line(&cur, 5000000000ull, returned_max - 5, limit, cur.mult);
+    struct fc_segment b = fc_stale_segment(&cur, 5000000000ull, returned_max - 5, limit, cur.mult);
     CHECK(b.anchor_ns == returned_max);
 }
 
@@ -169,26 +169,26 @@ TEST(fastclock_stale_line_never_below_what_readers_returned)
 TEST(fastclock_converges_on_a_synthetic_counter)
 {
     const double true_hz = 2445406000.0;
-    struct fc_line cur = {0, 0, fc_mult_from_hz((uint64_t)(true_hz * (1 + 40e-6)))};
+    struct fc_segment cur = {0, 0, fc_mult_from_hz((uint64_t)(true_hz * (1 + 40e-6)))};
     uint64_t prev_value = 0;
     uint64_t value_at[61] = {0};
     for (int step = 1; step <= 60; step++) {
         uint64_t t = (uint64_t)(step * 0.1 * true_hz);
         /* Readers in the period before the refresh: increasing. */
         for (uint64_t r = cur.anchor_ticks; r < t; r += (t - cur.anchor_ticks) / 16 + 1) {
-            uint64_t v = fc_line_eval(&cur, r);
+            uint64_t v = fc_segment_eval(&cur, r);
             CHECK(v >= prev_value);
             prev_value = v;
         }
-        value_at[step] = fc_line_eval(&cur, t);
+        value_at[step] = fc_segment_eval(&cur, t);
         int64_t noise = (int64_t)(rnd() % 61) - 30;
         int64_t kernel = (int64_t)((double)t / true_hz * 1e9) + noise;
-        int64_t offset = (int64_t)fc_line_eval(&cur, t) - kernel;
+        int64_t offset = (int64_t)fc_segment_eval(&cur, t) - kernel;
         if (step > 20)
             CHECK(offset < 200 && offset > -200);
         uint64_t rate = fc_mult_from_ratio((uint64_t)kernel, t);
-        struct fc_line next = fc_next_line(&cur, t + 5000, offset, rate, 200000000, &policy);
-        CHECK(fc_line_eval(&next, t + 5000) >= fc_line_eval(&cur, t + 5000));
+        struct fc_segment next = fc_next_segment(&cur, t + 5000, offset, rate, 200000000, &policy);
+        CHECK(fc_segment_eval(&next, t + 5000) >= fc_segment_eval(&cur, t + 5000));
         cur = next;
         if (step > 30) {
             double over_1s = (double)(value_at[step] - value_at[step - 10]) / 1e9 - 1;

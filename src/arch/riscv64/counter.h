@@ -3,7 +3,7 @@
  * Ordering: the ISA (Zicsr, "CSR Access Ordering") does not order CSR accesses with memory
  * accesses, and "for the purposes of the FENCE instruction, CSR read accesses are
  * classified as device input (I)".  So `fence r, i` before the read orders it after every
- * earlier load, which is what the seqlock argument in src/fastclock/fastclock.c needs of
+ * earlier load, which is what the seqlock argument in src/fastclock/fc_read.h needs of
  * arch_counter_ordered (the kernel's vDSO reads it without a fence: its seqlock does not
  * promise monotonicity across threads on its own).  Looked for after fastclock's
  * cross-thread stress test saw values 30-370 ns below ones another thread had returned

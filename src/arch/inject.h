@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/* What `clockscope run` needs from an architecture to serve a program through its vDSO
+ * (docs/run.md, "Static and Go programs"): the tracee's registers, running one syscall in a
+ * stopped tracee, the absolute jump written over a vDSO entry point, and which vDSO symbols
+ * are the clock entry points.  Exactly one arch/ARCH_inject.c is linked; where an arch is not
+ * done yet, arch_inject_supported() says so and nothing else is called. */
+#ifndef CLOCKSCOPE_ARCH_INJECT_H
+#define CLOCKSCOPE_ARCH_INJECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* A stopped tracee's general registers, opaque (large enough for every arch's
+ * struct user_regs_struct). */
+struct arch_regs {
+    uint64_t r[64];
+};
+
+/* The clock entry points of this arch's vDSO, in the order of enum run_entry
+ * (run/run_reader_abi.h): clock_gettime, gettimeofday, time (NULL: the arch has none). */
+struct arch_vdso_entries {
+    const char *name[3];
+    const char *version; /* the version the C libraries and Go ask for */
+};
+
+/* Whether this arch can be served; false with a reason ("not yet on aarch64 ..."). */
+bool arch_inject_supported(char *why, size_t len);
+const struct arch_vdso_entries *arch_inject_vdso_entries(void);
+/* Symbols that must never be written: the signal-return trampolines and getrandom. */
+bool arch_inject_symbol_forbidden(const char *name);
+/* PTRACE_GETREGS / SETREGS equivalents; 0 or an errno value. */
+int arch_inject_get_regs(pid_t pid, struct arch_regs *regs);
+int arch_inject_set_regs(pid_t pid, const struct arch_regs *regs);
+uint64_t arch_inject_pc(const struct arch_regs *regs);
+/* The bytes of one syscall instruction; returns their count (<= 8). */
+size_t arch_inject_syscall_insn(uint8_t *out);
+/* `saved` changed to execute the syscall instruction at pc with number nr and args, as if
+ * no syscall were in progress (so that no restart logic applies on the way out). */
+void arch_inject_syscall_regs(struct arch_regs *out, const struct arch_regs *saved, uint64_t pc,
+                              long nr, const long args[6]);
+/* The syscall's return value after it ran. */
+long arch_inject_syscall_result(const struct arch_regs *regs);
+/* An absolute jump to target that clobbers only registers the C ABI lets a callee clobber
+ * and that the vDSO's callers do not keep anything in (x86_64: r11); its length, or 0 if
+ * it does not fit in len. */
+size_t arch_inject_abs_jump(uint8_t *out, size_t len, uint64_t target);
+
+#endif

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/* x86_64 side of serving a program through its vDSO (arch/inject.h). */
+#include "arch/inject.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+
+_Static_assert(sizeof(struct user_regs_struct) <= sizeof(struct arch_regs), "regs fit");
+
+bool arch_inject_supported(char *why, size_t len)
+{
+    (void)why, (void)len;
+    return true;
+}
+
+const struct arch_vdso_entries *arch_inject_vdso_entries(void)
+{
+    /* glibc, musl and Go's runtime look these up with version LINUX_2.6. */
+    static const struct arch_vdso_entries e = {
+        .name = {"__vdso_clock_gettime", "__vdso_gettimeofday", "__vdso_time"},
+        .version = "LINUX_2.6"};
+    return &e;
+}
+
+bool arch_inject_symbol_forbidden(const char *name)
+{
+    /* x86_64 returns from signals through libc's restorer, not the vDSO, but the rule is
+     * the same on every arch: a trampoline or getrandom is never touched. */
+    return strstr(name, "sigreturn") != NULL || strstr(name, "getrandom") != NULL;
+}
+
+int arch_inject_get_regs(pid_t pid, struct arch_regs *regs)
+{
+    memset(regs, 0, sizeof *regs);
+    return ptrace(PTRACE_GETREGS, pid, NULL, regs) == 0 ? 0 : errno;
+}
+
+int arch_inject_set_regs(pid_t pid, const struct arch_regs *regs)
+{
+    return ptrace(PTRACE_SETREGS, pid, NULL, regs) == 0 ? 0 : errno;
+}
+
+uint64_t arch_inject_pc(const struct arch_regs *regs)
+{
+    return ((const struct user_regs_struct *)regs)->rip;
+}
+
+size_t arch_inject_syscall_insn(uint8_t *out)
+{
+    out[0] = 0x0f, out[1] = 0x05; /* syscall */
+    return 2;
+}
+
+void arch_inject_syscall_regs(struct arch_regs *out, const struct arch_regs *saved, uint64_t pc,
+                              long nr, const long args[6])
+{
+    *out = *saved;
+    struct user_regs_struct *r = (struct user_regs_struct *)out;
+    r->rip = pc;
+    r->rax = (unsigned long)nr;
+    /* orig_rax -1: not inside a syscall, so the way back to user mode does no restart. */
+    r->orig_rax = (unsigned long)-1;
+    r->rdi = (unsigned long)args[0], r->rsi = (unsigned long)args[1];
+    r->rdx = (unsigned long)args[2], r->r10 = (unsigned long)args[3];
+    r->r8 = (unsigned long)args[4], r->r9 = (unsigned long)args[5];
+}
+
+long arch_inject_syscall_result(const struct arch_regs *regs)
+{
+    return (long)((const struct user_regs_struct *)regs)->rax;
+}
+
+size_t arch_inject_abs_jump(uint8_t *out, size_t len, uint64_t target)
+{
+    /* movabs $target, %r11 (49 bb imm64); jmp *%r11 (41 ff e3).  r11 is clobbered by the
+     * syscall instruction anyway, so no caller of the vDSO can keep anything in it. */
+    if (len < 13)
+        return 0;
+    out[0] = 0x49, out[1] = 0xbb;
+    memcpy(out + 2, &target, 8);
+    out[10] = 0x41, out[11] = 0xff, out[12] = 0xe3;
+    return 13;
+}

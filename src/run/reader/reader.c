@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: MIT */
+/* The reader `clockscope run` injects into a static or Go program (docs/run.md): the code
+ * the vDSO's clock entry points jump to.  Built freestanding and position-independent
+ * (-ffreestanding -fPIC -nostdlib -fno-stack-protector, no jump tables, one .text), so
+ * that its .text, copied to any address, runs as is: no relocations (the build and
+ * tests/test_run_static.py check), no libc, no TLS, no global data outside .text.  Its data
+ * is the page mapped right after its code (run/run_reader_abi.h).
+ *
+ * Every call either answers from fastclock's line (a served clock, a fresh line) or makes
+ * the real syscall: slow, never wrong.  The original vDSO function is never called: a copy
+ * of it elsewhere would read the kernel's vvar page at a wrong RIP-relative address. */
+#include "fastclock/fc_read.h"
+#include "run/run_reader_abi.h"
+
+#include <stdint.h>
+
+/* The first bytes of .text: the code page's start, from which the data pages are found
+ * (the build checks that this label lies at offset 0). */
+__asm__(".text\n"
+        "run_reader_code_start:\n");
+
+/* A REALTIME value from a stale line within this of the line's floor is held at the floor
+ * (the offset's noise), as libfastclock's own stale reads do (fastclock.c,
+ * REALTIME_HYSTERESIS_NS: the same value; fc_read.h takes it as an argument). */
+#define READER_REALTIME_HYSTERESIS_NS 2000ull
+/* A line being written is waited for, as libfastclock's readers wait (answering from the
+ * kernel then could step back, fc_read.h), however long a busy machine keeps the writer off
+ * its CPU; only a write that has not ended after this many seconds (the refresher killed
+ * inside its write section) is given up on: header.writer_stuck, and the kernel answers. */
+#define WRITER_STUCK_TICKS_NS_SHIFTED 4294967296000000000ull /* 1 s in ns << 32: / mult = ticks */
+
+struct k_timespec { int64_t tv_sec, tv_nsec; };
+struct k_timeval { int64_t tv_sec, tv_usec; };
+
+#define NR_GETTIMEOFDAY 96
+#define NR_TIME 201
+#define NR_CLOCK_GETTIME 228
+
+static inline long raw_syscall2(long nr, long a, long b)
+{
+    long ret;
+    __asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b) : "rcx", "r11", "memory");
+    return ret;
+}
+
+static inline char *code_start(void)
+{
+    char *p;
+    __asm__("lea run_reader_code_start(%%rip), %0" : "=r"(p));
+    return p;
+}
+
+static inline struct run_page_header *header(void)
+{
+    return (struct run_page_header *)(code_start() + RUN_HEADER_OFFSET);
+}
+
+static inline void add(uint64_t *counter)
+{
+    __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+}
+
+/* The kernel's answer, counted.  Out of line: the served path saves no register for it. */
+static __attribute__((noinline)) long kernel(struct run_page_header *h, long nr, long a, long b)
+{
+    add(&h->kernel_calls);
+    return raw_syscall2(nr, a, b);
+}
+
+static inline const struct fc_line *line(struct run_page_header *h)
+{
+    uint32_t off = __atomic_load_n(&h->line_offset, __ATOMIC_RELAXED);
+    /* Inside the line page, aligned as the format is (a corrupt offset: no line). */
+    if (__builtin_expect(off > RUN_PAGE_SIZE - sizeof(struct fc_line) || (off & 63), 0))
+        return 0;
+    return (const struct fc_line *)(code_start() + RUN_LINE_PAGE_OFFSET + off);
+}
+
+/* The value of a served clock (which: FC_CLOCK_*, id its clock id) in ns, after a first
+ * pass did not give one; false when the kernel must answer (no usable line).  fc_read.h's
+ * protocol, as libfastclock's readers.  Out of line: the common case never comes here. */
+static __attribute__((noinline)) int line_value_slow(struct run_page_header *h, int which, long id,
+                                                     uint64_t *out)
+{
+    const struct fc_line *l = line(h);
+    if (!l)
+        return 0;
+    for (uint64_t wait_start = 0, wait_ticks = 0;;) {
+        uint64_t s1 = 0;
+        enum fc_read_status r = fc_line_read(l, which, out, &s1);
+        if (r == FC_READ_VALUE)
+            return 1;
+        if (r == FC_READ_KERNEL)
+            return 0;
+        if (r == FC_READ_BUSY && (s1 & FC_SEQ_WRITING)) {
+            if (__atomic_load_n(&h->writer_stuck, __ATOMIC_RELAXED))
+                return 0;
+            uint64_t now = arch_counter_raw();
+            if (!wait_start) {
+                uint64_t m = __atomic_load_n(&l->mult, __ATOMIC_RELAXED);
+                wait_start = now;
+                wait_ticks = WRITER_STUCK_TICKS_NS_SHIFTED / (m ? m : 1);
+            } else if (now - wait_start > wait_ticks) {
+                __atomic_store_n(&h->writer_stuck, 1, __ATOMIC_RELAXED);
+                add(&h->stuck_marks);
+                return 0;
+            }
+            __asm__ volatile("pause");
+            continue;
+        }
+        /* Stale or past the limit: the kernel's value, never below the line's floor. */
+        struct k_timespec ts;
+        if (kernel(h, NR_CLOCK_GETTIME, id, (long)&ts) != 0)
+            return 0;
+        uint64_t k = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+        if (fc_line_stale_value(l, which, s1, k, READER_REALTIME_HYSTERESIS_NS, out))
+            return 1;
+    }
+}
+
+/* The common case inline (one pass on a live line), the rest out of line. */
+static inline __attribute__((always_inline)) int line_value(struct run_page_header *h, int which,
+                                                            long id, uint64_t *out)
+{
+    const struct fc_line *l = line(h);
+    uint64_t s1;
+    if (__builtin_expect(l != 0, 1) && __builtin_expect(fc_line_read(l, which, out, &s1) == FC_READ_VALUE, 1))
+        return 1;
+    return line_value_slow(h, which, id, out);
+}
+
+/* FC_CLOCK_* of a served clock id, or -1. */
+static inline int served(struct run_page_header *h, long clk)
+{
+    uint32_t mask = __atomic_load_n(&h->serve_mask, __ATOMIC_RELAXED);
+    if ((unsigned long)clk >= 32 || !((mask >> clk) & 1))
+        return -1;
+    return clk == 1 ? FC_CLOCK_MONOTONIC : clk == 0 ? FC_CLOCK_REALTIME
+         : clk == 7 ? FC_CLOCK_BOOTTIME : -1;
+}
+
+/* Count mode: count, then the kernel.  Out of line. */
+static __attribute__((noinline)) long counted(struct run_page_header *h, unsigned slot, long nr,
+                                              long a, long b)
+{
+    add(&h->calls[slot]);
+    return kernel(h, nr, a, b);
+}
+
+long run_reader_clock_gettime(long clk, struct k_timespec *ts)
+{
+    struct run_page_header *h = header();
+    if (__builtin_expect(__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RUN_FLAG_COUNT, 0))
+        return counted(h, (unsigned long)clk < RUN_COUNT_CLOCKS ? (unsigned)clk : RUN_COUNT_OTHER_CLOCK,
+                       NR_CLOCK_GETTIME, clk, (long)ts);
+    int which = served(h, clk);
+    uint64_t v;
+    if (which < 0 || !line_value(h, which, clk, &v))
+        return kernel(h, NR_CLOCK_GETTIME, clk, (long)ts);
+    ts->tv_sec = (int64_t)(v / 1000000000ull);
+    ts->tv_nsec = (int64_t)(v % 1000000000ull);
+    return 0;
+}
+
+long run_reader_gettimeofday(struct k_timeval *tv, void *tz)
+{
+    struct run_page_header *h = header();
+    if (__builtin_expect(__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RUN_FLAG_COUNT, 0))
+        return counted(h, RUN_COUNT_GETTIMEOFDAY, NR_GETTIMEOFDAY, (long)tv, (long)tz);
+    uint64_t v;
+    /* A timezone, or no timeval: the kernel, as the vDSO's own fallback does. */
+    if (tz || !tv || served(h, 0) < 0 || !line_value(h, FC_CLOCK_REALTIME, 0, &v))
+        return kernel(h, NR_GETTIMEOFDAY, (long)tv, (long)tz);
+    tv->tv_sec = (int64_t)(v / 1000000000ull);
+    tv->tv_usec = (int64_t)(v % 1000000000ull / 1000u);
+    return 0;
+}
+
+long run_reader_time(int64_t *t)
+{
+    struct run_page_header *h = header();
+    if (__builtin_expect(__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RUN_FLAG_COUNT, 0))
+        return counted(h, RUN_COUNT_TIME, NR_TIME, (long)t, 0);
+    uint64_t v;
+    if (served(h, 0) < 0 || !line_value(h, FC_CLOCK_REALTIME, 0, &v))
+        return kernel(h, NR_TIME, (long)t, 0);
+    int64_t s = (int64_t)(v / 1000000000ull);
+    if (t)
+        *t = s;
+    return (long)s;
+}

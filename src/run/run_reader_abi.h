@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/* The contract between `clockscope run` and the reader it injects into a program's address
+ * space (src/run/reader/reader.c, built freestanding): the data page both map from one
+ * memfd.  Freestanding (only <stdint.h>), pointer-free: the page sits at different addresses
+ * in run's refresher and in each served process.
+ *
+ * Layout of the injected region, all from one memfd but the code:
+ *   RUN_READER_CODE_SIZE bytes of code (the reader; private, read-only and executable),
+ *   RUN_PAGE_SIZE bytes: the page holding fastclock's line (memfd offset 0; read-only in the
+ *     served process: only the refresher writes it; the line lies at header.line_offset),
+ *   RUN_PAGE_SIZE bytes: this header (memfd offset RUN_PAGE_SIZE; read-write: count mode's
+ *     counters are written by the served processes). */
+#ifndef CLOCKSCOPE_RUN_READER_ABI_H
+#define CLOCKSCOPE_RUN_READER_ABI_H
+
+#include <stdint.h>
+
+#define RUN_READER_CODE_SIZE 4096u
+#define RUN_PAGE_SIZE 4096u
+#define RUN_PAGE_MAGIC 0x31707363u /* "csp1" */
+#define RUN_PAGE_VERSION 1u
+
+/* The entry points the reader provides, in the order of arch_vdso_entries.name. */
+enum run_entry { RUN_ENTRY_CLOCK_GETTIME, RUN_ENTRY_GETTIMEOFDAY, RUN_ENTRY_TIME, RUN_ENTRIES };
+
+/* Count mode's slots: clock_gettime per clock id 0..15 (CLOCK_TAI is 11), then the others. */
+#define RUN_COUNT_CLOCKS 16
+enum { RUN_COUNT_OTHER_CLOCK = RUN_COUNT_CLOCKS, RUN_COUNT_GETTIMEOFDAY, RUN_COUNT_TIME,
+       RUN_COUNT_SLOTS };
+
+#define RUN_FLAG_COUNT 1u /* count every call (and answer it by the syscall) */
+
+struct run_page_header {
+    uint32_t magic;        /* RUN_PAGE_MAGIC, written by run before the entry points are */
+    uint32_t version;      /* RUN_PAGE_VERSION */
+    uint32_t flags;        /* RUN_FLAG_* */
+    uint32_t serve_mask;   /* bit (1 << clock id): clocks the line answers (0: none); the
+                            * refresher clears CLOCK_REALTIME's bit for a while after a step */
+    uint32_t line_offset;  /* where fastclock's line lies in the line page */
+    /* Set by a reader that waited WRITER_STUCK_S for a write of the line to end (the
+     * refresher killed inside it): later reads go to the kernel at once.  The refresher,
+     * alive after all, clears it. */
+    uint32_t writer_stuck;
+    /* Every syscall the reader made (unserved clocks, a stale or missing line, count mode),
+     * added like the counts; `run --verbose` reports it when the program has ended. */
+    uint64_t kernel_calls;
+    uint64_t stuck_marks;  /* how often a reader marked the writer stuck (--verbose says) */
+    /* Count mode: calls per slot, added by the served processes with relaxed atomic adds
+     * (a count is a value, ordering nothing), read by the refresher at the end. */
+    uint64_t calls[RUN_COUNT_SLOTS];
+};
+
+#define RUN_LINE_PAGE_OFFSET RUN_READER_CODE_SIZE
+#define RUN_HEADER_OFFSET (RUN_READER_CODE_SIZE + RUN_PAGE_SIZE)
+#define RUN_REGION_SIZE (RUN_READER_CODE_SIZE + 2 * RUN_PAGE_SIZE)
+#define RUN_MEMFD_SIZE (2 * RUN_PAGE_SIZE)
+_Static_assert(sizeof(struct run_page_header) <= RUN_PAGE_SIZE, "header fits");
+
+#endif

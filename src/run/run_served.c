@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: MIT */
+/* Serving static and Go programs (run/run_served.h).
+ *
+ * Processes: `run` (R) creates the data page (a memfd) and a lifeline pipe, and forks a
+ * child that forks the helper (H) and exits, so that H is nobody's child the program could
+ * reap or wait for.  R names H its ptracer (PR_SET_PTRACER: Yama's ptrace_scope=1 lets a
+ * process trace only its descendants otherwise), H seizes R (PTRACE_O_TRACEEXEC, and
+ * PTRACE_O_EXITKILL so that a helper that dies mid-patch takes the half-patched program with
+ * it), R execs the program, which keeps R's PID.  At the exec stop H patches the vDSO,
+ * detaches, and refreshes the page until every holder of the lifeline's write end (the
+ * program, its forked children) has ended. */
+#include "run/run_served.h"
+
+#include "arch/inject.h"
+#include "common/elf_probe.h"
+#include "fastclock/fastclock.h"
+#include "run/run_reader_abi.h"
+#include "run/run_refresher.h"
+#include "run/run_vpatch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Inherited descriptors go high, clear of the numbers programs expect (socket activation
+ * passes its sockets from 3 on). */
+#define HIGH_FD 100
+
+const char *run_served_kind(const char *path)
+{
+    struct elf_facts f;
+    char why[160];
+    if (elf_probe(path, &f, why, sizeof why) != ELF_PROBE_OK || !f.elf64_le || f.phnum == 0)
+        return NULL;
+    if (f.go_buildinfo)
+        return "a Go program";
+    return f.has_interp ? NULL : "statically linked";
+}
+
+/* The tracer of this process, from /proc/self/status (0: none). */
+static long tracer_pid(void)
+{
+    FILE *f = fopen("/proc/self/status", "re");
+    char line[256];
+    long pid = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "TracerPid: %ld", &pid) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return pid;
+}
+
+static int yama_scope(void)
+{
+    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
+    int v = -1;
+    if (f) {
+        if (fscanf(f, "%d", &v) != 1)
+            v = -1;
+        fclose(f);
+    }
+    return v;
+}
+
+static void seize_refusal(int err, char *why, size_t wl)
+{
+    int scope = yama_scope();
+    if (err == EPERM && scope >= 2)
+        snprintf(why, wl, "ptrace is not permitted: Yama's kernel.yama.ptrace_scope is %d (%s); "
+                 "scope 0 or 1 would allow it", scope,
+                 scope == 2 ? "only CAP_SYS_PTRACE may trace" : "no process may trace");
+    else if (err == EPERM || err == ENOSYS)
+        snprintf(why, wl, "ptrace is not permitted here (%s): a seccomp filter or a container's "
+                 "policy forbids it; allowing ptrace would let run serve the program",
+                 strerror(err));
+    else
+        snprintf(why, wl, "ptrace failed: %s", strerror(err));
+}
+
+static bool read_all(int fd, void *buf, size_t len)
+{
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = read(fd, (char *)buf + got, len - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        got += (size_t)n;
+    }
+    return true;
+}
+
+static void write_all(int fd, const void *buf, size_t len)
+{
+    while (len) {
+        ssize_t n = write(fd, buf, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        buf = (const char *)buf + n, len -= (size_t)n;
+    }
+}
+
+struct helper_args {
+    pid_t target;
+    const char *path;
+    int memfd, lifeline_r, to_helper, from_helper;
+    struct run_page_header *page;
+    bool verbose, count;
+    const struct run_mode *mode;
+    const char *output;
+};
+
+/* What the helper answers run before the exec: 0, or an errno value with the reason. */
+struct helper_reply {
+    int err;
+    char why[400];
+};
+
+static void say(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, fmt, a, b);
+    fflush(stderr);
+}
+
+/* The helper: seize, wait for the exec stop, patch, detach, refresh.  Never returns. */
+static _Noreturn void helper_main(const struct helper_args *a)
+{
+    static const int quiet[] = {SIGINT, SIGQUIT, SIGHUP, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE};
+    for (size_t i = 0; i < sizeof quiet / sizeof quiet[0]; i++)
+        signal(quiet[i], SIG_IGN); /* the program decides what a ^C means; the lifeline ends us */
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null >= 0) {
+        dup2(null, 0), dup2(null, 1);
+        close(null);
+    }
+    pid_t me = getpid();
+    write_all(a->from_helper, &me, sizeof me);
+    char go;
+    if (!read_all(a->to_helper, &go, 1))
+        _exit(0);
+    struct helper_reply rep = {0};
+    /* What to serve, decided before the program starts: a program left without its vDSO's
+     * fast path for nothing would be slower than unserved. */
+    if (!a->count && !run_refresher_prepare(a->memfd, a->page, a->mode, rep.why, sizeof rep.why))
+        rep.err = EAGAIN;
+    if (!rep.err && ptrace(PTRACE_SEIZE, a->target, NULL,
+                           (void *)(long)(PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL |
+                                          PTRACE_O_TRACESYSGOOD)) != 0)
+        rep.err = errno;
+    write_all(a->from_helper, &rep, sizeof rep);
+    close(a->from_helper);
+    if (rep.err)
+        _exit(0);
+    char how[320] = "";
+    enum run_vpatch_result res = RUN_VPATCH_TRACE_FAILED;
+    for (;;) {
+        int st;
+        pid_t w = waitpid(a->target, &st, __WALL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 || WIFEXITED(st) || WIFSIGNALED(st))
+            _exit(0); /* ended before its exec: run said why (it could not execute it) */
+        if (!WIFSTOPPED(st))
+            continue;
+        int event = st >> 16;
+        if (event == PTRACE_EVENT_EXEC) {
+            /* Inside execve still: the kernel stores its return value into the registers
+             * after this stop, over whatever is set now.  Go on to its syscall-exit stop,
+             * where registers set stay set. */
+            ptrace(PTRACE_SYSCALL, a->target, NULL, NULL);
+            continue;
+        }
+        if (event == 0 && WSTOPSIG(st) == (SIGTRAP | 0x80)) {
+            int pending = 0;
+            res = run_vpatch(a->target, a->memfd, how, sizeof how, &pending);
+            ptrace(PTRACE_DETACH, a->target, NULL, (void *)(long)pending);
+            break;
+        }
+        if (event == PTRACE_EVENT_STOP) {
+            ptrace(PTRACE_LISTEN, a->target, NULL, NULL); /* a group stop: stay stopped */
+            continue;
+        }
+        /* A signal on its way to run before the exec: deliver it. */
+        ptrace(PTRACE_CONT, a->target, NULL, (void *)(long)WSTOPSIG(st));
+    }
+    close(a->memfd);
+    if (res != RUN_VPATCH_OK) {
+        say("clockscope run: %s runs unserved: %s\n", a->path, how);
+        _exit(0);
+    }
+    if (a->verbose) {
+        char pid[24];
+        snprintf(pid, sizeof pid, "%d", (int)a->target);
+        fprintf(stderr, "clockscope run: pid %s (%s): %s; %s (refresher: pid %d)\n", pid,
+                a->path, how,
+                a->count ? "every call counted (and answered by the syscall)"
+                         : a->page->serve_mask ? "served by fastclock's line" : "nothing served",
+                (int)getpid());
+        fflush(stderr);
+    }
+    struct run_refresher r = {.page = a->page, .lifeline = a->lifeline_r, .count = a->count, .verbose = a->verbose,
+                              .output = a->output, .path = a->path, .pid = a->target};
+    run_refresher_loop(&r);
+    _exit(0);
+}
+
+static int to_high_fd(int fd, bool cloexec)
+{
+    int h = fcntl(fd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, HIGH_FD);
+    close(fd);
+    return h;
+}
+
+bool run_served_start(const char *path, const char *kind, const struct run_mode *mode,
+                      bool verbose, const char *output, char *why, size_t wl)
+{
+    (void)kind;
+    if (!arch_inject_supported(why, wl))
+        return false;
+    bool count = strcmp(mode->name, "count") == 0;
+    if (strcmp(mode->name, "coarse") == 0) {
+        snprintf(why, wl, "--mode coarse is not offered through the vDSO: the reader would "
+                 "answer every coarse read by a syscall, slower than the kernel's vDSO");
+        return false;
+    }
+    long tracer = tracer_pid();
+    if (tracer > 0) {
+        snprintf(why, wl, "run is itself being traced (by pid %ld, a debugger or strace): a "
+                 "process has one tracer; run it without the tracer to serve the program",
+                 tracer);
+        return false;
+    }
+    int memfd = memfd_create("clockscope-run-page", 0);
+    if (memfd < 0 || ftruncate(memfd, RUN_MEMFD_SIZE) != 0) {
+        snprintf(why, wl, "cannot create the data page (memfd_create): %s", strerror(errno));
+        if (memfd >= 0)
+            close(memfd);
+        return false;
+    }
+    memfd = to_high_fd(memfd, false);
+    struct run_page_header *page = memfd < 0 ? MAP_FAILED :
+        mmap(NULL, RUN_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, RUN_PAGE_SIZE);
+    int life[2], to_h[2], from_h[2];
+    if (memfd < 0 || page == MAP_FAILED || pipe2(life, O_CLOEXEC) != 0) {
+        snprintf(why, wl, "cannot set up the data page: %s", strerror(errno));
+        if (memfd >= 0)
+            close(memfd);
+        return false;
+    }
+    if (pipe2(to_h, O_CLOEXEC) != 0 || pipe2(from_h, O_CLOEXEC) != 0) {
+        snprintf(why, wl, "pipe: %s", strerror(errno));
+        close(memfd), close(life[0]), close(life[1]);
+        return false;
+    }
+    page->magic = RUN_PAGE_MAGIC;
+    page->version = RUN_PAGE_VERSION;
+    page->flags = count ? RUN_FLAG_COUNT : 0;
+    page->serve_mask = 0;
+    /* The write end goes to the program (not close-on-exec), high. */
+    int life_w = to_high_fd(life[1], false);
+    pid_t target = getpid();
+    fflush(NULL);
+    pid_t mid = fork();
+    if (mid == 0) {
+        if (fork() == 0) {
+            close(life_w), close(to_h[1]), close(from_h[0]);
+            struct helper_args a = {.target = target, .path = path, .memfd = memfd,
+                                    .lifeline_r = life[0], .to_helper = to_h[0],
+                                    .from_helper = from_h[1], .page = page, .verbose = verbose,
+                                    .count = count, .mode = mode, .output = output};
+            helper_main(&a);
+        }
+        _exit(0);
+    }
+    close(life[0]), close(to_h[0]), close(from_h[1]);
+    int st;
+    if (mid > 0)
+        while (waitpid(mid, &st, 0) < 0 && errno == EINTR)
+            ;
+    pid_t helper = 0;
+    static struct helper_reply rep;
+    rep.err = EIO;
+    bool ok = mid > 0 && read_all(from_h[0], &helper, sizeof helper);
+    if (ok) {
+        prctl(PR_SET_PTRACER, (unsigned long)helper, 0, 0, 0); /* EINVAL without Yama: fine */
+        write_all(to_h[1], "g", 1);
+        ok = read_all(from_h[0], &rep, sizeof rep) && rep.err == 0;
+    }
+    close(to_h[1]), close(from_h[0]);
+    munmap(page, RUN_PAGE_SIZE);
+    if (!ok) {
+        if (mid < 0)
+            snprintf(why, wl, "fork: %s", strerror(errno));
+        else if (rep.err == EAGAIN)
+            snprintf(why, wl, "%s", rep.why);
+        else
+            seize_refusal(rep.err, why, wl);
+        close(memfd), close(life_w);
+        return false;
+    }
+    /* memfd and life_w stay open into the program: the helper injects the memfd's close. */
+    return true;
+}

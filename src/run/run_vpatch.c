@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/* Patching a stopped tracee's vDSO (run/run_vpatch.h).  Order, so that a failure at any
+ * step leaves the program as it was: read and plan (nothing written), map the pages (a
+ * failure unmaps them), write the reader, then the jumps (each one write to a stopped
+ * process: no thread can run half of one). */
+#include "run/run_vpatch.h"
+
+#include "arch/inject.h"
+#include "run/run_reader_abi.h"
+#include "run/run_trace.h"
+#include "run_reader_blob.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#define MAX_VDSO_SIZE (1u << 20)
+
+#if RUN_READER_BLOB_AVAILABLE
+static const uint64_t entry_offset[RUN_ENTRIES] = {
+    RUN_READER_CLOCK_GETTIME_OFFSET, RUN_READER_GETTIMEOFDAY_OFFSET, RUN_READER_TIME_OFFSET};
+_Static_assert(sizeof run_reader_blob <= RUN_READER_CODE_SIZE, "the reader fits its code pages");
+#endif
+
+/* Whether [a, a+n) and [b, b+m) intersect. */
+static bool overlaps(uint64_t a, uint64_t n, uint64_t b, uint64_t m)
+{
+    return a < b + m && b < a + n;
+}
+
+enum run_vpatch_result run_vpatch_plan(const struct vdso_image *img, struct run_vpatch_site *sites,
+                                       size_t *nsites, char *why, size_t wl)
+{
+    *nsites = 0;
+    if (!arch_inject_supported(why, wl))
+        return RUN_VPATCH_UNSUPPORTED;
+    const struct arch_vdso_entries *e = arch_inject_vdso_entries();
+    uint8_t jump[32];
+    size_t jlen = arch_inject_abs_jump(jump, sizeof jump, 0);
+    for (unsigned i = 0; i < RUN_ENTRIES; i++) {
+        if (!e->name[i])
+            continue;
+        struct vdso_symbol s;
+        if (!vdso_lookup(img, e->name[i], e->version, &s) && !vdso_lookup(img, e->name[i], NULL, &s)) {
+            if (i == RUN_ENTRY_CLOCK_GETTIME) {
+                snprintf(why, wl, "unknown vDSO layout: it has no %s", e->name[i]);
+                return RUN_VPATCH_UNKNOWN_LAYOUT;
+            }
+            continue; /* e.g. no time(): nothing to serve there */
+        }
+        if (arch_inject_symbol_forbidden(s.name)) {
+            snprintf(why, wl, "refusing to write %s", s.name);
+            return RUN_VPATCH_UNKNOWN_LAYOUT;
+        }
+        /* The symbol's size, not the distance to the next one: the jump must lie inside
+         * this function alone. */
+        if (s.size < jlen || s.offset + jlen > img->size) {
+            snprintf(why, wl, "the vDSO's %s is %llu bytes, shorter than the %zu-byte jump",
+                     s.name, (unsigned long long)s.size, jlen);
+            return RUN_VPATCH_TOO_SMALL;
+        }
+        /* No other function may start inside the bytes overwritten, and above all no
+         * signal trampoline or getrandom (aliases at the same address are the same code). */
+        for (size_t k = 0;; k++) {
+            struct vdso_symbol o;
+            if (k >= img->nsyms)
+                break;
+            if (!vdso_symbol_at(img, k, &o) || o.offset == s.offset)
+                continue;
+            bool forbidden = arch_inject_symbol_forbidden(o.name);
+            if (overlaps(s.offset, jlen, o.offset, forbidden && o.size ? o.size : 1)) {
+                snprintf(why, wl, "%s starts inside the %zu bytes of %s the jump would overwrite",
+                         o.name, jlen, s.name);
+                return RUN_VPATCH_TOO_SMALL;
+            }
+        }
+        sites[*nsites] = (struct run_vpatch_site){.name = e->name[i], .offset = s.offset,
+                                                  .size = s.size, .entry = i};
+        ++*nsites;
+    }
+    return RUN_VPATCH_OK;
+}
+
+static __attribute__((unused)) bool is_err(long r) { return r < 0 && r > -4096; }
+
+enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, char *how, size_t hl,
+                                  int *pending_sig)
+{
+#if !RUN_READER_BLOB_AVAILABLE
+    (void)pid, (void)memfd_in_target, (void)pending_sig;
+    if (arch_inject_supported(how, hl))
+        snprintf(how, hl, "this build has no injectable reader");
+    return RUN_VPATCH_UNSUPPORTED;
+#else
+    char why[200];
+    if (!arch_inject_supported(how, hl))
+        return RUN_VPATCH_UNSUPPORTED;
+    uint64_t base = 0, start = 0, end = 0;
+    if (!run_trace_auxv(pid, AT_SYSINFO_EHDR, &base) || base == 0) {
+        snprintf(how, hl, "the kernel mapped no vDSO into it (vdso=0?): its clock reads are "
+                 "syscalls, which nothing in user space can make cheaper");
+        return RUN_VPATCH_NO_VDSO;
+    }
+    if (!run_trace_vdso_range(pid, &start, &end) || start != base || end - start > MAX_VDSO_SIZE) {
+        snprintf(how, hl, "unknown vDSO layout: AT_SYSINFO_EHDR 0x%llx is not the start of "
+                 "a [vdso] mapping in /proc/%d/maps", (unsigned long long)base, (int)pid);
+        return RUN_VPATCH_UNKNOWN_LAYOUT;
+    }
+    size_t size = (size_t)(end - start);
+    uint8_t *image = malloc(size);
+    if (!image) {
+        snprintf(how, hl, "out of memory");
+        return RUN_VPATCH_TRACE_FAILED;
+    }
+    enum run_vpatch_result res = RUN_VPATCH_OK;
+    int e = run_trace_read(pid, base, image, size);
+    struct vdso_image img;
+    struct run_vpatch_site sites[RUN_ENTRIES];
+    size_t nsites = 0;
+    if (e) {
+        snprintf(how, hl, "cannot read its vDSO through /proc/%d/mem: %s", (int)pid, strerror(e));
+        res = RUN_VPATCH_TRACE_FAILED;
+    } else if (!vdso_parse(image, size, &img, why, sizeof why)) {
+        snprintf(how, hl, "unknown vDSO layout: %s", why);
+        res = RUN_VPATCH_UNKNOWN_LAYOUT;
+    } else if (img.machine != EM_X86_64) {
+        snprintf(how, hl, "unknown vDSO layout: machine %u", (unsigned)img.machine);
+        res = RUN_VPATCH_UNKNOWN_LAYOUT;
+    } else {
+        res = run_vpatch_plan(&img, sites, &nsites, how, hl);
+    }
+    if (res != RUN_VPATCH_OK) {
+        free(image);
+        return res;
+    }
+    /* The syscall instruction: over clock_gettime's entry, which the jump overwrites anyway
+     * (the program's own text stays untouched). */
+    uint64_t insn_at = base + sites[0].offset;
+    uint8_t insn[8];
+    size_t ilen = arch_inject_syscall_insn(insn);
+    long region = -1, ret = 0;
+    const size_t region_size = RUN_REGION_SIZE;
+    if ((e = run_trace_write(pid, insn_at, insn, ilen))) {
+        snprintf(how, hl, "cannot write into its vDSO through /proc/%d/mem: %s (a kernel in "
+                 "lockdown mode, or an LSM, may forbid it)", (int)pid, strerror(e));
+        free(image);
+        return RUN_VPATCH_TRACE_FAILED;
+    }
+    /* Writable first (the kernel does not force writes into an unpopulated read-only
+     * anonymous mapping), read-only and executable once the reader is in. */
+    long a1[6] = {0, (long)region_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0};
+    e = run_trace_syscall(pid, insn_at, SYS_mmap, a1, &region, pending_sig, why, sizeof why);
+    if (!e && is_err(region)) {
+        snprintf(why, sizeof why, "mmap of the reader's pages failed: %s", strerror((int)-region));
+        e = EIO, region = -1;
+    }
+    if (!e) {
+        long a2[6] = {region + RUN_LINE_PAGE_OFFSET, RUN_MEMFD_SIZE, PROT_READ | PROT_WRITE,
+                      MAP_SHARED | MAP_FIXED, memfd_in_target, 0};
+        e = run_trace_syscall(pid, insn_at, SYS_mmap, a2, &ret, pending_sig, why, sizeof why);
+        if (!e && ret != region + (long)RUN_LINE_PAGE_OFFSET) {
+            snprintf(why, sizeof why, "mmap of the data pages failed: %s",
+                     is_err(ret) ? strerror((int)-ret) : "wrong address");
+            e = EIO;
+        }
+    }
+    if (!e) {
+        /* The line is the refresher's to write: read-only here. */
+        long a6[6] = {region + RUN_LINE_PAGE_OFFSET, RUN_PAGE_SIZE, PROT_READ, 0, 0, 0};
+        e = run_trace_syscall(pid, insn_at, SYS_mprotect, a6, &ret, pending_sig, why, sizeof why);
+        if (!e && ret != 0) {
+            snprintf(why, sizeof why, "mprotect of the line page failed: %s", strerror((int)-ret));
+            e = EIO;
+        }
+    }
+    if (!e && (e = run_trace_write(pid, (uint64_t)region, run_reader_blob, sizeof run_reader_blob)))
+        snprintf(why, sizeof why, "cannot write the reader at 0x%lx: %s", region, strerror(e));
+    if (!e) {
+        long a5[6] = {region, RUN_READER_CODE_SIZE, PROT_READ | PROT_EXEC, 0, 0, 0};
+        e = run_trace_syscall(pid, insn_at, SYS_mprotect, a5, &ret, pending_sig, why, sizeof why);
+        if (!e && ret != 0) {
+            snprintf(why, sizeof why, "mprotect of the reader failed: %s", strerror((int)-ret));
+            e = EIO;
+        }
+    }
+    /* The memfd is closed in the tracee whatever happened: the mapping keeps the page. */
+    long a3[6] = {memfd_in_target, 0, 0, 0, 0, 0};
+    if (run_trace_syscall(pid, insn_at, SYS_close, a3, &ret, pending_sig, why, sizeof why) && !e)
+        e = EIO;
+    if (e && region != -1) {
+        long a4[6] = {region, (long)region_size, 0, 0, 0, 0};
+        char ignored[100];
+        run_trace_syscall(pid, insn_at, SYS_munmap, a4, &ret, pending_sig, ignored, sizeof ignored);
+    }
+    if (e) {
+        run_trace_write(pid, insn_at, image + sites[0].offset, ilen);
+        snprintf(how, hl, "could not map the reader into it: %s", why);
+        free(image);
+        return RUN_VPATCH_TRACE_FAILED;
+    }
+    int n = snprintf(how, hl, "patched vDSO: reader at 0x%lx,", region);
+    for (size_t i = 0; i < nsites; i++) {
+        uint8_t jump[32];
+        size_t jl = arch_inject_abs_jump(jump, sizeof jump, (uint64_t)region + entry_offset[sites[i].entry]);
+        if ((e = run_trace_write(pid, base + sites[i].offset, jump, jl))) {
+            /* Put back what was written so far: the program runs as without run. */
+            for (size_t k = 0; k <= i; k++)
+                run_trace_write(pid, base + sites[k].offset, image + sites[k].offset, jl);
+            snprintf(how, hl, "cannot write the jump over %s: %s", sites[i].name, strerror(e));
+            free(image);
+            return RUN_VPATCH_TRACE_FAILED;
+        }
+        if (n > 0 && (size_t)n < hl)
+            n += snprintf(how + n, hl - (size_t)n, " %s", sites[i].name);
+    }
+    free(image);
+    return RUN_VPATCH_OK;
+#endif
+}

@@ -219,13 +219,19 @@ static void init_ticker_sync(void)
 static void atfork_child(void)
 {
     /* Only this thread exists in the child; the locks were held by it across fork.  The
-     * line stays valid: same counter, same kernel clocks.  The threads did not come along:
+     * line stays valid (same counter, same kernel clocks) unless the child is in another
+     * time namespace (below).  The threads did not come along:
      * the checker starts again if it had not finished, the ticker if one ran (same period;
      * the automatic one parks again if the child does not read). */
     pthread_mutex_init(&fc_lock, NULL);
     pthread_mutex_init(&ticker_mx, NULL);
     init_ticker_sync();
     atomic_store_explicit(&fc_refreshing, 0u, memory_order_relaxed);
+    /* A child forked into a new time namespace (unshare(CLONE_NEWTIME) before the fork):
+     * same counter, other CLOCK_MONOTONIC and BOOTTIME.  Checked before fork returns in
+     * the child, so that its first read is already its own clock's. */
+    if (fc_w.atfork_registered && atomic_load(&fc_line.source) != FC_SOURCE_UNINIT)
+        fc_follow_moved_clock();
     if (fc_w.checker_running)
         start_checker();
     if (fc_w.ticker_running) {

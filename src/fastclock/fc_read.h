@@ -145,8 +145,8 @@ FC_INLINE enum fc_read_status fc_line_pass(const struct fc_line *l, int which, i
 }
 
 /* A stale line's answer: the kernel's value k of `which` (read by the caller after s1,
- * which had FC_SEQ_STALE), never below what the line returned.  MONOTONIC and BOOTTIME are
- * held at the floor; REALTIME may step as CLOCK_REALTIME does, only a difference below
+ * which had FC_SEQ_STALE), never below what the line returned (unless the kernel's clock
+ * jumped back by more than FC_CLOCK_JUMP_NS).  MONOTONIC and BOOTTIME are held at the floor; REALTIME may step as CLOCK_REALTIME does, only a difference below
  * hysteresis_ns (the offset's noise) is held.  False if the line changed since s1 (read
  * again): the acquire fence keeps the caller's kernel read before the s2 load. */
 FC_INLINE int fc_line_stale_value(const struct fc_line *l, int which, uint64_t s1, uint64_t k,
@@ -157,6 +157,10 @@ FC_INLINE int fc_line_stale_value(const struct fc_line *l, int which, uint64_t s
     int64_t off = fc_line_offset(l, which);
     if (!fc_line_seq_unchanged(l, s1))
         return 0;
+    /* A floor far above the kernel: the kernel's clock moved back under the process (a new
+     * time namespace, FC_CLOCK_JUMP_NS): the kernel's values, not a floor from before. */
+    if (floor > k - (uint64_t)off + FC_CLOCK_JUMP_NS)
+        floor = 0;
     floor += (uint64_t)off;
     if (which == FC_CLOCK_REALTIME)
         *out = k < floor && floor - k < hysteresis_ns ? floor : k;

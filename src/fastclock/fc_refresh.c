@@ -215,11 +215,24 @@ static void commit(void)
     if (real - old_real < REALTIME_HYSTERESIS_NS && old_real - real < REALTIME_HYSTERESIS_NS)
         real = old_real;
 
+    /* The kernel's clock moved against the counter by more than FC_CLOCK_JUMP_NS (a new
+     * time namespace, a restored checkpoint, a migrated VM): the new segment starts at the
+     * kernel's value, never a slew across it (hours at 5%); the rate baseline restarts. */
+    /* The segment extrapolated to t_s (128-bit: a stale line's too, however long ago its
+     * anchor), against the kernel: the rate is known to 50 ppm from the start and far
+     * better after a few refreshes, so only an idle spell of over an hour could part them
+     * this far without a jump; then re-anchoring on the kernel is what a stale line does
+     * anyway.  Missing a jump of a stale line would also poison the rate: its baseline
+     * would span the jump. */
+    int64_t offset = (int64_t)(fc_segment_eval(&cur, fc_w.t_s) - fc_w.k_s);
+    bool jumped = offset > (int64_t)FC_CLOCK_JUMP_NS || offset < -(int64_t)FC_CLOCK_JUMP_NS;
+
     /* The measured rate, never the published (bent) slope: bending a bent slope again
      * would make the offset correction an integrator that oscillates. */
     uint64_t rate = fc_w.rate_mult;
     fc_w.suspends += suspended;
-    if (suspended || fc_w.t_s <= fc_w.base_ticks || fc_w.k_s <= fc_w.base_ns) {
+    fc_w.jumps += jumped;
+    if (suspended || jumped || fc_w.t_s <= fc_w.base_ticks || fc_w.k_s <= fc_w.base_ns) {
         fc_w.base_ticks = fc_w.t_s, fc_w.base_ns = fc_w.k_s, fc_w.base_width = fc_w.w_s;
     } else {
         double span = (double)(fc_w.k_s - fc_w.base_ns);
@@ -246,7 +259,13 @@ static void commit(void)
     uint64_t seq;
     uint64_t t_a = write_begin(&seq, false);
     struct fc_segment next;
-    if (stale) {
+    if (jumped) {
+        /* The kernel's value at t_a, read after the wait (as for a stale line). */
+        uint64_t k, width;
+        fc_sample_pair(arch_fast_counter_ordered, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t_a,
+                       &k, &width);
+        next = (struct fc_segment){t_a, k, rate ? rate : cur.mult};
+    } else if (stale) {
         /* Stale readers returned kernel values read before their s2 load saw the old even
          * seq, so before t_a by at least WRITER_WAIT_NS: a kernel read taken now, after the
          * wait, is above all of them.  (t_a, k): the tightest of three sandwiches
@@ -257,7 +276,6 @@ static void commit(void)
                        &k, &width);
         next = fc_stale_segment(&cur, t_a, k, limit, rate);
     } else {
-        int64_t offset = (int64_t)(fc_segment_eval(&cur, fc_w.t_s) - fc_w.k_s);
         next = fc_next_segment(&cur, t_a, offset, rate, horizon, &SLEW);
     }
     write_next(&next, t_a, real, boot);
@@ -265,7 +283,63 @@ static void commit(void)
     write_end(seq);
     fc_w.period_ns = next_period;
     atomic_fetch_add_explicit(&fc_w.refreshes, 1, memory_order_relaxed);
-    fc_atomic_max_recent(next.anchor_ns);
+    if (jumped) /* back with the clock: `recent` is a value of the clock, not a floor */
+        __atomic_store_n(&fastclock_recent_cache, next.anchor_ns, __ATOMIC_RELAXED);
+    else
+        fc_atomic_max_recent(next.anchor_ns);
+}
+
+bool fc_follow_moved_clock(void)
+{
+    /* The counter only when on it: a counter that traps is why a line is on the kernel. */
+    bool counter = atomic_load_explicit(&fc_line.source, memory_order_relaxed) == FC_SOURCE_COUNTER;
+    uint64_t t = 0, k = fc_kernel_ns(CLOCK_MONOTONIC), w;
+    if (counter)
+        fc_sample_pair(arch_fast_counter_ordered, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t, &k, &w);
+    uint64_t floor = atomic_load_explicit(&fc_kernel_floor, memory_order_relaxed);
+    bool moved = false;
+    if (floor > k + FC_CLOCK_JUMP_NS) { /* on the kernel clock: a floor from before */
+        atomic_store_explicit(&fc_kernel_floor, 0, memory_order_relaxed);
+        moved = true;
+    }
+    if (counter) {
+        struct fc_segment cur = current_segment();
+        uint64_t limit = atomic_load_explicit(&fc_line.limit_ticks, memory_order_relaxed);
+        bool live = limit != 0 && !(atomic_load_explicit(&fc_line.seq, memory_order_relaxed) &
+                                    FC_SEQ_STALE) && t - cur.anchor_ticks < limit;
+        /* Live: the segment's value now; else what a stale read holds to, the floor (below
+         * the kernel by how long ago it was set: only a floor above it means a jump). */
+        int64_t off = live ? (int64_t)(fc_segment_eval(&cur, t) - k)
+                           : (int64_t)(atomic_load_explicit(&fc_line.floor_ns, memory_order_relaxed) - k);
+        if (off > (int64_t)FC_CLOCK_JUMP_NS || (live && off < -(int64_t)FC_CLOCK_JUMP_NS)) {
+            int64_t real = fc_clock_offset(CLOCK_REALTIME), boot = fc_clock_offset(CLOCK_BOOTTIME);
+            uint64_t seq;
+            uint64_t t_a = write_begin(&seq, false);
+            fc_sample_pair(arch_fast_counter_ordered, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t_a,
+                           &k, &w);
+            struct fc_segment next = {t_a, k, cur.mult};
+            write_next(&next, t_a, real, boot);
+            if (live) {
+                publish(&next, fc_w.period_ns, real, boot);
+            } else { /* not live yet: still answered by the kernel, from the new floor */
+                atomic_store_explicit(&fc_line.anchor_ticks, next.anchor_ticks, memory_order_relaxed);
+                atomic_store_explicit(&fc_line.anchor_ns, next.anchor_ns, memory_order_relaxed);
+                atomic_store_explicit(&fc_line.floor_ns, next.anchor_ns, memory_order_relaxed);
+                atomic_store_explicit(&fc_line.real_offset, real, memory_order_relaxed);
+                atomic_store_explicit(&fc_line.boot_offset, boot, memory_order_relaxed);
+            }
+            /* A new seq, FC_SEQ_STALE cleared; a line that is not live (limit 0) goes stale
+             * again at its first read. */
+            write_end(seq);
+            fc_w.base_ticks = t_a, fc_w.base_ns = k, fc_w.base_width = w;
+            fc_w.step = 0;
+            fc_w.jumps++;
+            moved = true;
+        }
+    }
+    if (moved)
+        __atomic_store_n(&fastclock_recent_cache, k, __ATOMIC_RELAXED);
+    return moved;
 }
 
 /* One step; returns true when a refresh just completed (or none was due). */

@@ -8,6 +8,7 @@
 
 #include "arch/arch.h"
 #include "arch/counter.h"
+#include "fastclock/fc_counter.h"
 #include "fastclock/fc_internal.h"
 #include "fastclock/fc_lifecycle.h"
 #include "fastclock/fc_read.h"
@@ -155,7 +156,7 @@ static void *checker_main(void *arg)
     char why[200];
     uint64_t mult = atomic_load_explicit(&fc_line.mult, memory_order_relaxed);
     bool ok = await_clocksource(why, sizeof why) &&
-              fc_check_cross_cpu(arch_fast_counter_ordered, fc_kernel_clock, mult, why,
+              fc_check_cross_cpu(fc_counter_ordered_fn, fc_kernel_clock, mult, why,
                                  sizeof why);
     pthread_mutex_lock(&fc_lock);
     fc_take_refreshing();
@@ -263,17 +264,17 @@ static bool counter_safe(uint64_t *mult, char *why, size_t len)
     if (!fc_check_constant_rate(arch_fast_counter_constant, arch_counter_invariant,
                                 &fc_w.invariance_assumed, why, len))
         return false;
-    if (!fc_check_read_cost(arch_fast_counter_raw, fc_kernel_clock, why, len))
+    if (!fc_check_read_cost(fc_counter_raw_fn, fc_kernel_clock, why, len))
         return false;
-    fc_w.stated_hz = arch_counter_stated_hz(fc_w.stated_source, sizeof fc_w.stated_source);
+    fc_w.stated_hz = fc_counter_stated_hz(fc_w.stated_source, sizeof fc_w.stated_source);
     *mult = fc_mult_from_hz(fc_w.stated_hz);
     fc_w.rate_uncertainty = STATED_UNCERTAINTY;
     if (!*mult) {
         /* Not stated: measure over ~100 us (refined at the first refreshes). */
         uint64_t t1, k1, w1, t2, k2, w2;
-        fc_sample_pair(arch_fast_counter_ordered, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t1, &k1, &w1);
+        fc_sample_pair(fc_counter_ordered_fn, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t1, &k1, &w1);
         do
-            fc_sample_pair(arch_fast_counter_ordered, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t2,
+            fc_sample_pair(fc_counter_ordered_fn, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t2,
                            &k2, &w2);
         while (k2 - k1 < 100000);
         if (t2 <= t1) {
@@ -318,7 +319,7 @@ static void init_locked(void)
         return;
     }
     uint64_t t0, k0, w0;
-    fc_sample_pair(arch_fast_counter_ordered, fc_kernel_clock, CLOCK_MONOTONIC, 5, &t0, &k0, &w0);
+    fc_sample_pair(fc_counter_ordered_fn, fc_kernel_clock, CLOCK_MONOTONIC, 5, &t0, &k0, &w0);
     fc_w.base_ticks = t0, fc_w.base_ns = k0, fc_w.base_width = w0;
     fc_w.max_period_ns = hook_ns("FASTCLOCK_PERIOD_US", 1000, MAX_PERIOD_NS);
     if (fc_w.max_period_ns > MAX_PERIOD_NS) /* the hook only shortens (FC_MAX_EXTRAPOLATION_NS) */

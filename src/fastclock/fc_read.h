@@ -53,6 +53,11 @@
 #include <stdint.h>
 
 #define FC_INLINE static inline __attribute__((always_inline))
+/* The counter read a pass makes: the arch's ordered read; a test build of libfastclock
+ * substitutes its own (fc_counter.h, FC_COUNTER_SEAM). */
+#ifndef FC_READ_COUNTER
+#define FC_READ_COUNTER() arch_counter_ordered()
+#endif
 
 /* Which clock: the line is CLOCK_MONOTONIC's; the others add an offset. */
 enum { FC_CLOCK_MONOTONIC = 0, FC_CLOCK_REALTIME = 1, FC_CLOCK_BOOTTIME = 2 };
@@ -118,7 +123,7 @@ FC_INLINE enum fc_read_status fc_line_pass(const struct fc_line *l, int which, i
     s->s1 = s1;
     if (__builtin_expect(s1 & (FC_SEQ_WRITING | FC_SEQ_STALE), 0))
         return FC_READ_BUSY; /* before the counter read: a stale line needs none */
-    uint64_t t = arch_counter_ordered();
+    uint64_t t = FC_READ_COUNTER();
     uint64_t at = __atomic_load_n(&l->anchor_ticks, __ATOMIC_RELAXED);
     uint64_t an = __atomic_load_n(&l->anchor_ns, __ATOMIC_RELAXED);
     uint64_t m = __atomic_load_n(&l->mult, __ATOMIC_RELAXED);

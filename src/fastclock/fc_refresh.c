@@ -18,6 +18,7 @@
 
 #include "arch/arch.h"
 #include "arch/counter.h"
+#include "fastclock/fc_counter.h"
 #include "fastclock/fc_internal.h"
 #include "fastclock/fc_line.h"
 #include "fastclock/fc_state.h"
@@ -96,11 +97,11 @@ static uint64_t write_begin(uint64_t *seq, bool leaving)
      * to all CPUs before any counter read below. */
     atomic_thread_fence(memory_order_seq_cst);
     uint64_t mult = fc_sig.old.mult;
-    uint64_t t0 = arch_counter_ordered();
+    uint64_t t0 = fc_counter_ordered();
     uint64_t wait = fc_ns_to_ticks(WRITER_WAIT_NS, mult);
-    while (arch_counter_ordered() - t0 < wait)
+    while (fc_counter_ordered() - t0 < wait)
         ;
-    return arch_counter_ordered();
+    return fc_counter_ordered();
 }
 
 /* Tells a handler on this thread the new segment (from t_a on), after folding in what
@@ -116,7 +117,7 @@ static void fold_handler_floor(struct fc_segment *next, uint64_t t_a)
     uint64_t f = fc_sig.floor;
     atomic_signal_fence(memory_order_seq_cst);
     if (fc_segment_eval(next, t_a) < f) {
-        uint64_t now = arch_counter_ordered();
+        uint64_t now = fc_counter_ordered();
         uint64_t own = fc_segment_eval(next, now);
         next->anchor_ticks = now;
         next->anchor_ns = own > f ? own : f;
@@ -201,7 +202,7 @@ static bool line_due(uint64_t now)
 /* The write section of a refresh: the new segment from the samples of the earlier steps. */
 static void commit(void)
 {
-    uint64_t now = arch_counter_ordered();
+    uint64_t now = fc_counter_ordered();
     struct fc_segment cur = current_segment();
     uint64_t limit = atomic_load_explicit(&fc_line.limit_ticks, memory_order_relaxed);
     bool stale = (atomic_load_explicit(&fc_line.seq, memory_order_relaxed) & FC_SEQ_STALE) ||
@@ -232,7 +233,13 @@ static void commit(void)
     uint64_t rate = fc_w.rate_mult;
     fc_w.suspends += suspended;
     fc_w.jumps += jumped;
-    if (suspended || jumped || fc_w.t_s <= fc_w.base_ticks || fc_w.k_s <= fc_w.base_ns) {
+    /* An offset too big for a rate error to explain (the counter stalled or jumped: a
+     * paused VM, an NMI storm; SLEW.big_offset_ns) also ends the baseline: a rate measured
+     * across it would carry the step (5 ms over a 1 s baseline: 0.5%) and keep fastclock
+     * hundreds of us off until the next rebase (tests/progs/fc_seam.c found it). */
+    bool stepped = !stale && (offset >= (int64_t)SLEW.big_offset_ns ||
+                              offset <= -(int64_t)SLEW.big_offset_ns);
+    if (suspended || jumped || stepped || fc_w.t_s <= fc_w.base_ticks || fc_w.k_s <= fc_w.base_ns) {
         fc_w.base_ticks = fc_w.t_s, fc_w.base_ns = fc_w.k_s, fc_w.base_width = fc_w.w_s;
     } else {
         double span = (double)(fc_w.k_s - fc_w.base_ns);
@@ -262,7 +269,7 @@ static void commit(void)
     if (jumped) {
         /* The kernel's value at t_a, read after the wait (as for a stale line). */
         uint64_t k, width;
-        fc_sample_pair(arch_fast_counter_ordered, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t_a,
+        fc_sample_pair(fc_counter_ordered_fn, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t_a,
                        &k, &width);
         next = (struct fc_segment){t_a, k, rate ? rate : cur.mult};
     } else if (stale) {
@@ -272,7 +279,7 @@ static void commit(void)
          * counter/kernel/counter, t_a their midpoint (after the wait), so that a preemption
          * inside one sandwich does not anchor the line on a stale kernel value. */
         uint64_t k, width;
-        fc_sample_pair(arch_fast_counter_ordered, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t_a,
+        fc_sample_pair(fc_counter_ordered_fn, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t_a,
                        &k, &width);
         next = fc_stale_segment(&cur, t_a, k, limit, rate);
     } else {
@@ -295,7 +302,7 @@ bool fc_follow_moved_clock(void)
     bool counter = atomic_load_explicit(&fc_line.source, memory_order_relaxed) == FC_SOURCE_COUNTER;
     uint64_t t = 0, k = fc_kernel_ns(CLOCK_MONOTONIC), w;
     if (counter)
-        fc_sample_pair(arch_fast_counter_ordered, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t, &k, &w);
+        fc_sample_pair(fc_counter_ordered_fn, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t, &k, &w);
     uint64_t floor = atomic_load_explicit(&fc_kernel_floor, memory_order_relaxed);
     bool moved = false;
     if (floor > k + FC_CLOCK_JUMP_NS) { /* on the kernel clock: a floor from before */
@@ -315,7 +322,7 @@ bool fc_follow_moved_clock(void)
             int64_t real = fc_clock_offset(CLOCK_REALTIME), boot = fc_clock_offset(CLOCK_BOOTTIME);
             uint64_t seq;
             uint64_t t_a = write_begin(&seq, false);
-            fc_sample_pair(arch_fast_counter_ordered, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t_a,
+            fc_sample_pair(fc_counter_ordered_fn, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t_a,
                            &k, &w);
             struct fc_segment next = {t_a, k, cur.mult};
             write_next(&next, t_a, real, boot);
@@ -348,13 +355,13 @@ static bool step_once(void)
     if (atomic_load_explicit(&fc_line.source, memory_order_relaxed) != FC_SOURCE_COUNTER ||
         !atomic_load_explicit(&fc_w.live_allowed, memory_order_acquire))
         return true;
-    uint64_t now = arch_counter_ordered();
+    uint64_t now = fc_counter_ordered();
     uint64_t mult = atomic_load_explicit(&fc_line.mult, memory_order_relaxed);
     switch (fc_w.step) {
     case 0:
         if (!line_due(now))
             return true;
-        fc_sample_pair(arch_fast_counter_ordered, fc_kernel_clock, CLOCK_MONOTONIC, 3, &fc_w.t_s,
+        fc_sample_pair(fc_counter_ordered_fn, fc_kernel_clock, CLOCK_MONOTONIC, 3, &fc_w.t_s,
                        &fc_w.k_s, &fc_w.w_s);
         fc_w.step = 1;
         return false;

@@ -439,10 +439,15 @@ static void *ticker_main(void *arg)
         if (explicit_period) {
             if (explicit_period < sleep_ns)
                 sleep_ns = explicit_period;
-            /* `recent` from the line, as a read would (a value the seqlock validated); a
-             * line being written or stale gives none: the next tick's. */
+            /* `recent` from the line, as a read would (a value the seqlock validated): the
+             * segment's, or on a stale line (a refresh that could not complete: a loaded
+             * machine) the kernel's held at the floor; a line being written gives none. */
             uint64_t v, s1;
-            if (fc_line_read(&fc_line, FC_CLOCK_MONOTONIC, &v, &s1) == FC_READ_VALUE)
+            enum fc_read_status r = fc_line_read(&fc_line, FC_CLOCK_MONOTONIC, &v, &s1);
+            if (r == FC_READ_VALUE ||
+                ((r == FC_READ_PAST || (r == FC_READ_BUSY && !(s1 & FC_SEQ_WRITING))) &&
+                 fc_line_stale_value(&fc_line, FC_CLOCK_MONOTONIC, s1,
+                                     fc_kernel_ns(CLOCK_MONOTONIC), 0, &v)))
                 fc_atomic_max_recent(v);
         }
     }

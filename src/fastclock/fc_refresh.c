@@ -290,7 +290,10 @@ static void commit(void)
     write_end(seq);
     fc_w.period_ns = next_period;
     atomic_fetch_add_explicit(&fc_w.refreshes, 1, memory_order_relaxed);
-    if (jumped) /* back with the clock: `recent` is a value of the clock, not a floor */
+    /* Back with the clock after a jump: `recent` is a value of the clock, not a floor; one
+     * far above the new segment was taken before a jump back, whichever refresh saw it. */
+    uint64_t recent = __atomic_load_n(&fastclock_recent_cache, __ATOMIC_RELAXED);
+    if (jumped || recent > next.anchor_ns + FC_CLOCK_JUMP_NS)
         __atomic_store_n(&fastclock_recent_cache, next.anchor_ns, __ATOMIC_RELAXED);
     else
         fc_atomic_max_recent(next.anchor_ns);

@@ -82,6 +82,18 @@ $(O)/libfastclock.a: $(FC_PIC)
 	@echo "  AR  $@"
 	@rm -f $@ && $(AR) rcs $@ $^
 
+# libfastclock with its counter behind the test seam (src/fastclock/fc_counter.h): the
+# program supplies the counter (tests/progs/fc_seam.c).  For tests only, never installed.
+SEAM_OBJ   := $(FC_SRC:%.c=$(O)/seam/%.o)
+$(O)/seam/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC  $< (counter seam)"
+	@$(CC) $(ALL_CFLAGS) -DFC_COUNTER_SEAM -c -o $@ $<
+
+$(O)/libfastclock-seam.a: $(SEAM_OBJ)
+	@echo "  AR  $@"
+	@rm -f $@ && $(AR) rcs $@ $^
+
 # pkg-config file for a prefix: $(call fastclock_pc,PREFIX) > FILE
 fastclock_pc = printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: fastclock\nDescription: the cheapest correct timestamp (calibrated CPU counter, CLOCK_MONOTONIC domain)\nVersion: 1.0.0\nLibs: -L$${libdir} -lfastclock\nLibs.private: -lpthread\nCflags: -I$${includedir}\n' '$(1)'
 
@@ -218,4 +230,4 @@ mutants:
 clean:
 	rm -rf build
 
--include $(CLI_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(FC_PIC:.o=.d) $(SHIM_PIC:.o=.d)
+-include $(CLI_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(FC_PIC:.o=.d) $(SHIM_PIC:.o=.d) $(wildcard $(SEAM_OBJ:.o=.d))

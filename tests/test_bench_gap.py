@@ -123,19 +123,29 @@ def test_per_read_cost_is_physical(clockscope):
     """getppid read alone costs what it costs in the hot loop (a syscall serializes: no
     pipelining to lose), within bounds that a wrong conversion (ticks as ns: x2 or more
     on a GHz counter; eight calls timed: x8) or a missing bracket subtraction breaks; an
-    empty call read alone costs far less than the bracket, once the bracket is subtracted."""
-    doc = gap_json(clockscope, "--gap", "0,500us:200", "--only", "ref.getppid,ref.empty_call")
-    loop = {r["id"]: r["ns_per_call"]["median"] for r in doc["results"]}
-    g = doc["sparse"]["gaps"][0]
-    m = {x["id"]: x for x in g["methods"]}
-    getppid_hot = m["ref.getppid"]["hot"]["p50"]
-    assert 0.5 * loop["ref.getppid"] <= getppid_hot <= 1.4 * loop["ref.getppid"] + 20, (
-        getppid_hot, loop["ref.getppid"])
-    # The first read after a sleep is never cheaper than the one right after it.
-    assert m["ref.getppid"]["cold"]["p50"] >= getppid_hot * 0.9
-    bracket_hot = g["bracket"]["hot"]["p50"]
-    empty_hot = m["ref.empty_call"]["hot"]["p50"]
-    assert empty_hot <= max(5.0, 0.5 * bracket_hot), (empty_hot, bracket_hot)
+    empty call read alone costs far less than the bracket, once the bracket is subtracted.
+    The hot loop and the sparse reads are timed at different moments, and a busy machine
+    (the lead's, CI's) can slow either by half (issue 30: 260 ns against 168): the pair is
+    measured again, up to 5 times, until one pair was taken under the same conditions.  A
+    wrong conversion is off in every pair; load moves them apart only now and then."""
+    attempts = []
+    for _ in range(5):
+        doc = gap_json(clockscope, "--gap", "0,500us:200", "--only", "ref.getppid,ref.empty_call")
+        loop = {r["id"]: r["ns_per_call"]["median"] for r in doc["results"]}
+        g = doc["sparse"]["gaps"][0]
+        m = {x["id"]: x for x in g["methods"]}
+        getppid_hot = m["ref.getppid"]["hot"]["p50"]
+        attempts.append((getppid_hot, loop["ref.getppid"]))
+        fair = 0.5 * loop["ref.getppid"] <= getppid_hot <= 1.4 * loop["ref.getppid"] + 20
+        # The first read after a sleep is never cheaper than the one right after it.
+        cold_ok = m["ref.getppid"]["cold"]["p50"] >= getppid_hot * 0.9
+        bracket_hot = g["bracket"]["hot"]["p50"]
+        empty_hot = m["ref.empty_call"]["hot"]["p50"]
+        # Within one run, with the same bracket: the subtraction itself, not timing.
+        assert empty_hot <= max(5.0, 0.5 * bracket_hot), (empty_hot, bracket_hot)
+        if fair and cold_ok:
+            return
+    pytest.fail(f"getppid read alone vs in the hot loop (ns), 5 pairs: {attempts}")
 
 
 def test_text_table(clockscope):

@@ -485,14 +485,61 @@ def test_riscv_counter_read_is_fenced(cross_builds):
             assert i > 0 and ops[i - 1][0] == "fence" and ops[i - 1][1].strip() == "r,i", (fn, body)
 
 
+SEAM_CHECKS = 12  # "check NAME ok" lines tests/progs/fc_seam.c prints when all pass
+
+
+def seam_results(out):
+    checks = re.findall(r"^check (\S+) (ok|FAIL.*)$", out, re.M)
+    return checks, [c for c in checks if c[1] != "ok"]
+
+
+def test_fastclock_logic_on_a_virtual_counter(tmp_path):
+    """Issue 30: fastclock's calibration, convergence, slew, refresh and re-anchoring driven
+    by a counter it does not read from the CPU (the counter seam, src/fastclock/fc_counter.h,
+    libfastclock-seam.a) and a virtual kernel clock: time moves only when the program says,
+    so the accuracy checks (200 ns after calibrating from a stated rate 40 ppm off, the rate
+    within 0.1 ppm, 1 us after a counter stall or jump, the slew within 5%, sparse reads,
+    a 1000 s jump of the kernel's clock followed) cannot be failed by a busy machine, only by
+    the code.  The same program runs under qemu-user in the next test."""
+    need_tool("cc")
+    make("O=build", "build/libfastclock-seam.a")
+    exe = tmp_path / "fc_seam"
+    proc = run(["cc", "-std=c11", "-O2", "-Isrc", "-o", exe, "tests/progs/fc_seam.c",
+                "build/libfastclock-seam.a", "-lpthread", "-lm"], cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    proc = run([exe], timeout=120)
+    checks, failed = seam_results(proc.stdout)
+    assert proc.returncode == 0 and not failed and len(checks) == SEAM_CHECKS, proc.stdout + proc.stderr
+
+
 def test_counter_paths_of_the_other_arches_under_qemu(cross_builds, tmp_path):
     """qemu-user shows the host's sysfs (clocksource tsc), so on aarch64/riscv64 fastclock
     would fall back; a fake sysfs naming their clocksource makes it use cntvct_el0 / rdtime,
     emulated by qemu: the arch read paths and calibration run for real, the speed means
-    nothing."""
+    nothing.  Nor does accuracy: an emulated counter's rate wanders against CLOCK_MONOTONIC
+    (qemu-aarch64's is the host's wall clock in whole microseconds) and a loaded host
+    preempts the emulator anywhere, so here the demo and the unit tests check that the
+    arch's code runs and answers sanely (on the counter, live, within 1 ms of the kernel,
+    never backwards; CLOCKSCOPE_TEST_EMULATED), and fastclock's accuracy is checked by the
+    virtual-counter program (fc_seam), which gives the same answers here as natively."""
     names = {"aarch64": "arch_sys_counter", "riscv64": "riscv_clocksource"}
+    # One host CPU for the emulator: the emulated counter is the same host clock on every
+    # CPU, so fastclock's cross-CPU check would measure only where the host scheduled the
+    # emulator's threads between two samples (on a loaded host it refused the counter 1 run
+    # in 4).  With one CPU in its mask the check has nothing to compare (documented).
+    need_tool("taskset")
+    pin = ["taskset", "-c", str(max(os.sched_getaffinity(0)))]
     for arch, (build, qemu) in cross_builds.items():
-        make(f"O=build/{arch}", f"CC={arch}-linux-gnu-gcc", "STATIC=1", f"build/{arch}/libfastclock.a")
+        qemu = [*pin, qemu]
+        make(f"O=build/{arch}", f"CC={arch}-linux-gnu-gcc", "STATIC=1", f"build/{arch}/libfastclock.a",
+             f"build/{arch}/libfastclock-seam.a")
+        seam = tmp_path / f"fc_seam_{arch}"
+        proc = run([f"{arch}-linux-gnu-gcc", "-std=c11", "-O2", "-static", "-Isrc", "-o", seam,
+                    "tests/progs/fc_seam.c", build / "libfastclock-seam.a", "-lpthread", "-lm"], cwd=ROOT)
+        assert proc.returncode == 0, proc.stderr
+        proc = run([*qemu, seam], timeout=300)
+        checks, failed = seam_results(proc.stdout)
+        assert proc.returncode == 0 and not failed and len(checks) == SEAM_CHECKS, (arch, proc.stdout)
         root = tmp_path / arch
         d = root / "sys/devices/system/clocksource/clocksource0"
         d.mkdir(parents=True)
@@ -502,24 +549,11 @@ def test_counter_paths_of_the_other_arches_under_qemu(cross_builds, tmp_path):
         proc = run([f"{arch}-linux-gnu-gcc", "-O2", "-static", "-Isrc/fastclock", "-o", exe,
                     ROOT / "tests/progs/fc_demo.c", build / "libfastclock.a", "-lpthread"], cwd=ROOT)
         assert proc.returncode == 0, proc.stderr
-        env = dict(os.environ, FASTCLOCK_SYSFS_ROOT=str(root), FC_DEMO_WANDER="1")
-        f = facts(run([qemu, exe], env=env, timeout=300).stdout)
+        env = dict(os.environ, FASTCLOCK_SYSFS_ROOT=str(root))
+        f = facts(run([*qemu, exe], env=env, timeout=300).stdout)
         assert f["source"].startswith("1 ") and names[arch] in f["source"], (arch, f)
-        # Under qemu-user every instruction is emulated: the sandwich is wide and the
-        # offset follows it; the margin scales with the narrowest sandwich measured there.
-        # And the emulated counter is not a straight line against CLOCK_MONOTONIC: qemu-
-        # aarch64's is the host's wall clock in whole microseconds (QEMU's user-mode
-        # cpu_get_clock(): gettimeofday; it steps by 62-63 ticks of 16 ns), which strayed
-        # from CLOCK_MONOTONIC by 9 to 24 us peak to peak over 300 ms on the development
-        # machine (the demo measures it in the same run: `wander`); no calibration
-        # removes that.  A line anchored at one point of that wander, its rate
-        # fitted over ~100 ms of it, can be off by about twice as much: 2 x wander is
-        # allowed on top (20 runs: excursions 0.05 to 1.7 wanders).  A wrong rate or anchor
-        # is still off by far more (a rate 1% off: 1 ms over a 100 ms period).
-        width, wander = int(f["width"]), int(f["wander"])
         below, above = map(int, f["bound"].split())
-        limit = margin_ns(width) + 2 * wander
-        assert below <= limit and above <= limit, (arch, f, limit)
+        assert below <= 1_000_000 and above <= 1_000_000, (arch, f)  # sane, not accurate
         assert f["fork"].split()[0] == "1" and f["live"] == "1", (arch, f)
         if arch == "riscv64":
             # QEMU's user-mode riscv time CSR is the host's plain rdtsc (target/riscv/csr.c,
@@ -530,7 +564,6 @@ def test_counter_paths_of_the_other_arches_under_qemu(cross_builds, tmp_path):
             # alike).  Its other checks still run; test_riscv_counter_read_is_fenced
             # checks the fence itself.
             env["CLOCKSCOPE_TEST_UNORDERED_COUNTER"] = "qemu-user riscv64: time CSR = host rdtsc"
-        # The same wander bounds the unit tests' accuracy checks under this emulator.
-        env["CLOCKSCOPE_TEST_COUNTER_WANDER_NS"] = str(wander)
-        proc = run([qemu, build / "unit_tests", "fastclock"], env=env, timeout=300)
+        env["CLOCKSCOPE_TEST_EMULATED"] = f"qemu-user {arch}"
+        proc = run([*qemu, build / "unit_tests", "fastclock"], env=env, timeout=300)
         assert proc.returncode == 0 and " 0 failed" in proc.stdout, proc.stdout + proc.stderr

@@ -33,6 +33,7 @@
 
 #include "arch/arch.h"
 #include "arch/counter.h"
+#include "fastclock/fc_counter.h"
 #include "fastclock/fc_internal.h"
 #include "fastclock/fc_lifecycle.h"
 #include "fastclock/fc_math.h"
@@ -135,7 +136,7 @@ static __attribute__((noinline)) uint64_t fc_read_in_own_writer(int which, clock
 {
     if (atomic_load_explicit(&fc_line.source, memory_order_acquire) != FC_SOURCE_COUNTER)
         return kernel_value(which, id); /* leave_counter already switched: its floor holds */
-    uint64_t t = arch_counter_ordered();
+    uint64_t t = fc_counter_ordered();
     uint64_t t_a = fc_sig.t_a;
     atomic_signal_fence(memory_order_seq_cst);
     uint64_t v;
@@ -263,7 +264,7 @@ FC_HOT_TEXT uint64_t fastclock_boottime_ns(void)
 uint64_t fastclock_ticks(void)
 {
     if (__builtin_expect(source() == FC_SOURCE_COUNTER, 1))
-        return arch_counter_raw();
+        return fc_counter_raw();
     return fc_kernel_ns(CLOCK_MONOTONIC);
 }
 

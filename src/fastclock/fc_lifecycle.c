@@ -8,6 +8,7 @@
 
 #include "arch/arch.h"
 #include "arch/counter.h"
+#include "fastclock/fc_counter.h"
 #include "fastclock/fc_internal.h"
 #include "fastclock/fc_lifecycle.h"
 #include "fastclock/fc_read.h"
@@ -155,7 +156,7 @@ static void *checker_main(void *arg)
     char why[200];
     uint64_t mult = atomic_load_explicit(&fc_line.mult, memory_order_relaxed);
     bool ok = await_clocksource(why, sizeof why) &&
-              fc_check_cross_cpu(arch_fast_counter_ordered, fc_kernel_clock, mult, why,
+              fc_check_cross_cpu(fc_counter_ordered_fn, fc_kernel_clock, mult, why,
                                  sizeof why);
     pthread_mutex_lock(&fc_lock);
     fc_take_refreshing();
@@ -219,13 +220,19 @@ static void init_ticker_sync(void)
 static void atfork_child(void)
 {
     /* Only this thread exists in the child; the locks were held by it across fork.  The
-     * line stays valid: same counter, same kernel clocks.  The threads did not come along:
+     * line stays valid (same counter, same kernel clocks) unless the child is in another
+     * time namespace (below).  The threads did not come along:
      * the checker starts again if it had not finished, the ticker if one ran (same period;
      * the automatic one parks again if the child does not read). */
     pthread_mutex_init(&fc_lock, NULL);
     pthread_mutex_init(&ticker_mx, NULL);
     init_ticker_sync();
     atomic_store_explicit(&fc_refreshing, 0u, memory_order_relaxed);
+    /* A child forked into a new time namespace (unshare(CLONE_NEWTIME) before the fork):
+     * same counter, other CLOCK_MONOTONIC and BOOTTIME.  Checked before fork returns in
+     * the child, so that its first read is already its own clock's. */
+    if (fc_w.atfork_registered && atomic_load(&fc_line.source) != FC_SOURCE_UNINIT)
+        fc_follow_moved_clock();
     if (fc_w.checker_running)
         start_checker();
     if (fc_w.ticker_running) {
@@ -257,17 +264,17 @@ static bool counter_safe(uint64_t *mult, char *why, size_t len)
     if (!fc_check_constant_rate(arch_fast_counter_constant, arch_counter_invariant,
                                 &fc_w.invariance_assumed, why, len))
         return false;
-    if (!fc_check_read_cost(arch_fast_counter_raw, fc_kernel_clock, why, len))
+    if (!fc_check_read_cost(fc_counter_raw_fn, fc_kernel_clock, why, len))
         return false;
-    fc_w.stated_hz = arch_counter_stated_hz(fc_w.stated_source, sizeof fc_w.stated_source);
+    fc_w.stated_hz = fc_counter_stated_hz(fc_w.stated_source, sizeof fc_w.stated_source);
     *mult = fc_mult_from_hz(fc_w.stated_hz);
     fc_w.rate_uncertainty = STATED_UNCERTAINTY;
     if (!*mult) {
         /* Not stated: measure over ~100 us (refined at the first refreshes). */
         uint64_t t1, k1, w1, t2, k2, w2;
-        fc_sample_pair(arch_fast_counter_ordered, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t1, &k1, &w1);
+        fc_sample_pair(fc_counter_ordered_fn, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t1, &k1, &w1);
         do
-            fc_sample_pair(arch_fast_counter_ordered, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t2,
+            fc_sample_pair(fc_counter_ordered_fn, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t2,
                            &k2, &w2);
         while (k2 - k1 < 100000);
         if (t2 <= t1) {
@@ -312,7 +319,7 @@ static void init_locked(void)
         return;
     }
     uint64_t t0, k0, w0;
-    fc_sample_pair(arch_fast_counter_ordered, fc_kernel_clock, CLOCK_MONOTONIC, 5, &t0, &k0, &w0);
+    fc_sample_pair(fc_counter_ordered_fn, fc_kernel_clock, CLOCK_MONOTONIC, 5, &t0, &k0, &w0);
     fc_w.base_ticks = t0, fc_w.base_ns = k0, fc_w.base_width = w0;
     fc_w.max_period_ns = hook_ns("FASTCLOCK_PERIOD_US", 1000, MAX_PERIOD_NS);
     if (fc_w.max_period_ns > MAX_PERIOD_NS) /* the hook only shortens (FC_MAX_EXTRAPOLATION_NS) */
@@ -432,10 +439,15 @@ static void *ticker_main(void *arg)
         if (explicit_period) {
             if (explicit_period < sleep_ns)
                 sleep_ns = explicit_period;
-            /* `recent` from the line, as a read would (a value the seqlock validated); a
-             * line being written or stale gives none: the next tick's. */
+            /* `recent` from the line, as a read would (a value the seqlock validated): the
+             * segment's, or on a stale line (a refresh that could not complete: a loaded
+             * machine) the kernel's held at the floor; a line being written gives none. */
             uint64_t v, s1;
-            if (fc_line_read(&fc_line, FC_CLOCK_MONOTONIC, &v, &s1) == FC_READ_VALUE)
+            enum fc_read_status r = fc_line_read(&fc_line, FC_CLOCK_MONOTONIC, &v, &s1);
+            if (r == FC_READ_VALUE ||
+                ((r == FC_READ_PAST || (r == FC_READ_BUSY && !(s1 & FC_SEQ_WRITING))) &&
+                 fc_line_stale_value(&fc_line, FC_CLOCK_MONOTONIC, s1,
+                                     fc_kernel_ns(CLOCK_MONOTONIC), 0, &v)))
                 fc_atomic_max_recent(v);
         }
     }

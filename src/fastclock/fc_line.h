@@ -27,6 +27,15 @@
 #define FC_LINE_VERSION 1u
 #define FC_LINE_SHIFT 32u /* mult is ns per tick in 32.32 fixed point */
 
+/* The kernel's CLOCK_MONOTONIC and the line more than this apart: the counter-to-clock
+ * mapping changed under the process (a child forked into a new time namespace, a restored
+ * checkpoint, a VM migrated with another counter offset).  Readers and the writer then
+ * follow the kernel at once, in either direction, as the kernel's own values do; slewing
+ * at 5% across such a jump would serve wrong values for hours.  Nothing else parts them
+ * this far: a line serves at most ~102 ms past its anchor, and a refresh corrects its
+ * offset within a few periods. */
+#define FC_CLOCK_JUMP_NS 250000000ull
+
 /* The line's source: where its answers come from. */
 enum { FC_SOURCE_UNINIT = 0, FC_SOURCE_COUNTER = 1, FC_SOURCE_KERNEL = 2 };
 

@@ -53,6 +53,11 @@
 #include <stdint.h>
 
 #define FC_INLINE static inline __attribute__((always_inline))
+/* The counter read a pass makes: the arch's ordered read; a test build of libfastclock
+ * substitutes its own (fc_counter.h, FC_COUNTER_SEAM). */
+#ifndef FC_READ_COUNTER
+#define FC_READ_COUNTER() arch_counter_ordered()
+#endif
 
 /* Which clock: the line is CLOCK_MONOTONIC's; the others add an offset. */
 enum { FC_CLOCK_MONOTONIC = 0, FC_CLOCK_REALTIME = 1, FC_CLOCK_BOOTTIME = 2 };
@@ -118,7 +123,7 @@ FC_INLINE enum fc_read_status fc_line_pass(const struct fc_line *l, int which, i
     s->s1 = s1;
     if (__builtin_expect(s1 & (FC_SEQ_WRITING | FC_SEQ_STALE), 0))
         return FC_READ_BUSY; /* before the counter read: a stale line needs none */
-    uint64_t t = arch_counter_ordered();
+    uint64_t t = FC_READ_COUNTER();
     uint64_t at = __atomic_load_n(&l->anchor_ticks, __ATOMIC_RELAXED);
     uint64_t an = __atomic_load_n(&l->anchor_ns, __ATOMIC_RELAXED);
     uint64_t m = __atomic_load_n(&l->mult, __ATOMIC_RELAXED);
@@ -145,8 +150,8 @@ FC_INLINE enum fc_read_status fc_line_pass(const struct fc_line *l, int which, i
 }
 
 /* A stale line's answer: the kernel's value k of `which` (read by the caller after s1,
- * which had FC_SEQ_STALE), never below what the line returned.  MONOTONIC and BOOTTIME are
- * held at the floor; REALTIME may step as CLOCK_REALTIME does, only a difference below
+ * which had FC_SEQ_STALE), never below what the line returned (unless the kernel's clock
+ * jumped back by more than FC_CLOCK_JUMP_NS).  MONOTONIC and BOOTTIME are held at the floor; REALTIME may step as CLOCK_REALTIME does, only a difference below
  * hysteresis_ns (the offset's noise) is held.  False if the line changed since s1 (read
  * again): the acquire fence keeps the caller's kernel read before the s2 load. */
 FC_INLINE int fc_line_stale_value(const struct fc_line *l, int which, uint64_t s1, uint64_t k,
@@ -157,6 +162,10 @@ FC_INLINE int fc_line_stale_value(const struct fc_line *l, int which, uint64_t s
     int64_t off = fc_line_offset(l, which);
     if (!fc_line_seq_unchanged(l, s1))
         return 0;
+    /* A floor far above the kernel: the kernel's clock moved back under the process (a new
+     * time namespace, FC_CLOCK_JUMP_NS): the kernel's values, not a floor from before. */
+    if (floor > k - (uint64_t)off + FC_CLOCK_JUMP_NS)
+        floor = 0;
     floor += (uint64_t)off;
     if (which == FC_CLOCK_REALTIME)
         *out = k < floor && floor - k < hysteresis_ns ? floor : k;

@@ -18,6 +18,7 @@
 
 #include "arch/arch.h"
 #include "arch/counter.h"
+#include "fastclock/fc_counter.h"
 #include "fastclock/fc_internal.h"
 #include "fastclock/fc_line.h"
 #include "fastclock/fc_state.h"
@@ -96,11 +97,11 @@ static uint64_t write_begin(uint64_t *seq, bool leaving)
      * to all CPUs before any counter read below. */
     atomic_thread_fence(memory_order_seq_cst);
     uint64_t mult = fc_sig.old.mult;
-    uint64_t t0 = arch_counter_ordered();
+    uint64_t t0 = fc_counter_ordered();
     uint64_t wait = fc_ns_to_ticks(WRITER_WAIT_NS, mult);
-    while (arch_counter_ordered() - t0 < wait)
+    while (fc_counter_ordered() - t0 < wait)
         ;
-    return arch_counter_ordered();
+    return fc_counter_ordered();
 }
 
 /* Tells a handler on this thread the new segment (from t_a on), after folding in what
@@ -116,7 +117,7 @@ static void fold_handler_floor(struct fc_segment *next, uint64_t t_a)
     uint64_t f = fc_sig.floor;
     atomic_signal_fence(memory_order_seq_cst);
     if (fc_segment_eval(next, t_a) < f) {
-        uint64_t now = arch_counter_ordered();
+        uint64_t now = fc_counter_ordered();
         uint64_t own = fc_segment_eval(next, now);
         next->anchor_ticks = now;
         next->anchor_ns = own > f ? own : f;
@@ -201,7 +202,7 @@ static bool line_due(uint64_t now)
 /* The write section of a refresh: the new segment from the samples of the earlier steps. */
 static void commit(void)
 {
-    uint64_t now = arch_counter_ordered();
+    uint64_t now = fc_counter_ordered();
     struct fc_segment cur = current_segment();
     uint64_t limit = atomic_load_explicit(&fc_line.limit_ticks, memory_order_relaxed);
     bool stale = (atomic_load_explicit(&fc_line.seq, memory_order_relaxed) & FC_SEQ_STALE) ||
@@ -215,11 +216,30 @@ static void commit(void)
     if (real - old_real < REALTIME_HYSTERESIS_NS && old_real - real < REALTIME_HYSTERESIS_NS)
         real = old_real;
 
+    /* The kernel's clock moved against the counter by more than FC_CLOCK_JUMP_NS (a new
+     * time namespace, a restored checkpoint, a migrated VM): the new segment starts at the
+     * kernel's value, never a slew across it (hours at 5%); the rate baseline restarts. */
+    /* The segment extrapolated to t_s (128-bit: a stale line's too, however long ago its
+     * anchor), against the kernel: the rate is known to 50 ppm from the start and far
+     * better after a few refreshes, so only an idle spell of over an hour could part them
+     * this far without a jump; then re-anchoring on the kernel is what a stale line does
+     * anyway.  Missing a jump of a stale line would also poison the rate: its baseline
+     * would span the jump. */
+    int64_t offset = (int64_t)(fc_segment_eval(&cur, fc_w.t_s) - fc_w.k_s);
+    bool jumped = offset > (int64_t)FC_CLOCK_JUMP_NS || offset < -(int64_t)FC_CLOCK_JUMP_NS;
+
     /* The measured rate, never the published (bent) slope: bending a bent slope again
      * would make the offset correction an integrator that oscillates. */
     uint64_t rate = fc_w.rate_mult;
     fc_w.suspends += suspended;
-    if (suspended || fc_w.t_s <= fc_w.base_ticks || fc_w.k_s <= fc_w.base_ns) {
+    fc_w.jumps += jumped;
+    /* An offset too big for a rate error to explain (the counter stalled or jumped: a
+     * paused VM, an NMI storm; SLEW.big_offset_ns) also ends the baseline: a rate measured
+     * across it would carry the step (5 ms over a 1 s baseline: 0.5%) and keep fastclock
+     * hundreds of us off until the next rebase (tests/progs/fc_seam.c found it). */
+    bool stepped = !stale && (offset >= (int64_t)SLEW.big_offset_ns ||
+                              offset <= -(int64_t)SLEW.big_offset_ns);
+    if (suspended || jumped || stepped || fc_w.t_s <= fc_w.base_ticks || fc_w.k_s <= fc_w.base_ns) {
         fc_w.base_ticks = fc_w.t_s, fc_w.base_ns = fc_w.k_s, fc_w.base_width = fc_w.w_s;
     } else {
         double span = (double)(fc_w.k_s - fc_w.base_ns);
@@ -246,18 +266,23 @@ static void commit(void)
     uint64_t seq;
     uint64_t t_a = write_begin(&seq, false);
     struct fc_segment next;
-    if (stale) {
+    if (jumped) {
+        /* The kernel's value at t_a, read after the wait (as for a stale line). */
+        uint64_t k, width;
+        fc_sample_pair(fc_counter_ordered_fn, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t_a,
+                       &k, &width);
+        next = (struct fc_segment){t_a, k, rate ? rate : cur.mult};
+    } else if (stale) {
         /* Stale readers returned kernel values read before their s2 load saw the old even
          * seq, so before t_a by at least WRITER_WAIT_NS: a kernel read taken now, after the
          * wait, is above all of them.  (t_a, k): the tightest of three sandwiches
          * counter/kernel/counter, t_a their midpoint (after the wait), so that a preemption
          * inside one sandwich does not anchor the line on a stale kernel value. */
         uint64_t k, width;
-        fc_sample_pair(arch_fast_counter_ordered, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t_a,
+        fc_sample_pair(fc_counter_ordered_fn, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t_a,
                        &k, &width);
         next = fc_stale_segment(&cur, t_a, k, limit, rate);
     } else {
-        int64_t offset = (int64_t)(fc_segment_eval(&cur, fc_w.t_s) - fc_w.k_s);
         next = fc_next_segment(&cur, t_a, offset, rate, horizon, &SLEW);
     }
     write_next(&next, t_a, real, boot);
@@ -265,7 +290,66 @@ static void commit(void)
     write_end(seq);
     fc_w.period_ns = next_period;
     atomic_fetch_add_explicit(&fc_w.refreshes, 1, memory_order_relaxed);
-    fc_atomic_max_recent(next.anchor_ns);
+    /* Back with the clock after a jump: `recent` is a value of the clock, not a floor; one
+     * far above the new segment was taken before a jump back, whichever refresh saw it. */
+    uint64_t recent = __atomic_load_n(&fastclock_recent_cache, __ATOMIC_RELAXED);
+    if (jumped || recent > next.anchor_ns + FC_CLOCK_JUMP_NS)
+        __atomic_store_n(&fastclock_recent_cache, next.anchor_ns, __ATOMIC_RELAXED);
+    else
+        fc_atomic_max_recent(next.anchor_ns);
+}
+
+bool fc_follow_moved_clock(void)
+{
+    /* The counter only when on it: a counter that traps is why a line is on the kernel. */
+    bool counter = atomic_load_explicit(&fc_line.source, memory_order_relaxed) == FC_SOURCE_COUNTER;
+    uint64_t t = 0, k = fc_kernel_ns(CLOCK_MONOTONIC), w;
+    if (counter)
+        fc_sample_pair(fc_counter_ordered_fn, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t, &k, &w);
+    uint64_t floor = atomic_load_explicit(&fc_kernel_floor, memory_order_relaxed);
+    bool moved = false;
+    if (floor > k + FC_CLOCK_JUMP_NS) { /* on the kernel clock: a floor from before */
+        atomic_store_explicit(&fc_kernel_floor, 0, memory_order_relaxed);
+        moved = true;
+    }
+    if (counter) {
+        struct fc_segment cur = current_segment();
+        uint64_t limit = atomic_load_explicit(&fc_line.limit_ticks, memory_order_relaxed);
+        bool live = limit != 0 && !(atomic_load_explicit(&fc_line.seq, memory_order_relaxed) &
+                                    FC_SEQ_STALE) && t - cur.anchor_ticks < limit;
+        /* Live: the segment's value now; else what a stale read holds to, the floor (below
+         * the kernel by how long ago it was set: only a floor above it means a jump). */
+        int64_t off = live ? (int64_t)(fc_segment_eval(&cur, t) - k)
+                           : (int64_t)(atomic_load_explicit(&fc_line.floor_ns, memory_order_relaxed) - k);
+        if (off > (int64_t)FC_CLOCK_JUMP_NS || (live && off < -(int64_t)FC_CLOCK_JUMP_NS)) {
+            int64_t real = fc_clock_offset(CLOCK_REALTIME), boot = fc_clock_offset(CLOCK_BOOTTIME);
+            uint64_t seq;
+            uint64_t t_a = write_begin(&seq, false);
+            fc_sample_pair(fc_counter_ordered_fn, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t_a,
+                           &k, &w);
+            struct fc_segment next = {t_a, k, cur.mult};
+            write_next(&next, t_a, real, boot);
+            if (live) {
+                publish(&next, fc_w.period_ns, real, boot);
+            } else { /* not live yet: still answered by the kernel, from the new floor */
+                atomic_store_explicit(&fc_line.anchor_ticks, next.anchor_ticks, memory_order_relaxed);
+                atomic_store_explicit(&fc_line.anchor_ns, next.anchor_ns, memory_order_relaxed);
+                atomic_store_explicit(&fc_line.floor_ns, next.anchor_ns, memory_order_relaxed);
+                atomic_store_explicit(&fc_line.real_offset, real, memory_order_relaxed);
+                atomic_store_explicit(&fc_line.boot_offset, boot, memory_order_relaxed);
+            }
+            /* A new seq, FC_SEQ_STALE cleared; a line that is not live (limit 0) goes stale
+             * again at its first read. */
+            write_end(seq);
+            fc_w.base_ticks = t_a, fc_w.base_ns = k, fc_w.base_width = w;
+            fc_w.step = 0;
+            fc_w.jumps++;
+            moved = true;
+        }
+    }
+    if (moved)
+        __atomic_store_n(&fastclock_recent_cache, k, __ATOMIC_RELAXED);
+    return moved;
 }
 
 /* One step; returns true when a refresh just completed (or none was due). */
@@ -274,13 +358,13 @@ static bool step_once(void)
     if (atomic_load_explicit(&fc_line.source, memory_order_relaxed) != FC_SOURCE_COUNTER ||
         !atomic_load_explicit(&fc_w.live_allowed, memory_order_acquire))
         return true;
-    uint64_t now = arch_counter_ordered();
+    uint64_t now = fc_counter_ordered();
     uint64_t mult = atomic_load_explicit(&fc_line.mult, memory_order_relaxed);
     switch (fc_w.step) {
     case 0:
         if (!line_due(now))
             return true;
-        fc_sample_pair(arch_fast_counter_ordered, fc_kernel_clock, CLOCK_MONOTONIC, 3, &fc_w.t_s,
+        fc_sample_pair(fc_counter_ordered_fn, fc_kernel_clock, CLOCK_MONOTONIC, 3, &fc_w.t_s,
                        &fc_w.k_s, &fc_w.w_s);
         fc_w.step = 1;
         return false;

@@ -79,6 +79,7 @@ struct fc_writer {
     uint64_t recheck_ns;
     _Atomic uint64_t refreshes;
     uint64_t suspends; /* BOOTTIME - MONOTONIC jumps seen */
+    uint64_t jumps;    /* re-anchors on a kernel clock that moved (FC_CLOCK_JUMP_NS) */
     uint64_t init_ns;
     uint64_t stated_hz;
     char stated_source[48];

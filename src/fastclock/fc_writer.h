@@ -8,6 +8,7 @@
 
 #include "fastclock/fc_state.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -25,6 +26,10 @@ FC_HIDDEN void fc_release_refreshing(void);
 FC_HIDDEN void fc_refresh_locked(void);
 /* Leaves the counter for the kernel clock without a backward step; fc_refreshing held. */
 FC_HIDDEN void fc_leave_counter(const char *why);
+/* Compares the line (or the kernel floor) with the kernel's CLOCK_MONOTONIC now and, more
+ * than FC_CLOCK_JUMP_NS apart, re-anchors on the kernel (the fork handler: a child in a new
+ * time namespace); fc_refreshing held, or no other thread.  True when it re-anchored. */
+FC_HIDDEN bool fc_follow_moved_clock(void);
 /* The REALTIME or BOOTTIME offset from MONOTONIC: the tighter of 3 MONOTONIC sandwiches. */
 FC_HIDDEN int64_t fc_clock_offset(clockid_t id);
 

@@ -43,7 +43,7 @@ endif
 CLI_DIRS := common vdso measure bench warp fastclock run facts doctor vm collect metrics ladder profile runtimes
 CLI_SRC  := src/main.c $(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c)) src/arch/$(ARCH).c \
             src/arch/defaults.c \
-            src/arch/$(ARCH)_inject.c src/shim/shim_probe.c
+            $(wildcard src/arch/$(ARCH)_inject.c) src/arch/inject_none.c src/shim/shim_probe.c
 CLI_OBJ  := $(CLI_SRC:%.c=$(O)/obj/%.o)
 LIB_OBJ  := $(filter-out $(O)/obj/src/main.o,$(CLI_OBJ))
 UNIT_SRC := $(wildcard tests/unit/*.c)

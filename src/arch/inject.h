@@ -2,8 +2,9 @@
 /* What `clockscope run` needs from an architecture to serve a program through its vDSO
  * (docs/run.md, "Static and Go programs"): the tracee's registers, running one syscall in a
  * stopped tracee, the absolute jump written over a vDSO entry point, and which vDSO symbols
- * are the clock entry points.  Exactly one arch/ARCH_inject.c is linked; where an arch is not
- * done yet, arch_inject_supported() says so and nothing else is called. */
+ * are the clock entry points.  arch/ARCH_inject.c, where it exists, overrides the weak "not yet"
+ * definitions of arch/inject_none.c; where an arch is not done yet,
+ * arch_inject_supported() says so and nothing else is called. */
 #ifndef CLOCKSCOPE_ARCH_INJECT_H
 #define CLOCKSCOPE_ARCH_INJECT_H
 

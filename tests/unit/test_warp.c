@@ -401,7 +401,10 @@ TEST(warp_collect_perfect_clock_never_goes_back)
         sum += c.reads_per_cpu[i];
     CHECK(sum == c.reads);
     CHECK(s.backward_steps == 0 && s.equal == 0);
-    CHECK(strcmp(s.classification, "monotonic") == 0);
+    /* Monotonic, unless the threads met too rarely to say so (an emulator pinned to one host
+     * CPU runs them in turns): then exactly that, never a verdict about going back. */
+    CHECK(strcmp(s.classification, warp_enough_comparisons(&s, n) ? "monotonic"
+                                                                  : "too_few_comparisons") == 0);
     CHECK(c.elapsed_s > 0.04);
     for (int i = 0; i < n; i++)
         CHECK(c.reads_per_cpu[i] >= 64); /* every thread reads, however short the run */

@@ -143,6 +143,18 @@ static bool write_through(int pathfd, const char *path, const void *data, size_t
     return !err;
 }
 
+/* SIGINT, SIGTERM and SIGHUP wait (old: the mask to restore) while a temporary file exists,
+ * so that a stop never leaves one behind. */
+static void hold_stop_signals(sigset_t *old)
+{
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigprocmask(SIG_BLOCK, &block, old);
+}
+
 /* data into a new temporary file beside path (O_CREAT|O_EXCL: a planted link makes it fail),
  * synced and as readable as any file this user creates; its name in tmp. */
 static bool write_temporary(const char *path, const void *data, size_t n, char *tmp,
@@ -217,12 +229,8 @@ bool out_file_write_new(const char *stem, const char *ext, const void *data, siz
 {
     char tmp[4200];
     snprintf(path, pathlen, "%s%s", stem, ext);
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    sigprocmask(SIG_BLOCK, &block, &old);
+    sigset_t old;
+    hold_stop_signals(&old);
     bool ok = write_temporary(path, data, n, tmp, sizeof tmp, why, whylen);
     if (ok) {
         ok = publish_new(tmp, stem, ext, path, pathlen, why, whylen);
@@ -243,12 +251,8 @@ bool out_file_write(const char *path, const void *data, size_t n, char *why, siz
         close(pathfd);
         return ok;
     }
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    sigprocmask(SIG_BLOCK, &block, &old);
+    sigset_t old;
+    hold_stop_signals(&old);
     bool ok = replace(path, data, n, why, whylen);
     sigprocmask(SIG_SETMASK, &old, NULL);
     return ok;

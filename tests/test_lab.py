@@ -181,11 +181,18 @@ def test_apply_fix_proves_the_kernel_remedy(guest_binaries, tmp_path, name):  # 
     assert doc["schema"] == "clockscope.vm-apply-fix/1" and doc["scenario"] == name
     assert doc["before"]["verdict"] == "slow" and doc["before"]["syscalls_per_1000_calls"] == 1000
     action = doc["action"]
-    assert action["kind"] == KERNEL_FIXES[name] and action["risk"], action
+    assert action["risk"], action
     if action["kind"] == "sysfs":
+        assert KERNEL_FIXES[name] == "sysfs", action
         assert action["path"] == CLOCKSOURCE and action["value"] == "tsc", action
+    elif KERNEL_FIXES[name] == "sysfs":
+        # The switch needs a TSC the kernel has registered and not thrown out in this boot.
+        # Under TCG on a busy host the kernel may not have registered the TSC yet when the
+        # doctor looks (its refined calibration comes late), and the doctor then offers the
+        # command line instead: the fix it applies must still end with no syscall.
+        assert action["kind"] == "cmdline" and "clocksource=tsc" in action["add"], action
     else:
-        assert "tsc=unstable" in action["remove"], action
+        assert action["kind"] == "cmdline" and "tsc=unstable" in action["remove"], action
     assert doc["after"] == {"verdict": "ok", "ns_per_call": doc["after"]["ns_per_call"],
                             "syscalls_per_1000_calls": 0}, doc["after"]
     after = json.loads(doc["command"]["stdout"])   # the command's own doctor says it too

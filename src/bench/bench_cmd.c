@@ -234,33 +234,10 @@ static void summary_json(struct json *j, const char *key, const struct summary *
     json_end_object(j);
 }
 
-static void across_json(struct json *j, const struct measure_runs *runs,
+static void processes_json(struct json *j, const struct measure_runs *runs,
                         const struct across *a)
 {
-    json_key(j, "across_processes");
-    json_begin_object(j);
-    json_kv_int(j, "count", (int)a->n);
-    json_kv_double(j, "median", a->median);
-    json_kv_double(j, "min", a->min);
-    json_kv_double(j, "max", a->max);
-    json_kv_double(j, "spread", a->spread);
-    json_kv_bool(j, "bimodal", a->bimodal);
-    json_key(j, "levels");
-    if (a->bimodal) {
-        json_begin_array(j);
-        json_begin_object(j);
-        json_kv_double(j, "ns_per_call", a->low);
-        json_kv_int(j, "processes", (int)a->nlow);
-        json_end_object(j);
-        json_begin_object(j);
-        json_kv_double(j, "ns_per_call", a->high);
-        json_kv_int(j, "processes", (int)a->nhigh);
-        json_end_object(j);
-        json_end_array(j);
-    } else {
-        json_null(j);
-    }
-    json_end_object(j);
+    across_json(j, a);
     json_key(j, "processes");
     json_begin_array(j);
     for (int i = 0; i < runs->n; i++) {
@@ -316,7 +293,7 @@ static void result_json(struct json *j, const struct method *m, const struct mea
         }
         json_end_array(j);
         if (runs && a)
-            across_json(j, runs, a);
+            processes_json(j, runs, a);
     } else if (measured) {
         json_kv_string(j, "error", r->error);
     }

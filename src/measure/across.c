@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "measure/across.h"
 
+#include "common/json.h"
 #include "common/stats.h"
 
 #include <math.h>
@@ -45,4 +46,32 @@ void across_summarize(const double *v, size_t n, struct across *out)
         out->nlow = k;
         out->nhigh = n - k;
     }
+}
+
+void across_json(struct json *j, const struct across *a)
+{
+    json_key(j, "across_processes");
+    json_begin_object(j);
+    json_kv_int(j, "count", (int)a->n);
+    json_kv_double(j, "median", a->median);
+    json_kv_double(j, "min", a->min);
+    json_kv_double(j, "max", a->max);
+    json_kv_double(j, "spread", a->spread);
+    json_kv_bool(j, "bimodal", a->bimodal);
+    json_key(j, "levels");
+    if (a->bimodal) {
+        json_begin_array(j);
+        json_begin_object(j);
+        json_kv_double(j, "ns_per_call", a->low);
+        json_kv_int(j, "processes", (int)a->nlow);
+        json_end_object(j);
+        json_begin_object(j);
+        json_kv_double(j, "ns_per_call", a->high);
+        json_kv_int(j, "processes", (int)a->nhigh);
+        json_end_object(j);
+        json_end_array(j);
+    } else {
+        json_null(j);
+    }
+    json_end_object(j);
 }

@@ -35,4 +35,10 @@ struct across {
  * ACROSS_LEVEL_RATIO times the lower's; of several such splits, the widest gap decides. */
 void across_summarize(const double *v, size_t n, struct across *out);
 
+struct json;
+/* Writes a as the key "across_processes" of the open JSON object (docs/json.md): count,
+ * median, min, max, spread, bimodal, and levels (each level's figure and processes, or
+ * null).  bench and runtimes write each process's own figures beside it. */
+void across_json(struct json *j, const struct across *a);
+
 #endif

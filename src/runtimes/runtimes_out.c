@@ -100,32 +100,9 @@ void runtimes_print_table(const struct sysinfo *si, const struct runtimes_result
 }
 
 /* The figures of each process and what they say together (docs/json.md). */
-static void across_json(struct json *j, const struct runtime_row *r)
+static void processes_json(struct json *j, const struct runtime_row *r)
 {
-    json_key(j, "across_processes");
-    json_begin_object(j);
-    json_kv_int(j, "count", (int)r->across.n);
-    json_kv_double(j, "median", r->across.median);
-    json_kv_double(j, "min", r->across.min);
-    json_kv_double(j, "max", r->across.max);
-    json_kv_double(j, "spread", r->across.spread);
-    json_kv_bool(j, "bimodal", r->across.bimodal);
-    json_key(j, "levels");
-    if (r->across.bimodal) {
-        json_begin_array(j);
-        json_begin_object(j);
-        json_kv_double(j, "ns_per_call", r->across.low);
-        json_kv_int(j, "processes", (int)r->across.nlow);
-        json_end_object(j);
-        json_begin_object(j);
-        json_kv_double(j, "ns_per_call", r->across.high);
-        json_kv_int(j, "processes", (int)r->across.nhigh);
-        json_end_object(j);
-        json_end_array(j);
-    } else {
-        json_null(j);
-    }
-    json_end_object(j);
+    across_json(j, &r->across);
     json_key(j, "processes");
     json_begin_array(j);
     for (int p = 0; p < r->nproc; p++) {
@@ -187,7 +164,7 @@ void runtimes_print_json(const struct sysinfo *si, const struct runtimes_result 
             json_kv_uint(&j, "iterations", r->iterations);
             json_kv_string(&j, "clock", r->clock);
             json_kv_string(&j, "path", r->via);
-            across_json(&j, r);
+            processes_json(&j, r);
             json_kv_bool(&j, "shim_can_serve", shim_can_serve(r->via));
         }
         if (ok && r->counted) {

@@ -252,10 +252,15 @@ def test_live_syscall_attributed_to_time_syscalls(clockscope, timeshare):
     assert kernel >= 0.95 * doc["time_share_percent"], doc["categories"]
     assert share(doc, "vdso") + share(doc, "libc") < 1
     # Entry/exit and the syscall() wrapper cannot be told from other syscalls' by a sample:
-    # never more than measured, and not much less (docs/profile.md has the figures).
+    # never more than measured.  How much of a syscall they are depends on the CPU's entry
+    # mitigations and on load (here, an AMD guest: entry and exit are 40-55% of the measured
+    # share, and with entry counted the profile accounts for 72-96% of it, the rest the
+    # wrapper and the loop; docs/profile.md).  So the floors say only that the named
+    # syscall work is a real part of it, and entry plus that work most of it.
     attributed = doc["time_share_percent"]
-    assert measured / 2 <= attributed <= measured + 5, (attributed, measured)
-    assert attributed + doc["kernel_entry_unattributed_percent"] <= measured + 5
+    entry = doc["kernel_entry_unattributed_percent"]
+    assert 0.3 * measured <= attributed <= measured + 5, (attributed, measured)
+    assert 0.6 * measured <= attributed + entry <= measured + 5, (attributed, entry, measured)
 
 
 def test_live_pid_and_all_cpus(clockscope, timeshare):

@@ -47,5 +47,10 @@ long arch_inject_syscall_result(const struct arch_regs *regs);
  * and that the vDSO's callers do not keep anything in (x86_64: r11); its length, or 0 if
  * it does not fit in len. */
 size_t arch_inject_abs_jump(uint8_t *out, size_t len, uint64_t target);
+/* A shorter jump from the instruction written at `from` to target, clobbering no register
+ * (x86_64: jmp rel32, reaching +-2 GiB); its length, or 0 when target is out of its reach,
+ * len is too small or the arch has none: then the absolute jump is written.  Never longer
+ * than the absolute jump, so a site planned for that one holds it. */
+size_t arch_inject_near_jump(uint8_t *out, size_t len, uint64_t from, uint64_t target);
 
 #endif

@@ -58,3 +58,8 @@ INJECT_NONE size_t arch_inject_abs_jump(uint8_t *out, size_t len, uint64_t targe
     (void)out, (void)len, (void)target;
     return 0;
 }
+INJECT_NONE size_t arch_inject_near_jump(uint8_t *out, size_t len, uint64_t from, uint64_t target)
+{
+    (void)out, (void)len, (void)from, (void)target;
+    return 0;
+}

@@ -85,3 +85,18 @@ size_t arch_inject_abs_jump(uint8_t *out, size_t len, uint64_t target)
     out[10] = 0x41, out[11] = 0xff, out[12] = 0xe3;
     return 13;
 }
+
+size_t arch_inject_near_jump(uint8_t *out, size_t len, uint64_t from, uint64_t target)
+{
+    /* jmp rel32 (e9 disp32): the displacement counts from the end of the 5-byte instruction.
+     * A direct jump: no register, and no indirect-branch prediction (the movabs form's
+     * `jmp *%r11` is an indirect branch, predicted through the BTB, and a retpoline/IBRS
+     * kernel setting does not make user-space indirect jumps free either). */
+    uint64_t disp = target - (from + 5);
+    if (len < 5 || (int64_t)disp < INT32_MIN || (int64_t)disp > INT32_MAX)
+        return 0;
+    int32_t d32 = (int32_t)(int64_t)disp;
+    out[0] = 0xe9;
+    memcpy(out + 1, &d32, 4);
+    return 5;
+}

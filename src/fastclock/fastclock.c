@@ -49,7 +49,6 @@
 #define RECENT_GRANULE_NS 100000ull  /* monotonic calls refresh `recent` this often */
 #define DENSE_NS 100000ull           /* a thread whose slow reads are closer than this ... */
 #define DENSE_RUN 16u                /* ... this many times in a row helps refresh */
-#define REALTIME_HYSTERESIS_NS 2000ull
 
 /* The code a read runs when nothing is wrong, in one section: the entry points, a sparse
  * reader's tail calls (fc_read_note_recent, fc_read_stale).  After a pause every page a read touches
@@ -124,7 +123,7 @@ static inline __attribute__((always_inline)) bool read_stale(int which, clockid_
                                                              uint64_t *out)
 {
     uint64_t k = fc_kernel_ns(id);
-    if (__builtin_expect(!fc_line_stale_value(&fc_line, which, s1, k, REALTIME_HYSTERESIS_NS, out), 0))
+    if (__builtin_expect(!fc_line_stale_value(&fc_line, which, s1, k, out), 0))
         return false;
     maybe_step(k - (uint64_t)fc_line_offset(&fc_line, which));
     fc_note_stale_read();

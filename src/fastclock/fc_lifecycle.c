@@ -447,7 +447,7 @@ static void *ticker_main(void *arg)
             if (r == FC_READ_VALUE ||
                 ((r == FC_READ_PAST || (r == FC_READ_BUSY && !(s1 & FC_SEQ_WRITING))) &&
                  fc_line_stale_value(&fc_line, FC_CLOCK_MONOTONIC, s1,
-                                     fc_kernel_ns(CLOCK_MONOTONIC), 0, &v)))
+                                     fc_kernel_ns(CLOCK_MONOTONIC), &v)))
                 fc_atomic_max_recent(v);
         }
     }

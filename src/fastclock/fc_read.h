@@ -59,6 +59,14 @@
 #define FC_READ_COUNTER() arch_counter_ordered()
 #endif
 
+/* A REALTIME value from a stale line less than this below the line's floor is held at the
+ * floor: the REALTIME offset's noise (the kernel's REALTIME and MONOTONIC are read one after
+ * the other, so their difference moves by a few hundred ns from one refresh to the next),
+ * not a step of the clock.  A refresh keeps an offset that moved by less (fc_refresh.c), so
+ * the held value and the next line agree.  One definition for every reader: libfastclock's
+ * and the one `run` injects (src/run/reader/reader.c). */
+#define FC_REALTIME_HYSTERESIS_NS 2000ull
+
 /* Which clock: the line is CLOCK_MONOTONIC's; the others add an offset. */
 enum { FC_CLOCK_MONOTONIC = 0, FC_CLOCK_REALTIME = 1, FC_CLOCK_BOOTTIME = 2 };
 
@@ -124,7 +132,9 @@ FC_INLINE enum fc_read_status fc_line_pass(const struct fc_line *l, int which, i
     if (__builtin_expect(s1 & (FC_SEQ_WRITING | FC_SEQ_STALE), 0))
         return FC_READ_BUSY; /* before the counter read: a stale line needs none */
     uint64_t t = FC_READ_COUNTER();
-    uint64_t at = __atomic_load_n(&l->anchor_ticks, __ATOMIC_RELAXED);
+    /* t < anchor wraps: checked below, once the line is validated.  Computed at once, so
+     * that t's two halves and the anchor need no register across the rest. */
+    uint64_t d = t - __atomic_load_n(&l->anchor_ticks, __ATOMIC_RELAXED);
     uint64_t an = __atomic_load_n(&l->anchor_ns, __ATOMIC_RELAXED);
     uint64_t m = __atomic_load_n(&l->mult, __ATOMIC_RELAXED);
     uint64_t rt = __atomic_load_n(&l->refresh_ticks, __ATOMIC_RELAXED);
@@ -132,7 +142,6 @@ FC_INLINE enum fc_read_status fc_line_pass(const struct fc_line *l, int which, i
     int64_t off = fc_line_offset(l, which);
     if (__builtin_expect(!fc_line_seq_unchanged(l, s1), 0))
         return FC_READ_CHANGED;
-    uint64_t d = t - at; /* t < at wraps: checked below */
     s->t = t;
     s->mult = m;
     s->refresh = rt;
@@ -151,11 +160,12 @@ FC_INLINE enum fc_read_status fc_line_pass(const struct fc_line *l, int which, i
 
 /* A stale line's answer: the kernel's value k of `which` (read by the caller after s1,
  * which had FC_SEQ_STALE), never below what the line returned (unless the kernel's clock
- * jumped back by more than FC_CLOCK_JUMP_NS).  MONOTONIC and BOOTTIME are held at the floor; REALTIME may step as CLOCK_REALTIME does, only a difference below
- * hysteresis_ns (the offset's noise) is held.  False if the line changed since s1 (read
+ * jumped back by more than FC_CLOCK_JUMP_NS).  MONOTONIC and BOOTTIME are held at the floor; REALTIME may
+ * step as CLOCK_REALTIME does, only a difference below FC_REALTIME_HYSTERESIS_NS (the
+ * offset's noise) is held.  False if the line changed since s1 (read
  * again): the acquire fence keeps the caller's kernel read before the s2 load. */
 FC_INLINE int fc_line_stale_value(const struct fc_line *l, int which, uint64_t s1, uint64_t k,
-                                  uint64_t hysteresis_ns, uint64_t *out)
+                                  uint64_t *out)
 {
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     uint64_t floor = __atomic_load_n(&l->floor_ns, __ATOMIC_RELAXED);
@@ -168,28 +178,38 @@ FC_INLINE int fc_line_stale_value(const struct fc_line *l, int which, uint64_t s
         floor = 0;
     floor += (uint64_t)off;
     if (which == FC_CLOCK_REALTIME)
-        *out = k < floor && floor - k < hysteresis_ns ? floor : k;
+        *out = k < floor && floor - k < FC_REALTIME_HYSTERESIS_NS ? floor : k;
     else
         *out = k > floor ? k : floor;
     return 1;
 }
 
-/* A whole read for a reader that does not write the line (an injected reader): the value
+/* fc_line_read_once: one pass of fc_line_read, for a caller that takes anything but
+ * FC_READ_VALUE to its own slow path (the injected reader's entry points: without the
+ * retry loop nothing but the sample lives across the counter read); s->v + s->offset is
+ * the value.
+ * fc_line_read: a whole read for a reader that does not write the line (an injected reader): the value
  * of `which`, or why not.  FC_READ_BUSY with FC_SEQ_WRITING in *s1: read again (never the
  * kernel, see the top); with FC_SEQ_STALE, and FC_READ_PAST: answer from the kernel through
  * fc_line_stale_value (after FC_READ_PAST, the line's own s1 is not stale: the writer, not
  * the reader, decides; a reader may set FC_SEQ_STALE with a CAS from *s1 as libfastclock's
  * do).  FC_READ_KERNEL: the line is not on the counter, or its format is not this one. */
-FC_INLINE enum fc_read_status fc_line_read(const struct fc_line *l, int which, uint64_t *out,
-                                           uint64_t *s1)
+FC_INLINE enum fc_read_status fc_line_read_once(const struct fc_line *l, int which,
+                                                struct fc_line_sample *s)
 {
     if (!fc_line_understood(l) ||
         __atomic_load_n(&l->source, __ATOMIC_ACQUIRE) != FC_SOURCE_COUNTER)
         return FC_READ_KERNEL;
+    return fc_line_pass(l, which, 1, s);
+}
+
+FC_INLINE enum fc_read_status fc_line_read(const struct fc_line *l, int which, uint64_t *out,
+                                           uint64_t *s1)
+{
     struct fc_line_sample s;
     enum fc_read_status r;
     do
-        r = fc_line_pass(l, which, 1, &s);
+        r = fc_line_read_once(l, which, &s);
     while (r == FC_READ_CHANGED);
     *s1 = s.s1;
     if (r == FC_READ_VALUE)

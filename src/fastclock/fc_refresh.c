@@ -21,6 +21,7 @@
 #include "fastclock/fc_counter.h"
 #include "fastclock/fc_internal.h"
 #include "fastclock/fc_line.h"
+#include "fastclock/fc_read.h"
 #include "fastclock/fc_state.h"
 #include "fastclock/fc_writer.h"
 
@@ -34,7 +35,6 @@
 #define WRITER_WAIT_NS 2000ull           /* see the ordering argument in fc_read.h */
 #define SAMPLE_MAX_AGE_NS 1000000ull     /* a refresh's samples are at most this old at commit */
 #define SUSPEND_JUMP_NS 1000000ll        /* BOOTTIME - MONOTONIC moved: suspended */
-#define REALTIME_HYSTERESIS_NS 2000ll    /* REALTIME offset changes smaller than this kept */
 
 _Static_assert(MAX_PERIOD_NS + GRACE_NS <= FC_MAX_EXTRAPOLATION_NS,
                "a line's limit must keep the read path's d * mult within 64 bits");
@@ -213,7 +213,9 @@ static void commit(void)
     /* Suspended since the last refresh: BOOTTIME - MONOTONIC moved.  The rate baseline
      * spans the suspend, so it restarts (docs/fastclock.md, "Suspend"). */
     bool suspended = boot - old_boot > SUSPEND_JUMP_NS || old_boot - boot > SUSPEND_JUMP_NS;
-    if (real - old_real < REALTIME_HYSTERESIS_NS && old_real - real < REALTIME_HYSTERESIS_NS)
+    /* A REALTIME offset that moved by less than the readers' hysteresis is noise: kept. */
+    if (real - old_real < (int64_t)FC_REALTIME_HYSTERESIS_NS &&
+        old_real - real < (int64_t)FC_REALTIME_HYSTERESIS_NS)
         real = old_real;
 
     /* The kernel's clock moved against the counter by more than FC_CLOCK_JUMP_NS (a new

@@ -86,6 +86,20 @@ enum run_vpatch_result run_vpatch_plan(const struct vdso_image *img, struct run_
     return RUN_VPATCH_OK;
 }
 
+uint64_t run_vpatch_region_hint(uint64_t vdso_base)
+{
+    /* 1 MiB below the vDSO: past its vvar pages (a few pages right below it on x86_64),
+     * well within a direct jump's reach.  Only a hint: where it is taken the kernel places
+     * the region as it would without one, and the absolute jump is used if that is too far. */
+    return vdso_base > RUN_VPATCH_HINT_GAP ? vdso_base - RUN_VPATCH_HINT_GAP : 0;
+}
+
+size_t run_vpatch_jump(uint8_t *out, size_t len, uint64_t at, uint64_t target)
+{
+    size_t n = arch_inject_near_jump(out, len, at, target);
+    return n ? n : arch_inject_abs_jump(out, len, target);
+}
+
 static __attribute__((unused)) bool is_err(long r) { return r < 0 && r > -4096; }
 
 enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, char *how, size_t hl,
@@ -153,7 +167,8 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, char *how, siz
     }
     /* Writable first (the kernel does not force writes into an unpopulated read-only
      * anonymous mapping), read-only and executable once the reader is in. */
-    long a1[6] = {0, (long)region_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0};
+    long a1[6] = {(long)run_vpatch_region_hint(base), (long)region_size, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0};
     e = run_trace_syscall(pid, insn_at, SYS_mmap, a1, &region, pending_sig, why, sizeof why);
     if (!e && is_err(region)) {
         snprintf(why, sizeof why, "mmap of the reader's pages failed: %s", strerror((int)-region));
@@ -204,9 +219,12 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, char *how, siz
         return RUN_VPATCH_TRACE_FAILED;
     }
     int n = snprintf(how, hl, "patched vDSO: reader at 0x%lx,", region);
+    uint8_t scratch[32];
+    const size_t jlen_abs = arch_inject_abs_jump(scratch, sizeof scratch, 0);
     for (size_t i = 0; i < nsites; i++) {
         uint8_t jump[32];
-        size_t jl = arch_inject_abs_jump(jump, sizeof jump, (uint64_t)region + entry_offset[sites[i].entry]);
+        size_t jl = run_vpatch_jump(jump, sizeof jump, base + sites[i].offset,
+                                    (uint64_t)region + entry_offset[sites[i].entry]);
         if ((e = run_trace_write(pid, base + sites[i].offset, jump, jl))) {
             /* Put back what was written so far: the program runs as without run. */
             for (size_t k = 0; k <= i; k++)
@@ -216,7 +234,8 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, char *how, siz
             return RUN_VPATCH_TRACE_FAILED;
         }
         if (n > 0 && (size_t)n < hl)
-            n += snprintf(how + n, hl - (size_t)n, " %s", sites[i].name);
+            n += snprintf(how + n, hl - (size_t)n, " %s (%s jump)", sites[i].name,
+                          jl < jlen_abs ? "direct" : "absolute");
     }
     free(image);
     return RUN_VPATCH_OK;

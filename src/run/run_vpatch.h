@@ -35,6 +35,16 @@ struct run_vpatch_site {
 enum run_vpatch_result run_vpatch_plan(const struct vdso_image *img, struct run_vpatch_site *sites,
                                        size_t *nsites, char *why, size_t wl);
 
+/* Where the reader's region is asked for (an mmap hint): near the vDSO at vdso_base, so
+ * that a direct jump reaches it from every entry point. */
+#define RUN_VPATCH_HINT_GAP (1ull << 20)
+uint64_t run_vpatch_region_hint(uint64_t vdso_base);
+
+/* The jump written at `at` (an entry point) to target: the arch's direct jump where it
+ * reaches (x86_64: jmp rel32, 5 bytes, no register), else its absolute one (movabs+jmp *%r11,
+ * 13 bytes; the plan checks every site for this longer one).  Its length. */
+size_t run_vpatch_jump(uint8_t *out, size_t len, uint64_t at, uint64_t target);
+
 /* Patches the stopped tracee.  memfd_in_target is the data page's memfd as numbered in the
  * tracee (inherited through exec; closed in it here).  On RUN_VPATCH_OK, `how` says what was
  * patched; otherwise it says why not, and the tracee is left as it was.  A signal that came

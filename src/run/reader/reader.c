@@ -19,10 +19,6 @@
 __asm__(".text\n"
         "run_reader_code_start:\n");
 
-/* A REALTIME value from a stale line within this of the line's floor is held at the floor
- * (the offset's noise), as libfastclock's own stale reads do (fastclock.c,
- * REALTIME_HYSTERESIS_NS: the same value; fc_read.h takes it as an argument). */
-#define READER_REALTIME_HYSTERESIS_NS 2000ull
 /* A line being written is waited for, as libfastclock's readers wait (answering from the
  * kernel then could step back, fc_read.h), however long a busy machine keeps the writer off
  * its CPU; only a write that has not ended after this many seconds (the refresher killed
@@ -113,7 +109,7 @@ static __attribute__((noinline)) int line_value_slow(struct run_page_header *h, 
         if (kernel(h, NR_CLOCK_GETTIME, id, (long)&ts) != 0)
             return 0;
         uint64_t k = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-        if (fc_line_stale_value(l, which, s1, k, READER_REALTIME_HYSTERESIS_NS, out))
+        if (fc_line_stale_value(l, which, s1, k, out))
             return 1;
     }
 }
@@ -129,7 +125,8 @@ static inline __attribute__((always_inline)) int line_value(struct run_page_head
     return line_value_slow(h, which, id, out);
 }
 
-/* FC_CLOCK_* of a served clock id, or -1. */
+/* FC_CLOCK_* of a served clock id, or -1.  MONOTONIC first: the clock every runtime reads
+ * most (Go's nanotime, every timeout). */
 static inline int served(struct run_page_header *h, long clk)
 {
     uint32_t mask = __atomic_load_n(&h->serve_mask, __ATOMIC_RELAXED);
@@ -147,7 +144,34 @@ static __attribute__((noinline)) long counted(struct run_page_header *h, unsigne
     return kernel(h, nr, a, b);
 }
 
-long run_reader_clock_gettime(long clk, struct k_timespec *ts)
+/* The fast path of every entry point: CLOCK_MONOTONIC (clk 1) or CLOCK_REALTIME (clk 0),
+ * served, not in count mode, one pass on a live line.  It calls nothing, so the entry points
+ * that inline it need no stack frame (no callee-saved register to push and pop: the ~12
+ * instructions that separated the first version of this reader from the kernel's own vDSO
+ * path); anything else (another clock, count mode, no line, a line being written, stale or
+ * past its limit) returns 0 and the entry point tail-calls its slow path, which decides
+ * everything again from the start.  The read itself is fc_read.h's, unchanged. */
+static inline __attribute__((always_inline)) int fast_value(long clk, uint64_t *out)
+{
+    struct run_page_header *h = header();
+    uint32_t mask = __atomic_load_n(&h->serve_mask, __ATOMIC_RELAXED);
+    uint32_t flags = __atomic_load_n(&h->flags, __ATOMIC_RELAXED);
+    /* clk 0 or 1 with its bit in the mask: (mask & ~flags' count bit) keeps one test. */
+    if (__builtin_expect((unsigned long)clk > 1 || !((mask >> clk) & 1) || (flags & RUN_FLAG_COUNT), 0))
+        return 0;
+    const struct fc_line *l = line(h);
+    if (__builtin_expect(!l, 0))
+        return 0;
+    struct fc_line_sample s;
+    /* FC_CLOCK_MONOTONIC is 0, FC_CLOCK_REALTIME 1: clk 1 and 0.  One pass: a line that
+     * changed under it is read again by the slow path. */
+    if (__builtin_expect(fc_line_read_once(l, (int)(clk ^ 1), &s) != FC_READ_VALUE, 0))
+        return 0;
+    *out = s.v + (uint64_t)s.offset;
+    return 1;
+}
+
+static __attribute__((noinline)) long clock_gettime_slow(long clk, struct k_timespec *ts)
 {
     struct run_page_header *h = header();
     if (__builtin_expect(__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RUN_FLAG_COUNT, 0))
@@ -162,7 +186,17 @@ long run_reader_clock_gettime(long clk, struct k_timespec *ts)
     return 0;
 }
 
-long run_reader_gettimeofday(struct k_timeval *tv, void *tz)
+long run_reader_clock_gettime(long clk, struct k_timespec *ts)
+{
+    uint64_t v;
+    if (__builtin_expect(!fast_value(clk, &v), 0))
+        return clock_gettime_slow(clk, ts); /* a tail call: no frame here */
+    ts->tv_sec = (int64_t)(v / 1000000000ull);
+    ts->tv_nsec = (int64_t)(v % 1000000000ull);
+    return 0;
+}
+
+static __attribute__((noinline)) long gettimeofday_slow(struct k_timeval *tv, void *tz)
 {
     struct run_page_header *h = header();
     if (__builtin_expect(__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RUN_FLAG_COUNT, 0))
@@ -176,7 +210,17 @@ long run_reader_gettimeofday(struct k_timeval *tv, void *tz)
     return 0;
 }
 
-long run_reader_time(int64_t *t)
+long run_reader_gettimeofday(struct k_timeval *tv, void *tz)
+{
+    uint64_t v;
+    if (__builtin_expect(tz || !tv || !fast_value(0, &v), 0))
+        return gettimeofday_slow(tv, tz);
+    tv->tv_sec = (int64_t)(v / 1000000000ull);
+    tv->tv_usec = (int64_t)(v % 1000000000ull / 1000u);
+    return 0;
+}
+
+static __attribute__((noinline)) long time_slow(int64_t *t)
 {
     struct run_page_header *h = header();
     if (__builtin_expect(__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RUN_FLAG_COUNT, 0))
@@ -184,6 +228,17 @@ long run_reader_time(int64_t *t)
     uint64_t v;
     if (served(h, 0) < 0 || !line_value(h, FC_CLOCK_REALTIME, 0, &v))
         return kernel(h, NR_TIME, (long)t, 0);
+    int64_t s = (int64_t)(v / 1000000000ull);
+    if (t)
+        *t = s;
+    return (long)s;
+}
+
+long run_reader_time(int64_t *t)
+{
+    uint64_t v;
+    if (__builtin_expect(!fast_value(0, &v), 0))
+        return time_slow(t);
     int64_t s = (int64_t)(v / 1000000000ull);
     if (t)
         *t = s;

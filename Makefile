@@ -123,7 +123,7 @@ else
 endif
 CPPFLAGS += -I$(O)/gen
 $(CLI_OBJ): | $(O)/gen/run_reader_blob.h
-$(O)/obj/src/run/run_vpatch.o: $(O)/gen/run_reader_blob.h
+$(O)/obj/src/run/run_vpatch.o $(O)/obj/tests/unit/test_run_reader.o: $(O)/gen/run_reader_blob.h
 
 $(O)/clockscope: $(CLI_OBJ)
 	@echo "  LD  $@"

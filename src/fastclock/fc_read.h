@@ -120,7 +120,9 @@ FC_INLINE uint64_t fc_line_value(uint64_t anchor_ns, uint64_t d, uint64_t mult)
 
 /* One pass: s1, one ordered counter read, the segment, s2.  to_limit (a constant where it
  * is inlined) picks the bound: 0 refresh_ticks (libfastclock's fast path: past it the slow
- * path may help refresh), 1 limit_ticks (anyone else: past it the line is stale).  A
+ * path may help refresh), 1 limit_ticks (anyone else: past it the line is stale), 2
+ * limit_ticks for a caller that does not look at s->refresh (left 0: one load and one
+ * register fewer, what lets the injected reader's fast path go without a stack frame).  A
  * counter a hair before the anchor (another CPU's, read just after a refresh; less than
  * the bound before it) reads as the anchor.  Loads only the first 64 bytes when
  * !to_limit and which is monotonic. */
@@ -137,7 +139,7 @@ FC_INLINE enum fc_read_status fc_line_pass(const struct fc_line *l, int which, i
     uint64_t d = t - __atomic_load_n(&l->anchor_ticks, __ATOMIC_RELAXED);
     uint64_t an = __atomic_load_n(&l->anchor_ns, __ATOMIC_RELAXED);
     uint64_t m = __atomic_load_n(&l->mult, __ATOMIC_RELAXED);
-    uint64_t rt = __atomic_load_n(&l->refresh_ticks, __ATOMIC_RELAXED);
+    uint64_t rt = to_limit == 2 ? 0 : __atomic_load_n(&l->refresh_ticks, __ATOMIC_RELAXED);
     uint64_t bound = to_limit ? __atomic_load_n(&l->limit_ticks, __ATOMIC_RELAXED) : rt;
     int64_t off = fc_line_offset(l, which);
     if (__builtin_expect(!fc_line_seq_unchanged(l, s1), 0))
@@ -194,13 +196,40 @@ FC_INLINE int fc_line_stale_value(const struct fc_line *l, int which, uint64_t s
  * fc_line_stale_value (after FC_READ_PAST, the line's own s1 is not stale: the writer, not
  * the reader, decides; a reader may set FC_SEQ_STALE with a CAS from *s1 as libfastclock's
  * do).  FC_READ_KERNEL: the line is not on the counter, or its format is not this one. */
+/* fc_line_understood() and source == FC_SOURCE_COUNTER.  On x86_64 in two 64-bit loads,
+ * not four: the words at offsets 8 (magic, version) and 16 (source, shift) read whole
+ * (aligned 8-byte loads are single-copy atomic; little-endian: the lower-addressed field is
+ * the low half; each constant is one movabs).  Elsewhere a 64-bit constant comes from a
+ * literal pool (riscv64: .rodata.cst8), data beside the code that a reader copied alone to
+ * another address would not carry: field by field there.  The source's load is an acquire
+ * either way: a line switched to the counter is read after what the writer stored before. */
+typedef uint64_t __attribute__((may_alias)) fc_line_word;
+#define FC_LINE_WORD_FORMAT ((uint64_t)FC_LINE_VERSION << 32 | FC_LINE_MAGIC)
+#define FC_LINE_WORD_ON_COUNTER ((uint64_t)FC_LINE_SHIFT << 32 | FC_SOURCE_COUNTER)
+FC_INLINE int fc_line_on_counter(const struct fc_line *l)
+{
+#if defined(__x86_64__)
+    return __atomic_load_n((const fc_line_word *)(const void *)&l->magic, __ATOMIC_RELAXED) ==
+               FC_LINE_WORD_FORMAT &&
+           __atomic_load_n((const fc_line_word *)(const void *)&l->source, __ATOMIC_ACQUIRE) ==
+               FC_LINE_WORD_ON_COUNTER;
+#else
+    return fc_line_understood(l) &&
+           __atomic_load_n(&l->source, __ATOMIC_ACQUIRE) == FC_SOURCE_COUNTER;
+#endif
+}
+_Static_assert(__builtin_offsetof(struct fc_line, version) == __builtin_offsetof(struct fc_line, magic) + 4 &&
+               __builtin_offsetof(struct fc_line, shift) == __builtin_offsetof(struct fc_line, source) + 4 &&
+               __builtin_offsetof(struct fc_line, magic) % 8 == 0 &&
+               __builtin_offsetof(struct fc_line, source) % 8 == 0,
+               "fc_line_on_counter reads (magic, version) and (source, shift) as aligned words");
+
 FC_INLINE enum fc_read_status fc_line_read_once(const struct fc_line *l, int which,
                                                 struct fc_line_sample *s)
 {
-    if (!fc_line_understood(l) ||
-        __atomic_load_n(&l->source, __ATOMIC_ACQUIRE) != FC_SOURCE_COUNTER)
+    if (!fc_line_on_counter(l))
         return FC_READ_KERNEL;
-    return fc_line_pass(l, which, 1, s);
+    return fc_line_pass(l, which, 2, s);
 }
 
 FC_INLINE enum fc_read_status fc_line_read(const struct fc_line *l, int which, uint64_t *out,

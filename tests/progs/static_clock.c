@@ -2,7 +2,8 @@
 /* A program for `clockscope run` on static binaries (tests/test_run_static.py), built with
  * gcc -static.  Every check compares libc's clock calls (the vDSO, patched or not) with the
  * raw syscall, which nothing in user space intercepts.
- *   static_clock pairs N          each served clock between two raw syscalls, N times
+ *   static_clock pairs N          each served clock between two raw syscalls, N times (a
+ *                                 coarse clock: its raw value before, the fine one after)
  *   static_clock threads T SECS   T threads read CLOCK_MONOTONIC with SIGPROF at 1 kHz whose
  *                                 handler reads it too: no value below one read before it
  *   static_clock fork N           the same pairs in a forked child
@@ -56,6 +57,20 @@ static int pairs(long n, const char *who)
                 if (bad++ < 5)
                     printf("FAIL %s pair clock %d: %llu not in [%llu, %llu]\n", who, (int)ids[c],
                            (unsigned long long)v, (unsigned long long)a, (unsigned long long)b);
+            }
+        }
+        /* The coarse clocks: at or above the kernel's coarse value before, at or below its
+         * fine value after (the kernel's own coarse answer lags the fine clock by up to a
+         * tick; a served one is the fine value). */
+        static const clockid_t coarse[][2] = {{CLOCK_MONOTONIC_COARSE, CLOCK_MONOTONIC},
+                                              {CLOCK_REALTIME_COARSE, CLOCK_REALTIME}};
+        for (size_t c = 0; c < 2; c++) {
+            uint64_t a = raw(coarse[c][0]), v = libc(coarse[c][0]), b = raw(coarse[c][1]);
+            if (v < a || v > b) {
+                if (bad++ < 5)
+                    printf("FAIL %s pair coarse clock %d: %llu not in [%llu, %llu]\n", who,
+                           (int)coarse[c][0], (unsigned long long)v, (unsigned long long)a,
+                           (unsigned long long)b);
             }
         }
         struct timeval tv;
@@ -160,8 +175,9 @@ static int nosyscall(long n)
         failed += clock_gettime(CLOCK_MONOTONIC, &ts) != 0;
         failed += clock_gettime(CLOCK_REALTIME, &ts) != 0;
         failed += gettimeofday(&tv, NULL) != 0;
+        failed += clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) != 0;
     }
-    printf("nosyscall calls %ld syscalls %ld\n", 3 * n, failed);
+    printf("nosyscall calls %ld syscalls %ld\n", 4 * n, failed);
     return 0;
 }
 

@@ -125,8 +125,28 @@ static inline __attribute__((always_inline)) int line_value(struct run_page_head
     return line_value_slow(h, which, id, out);
 }
 
-/* FC_CLOCK_* of a served clock id, or -1.  MONOTONIC first: the clock every runtime reads
- * most (Go's nanotime, every timeout). */
+#define CLOCK_ID_REALTIME_COARSE 5
+#define CLOCK_ID_MONOTONIC_COARSE 6
+
+/* The clock id a coarse one is answered as: CLOCK_MONOTONIC_COARSE as CLOCK_MONOTONIC,
+ * CLOCK_REALTIME_COARSE as CLOCK_REALTIME (others: itself).  Patched, the vDSO no longer
+ * answers the coarse clocks (its entry point jumps here), and a syscall per call would make
+ * a program that reads them for their speed ~10x slower than unserved.  The fine value
+ * serves them: never staler than the kernel's coarse value (which is the fine clock at the
+ * last tick, so at or below any fine value read after it), never below a value the coarse
+ * id gave before (the line's values only increase, and a stale line's answer is the fine
+ * kernel clock held at the line's floor, as for the fine id), and served exactly when the
+ * fine id is (the refresher's serve_mask: a REALTIME step sends REALTIME_COARSE to the
+ * kernel too).  Finer than a tick is allowed: POSIX bounds a clock's resolution, not how
+ * much finer its values may be.  Out of the fast path: a coarse read costs the slow path's
+ * ~115 instructions (no syscall), every fine read nothing more. */
+static inline long fine_id(long clk)
+{
+    return clk == CLOCK_ID_MONOTONIC_COARSE ? 1 : clk == CLOCK_ID_REALTIME_COARSE ? 0 : clk;
+}
+
+/* FC_CLOCK_* of a served (fine) clock id, or -1.  MONOTONIC first: the clock every runtime
+ * reads most (Go's nanotime, every timeout). */
 static inline int served(struct run_page_header *h, long clk)
 {
     uint32_t mask = __atomic_load_n(&h->serve_mask, __ATOMIC_RELAXED);
@@ -177,9 +197,10 @@ static __attribute__((noinline)) long clock_gettime_slow(long clk, struct k_time
     if (__builtin_expect(__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RUN_FLAG_COUNT, 0))
         return counted(h, (unsigned long)clk < RUN_COUNT_CLOCKS ? (unsigned)clk : RUN_COUNT_OTHER_CLOCK,
                        NR_CLOCK_GETTIME, clk, (long)ts);
-    int which = served(h, clk);
+    long fine = fine_id(clk);
+    int which = served(h, fine);
     uint64_t v;
-    if (which < 0 || !line_value(h, which, clk, &v))
+    if (which < 0 || !line_value(h, which, fine, &v))
         return kernel(h, NR_CLOCK_GETTIME, clk, (long)ts);
     ts->tv_sec = (int64_t)(v / 1000000000ull);
     ts->tv_nsec = (int64_t)(v % 1000000000ull);

@@ -233,8 +233,9 @@ bool run_served_start(const char *path, const char *kind, const struct run_mode 
         return false;
     bool count = strcmp(mode->name, "count") == 0;
     if (strcmp(mode->name, "coarse") == 0) {
-        snprintf(why, wl, "--mode coarse is not offered through the vDSO: the reader would "
-                 "answer every coarse read by a syscall, slower than the kernel's vDSO");
+        snprintf(why, wl, "--mode coarse is not offered through the vDSO: the reader cannot "
+                 "reach the kernel's coarse clock, and fastclock's line without a counter read "
+                 "can be staler than it (docs/run.md); --mode fast costs about the vDSO's own read");
         return false;
     }
     long tracer = tracer_pid();

@@ -8,7 +8,27 @@
  *
  * Every call either answers from fastclock's line (a served clock, a fresh line) or makes
  * the real syscall: slow, never wrong.  The original vDSO function is never called: a copy
- * of it elsewhere would read the kernel's vvar page at a wrong RIP-relative address. */
+ * of it elsewhere would read the kernel's vvar page at a wrong RIP-relative address.
+ *
+ * The served path, against the kernel's own vDSO path for the TSC (docs/benchmarks/run.md
+ * counts both: ~5 instructions more per clock_gettime(MONOTONIC), from ~33 in the first
+ * version): a direct `jmp rel32` from the vDSO's entry point (run_vpatch.c maps this code
+ * within reach; an absolute `movabs; jmp *%r11` where it could not), then fast_value()
+ * below, which calls nothing and so needs no stack frame: the clock id (0 or 1: no table,
+ * no chain of compares), serve_mask and count flag (one cache line), the line's offset,
+ * its format and source (two loads), then fc_read.h's pass.  Its fences, each for a reason:
+ *  - s1 is an acquire load (a plain load on x86_64: TSO never lets a later load pass it);
+ *  - lfence before rdtsc (arch/x86_64/counter.h, the freestanding branch): rdtsc is not
+ *    ordered with loads at all, and a counter read taken before the s1 load completed could
+ *    predate the writer's t_a while the line it is applied to is the new one: a value below
+ *    one a reader of the old line already returned.  The kernel uses rdtscp where the CPU
+ *    has it; this code cannot ask CPUID (no data, no state) and the two cost the same here
+ *    (docs/benchmarks/run.md);
+ *  - no fence after rdtsc: a line load that executes before the counter read is checked by
+ *    s2 like any other, and fc_read.h's argument allows a counter read that executes after
+ *    the s2 load (within the out-of-order window, far below WRITER_WAIT_NS);
+ *  - the acquire fence before s2 keeps the line loads before it: compiler-only on x86_64
+ *    (loads are not reordered with older loads), a real fence on the other arches. */
 #include "fastclock/fc_read.h"
 #include "run/run_reader_abi.h"
 

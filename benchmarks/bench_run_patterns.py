@@ -4,7 +4,7 @@
 benchmarks/bench_run_static.py's): what one read costs served and unserved, side by side in
 one run, ratio pair by pair.  docs/benchmarks/run.md records the figures.
 
-    python3 benchmarks/bench_run_patterns.py [--mode fast] [--repeat 5] [--first 15]
+    python3 benchmarks/bench_run_patterns.py [--mode fast] [--repeat 5] [--first 15] [--program c|go|both]
 
 Programs: a `gcc -static` C program (benchmarks/run_patterns.c: clock_gettime(MONOTONIC))
 and a Go program built with CGO_ENABLED=0 (benchmarks/run_patterns_go/: time.Now, which
@@ -90,6 +90,7 @@ def main():
     ap.add_argument("--mode", default="fast", help="run's mode for the served rows")
     ap.add_argument("--repeat", type=int, default=5, help="rounds (served and unserved alternate)")
     ap.add_argument("--first", type=int, default=15, help="processes per round for the first read")
+    ap.add_argument("--program", choices=("c", "go", "both"), default="both", help="which program's rows")
     args = ap.parse_args()
     if sh("make", "-j2", "-s", cwd=ROOT).returncode != 0:
         sys.exit("make failed")
@@ -99,6 +100,8 @@ def main():
         print("| program | pattern | unserved ns/read | served ns/read | served / unserved |")
         print("|---|---|---|---|---|")
         for name, pattern, argv, _ in cases(c_prog, go_prog):
+            if args.program != "both" and (argv[0] == go_prog) != (args.program == "go"):
+                continue
             plain, served, ratios = [], [], []
             for _ in range(args.repeat):
                 if pattern == "first read":

@@ -134,8 +134,7 @@ FC_INLINE enum fc_read_status fc_line_pass(const struct fc_line *l, int which, i
     if (__builtin_expect(s1 & (FC_SEQ_WRITING | FC_SEQ_STALE), 0))
         return FC_READ_BUSY; /* before the counter read: a stale line needs none */
     uint64_t t = FC_READ_COUNTER();
-    /* t < anchor wraps: checked below, once the line is validated.  Computed at once, so
-     * that t's two halves and the anchor need no register across the rest. */
+    /* t < anchor wraps: checked below, once the line is validated. */
     uint64_t d = t - __atomic_load_n(&l->anchor_ticks, __ATOMIC_RELAXED);
     uint64_t an = __atomic_load_n(&l->anchor_ns, __ATOMIC_RELAXED);
     uint64_t m = __atomic_load_n(&l->mult, __ATOMIC_RELAXED);

@@ -6,8 +6,9 @@
  * patch) after the reads.
  *   run_patterns first            the first read of the process (nothing before it)
  *   run_patterns sparse MS N      N reads, each after a pause of MS ms: the median
- *   run_patterns threads T N      T threads reading N times each at once: the median of
- *                                 their ns per call (a loop, timed as a whole)
+ *   run_patterns threads T N [MS] T threads reading N times each at once: the median of
+ *                                 their ns per call (a loop, timed as a whole), after a
+ *                                 pause of MS ms (default 0: at once)
  *   run_patterns signal N         N reads, each inside a SIGUSR1 handler: the median
  * Prints "ns X" (x86_64 only: exit 2 elsewhere). */
 #define _GNU_SOURCE
@@ -140,6 +141,10 @@ int main(int argc, char **argv)
         long t = atol(argv[2]), n = atol(argv[3]);
         if (t < 1 || t > 64 || n < 1)
             return 2;
+        long settle = argc >= 5 ? atol(argv[4]) : 0;
+        struct timespec p = {settle / 1000, (settle % 1000) * 1000000};
+        if (settle > 0)
+            nanosleep(&p, NULL);
         pthread_barrier_t go;
         pthread_barrier_init(&go, NULL, (unsigned)t);
         pthread_t th[64];
@@ -168,7 +173,7 @@ int main(int argc, char **argv)
         print_ns(median(samples, n), empty_pair());
         return 0;
     }
-    fprintf(stderr, "usage: run_patterns first | sparse MS N | threads T N | signal N\n");
+    fprintf(stderr, "usage: run_patterns first | sparse MS N | threads T N [MS] | signal N\n");
     return 2;
 }
 #else

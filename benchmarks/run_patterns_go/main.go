@@ -7,8 +7,9 @@
 //
 //	run_patterns_go first            the first time.Now of main (the runtime read the clock before)
 //	run_patterns_go sparse MS N      N calls, each after a pause of MS ms: the median
-//	run_patterns_go threads G N      G goroutines, each locked to its own thread, calling N
-//	                                 times at once: the median of their ns per call
+//	run_patterns_go threads G N [MS] G goroutines, each locked to its own thread, calling N
+//	                                 times at once: the median of their ns per call, after a
+//	                                 pause of MS ms (default 0: at once)
 //
 // Prints "ns X".  Go code never runs inside a signal handler (os/signal delivers through a
 // channel), so there is no signal case here; the runtime's own handlers' reads are checked
@@ -102,6 +103,9 @@ func main() {
 		printNs(median(v), emptyPair())
 	case len(a) >= 4 && a[1] == "threads":
 		g, n := atoi(a[2]), atoi(a[3])
+		if len(a) >= 5 {
+			time.Sleep(time.Duration(atoi(a[4])) * time.Millisecond)
+		}
 		per := make([]uint64, g)
 		var start, done sync.WaitGroup
 		start.Add(1)
@@ -122,7 +126,7 @@ func main() {
 		done.Wait()
 		fmt.Printf("ns %.1f\n", float64(median(per))/1000/rate())
 	default:
-		fmt.Fprintln(os.Stderr, "usage: run_patterns_go first | sparse MS N | threads G N")
+		fmt.Fprintln(os.Stderr, "usage: run_patterns_go first | sparse MS N | threads G N [MS]")
 		os.Exit(2)
 	}
 }

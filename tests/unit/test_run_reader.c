@@ -189,16 +189,18 @@ TEST(run_reader_holds_realtime_within_the_hysteresis_of_a_stale_floor)
      * FC_REALTIME_HYSTERESIS_NS (2 us) below the line's floor at the floor, and lets one
      * further below through (CLOCK_REALTIME may step back).  The floor is put 1.9 us and
      * 50 us above the kernel's REALTIME of just before: the first can never come back below
-     * it (held, or the kernel already past it); the second comes back as the kernel's value,
-     * which equals the floor to the nanosecond only by a coincidence that never repeats.
-     * A hysteresis of 200 ns or of 100 us fails one of the two within the 200 rounds. */
+     * it (held, or the kernel already past it); the second comes back below it whenever the
+     * call ended within 48 us (the kernel then still 2 us or more below the floor; a round
+     * the machine delayed longer proves nothing and is not judged).  A hysteresis of 200 ns
+     * or of 100 us fails one of the two in the first rounds. */
     struct reader r;
     int64_t real = (int64_t)(kernel_ns(CLOCK_REALTIME) - kernel_ns(CLOCK_MONOTONIC));
     CHECK(reader_map(&r, 0, real, 0));
-    int held = 0, through = 0;
-    for (int i = 0; i < 200; i++) {
-        uint64_t mono = kernel_ns(CLOCK_MONOTONIC);
-        real = (int64_t)(kernel_ns(CLOCK_REALTIME) - mono);
+    int held = 0, through = 0, rounds = 0;
+    /* 100 rounds of each kind judged (up to 5000 rounds: a busy machine delays some). */
+    for (int i = 0; i < 5000 && (through < 100 || i < 200); i++, rounds++) {
+        uint64_t mono = kernel_ns(CLOCK_MONOTONIC), before = kernel_ns(CLOCK_REALTIME);
+        real = (int64_t)(before - mono);
         uint64_t delta = i % 2 ? 50000 : 1900;
         r.l->real_offset = real;
         r.l->floor_ns = mono + delta;
@@ -206,16 +208,19 @@ TEST(run_reader_holds_realtime_within_the_hysteresis_of_a_stale_floor)
         struct timespec ts;
         uint64_t floor = mono + delta + (uint64_t)real;
         CHECK(r.clock_gettime(CLOCK_REALTIME, &ts) == 0);
+        uint64_t after = kernel_ns(CLOCK_REALTIME);
         if (delta == 1900) {
             CHECK(ts_ns(&ts) >= floor);
             held += ts_ns(&ts) == floor;
-        } else {
-            CHECK(ts_ns(&ts) != floor);
-            through += ts_ns(&ts) < floor;
+        } else if (after - before < delta - 2000) {
+            CHECK(ts_ns(&ts) < floor && ts_ns(&ts) <= after);
+            through++;
         }
     }
-    CHECK(r.h->kernel_calls == 200);
-    printf("  held at the floor %d/100, below a far floor %d/100\n", held, through);
+    CHECK(r.h->kernel_calls == (uint64_t)rounds);
+    CHECK(through > 0);
+    printf("  held at the floor %d of %d, below a far floor %d judged of %d\n", held,
+           (rounds + 1) / 2, through, rounds / 2);
     munmap(r.region, RUN_REGION_SIZE);
 #endif
 }

@@ -14,9 +14,9 @@
  * counts both: ~5 instructions more per clock_gettime(MONOTONIC), from ~33 in the first
  * version): a direct `jmp rel32` from the vDSO's entry point (run_vpatch.c maps this code
  * within reach; an absolute `movabs; jmp *%r11` where it could not), then fast_value()
- * below, which calls nothing and so needs no stack frame: the clock id (0 or 1: no table,
- * no chain of compares), serve_mask and count flag (one cache line), the line's offset,
- * its format and source (two loads), then fc_read.h's pass.  Its fences, each for a reason:
+ * below, which calls nothing and so saves one register, not six: the clock id (0 or 1: no
+ * table, no chain of compares), serve_mask and count flag (one cache line), the line's
+ * offset, its format and source (two loads), then fc_read.h's pass.  Its fences, each for a reason:
  *  - s1 is an acquire load (a plain load on x86_64: TSO never lets a later load pass it);
  *  - lfence before rdtsc (arch/x86_64/counter.h, the freestanding branch): rdtsc is not
  *    ordered with loads at all, and a counter read taken before the s1 load completed could
@@ -186,18 +186,20 @@ static __attribute__((noinline)) long counted(struct run_page_header *h, unsigne
 
 /* The fast path of every entry point: CLOCK_MONOTONIC (clk 1) or CLOCK_REALTIME (clk 0),
  * served, not in count mode, one pass on a live line.  It calls nothing, so the entry points
- * that inline it need no stack frame (no callee-saved register to push and pop: the ~12
- * instructions that separated the first version of this reader from the kernel's own vDSO
- * path); anything else (another clock, count mode, no line, a line being written, stale or
- * past its limit) returns 0 and the entry point tail-calls its slow path, which decides
- * everything again from the start.  The read itself is fc_read.h's, unchanged. */
+ * that inline it save no callee-saved register but what register pressure needs (one, rbx,
+ * with GCC 12; the first version of this reader pushed and popped six on every call, and
+ * adjusted the stack, because its entry points called their slow path).  Anything else
+ * (another clock, count mode, no line, a line being written, stale or past its limit)
+ * returns 0 and the entry point tail-calls its slow path, which decides everything again
+ * from the start.  The read itself is fc_read.h's, unchanged. */
 static inline __attribute__((always_inline)) int fast_value(long clk, uint64_t *out)
 {
     struct run_page_header *h = header();
     uint32_t mask = __atomic_load_n(&h->serve_mask, __ATOMIC_RELAXED);
     uint32_t flags = __atomic_load_n(&h->flags, __ATOMIC_RELAXED);
-    /* clk 0 or 1 with its bit in the mask: (mask & ~flags' count bit) keeps one test. */
-    if (__builtin_expect((unsigned long)clk > 1 || !((mask >> clk) & 1) || (flags & RUN_FLAG_COUNT), 0))
+    /* clk 0 or 1, its bit in the mask, not counting: the three tests on one cache line. */
+    if (__builtin_expect((unsigned long)clk > 1 || !((mask >> clk) & 1) ||
+                         (flags & RUN_FLAG_COUNT), 0))
         return 0;
     const struct fc_line *l = line(h);
     if (__builtin_expect(!l, 0))

@@ -169,6 +169,9 @@ def test_fast_mode_serves_a_static_program(cs, static_prog):
     proc = served(cs, "fast", static_prog, "pairs", "2000", env=SETTLED)
     assert proc.returncode == 0 and "ok parent pairs 2000 bad 0" in proc.stdout, proc.stdout
     assert SERVED in proc.stderr, proc.stderr
+    # The reader is mapped near the vDSO (an mmap hint), so each entry point gets the 5-byte
+    # direct jump, not the absolute one through r11 (docs/run.md).
+    assert "__vdso_clock_gettime (direct jump)" in proc.stderr, proc.stderr
     # CLOCK_MONOTONIC_RAW is not served: exactly its 2000 calls are syscalls, give or take
     # a stale line now and then (a refresher kept off the CPU for 50 ms): under 1% of the
     # 12000 served calls (MONOTONIC, REALTIME, BOOTTIME, gettimeofday, and the two coarse

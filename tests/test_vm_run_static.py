@@ -96,6 +96,10 @@ def suite(request, clockscope, tmp_path_factory):
                          proc.stdout, re.M | re.S):
         found[list(STEPS)[int(m.group(1)) - 1]] = (int(m.group(4)), m.group(2), m.group(3))
     assert list(found) == list(STEPS), proc.stdout[-3000:] + proc.stderr[-3000:]
+    for name, (status, out, err) in found.items():  # shown with pytest -s
+        print(arch, name, status, out.strip().replace("\n", " | ")[:300],
+              re.findall(r"made \d+ syscalls", err))
+    found["arch"] = arch
     return found
 
 
@@ -125,7 +129,7 @@ def test_static_program_served_within_kernel_reads(suite):
     # Not served, so syscalls: CLOCK_MONOTONIC_RAW's 500 calls, and time()'s 500, which
     # glibc answers with clock_gettime(CLOCK_REALTIME_COARSE) where the vDSO has no time
     # entry; the served clocks add (almost) none
-    assert 1000 <= reader_syscalls(err) < 1000 + 3000 // 20, err
+    assert 1000 <= reader_syscalls(err) < 1000 + 3000 // 100, err
 
 
 def test_static_program_served_calls_make_no_syscall(suite):
@@ -149,16 +153,19 @@ def test_forked_child_stays_served(suite):
     out, err = step(suite, "fork")
     assert "ok child pairs 200 bad 0" in out and "ok parent pairs 200 bad 0" in out, out + err
     # MONOTONIC_RAW and time() (REALTIME_COARSE) in both processes, as above
-    assert 800 <= reader_syscalls(err) < 800 + 2 * 1200 // 20, err
+    assert 800 <= reader_syscalls(err) < 800 + 2 * 1200 // 100, err
 
 
 def test_count_mode_counts_through_the_patched_vdso(suite):
     out, err = step(suite, "count")
     assert "ok parent pairs 100 bad 0" in out, out + err
     t = count_table(err)
-    for clock in ("MONOTONIC", "REALTIME", "BOOTTIME", "MONOTONIC_RAW"):
+    for clock in ("MONOTONIC", "BOOTTIME", "MONOTONIC_RAW") + (("REALTIME",) if suite["arch"] == "aarch64" else ()):
         assert t.get(f"clock_gettime(CLOCK_{clock})") == 100, (clock, err)
-    assert t.get("gettimeofday()") == 100, err
+    if suite["arch"] == "aarch64":
+        assert t.get("gettimeofday()") == 100, err
+    else:  # riscv64's glibc answers gettimeofday() with clock_gettime(CLOCK_REALTIME)
+        assert t.get("clock_gettime(CLOCK_REALTIME)") == 200 and "gettimeofday()" not in t, err
     assert t.get("clock_gettime(CLOCK_REALTIME_COARSE)") == 100, err  # glibc's time()
     assert "time()" not in t, err  # no time entry in these vDSOs
     out, err = step(suite, "go_count")
@@ -173,7 +180,7 @@ def test_go_program_served_within_kernel_reads(suite):
     out, err = step(suite, "go_bounds")
     assert "ok bounds 3000 bad 0" in out, out + err
     assert SERVED in err
-    assert reader_syscalls(err) < 3 * 3000 // 20, err
+    assert reader_syscalls(err) < 2 * 3000 // 100, err
 
 
 def test_go_goroutines_with_pprof_and_preemption(suite):
@@ -183,7 +190,7 @@ def test_go_goroutines_with_pprof_and_preemption(suite):
     out, err = step(suite, "go_goroutines")
     m = re.search(r"^ok goroutines 4 reads (\d+) backwards 0$", out, re.M)
     assert m and int(m.group(1)) > 0, out + err
-    assert reader_syscalls(err) < int(m.group(1)) // 20, err
+    assert reader_syscalls(err) < int(m.group(1)) // 100, err
 
 
 def test_counter_not_usable_runs_unserved_and_says_why(suite):

@@ -3,7 +3,9 @@
 import re
 import subprocess
 
-from conftest import ROOT, make, run
+import pytest
+
+from conftest import ROOT, make, need_tool, run
 
 
 def test_install_puts_the_binary_under_prefix(native_build, tmp_path):
@@ -78,11 +80,11 @@ G_REGISTER = {"aarch64": ("aarch64-linux-gnu", "x28|w28", "mov x28, %0", "x28"),
               "riscv64": ("riscv64-linux-gnu", "s11|x27", "mv s11, %0", "s11")}
 
 
+@pytest.mark.cross
 def test_reader_blob_refuses_gos_g_register(tmp_path):
     """A reader that saves Go's g register, uses it and restores it (what the C ABI allows
     a callee) fails the build: Go's signal handler reads g from it wherever a signal lands.
     A reader that leaves it alone passes."""
-    from conftest import need_tool
     for arch, (triple, regs, insn, reg) in G_REGISTER.items():
         need_tool(f"{triple}-gcc", f"{triple}-objdump")
         for uses in (True, False):

@@ -21,6 +21,8 @@ import pytest
 from conftest import ROOT, make, need_tool, run
 from test_vm import CROSS_CC, QEMU, our_qemus
 
+pytestmark = [pytest.mark.vm, pytest.mark.qemu, pytest.mark.cross]
+
 GOARCH = {"aarch64": "arm64", "riscv64": "riscv64"}
 VM_TIMEOUT = 900
 SERVED = "served by fastclock's line"

@@ -56,6 +56,10 @@ bool arch_inject_symbol_forbidden(const char *name)
     return strstr(name, "sigreturn") != NULL || strstr(name, "getrandom") != NULL;
 }
 
+/* At a syscall stop (run's first one: execve's exit) arm64 shows x7 as the stop's
+ * direction (1: exit) and puts the real x7 back when the tracee goes on; restoring the
+ * registers read there at a later stop leaves x7 = 1 instead of execve's 0.  A program's
+ * entry point reads only what the ABI gives it (sp, x0), so this is harmless at the exec. */
 int arch_inject_get_regs(pid_t pid, struct arch_regs *regs)
 {
     memset(regs, 0, sizeof *regs);

@@ -13,7 +13,7 @@
 
 INJECT_NONE bool arch_inject_supported(char *why, size_t len)
 {
-    snprintf(why, len, "patching the vDSO is not yet done on %s (only x86_64)", arch_name());
+    snprintf(why, len, "patching the vDSO is not yet done on %s", arch_name());
     return false;
 }
 

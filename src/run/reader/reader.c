@@ -10,13 +10,14 @@
  * the real syscall: slow, never wrong.  The original vDSO function is never called: a copy
  * of it elsewhere would read the kernel's vvar page at a wrong RIP-relative address.
  *
- * The served path, against the kernel's own vDSO path for the TSC (docs/benchmarks/run.md
- * counts both: ~5 instructions more per clock_gettime(MONOTONIC), from ~33 in the first
- * version): a direct `jmp rel32` from the vDSO's entry point (run_vpatch.c maps this code
+ * The served path on x86_64, against the kernel's own vDSO path for the TSC
+ * (docs/benchmarks/run.md counts both: ~5 instructions more per clock_gettime(MONOTONIC),
+ * from ~33 in the first version): a direct `jmp rel32` from the vDSO's entry point (run_vpatch.c maps this code
  * within reach; an absolute `movabs; jmp *%r11` where it could not), then fast_value()
  * below, which calls nothing and so saves one register, not six: the clock id (0 or 1: no
  * table, no chain of compares), serve_mask and count flag (one cache line), the line's
- * offset, its format and source (two loads), then fc_read.h's pass.  Its fences, each for a reason:
+ * offset, its format and source (two loads), then fc_read.h's pass.  Its fences on x86_64,
+ * each for a reason (the other arches' are argued in fc_read.h and their counter.h):
  *  - s1 is an acquire load (a plain load on x86_64: TSO never lets a later load pass it);
  *  - lfence before rdtsc (arch/x86_64/counter.h, the freestanding branch): rdtsc is not
  *    ordered with loads at all, and a counter read taken before the s1 load completed could
@@ -29,6 +30,7 @@
  *    the s2 load (within the out-of-order window, far below WRITER_WAIT_NS);
  *  - the acquire fence before s2 keeps the line loads before it: compiler-only on x86_64
  *    (loads are not reordered with older loads), a real fence on the other arches. */
+#include "arch/reader_arch.h"
 #include "fastclock/fc_read.h"
 #include "run/run_reader_abi.h"
 
@@ -48,23 +50,10 @@ __asm__(".text\n"
 struct k_timespec { int64_t tv_sec, tv_nsec; };
 struct k_timeval { int64_t tv_sec, tv_usec; };
 
-#define NR_GETTIMEOFDAY 96
-#define NR_TIME 201
-#define NR_CLOCK_GETTIME 228
-
-static inline long raw_syscall2(long nr, long a, long b)
-{
-    long ret;
-    __asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b) : "rcx", "r11", "memory");
-    return ret;
-}
-
-static inline char *code_start(void)
-{
-    char *p;
-    __asm__("lea run_reader_code_start(%%rip), %0" : "=r"(p));
-    return p;
-}
+#define NR_GETTIMEOFDAY READER_NR_GETTIMEOFDAY
+#define NR_CLOCK_GETTIME READER_NR_CLOCK_GETTIME
+#define raw_syscall2 reader_syscall2
+#define code_start reader_code_start
 
 static inline struct run_page_header *header(void)
 {
@@ -121,7 +110,7 @@ static __attribute__((noinline)) int line_value_slow(struct run_page_header *h, 
                 add(&h->stuck_marks);
                 return 0;
             }
-            __asm__ volatile("pause");
+            reader_spin_pause();
             continue;
         }
         /* Stale or past the limit: the kernel's value, never below the line's floor. */
@@ -263,6 +252,8 @@ long run_reader_gettimeofday(struct k_timeval *tv, void *tz)
     return 0;
 }
 
+#ifdef READER_NR_TIME /* only where the vDSO has a time entry (x86_64) */
+#define NR_TIME READER_NR_TIME
 static __attribute__((noinline)) long time_slow(int64_t *t)
 {
     struct run_page_header *h = header();
@@ -287,3 +278,4 @@ long run_reader_time(int64_t *t)
         *t = s;
     return (long)s;
 }
+#endif

@@ -2,7 +2,8 @@
 """clockscope runtimes probe for Python: times each clock API in Python's own loop.
 
 Run by `clockscope runtimes` (never by hand, but it can be):
-    python3 probe.py time SAMPLES SAMPLE_US   timed loops: each API, then its harness
+    python3 probe.py time SAMPLES SAMPLE_US   timed loops: each API, then its harness, then
+                                             the reference (abs(-1)), sample by sample
     python3 probe.py count CALLS             "mark API" lines, each followed by CALLS calls
 
 Output: the line protocol of docs/runtimes.md ("clockscope-probe 1 ..."), integers only.
@@ -99,22 +100,35 @@ except ValueError:
     pass
 
 
+# The reference (issue 29, docs/benchmarks/across_processes.md): a call of a builtin that
+# does next to nothing, in the same loop, timed right after each pair.  On a shared machine
+# the interpreter's speed moves by 50-70% in spells (the host, a neighbour), and a C loop
+# measured beside it moves by 3%: only work of the interpreter's own kind moves with it, so
+# that the ratio of a clock API to this holds when the level does not.
+REF_LABEL, REF_SETUP, REF_STMT = "abs(-1)", "_abs = abs", "_abs(-1)"
+
+
 def timed(samples, sample_us):
     header()
     rows = 0
+    rloop = make_loop(REF_SETUP, REF_STMT)
+    rn = calibrate(rloop, sample_us * 500)   # half a sample: it only has to be in the spell
     for api, clock, path, setup, stmt, hlabel, hsetup, hstmt in APIS:
         loop = make_loop(setup, stmt)
         hloop = make_loop(hsetup, hstmt)
         n = calibrate(loop, sample_us * 1000)
         run(loop, n)            # warm both before the samples
         run(hloop, n)
-        ts, hs = [], []
+        run(rloop, rn)
+        ts, hs, rs = [], [], []
         pairs = max(samples, FFI_PAIRS) if path == "ffi-libc" else samples
-        for _ in range(pairs):     # interleaved: a slow spell hits both alike
+        for _ in range(pairs):     # interleaved: a slow spell hits all three alike
             ts.append(run(loop, n))
             hs.append(run(hloop, n))
+            rs.append(run(rloop, rn))
         print(f"row {api} {clock} {path} {hlabel} {n} "
               f"{','.join(map(str, ts))} {','.join(map(str, hs))}", flush=True)
+        print(f"ref {api} {REF_LABEL} {rn} {','.join(map(str, rs))}", flush=True)
         rows += 1
     print(f"end {rows}")
 

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/* A reference measured beside a figure, sample by sample, in the same processes (issue 29,
+ * docs/benchmarks/across_processes.md): what says whether the machine's speed moved during
+ * a run, and the figure relative to it, which holds when it did.
+ *
+ * Why: on a shared machine (a KVM guest here) the speed of interpreted code moves by 50-70%
+ * in spells of 0.1 s to several seconds, whatever the process (the same Python process
+ * goes from 45 to 74 ns per time.time() and back within its life), and every process of a
+ * run can sit in one spell.  No statistic over one run's processes can give a level that
+ * holds then; a reference that moves in proportion, timed between the samples, can: the
+ * ratio of the two does not move.  A C loop is not such a reference for Python (it moves
+ * 3%, where the interpreter moves 60%); a call of a builtin in the same interpreter is.
+ * Pure: no clock, no process; unit-tested in tests/unit/test_reference.c. */
+#ifndef CLOCKSCOPE_REFERENCE_H
+#define CLOCKSCOPE_REFERENCE_H
+
+#include "measure/across.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The reference moved when the slowest process's median is this much above the fastest's.
+ * A process's own layout moves the reference (a builtin call's loop: 12.5 to 13.6 ns over
+ * eight processes of one quiet spell, 9%); the machine's spells move it by 50% and more. */
+#define REFERENCE_MOVED_RATIO 1.20
+
+/* The most pairs one process's ratio is taken over (a probe gives at most 200). */
+#define REFERENCE_MAX_PAIRS 256
+
+struct reference_verdict {
+    size_t n;                 /* processes with a reference */
+    double ref_median;        /* median over processes of each one's reference median (ns) */
+    double ref_min, ref_max;  /* the fastest and slowest process's reference median */
+    double relative;          /* median over processes of each one's relative figure */
+    double rel_min, rel_max;  /* the processes' relative figures' extremes */
+    bool moved;               /* ref_max >= REFERENCE_MOVED_RATIO * ref_min */
+};
+
+/* ref[i]: process i's reference median, ns per call of the reference; rel[i]: its
+ * relative figure (the median over its samples of figure / reference).  n 0: all NAN. */
+void reference_summarize(const double *ref, const double *rel, size_t n,
+                         struct reference_verdict *out);
+
+/* One process's relative figure: the median over its samples of fig[i] / ref[i], each
+ * pair taken in the same few milliseconds (a spell that slows both cancels in the ratio).
+ * Pairs whose reference is not above 0 are left out, and pairs past REFERENCE_MAX_PAIRS;
+ * none left: NAN. */
+double reference_ratio(const double *fig, const double *ref, size_t n);
+
+/* What a run may say about its figure, in one line (no newline), or "" when there is
+ * nothing to say (the reference held and the processes agree):
+ *   the reference moved:  "unstable: this machine's speed changed during the run
+ *                          (reference LABEL X to Y ns); the figure that holds is Z x the
+ *                          reference" (and the levels, when bimodal, are the machine's;
+ *                          "no figure holds" when the ratio is not above 0)
+ *   bimodal, reference steady: "bimodal across processes: A / B ns (...) with the
+ *                          reference steady (LABEL X ns): the processes differ, not the
+ *                          machine's speed; neither level is the figure"
+ *   bimodal, no reference: the bimodal sentence without the reference.
+ * v may be NULL (no reference).  Returns the length written (as snprintf). */
+int reference_sentence(const struct across *a, const struct reference_verdict *v,
+                       const char *label, char *buf, size_t len);
+
+#endif

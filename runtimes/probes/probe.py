@@ -16,6 +16,7 @@ ctypes call of a libc function that returns at once (strnlen(buf, 0)), so that i
 difference is the clock alone and can be set beside the C row.
 """
 import os
+import resource
 import sys
 import time
 
@@ -108,6 +109,33 @@ except ValueError:
 REF_LABEL, REF_SETUP, REF_STMT = "abs(-1)", "_abs = abs", "_abs(-1)"
 
 
+# A triple (API, harness, reference) during which this process was switched out is taken
+# again, as the C engine retakes a preempted sample: on a shared machine most 2 ms samples
+# are (60% at a load of 10 on 2 CPUs), and their figure is the other work's, several times
+# the clock's.  At most RETAKE times the triples asked; short of clean ones, the last
+# switched ones fill the rest.  getrusage's context-switch counts (two syscalls a triple)
+# are what sees it: Python has no view of the scheduler's steal.
+RETAKE = 4
+
+
+def switches():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_nvcsw + r.ru_nivcsw
+
+
+def triples(loop, n, hloop, rloop, rn, pairs):
+    clean, switched = [], []
+    for _ in range(pairs * RETAKE):
+        if len(clean) == pairs:
+            break
+        s0 = switches()
+        # interleaved: a slow spell of the machine hits all three alike
+        t = (run(loop, n), run(hloop, n), run(rloop, rn))
+        (clean if switches() == s0 else switched).append(t)
+    return clean + switched[len(switched) - (pairs - len(clean)):] if len(clean) < pairs \
+        else clean
+
+
 def timed(samples, sample_us):
     header()
     rows = 0
@@ -120,12 +148,9 @@ def timed(samples, sample_us):
         run(loop, n)            # warm both before the samples
         run(hloop, n)
         run(rloop, rn)
-        ts, hs, rs = [], [], []
         pairs = max(samples, FFI_PAIRS) if path == "ffi-libc" else samples
-        for _ in range(pairs):     # interleaved: a slow spell hits all three alike
-            ts.append(run(loop, n))
-            hs.append(run(hloop, n))
-            rs.append(run(rloop, rn))
+        got = triples(loop, n, hloop, rloop, rn, pairs)
+        ts, hs, rs = ([x[i] for x in got] for i in range(3))
         print(f"row {api} {clock} {path} {hlabel} {n} "
               f"{','.join(map(str, ts))} {','.join(map(str, hs))}", flush=True)
         print(f"ref {api} {REF_LABEL} {rn} {','.join(map(str, rs))}", flush=True)

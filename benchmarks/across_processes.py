@@ -31,9 +31,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def probes_of(cs):
+    """The probe sources of the tree the binary was built in (BIN's ../../runtimes/probes):
+    a binary from before the reference cannot read the probe of after it."""
+    mine = Path(cs).resolve().parent.parent / "runtimes" / "probes"
+    return str(mine if mine.is_dir() else ROOT / "runtimes" / "probes")
+
+
 def run_json(cmd):
     t0 = time.monotonic()
-    env = dict(os.environ, CLOCKSCOPE_PROBES=str(ROOT / "runtimes" / "probes"))
+    env = dict(os.environ, CLOCKSCOPE_PROBES=probes_of(cmd[0]))
     out = subprocess.run(cmd, capture_output=True, text=True, env=env)
     wall = time.monotonic() - t0
     if out.returncode not in (0, 1):
@@ -91,7 +98,7 @@ def budget(cs, args):
     """Wall time and CPU time (user + system, the command and its children): on a shared
     machine the wall time also counts the time others held the CPUs; the CPU time is what
     the command itself spent, close to its wall time on an idle machine."""
-    env = dict(os.environ, CLOCKSCOPE_PROBES=str(ROOT / "runtimes" / "probes"))
+    env = dict(os.environ, CLOCKSCOPE_PROBES=probes_of(cs))
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     subprocess.run([cs] + args, capture_output=True, env=env)

@@ -21,7 +21,7 @@ double reference_ratio(const double *fig, const double *ref, size_t n)
     return sum.median;
 }
 
-void reference_summarize(const double *ref, const double *rel, size_t n,
+void reference_summarize(const double *ref, const double *rel, size_t n, double moved_ratio,
                          struct reference_verdict *out)
 {
     memset(out, 0, sizeof *out);
@@ -44,7 +44,7 @@ void reference_summarize(const double *ref, const double *rel, size_t n,
     out->relative = sum.median;
     out->rel_min = sum.min;
     out->rel_max = sum.max;
-    out->moved = out->ref_min > 0 && out->ref_max >= REFERENCE_MOVED_RATIO * out->ref_min;
+    out->moved = out->ref_min > 0 && out->ref_max >= moved_ratio * out->ref_min;
 }
 
 int reference_sentence(const struct across *a, const struct reference_verdict *v,

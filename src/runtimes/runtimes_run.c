@@ -170,7 +170,8 @@ static void measured_row(struct runtimes_result *res, const struct runtime_def *
         r->nproc++;
     }
     r->has_ref = r->has_ref && r->nproc > 0;
-    reference_summarize(r->proc_ref_ns, r->proc_rel, r->has_ref ? (size_t)r->nproc : 0, &r->refv);
+    reference_summarize(r->proc_ref_ns, r->proc_rel, r->has_ref ? (size_t)r->nproc : 0,
+                        REFERENCE_MOVED_RATIO, &r->refv);
     across_summarize(r->proc_ns, (size_t)r->nproc, &r->across);
     struct across timed;
     across_summarize(r->proc_timed_ns, (size_t)r->nproc, &timed);

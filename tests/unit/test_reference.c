@@ -4,10 +4,13 @@
  * figures: a stable run, a drifting reference (the machine), a bimodal figure with the
  * reference steady (each process's layout). */
 #include "check.h"
+#include "bench/bench_workers.h"
+#include "measure/combine.h"
 #include "measure/reference.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The text s holds sub; when it does not, s is printed before the failure. */
@@ -40,7 +43,7 @@ TEST(reference_stable_run_says_nothing)
     struct across a;
     struct reference_verdict v;
     across_summarize(fig, 5, &a);
-    reference_summarize(ref, rel, 5, &v);
+    reference_summarize(ref, rel, 5, REFERENCE_MOVED_RATIO, &v);
     CHECK(!v.moved);
     CHECK(v.n == 5);
     CHECK(v.ref_min == 12.5 && v.ref_max == 13.2);
@@ -61,7 +64,7 @@ TEST(reference_drifting_machine_is_unstable_not_a_level)
     struct across a;
     struct reference_verdict v;
     across_summarize(fig, 5, &a);
-    reference_summarize(ref, rel, 5, &v);
+    reference_summarize(ref, rel, 5, REFERENCE_MOVED_RATIO, &v);
     CHECK(a.bimodal);
     CHECK(v.moved);
     CHECK(fabs(v.relative - 3.45) < 1e-9);
@@ -78,7 +81,7 @@ TEST(reference_drifting_machine_is_unstable_not_a_level)
     const double fig2[] = {39.1, 39.5, 52.0, 39.6, 39.3};
     const double ref2[] = {12.4, 12.5, 16.0, 12.5, 12.4};
     across_summarize(fig2, 5, &a);
-    reference_summarize(ref2, rel, 5, &v);
+    reference_summarize(ref2, rel, 5, REFERENCE_MOVED_RATIO, &v);
     CHECK(!a.bimodal && v.moved);
     reference_sentence(&a, &v, "abs(-1)", buf, sizeof buf);
     CHECK_STR_CONTAINS(buf, "unstable: this machine's speed changed during the run "
@@ -86,7 +89,7 @@ TEST(reference_drifting_machine_is_unstable_not_a_level)
     CHECK(strstr(buf, "levels") == NULL);
     /* a ratio not above 0 (a harness-bound row) holds nothing */
     const double negative[] = {-2.5, -2.4, -2.6, -2.5, -2.5};
-    reference_summarize(ref2, negative, 5, &v);
+    reference_summarize(ref2, negative, 5, REFERENCE_MOVED_RATIO, &v);
     reference_sentence(&a, &v, "abs(-1)", buf, sizeof buf);
     CHECK_STR_CONTAINS(buf, "no figure holds (its ratio to the reference is not above 0)");
     CHECK(strstr(buf, "x the reference") == NULL);
@@ -97,10 +100,16 @@ TEST(reference_at_the_bound_moved_just_below_not)
     const double rel[] = {3, 3};
     struct reference_verdict v;
     const double at[] = {10.0, 10.0 * REFERENCE_MOVED_RATIO};
-    reference_summarize(at, rel, 2, &v);
+    reference_summarize(at, rel, 2, REFERENCE_MOVED_RATIO, &v);
     CHECK(v.moved);
     const double below[] = {10.0, 10.0 * REFERENCE_MOVED_RATIO - 0.01};
-    reference_summarize(below, rel, 2, &v);
+    reference_summarize(below, rel, 2, REFERENCE_MOVED_RATIO, &v);
+    CHECK(!v.moved);
+    /* a counter's bound is its own: 5% is a move for it, not for an interpreter's loop */
+    const double counter[] = {18.4, 19.4};
+    reference_summarize(counter, rel, 2, REFERENCE_MOVED_RATIO_COUNTER, &v);
+    CHECK(v.moved);
+    reference_summarize(counter, rel, 2, REFERENCE_MOVED_RATIO, &v);
     CHECK(!v.moved);
 }
 
@@ -112,7 +121,7 @@ TEST(reference_bimodal_with_steady_reference_is_the_layout)
     struct across a;
     struct reference_verdict v;
     across_summarize(fig, 5, &a);
-    reference_summarize(ref, rel, 5, &v);
+    reference_summarize(ref, rel, 5, REFERENCE_MOVED_RATIO, &v);
     CHECK(a.bimodal && !v.moved);
     char buf[400];
     reference_sentence(&a, &v, "abs(-1)", buf, sizeof buf);
@@ -130,11 +139,82 @@ TEST(reference_bimodal_with_steady_reference_is_the_layout)
 TEST(reference_none_is_nan_and_silent)
 {
     struct reference_verdict v;
-    reference_summarize(NULL, NULL, 0, &v);
+    reference_summarize(NULL, NULL, 0, REFERENCE_MOVED_RATIO, &v);
     CHECK(v.n == 0 && !v.moved && isnan(v.relative) && isnan(v.ref_min));
     struct across a;
     const double fig[] = {22.2, 22.3, 22.2};
     across_summarize(fig, 3, &a);
     char buf[8];
     CHECK(reference_sentence(&a, &v, "x", buf, sizeof buf) == 0 && buf[0] == 0);
+}
+
+/* bench's workers (measure/combine.c): each process's reference and ratio, from the
+ * engine's measurements, over the processes */
+static void proc(struct measurement *m, double fig, double ref, double rel)
+{
+    memset(m, 0, sizeof *m);
+    m->ok = true;
+    m->ns_per_call.median = fig;
+    m->has_ref = ref > 0;
+    m->ref_ns = ref;
+    m->relative = rel;
+}
+
+TEST(reference_combined_over_bench_workers)
+{
+    static struct measurement p[5];
+    struct measure_runs runs = {5, p};
+    struct reference_verdict v;
+    /* stable: the counter within 0.1%, nothing moved */
+    for (int i = 0; i < 5; i++)
+        proc(&p[i], 22.2 + 0.01 * i, 18.41 + 0.002 * i, 1.206 - 0.001 * i);
+    measure_combine_reference(&runs, &v);
+    CHECK(v.n == 5 && !v.moved);
+    CHECK(fabs(v.relative - 1.204) < 1e-9);
+    /* drifting: two processes in a slow spell, clock_gettime and the counter +5% */
+    proc(&p[1], 23.5, 19.45, 1.208);
+    proc(&p[3], 23.4, 19.40, 1.206);
+    measure_combine_reference(&runs, &v);
+    CHECK(v.moved);
+    CHECK(fabs(v.ref_min - 18.41) < 1e-9 && fabs(v.ref_max - 19.45) < 1e-9);
+    CHECK(fabs(v.relative - 1.206) < 1e-9);
+    /* a failed process is left out; one without a reference: no reference at all */
+    p[4].ok = false;
+    measure_combine_reference(&runs, &v);
+    CHECK(v.n == 4);
+    p[4].ok = true;
+    p[4].has_ref = false;
+    measure_combine_reference(&runs, &v);
+    CHECK(v.n == 0 && !v.moved);
+}
+
+TEST(reference_travels_in_the_worker_protocol)
+{
+    static struct measurement m, back[2];
+    proc(&m, 22.2, 18.41, 1.2059);
+    m.samples = 8;
+    m.nthreads = 1;
+    m.nkept = 2;
+    m.kept[0] = 22.1;
+    m.kept[1] = 22.3;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(f != NULL);
+    bench_worker_print(f, "libc.x", &m);
+    m.has_ref = false;
+    bench_worker_print(f, "libc.y", &m);
+    fclose(f);
+    const char *ids[] = {"libc.x", "libc.y"};
+    struct measure_runs runs[2] = {{0, &back[0]}, {0, &back[1]}};
+    char why[200] = "";
+    bool ok = bench_worker_parse(buf, ids, 2, runs, why, sizeof why);
+    free(buf);
+    CHECK(ok);
+    CHECK(back[0].ok && back[0].has_ref && back[0].ref_ns == 18.41 && back[0].relative == 1.2059);
+    CHECK(back[1].ok && !back[1].has_ref);
+    /* a reference line with no result before it is refused */
+    struct measure_runs none[1] = {{0, &back[0]}};
+    CHECK(!bench_worker_parse("q 18.4 1.2\n", ids, 1, none, why, sizeof why));
+    CHECK(strcmp(why, "worker output line 1: not a reference after a result") == 0);
 }

@@ -343,6 +343,9 @@ static void print_header(const struct sysinfo *si, const struct bench_options *o
     else
         printf("; up to %d samples of >= %.1f ms; empty-loop cost subtracted (column 'loop')\n\n",
                cfg->samples, cfg->sample_target_ns / 1e6);
+    if (cfg->reference)
+        printf("'x ref': ns/call over %s timed after each sample, the figure that holds when "
+               "this machine's speed changes\n\n", cfg->reference->id);
     if (sysinfo_busy(si))
         printf("note: load average %.2f on %d CPUs: other work shares these cores, so figures "
                "may be inflated (samples the\n      thread was preempted in are retaken; "

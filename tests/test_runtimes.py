@@ -374,6 +374,41 @@ def test_a_reference_says_whether_the_machine_or_the_processes_moved(clockscope,
     assert py["verdict"].endswith("(3 and 2 of 5 processes): neither level is the figure")
 
 
+def test_python_probe_retakes_a_switched_out_triple(monkeypatch):
+    """The Python probe retakes a triple (API, harness, reference) during which its process
+    was switched out, at most RETAKE times the pairs asked, and short of clean ones fills
+    the rest with the last switched ones (runtimes/probes/probe.py, triples())."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("probe", ROOT / "runtimes/probes/probe.py")
+    probe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probe)
+    clock = iter(range(10**6))
+    monkeypatch.setattr(probe, "run", lambda loop, n: next(clock))
+    def switched(pattern):
+        # one switches() before and one after each triple: the count moves when switched
+        seq = []
+        total = 0
+        for was in pattern:
+            seq.append(total)
+            total += was
+            seq.append(total)
+        it = iter(seq)
+        monkeypatch.setattr(probe, "switches", lambda: next(it))
+    # triples 0 and 2 switched out: retaken; 1, 3, 4 clean are the three kept
+    switched([1, 0, 1, 0, 0])
+    got = probe.triples(None, 1, None, None, 1, 3)
+    assert [t[0] for t in got] == [3, 9, 12]
+    # never clean: RETAKE * pairs tries, the last ones kept
+    switched([1] * (3 * probe.RETAKE))
+    got = probe.triples(None, 1, None, None, 1, 3)
+    assert len(got) == 3 and got[-1][0] == next(clock) - 3 and probe.RETAKE >= 2
+    # one clean among them: it, then the last switched ones
+    switched([1, 1, 0] + [1] * (3 * probe.RETAKE - 3))
+    start = next(clock) + 1
+    got = probe.triples(None, 1, None, None, 1, 3)
+    assert got[0][0] == start + 6 and len(got) == 3
+
+
 @pytest.mark.parametrize("home,says", [
     ("file", "cannot create {home}/.cache: Not a directory"),
     ("unset", "HOME and XDG_CACHE_HOME unset"),

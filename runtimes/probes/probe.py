@@ -115,7 +115,7 @@ REF_LABEL, REF_SETUP, REF_STMT = "abs(-1)", "_abs = abs", "_abs(-1)"
 # the clock's.  At most RETAKE times the triples asked; short of clean ones, the last
 # switched ones fill the rest.  getrusage's context-switch counts (two syscalls a triple)
 # are what sees it: Python has no view of the scheduler's steal.
-RETAKE = 4
+RETAKE = 3
 
 
 def switches():

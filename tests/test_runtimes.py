@@ -356,15 +356,15 @@ def test_a_reference_says_whether_the_machine_or_the_processes_moved(clockscope,
                 if l.startswith("| python | time.time"))
     assert "40.0–70.0 ns over 5 processes" in line and "3.20x the reference" in line
     assert "unstable: the machine's speed changed" in line
-    # the reference steady: the processes differ
+    # the reference steady: not the machine's speed as the reference sees it
     state.unlink()
     env["FAKE_RUNTIME"] = "layout"
     proc, doc = runtimes(clockscope, "--only", "python", "--python", FAKE, env=env)
     (py,) = rows(doc, "python")
     assert py["reference"]["machine_speed_changed"] is False
     assert py["verdict"] == ("bimodal across processes: 40.0 / 70.0 ns (3 and 2 of 5 processes) "
-                             "with the reference steady (abs(-1) 12.5 ns): the processes differ, "
-                             "not the machine's speed; neither level is the figure")
+                             "with the reference steady (abs(-1) 12.5 ns): not a change of speed "
+                             "the reference sees; neither level is the figure")
     # no reference (a probe without `ref` lines): null, and the bimodal sentence alone
     state.unlink()
     env["FAKE_RUNTIME"] = "levels"

@@ -67,8 +67,8 @@ int reference_sentence(const struct across *a, const struct reference_verdict *v
     if (levels[0] && v && v->n > 0)
         return snprintf(buf, len,
                         "bimodal across processes: %s with the reference steady (%s %.1f ns): "
-                        "the processes differ, not the machine's speed; neither level is the "
-                        "figure", levels, label, v->ref_median);
+                        "not a change of speed the reference sees; neither level is the figure",
+                        levels, label, v->ref_median);
     if (levels[0])
         return snprintf(buf, len,
                         "bimodal across processes: %s: neither level is the figure", levels);

@@ -59,8 +59,10 @@ double reference_ratio(const double *fig, const double *ref, size_t n);
  *                          reference" (and the levels, when bimodal, are the machine's;
  *                          "no figure holds" when the ratio is not above 0)
  *   bimodal, reference steady: "bimodal across processes: A / B ns (...) with the
- *                          reference steady (LABEL X ns): the processes differ, not the
- *                          machine's speed; neither level is the figure"
+ *                          reference steady (LABEL X ns): not a change of speed the
+ *                          reference sees; neither level is the figure" (the processes'
+ *                          own layout, or something only the figure's path meets: bench
+ *                          saw clock_gettime at 84 ns with lfence; rdtsc steady)
  *   bimodal, no reference: the bimodal sentence without the reference.
  * v may be NULL (no reference).  Returns the length written (as snprintf). */
 int reference_sentence(const struct across *a, const struct reference_verdict *v,

@@ -3,7 +3,7 @@
 """Issue 29's acceptance: do clockscope's figures hold from one run to the next?
 
     python3 benchmarks/across_processes.py [--clockscope build/clockscope] [--runs 8]
-                                           [--budgets] [--only python|bench]
+                                           [--budgets] [--only python|bench|budgets]
 
 Runs, RUNS times each, back to back:
   clockscope runtimes --only python --no-count --json   -> time.time()'s ns_per_call (and,
@@ -120,7 +120,8 @@ def main():
     ap.add_argument("--clockscope", default=str(ROOT / "build" / "clockscope"))
     ap.add_argument("--runs", type=int, default=8)
     ap.add_argument("--budgets", action="store_true")
-    ap.add_argument("--only", choices=("python", "bench"), help="one of the two series")
+    ap.add_argument("--only", choices=("python", "bench", "budgets"),
+                    help="one of the two series, or only the budgets (implies --budgets)")
     a = ap.parse_args()
     cs = a.clockscope
     print(f"{cs}; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs", flush=True)
@@ -128,7 +129,7 @@ def main():
         series("python time.time()", python_time_time, cs, a.runs)
     if a.only in (None, "bench"):
         series("libc.clock_gettime.monotonic", libc_monotonic, cs, a.runs)
-    if a.budgets:
+    if a.budgets or a.only == "budgets":
         for args in (["bench"], ["runtimes"], ["ladder", "--quick"]):
             runs = [budget(cs, args) for _ in range(3)]
             wall = statistics.median(r[0] for r in runs)

@@ -82,7 +82,7 @@ struct runtime_row {
     double proc_timed_ns[ACROSS_MAX]; /* each process's as-timed median */
     unsigned proc_seed[ACROSS_MAX];   /* PYTHONHASHSEED of each (0: not set) */
     struct across across;             /* over proc_ns */
-    /* The reference timed after each pair in the same process (probes that give one:
+    /* The reference timed around each pair in the same process (probes that give one:
      * measure/reference.h): whether the machine's speed moved during the run, and the
      * figure relative to it, which holds when it did. */
     bool has_ref;

@@ -97,7 +97,7 @@ void runtimes_print_table(const struct sysinfo *si, const struct runtimes_result
         const struct runtime_row *r = &res->rows[i];
         if (r->state == RT_READY && r->has_ref && strcmp(r->runtime, last) != 0) {
             printf("reference of %s: a loop of %s, %.1f ns (%.1f to %.1f over %zu processes), "
-                   "timed after each pair; 'x ref' = ns/call / reference, pair by pair: the "
+                   "timed around each pair; 'x ref' = ns/call / reference, pair by pair: the "
                    "figure that holds when this machine's speed changes\n", r->runtime, r->ref,
                    r->refv.ref_median, r->refv.ref_min, r->refv.ref_max, r->refv.n);
             last = r->runtime;

@@ -152,7 +152,7 @@ static void measured_row(struct runtimes_result *res, const struct runtime_def *
                                 (double)pr->iterations;
         r->nsamples += pr->nsamples;
         if (pr->has_ref && r->has_ref) {
-            /* pair i: the API's net and the reference timed right after it */
+            /* pair i: the API's net and the reference timed around it */
             double net_i[PROBE_MAX_SAMPLES], ref_i[PROBE_MAX_SAMPLES], sorted[PROBE_MAX_SAMPLES];
             for (int i = 0; i < pr->nsamples; i++) {
                 net_i[i] = ((double)pr->timed_ns[i] - (double)pr->harness_ns[i]) /

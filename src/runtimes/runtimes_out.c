@@ -4,6 +4,7 @@
 #include "runtimes/runtimes.h"
 
 #include "common/json.h"
+#include "common/stats.h"
 #include "facts/sysinfo.h"
 
 #include <stdio.h>
@@ -95,13 +96,26 @@ void runtimes_print_table(const struct sysinfo *si, const struct runtimes_result
     last = "";
     for (int i = 0; i < res->nrows; i++) {
         const struct runtime_row *r = &res->rows[i];
-        if (r->state == RT_READY && r->has_ref && strcmp(r->runtime, last) != 0) {
-            printf("reference of %s: a loop of %s, %.1f ns (%.1f to %.1f over %zu processes), "
-                   "timed around each pair; 'x ref' = ns/call / reference, pair by pair: the "
-                   "figure that holds when this machine's speed changes\n", r->runtime, r->ref,
-                   r->refv.ref_median, r->refv.ref_min, r->refv.ref_max, r->refv.n);
-            last = r->runtime;
+        if (r->state != RT_READY || !r->has_ref || strcmp(r->runtime, last) == 0)
+            continue;
+        last = r->runtime;
+        /* over all of this runtime's rows: each row's pairs had their own reference */
+        double lo = r->refv.ref_min, hi = r->refv.ref_max, med[PROBE_MAX_ROWS];
+        size_t n = 0;
+        for (int k = i; k < res->nrows && strcmp(res->rows[k].runtime, r->runtime) == 0; k++) {
+            const struct runtime_row *q = &res->rows[k];
+            if (q->state != RT_READY || !q->has_ref || n == PROBE_MAX_ROWS)
+                continue;
+            lo = q->refv.ref_min < lo ? q->refv.ref_min : lo;
+            hi = q->refv.ref_max > hi ? q->refv.ref_max : hi;
+            med[n++] = q->refv.ref_median;
         }
+        struct summary sm;
+        stats_summarize(med, n, &sm);
+        printf("reference of %s: a loop of %s, %.1f ns (%.1f to %.1f over its rows' processes), "
+               "timed around each pair; 'x ref' = ns/call / reference, pair by pair: the "
+               "figure that holds when this machine's speed changes\n", r->runtime, r->ref,
+               sm.median, lo, hi);
     }
     if (!res->counted)
         printf("syscalls not counted: %s\n", res->count_why);

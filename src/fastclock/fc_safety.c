@@ -181,10 +181,44 @@ void fc_sample_pair(uint64_t (*read)(void), fc_clock_fn clock, clockid_t id, int
     }
 }
 
+/* One pair taken on one CPU: the counter (midpoint of the pair), the kernel's ns minus the
+ * counter's ns since t_ref (constant while the CPUs agree and mult is exact), the pair's
+ * width in ns.  False if this thread could not be moved there. */
+struct cpu_pair {
+    uint64_t ticks;
+    int64_t offset;
+    uint64_t width_ns;
+};
+
+static bool pair_on(int cpu, uint64_t (*read)(void), fc_clock_fn clock, uint64_t mult,
+                    uint64_t *t_ref, struct cpu_pair *p)
+{
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0)
+        return false;
+    uint64_t t, k, w;
+    fc_sample_pair(read, clock, CLOCK_MONOTONIC, 3, &t, &k, &w);
+    if (!*t_ref)
+        *t_ref = t;
+    p->ticks = t;
+    p->offset = t >= *t_ref ? (int64_t)k - (int64_t)fc_ticks_to_ns(t - *t_ref, mult)
+                            : (int64_t)k + (int64_t)fc_ticks_to_ns(*t_ref - t, mult);
+    p->width_ns = w == UINT64_MAX ? UINT64_MAX : fc_ticks_to_ns(w, mult);
+    return true;
+}
+
+/* Each CPU is compared with the first one sampled just before and just after it, and
+ * against the first one's offset interpolated to its moment.  mult is the first rate
+ * estimate, off by up to a few hundred ppm; on a busy machine the moves between CPUs take
+ * milliseconds, and 200 ppm over 15 ms is 3 us of apparent disagreement between CPUs that
+ * agree exactly.  That error grows linearly with the counter, so interpolating between
+ * the two reference pairs cancels it; what remains is the CPUs' own difference. */
 bool fc_check_cross_cpu(uint64_t (*read)(void), fc_clock_fn clock, uint64_t mult, char *why,
                         size_t len)
 {
-    cpu_set_t saved, one;
+    cpu_set_t saved;
     if (sched_getaffinity(0, sizeof saved, &saved) != 0)
         return true; /* cannot move: nothing to compare (documented) */
     int cpus[8], n = 0, total = CPU_COUNT(&saved);
@@ -198,37 +232,49 @@ bool fc_check_cross_cpu(uint64_t (*read)(void), fc_clock_fn clock, uint64_t mult
     }
     if (n < 2)
         return true;
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    uint64_t worst_width = 0, t_ref = 0;
+    uint64_t t_ref = 0;
+    struct cpu_pair before, after, other;
     bool ok = true;
-    for (int i = 0; i < n; i++) {
-        CPU_ZERO(&one);
-        CPU_SET(cpus[i], &one);
-        if (sched_setaffinity(0, sizeof one, &one) != 0)
-            continue;
-        uint64_t t, k, w;
-        fc_sample_pair(read, clock, CLOCK_MONOTONIC, 3, &t, &k, &w);
-        if (w == UINT64_MAX) {
-            snprintf(why, len, "the counter went backwards within one CPU (%d)", cpus[i]);
+    if (!pair_on(cpus[0], read, clock, mult, &t_ref, &before)) {
+        sched_setaffinity(0, sizeof saved, &saved);
+        return true;
+    }
+    for (int i = 1; i < n && ok; i++) {
+        if (!pair_on(cpus[i], read, clock, mult, &t_ref, &other))
+            continue; /* offline since the mask was read */
+        if (!pair_on(cpus[0], read, clock, mult, &t_ref, &after))
+            break;
+        const struct cpu_pair *p[3] = {&before, &other, &after};
+        int bad = -1;
+        for (int k = 0; k < 3; k++)
+            if (p[k]->width_ns == UINT64_MAX)
+                bad = k;
+        if (bad >= 0) {
+            snprintf(why, len, "the counter went backwards within one CPU (%d)",
+                     bad == 1 ? cpus[i] : cpus[0]);
             ok = false;
             break;
         }
-        if (!t_ref)
-            t_ref = t;
-        /* kernel ns minus the counter's ns since t_ref: constant if the CPUs agree. */
-        int64_t d = (int64_t)k - (int64_t)fc_ticks_to_ns(t - t_ref, mult);
-        if (t < t_ref)
-            d = (int64_t)k + (int64_t)fc_ticks_to_ns(t_ref - t, mult);
-        lo = d < lo ? d : lo;
-        hi = d > hi ? d : hi;
-        uint64_t wns = fc_ticks_to_ns(w, mult);
-        worst_width = wns > worst_width ? wns : worst_width;
+        /* The reference's offset at the other CPU's moment.  A counter that did not move
+         * forward across the three pairs (different CPUs' counters far apart) makes the
+         * span zero or negative: then compare with the nearer pair. */
+        double expected = (double)before.offset;
+        if (after.ticks > before.ticks && other.ticks >= before.ticks && other.ticks <= after.ticks)
+            expected += (double)(after.offset - before.offset) *
+                        ((double)(other.ticks - before.ticks) / (double)(after.ticks - before.ticks));
+        double gap = (double)other.offset - expected;
+        uint64_t widest = before.width_ns;
+        widest = other.width_ns > widest ? other.width_ns : widest;
+        widest = after.width_ns > widest ? after.width_ns : widest;
+        if ((gap < 0 ? -gap : gap) > (double)(widest + 1000)) {
+            snprintf(why, len,
+                     "counters disagree across CPUs by %.0f ns (CPU %d against CPU %d, pairs "
+                     "within %llu ns)",
+                     gap < 0 ? -gap : gap, cpus[i], cpus[0], (unsigned long long)widest);
+            ok = false;
+        }
+        before = after;
     }
     sched_setaffinity(0, sizeof saved, &saved);
-    if (ok && hi > lo && (uint64_t)(hi - lo) > worst_width + 1000) {
-        snprintf(why, len, "counters disagree across CPUs by %lld ns (pairs within %llu ns)",
-                 (long long)(hi - lo), (unsigned long long)worst_width);
-        ok = false;
-    }
     return ok;
 }

@@ -53,8 +53,9 @@ bool fc_check_constant_rate(bool (*constant)(char *, size_t), int (*invariant)(v
 bool fc_check_read_cost(uint64_t (*read)(void), fc_clock_fn clock, char *why, size_t len);
 
 /* A short cross-CPU check: on up to 8 CPUs of the affinity mask, pairs (counter, kernel
- * CLOCK_MONOTONIC) read on that CPU must agree, through the rate `mult`, within the pairs'
- * own uncertainty plus 1 us.  Moves the calling thread and restores its affinity. */
+ * CLOCK_MONOTONIC) read on that CPU must agree, through the rate `mult`, with the first
+ * CPU's pairs read just before and after it (interpolated: the error of `mult` cancels),
+ * within the pairs' own uncertainty plus 1 us.  Moves the calling thread and restores its affinity. */
 bool fc_check_cross_cpu(uint64_t (*read)(void), fc_clock_fn clock, uint64_t mult, char *why,
                         size_t len);
 

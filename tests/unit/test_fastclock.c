@@ -1087,3 +1087,60 @@ TEST(fastclock_invariance_override_flips_only_the_not_invariant_verdict)
     else
         unsetenv(FC_ASSUME_INVARIANT_ENV);
 }
+
+/* The cross-CPU check on a fake counter: CLOCK_MONOTONIC's ns as ticks, plus an offset on
+ * every CPU but the first, and a pause before every pair (a busy machine's preemption
+ * between moves) so that a rate estimate off by 1000 ppm drifts 3 us between pairs. */
+static int64_t cross_offset_ns;
+static int cross_first_cpu = -1;
+static unsigned cross_reads;
+
+static uint64_t cross_fake_read(void)
+{
+    /* fc_sample_pair reads twice per try, 3 tries: pause before each pair's first read,
+     * never inside a pair (that would widen its own uncertainty instead). */
+    if (cross_reads++ % 6 == 0) {
+        struct timespec pause = {0, 3 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    return sched_getcpu() == cross_first_cpu ? ns : ns + (uint64_t)cross_offset_ns;
+}
+
+static bool cross_check(int64_t offset_ns, double rate_error, char *why, size_t len)
+{
+    cpu_set_t mask;
+    if (sched_getaffinity(0, sizeof mask, &mask) != 0)
+        return false;
+    cross_first_cpu = -1;
+    for (int c = 0; c < CPU_SETSIZE && cross_first_cpu < 0; c++)
+        if (CPU_ISSET(c, &mask))
+            cross_first_cpu = c;
+    cross_offset_ns = offset_ns;
+    cross_reads = 0;
+    uint64_t mult = (uint64_t)((double)(1ull << FC_SHIFT) * (1.0 + rate_error));
+    why[0] = '\0';
+    return fc_check_cross_cpu(cross_fake_read, clock_gettime, mult, why, len);
+}
+
+TEST(fastclock_cross_cpu_check_tells_a_wrong_rate_from_cpus_that_disagree)
+{
+    cpu_set_t mask;
+    CHECK(sched_getaffinity(0, sizeof mask, &mask) == 0);
+    if (CPU_COUNT(&mask) < 2)
+        SKIP("needs two CPUs in the affinity mask");
+    char why[200];
+    /* CPUs that agree, read through a rate 1000 ppm off with 3 ms between pairs: agree. */
+    CHECK(cross_check(0, 1e-3, why, sizeof why));
+    CHECK(cross_check(0, -1e-3, why, sizeof why));
+    /* 50 us apart, with and without the wrong rate: refused, and the message names it. */
+    CHECK(!cross_check(50000, 0, why, sizeof why));
+    CHECK(strstr(why, "counters disagree across CPUs by") != NULL);
+    CHECK(!cross_check(-50000, 1e-3, why, sizeof why));
+    CHECK(strstr(why, "against CPU") != NULL);
+    /* The affinity is given back. */
+    cpu_set_t after;
+    CHECK(sched_getaffinity(0, sizeof after, &after) == 0 && CPU_EQUAL(&mask, &after));
+}

@@ -142,6 +142,7 @@ def test_realtime_step_reaches_the_served_program_at_once(guest):
     wake-up give the old time: docs/run.md.)"""
     steps = [line.split() for line in guest["lines"] if line.startswith("step musl step ")]
     assert "step musl end steps 2 of 2" in guest["lines"], guest["stdout"]
+    assert not [line for line in guest["lines"] if line.startswith("step musl FAIL")], guest["stdout"]
     assert len(steps) == 2, guest["stdout"]
     for f, sign in zip(steps, (1, -1)):
         kv = dict(zip(f[4::2], map(int, f[5::2])))

@@ -19,6 +19,7 @@ cd "$(dirname "$0")/.."
 out=${1:-build/bench-vm-served}
 samples=${2:-15}
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
 go=$(command -v go || echo /usr/local/go/bin/go)
 cc -O2 -static -o "$out/serve_compare" tests/progs/serve_compare.c
 cc -O2 -static -o "$out/clock_probe_glibc" tests/progs/clock_probe.c

@@ -135,19 +135,7 @@ static bool run_prog(char *const argv[], bool count, void (*ready)(void), struct
                 continue;
             break;
         }
-        /* Output first: a line written before a syscall is counted before it. */
-        if (p[0].revents) {
-            out_open = drain(out[0], r->out, &r->outlen, &lines);
-            if (ready && !was_ready && strstr(r->out, "ready\n")) {
-                was_ready = true;
-                ready();
-            }
-            continue;
-        }
-        if (p[1].revents) {
-            err_open = drain(err[0], r->err, &r->errlen, NULL);
-            continue;
-        }
+        /* The listener first: the probe sends it before it writes a line or reads a clock. */
         if (p[3].revents) { /* the probe's listener, or the end of every holder of the socket */
             waiting = false;
             char cbuf[CMSG_SPACE(sizeof(int))], one;
@@ -159,6 +147,19 @@ static bool run_prog(char *const argv[], bool count, void (*ready)(void), struct
                 cm->cmsg_type == SCM_RIGHTS)
                 memcpy(&listener, CMSG_DATA(cm), sizeof listener);
             r->counted = listener >= 0;
+            continue;
+        }
+        /* Output first: a line written before a syscall is counted before it. */
+        if (p[0].revents) {
+            out_open = drain(out[0], r->out, &r->outlen, &lines);
+            if (ready && !was_ready && strstr(r->out, "ready\n")) {
+                was_ready = true;
+                ready();
+            }
+            continue;
+        }
+        if (p[1].revents) {
+            err_open = drain(err[0], r->err, &r->errlen, NULL);
             continue;
         }
         if (p[2].revents & POLLIN) {
@@ -177,8 +178,6 @@ static bool run_prog(char *const argv[], bool count, void (*ready)(void), struct
             listener = -1;
         }
     }
-    /* The helper may still be reading the clock after the program's output ended: answer
-     * its notifications until the program is reaped (stderr's end came after it anyway). */
     int st;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
@@ -261,7 +260,7 @@ static void measure(const char *kind, const char *name, const char *path, const 
             printf("FAIL count %s %s: the probe sent no listener: %.300s\n", name, how, r.err);
         /* line i a mark: its calls are counted once i + 1 lines were out */
         int i = 0;
-        for (const char *p = r.out; *p && i < MAX_LINES; i++) {
+        for (const char *p = r.out; r.counted && *p && i < MAX_LINES; i++) {
             const char *e = strchr(p, '\n');
             if (!e)
                 break;

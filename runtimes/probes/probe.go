@@ -131,6 +131,17 @@ func countMe(fd int) error {
 	}
 	f = append(f, syscall.SockFilter{Code: ret, K: allow}, syscall.SockFilter{Code: ret, K: notify})
 	prog := syscall.SockFprog{Len: uint16(len(f)), Filter: &f[0]}
+	// The message that carries the listener, built before the filter exists: from the filter
+	// on until the listener is out, a time syscall on any thread waits for a counter that
+	// does not have it yet, so nothing in between may enter Go's scheduler (syscall.Sendmsg
+	// does, and the scheduler reads the clock): raw syscalls only.
+	one := []byte{1}
+	oob := syscall.UnixRights(0)
+	iov := syscall.Iovec{Base: &one[0]}
+	iov.SetLen(1)
+	msg := syscall.Msghdr{Iov: &iov, Control: &oob[0]}
+	msg.Iovlen = 1
+	msg.SetControllen(len(oob))
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, 38 /* PR_SET_NO_NEW_PRIVS */, 1, 0); e != 0 {
@@ -141,10 +152,15 @@ func countMe(fd int) error {
 	if e != 0 {
 		return e
 	}
-	err := syscall.Sendmsg(fd, []byte{1}, syscall.UnixRights(int(l)), nil, 0)
-	syscall.Close(int(l))
-	syscall.Close(fd)
-	return err
+	// the listener into the SCM_RIGHTS message's data, after its header
+	*(*int32)(unsafe.Pointer(&oob[syscall.CmsgLen(0)])) = int32(l)
+	_, _, e = syscall.RawSyscall(syscall.SYS_SENDMSG, uintptr(fd), uintptr(unsafe.Pointer(&msg)), 0)
+	syscall.RawSyscall(syscall.SYS_CLOSE, l, 0, 0)
+	syscall.RawSyscall(syscall.SYS_CLOSE, uintptr(fd), 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
 }
 
 func join(v []int64) string {

@@ -117,6 +117,9 @@ static bool run_prog(char *const argv[], bool count, void (*ready)(void), struct
         if (count) { /* the socket at fd 3, without close-on-exec: the probe sends on it */
             dup2(sv[1], 3);
             setenv("CLOCKSCOPE_PROBE_COUNT_FD", "3", 1);
+            /* Go: no asynchronous preemption in the few instructions between the probe's
+             * filter and its sending of the listener (runtimes/probes/probe.go, countMe) */
+            setenv("GODEBUG", "asyncpreemptoff=1", 1);
         }
         execv(argv[0], argv);
         _exit(127);

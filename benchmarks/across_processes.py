@@ -3,11 +3,14 @@
 """Issue 29's acceptance: do clockscope's figures hold from one run to the next?
 
     python3 benchmarks/across_processes.py [--clockscope build/clockscope] [--runs 8]
-                                           [--budgets]
+                                           [--budgets] [--only python|bench|budgets]
 
 Runs, RUNS times each, back to back:
-  clockscope runtimes --only python --no-count --json   -> time.time()'s ns_per_call
-  clockscope bench --only libc.clock_gettime.monotonic --json -> ns_per_call.median
+  clockscope runtimes --only python --no-count --json   -> time.time()'s ns_per_call (and,
+      where the binary has the reference: its ratio to the reference, the reference's range
+      over the run's processes and what the run said)
+  clockscope bench --only libc.clock_gettime.monotonic --json -> ns_per_call.median (and
+      its ratio to the counter read timed after each sample, the same way)
 and prints every run's figure, the max/min ratio of each (the issue asks within 1.15 for
 Python's time.time() and within 1.05 for libc's clock_gettime(MONOTONIC), over four runs;
 eight are taken), and each run's wall time.  With --budgets, it also times three runs of
@@ -29,9 +32,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def probes_of(cs):
+    """The probe sources of the tree the binary was built in (BIN's ../../runtimes/probes):
+    a binary from before the reference cannot read the probe of after it."""
+    mine = Path(cs).resolve().parent.parent / "runtimes" / "probes"
+    return str(mine if mine.is_dir() else ROOT / "runtimes" / "probes")
+
+
 def run_json(cmd):
     t0 = time.monotonic()
-    env = dict(os.environ, CLOCKSCOPE_PROBES=str(ROOT / "runtimes" / "probes"))
+    env = dict(os.environ, CLOCKSCOPE_PROBES=probes_of(cmd[0]))
     out = subprocess.run(cmd, capture_output=True, text=True, env=env)
     wall = time.monotonic() - t0
     if out.returncode not in (0, 1):
@@ -40,25 +50,54 @@ def run_json(cmd):
 
 
 def python_time_time(cs):
+    """time.time()'s ns_per_call, and beside it (binaries with issue 29's reference) its
+    ratio to the reference timed in the same processes, the reference's range over the
+    run's processes, and what the run said."""
     doc, wall = run_json([cs, "runtimes", "--only", "python", "--no-count", "--json"])
     row = next(r for r in doc["results"] if r.get("api") == "time.time")
-    return row["ns_per_call"], wall
+    ref = row.get("reference")
+    extra = None
+    if ref:
+        extra = {"relative": ref["relative"], "ref": (ref["min_ns"], ref["max_ns"]),
+                 "verdict": row.get("verdict")}
+    return row["ns_per_call"], wall, extra
 
 
 def libc_monotonic(cs):
     doc, wall = run_json([cs, "bench", "--only", "libc.clock_gettime.monotonic", "--json"])
-    return doc["results"][0]["ns_per_call"]["median"], wall
+    r = doc["results"][0]
+    ref = r.get("reference")
+    extra = None
+    if ref:
+        extra = {"relative": ref["relative"], "ref": (ref["min_ns"], ref["max_ns"]),
+                 "verdict": r.get("verdict")}
+    return r["ns_per_call"]["median"], wall, extra
+
+
+def max_min(v):
+    return max(v) / min(v) if min(v) > 0 else float("inf")
 
 
 def series(name, fn, cs, runs):
-    figs = []
+    figs, rels = [], []
     for i in range(runs):
-        v, wall = fn(cs)
+        v, wall, extra = fn(cs)
         figs.append(v)
-        print(f"  {name} run {i + 1}: {v:7.1f} ns   ({wall:.1f} s)", flush=True)
-    ratio = max(figs) / min(figs) if min(figs) > 0 else float("inf")
-    print(f"  {name}: " + " ".join(f"{v:.1f}" for v in figs) + f"  max/min {ratio:.3f}\n",
+        line = f"  {name} run {i + 1}: {v:7.1f} ns   ({wall:.1f} s)"
+        if extra:
+            rels.append(extra["relative"])
+            line += (f"  x ref {extra['relative']:.3f}  (reference {extra['ref'][0]:.1f} to "
+                     f"{extra['ref'][1]:.1f} ns)")
+            if extra["verdict"]:
+                line += f"\n      says: {extra['verdict']}"
+        print(line, flush=True)
+    ratio = max_min(figs)
+    print(f"  {name}: " + " ".join(f"{v:.1f}" for v in figs) + f"  max/min {ratio:.3f}",
           flush=True)
+    if rels:
+        print(f"  {name} relative to the reference: " + " ".join(f"{v:.3f}" for v in rels) +
+              f"  max/min {max_min(rels):.3f}", flush=True)
+    print(flush=True)
     return ratio
 
 
@@ -66,7 +105,7 @@ def budget(cs, args):
     """Wall time and CPU time (user + system, the command and its children): on a shared
     machine the wall time also counts the time others held the CPUs; the CPU time is what
     the command itself spent, close to its wall time on an idle machine."""
-    env = dict(os.environ, CLOCKSCOPE_PROBES=str(ROOT / "runtimes" / "probes"))
+    env = dict(os.environ, CLOCKSCOPE_PROBES=probes_of(cs))
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     subprocess.run([cs] + args, capture_output=True, env=env)
@@ -81,12 +120,16 @@ def main():
     ap.add_argument("--clockscope", default=str(ROOT / "build" / "clockscope"))
     ap.add_argument("--runs", type=int, default=8)
     ap.add_argument("--budgets", action="store_true")
+    ap.add_argument("--only", choices=("python", "bench", "budgets"),
+                    help="one of the two series, or only the budgets (implies --budgets)")
     a = ap.parse_args()
     cs = a.clockscope
     print(f"{cs}; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs", flush=True)
-    series("python time.time()", python_time_time, cs, a.runs)
-    series("libc.clock_gettime.monotonic", libc_monotonic, cs, a.runs)
-    if a.budgets:
+    if a.only in (None, "python"):
+        series("python time.time()", python_time_time, cs, a.runs)
+    if a.only in (None, "bench"):
+        series("libc.clock_gettime.monotonic", libc_monotonic, cs, a.runs)
+    if a.budgets or a.only == "budgets":
         for args in (["bench"], ["runtimes"], ["ladder", "--quick"]):
             runs = [budget(cs, args) for _ in range(3)]
             wall = statistics.median(r[0] for r in runs)

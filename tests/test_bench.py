@@ -155,6 +155,37 @@ def test_figures_are_the_median_over_worker_processes(clockscope):
     assert doc["config"]["processes"] == 3
 
 
+def test_a_counter_reference_is_timed_beside_each_figure(clockscope):
+    """Issue 29: each worker times the first ordered counter read after every sample; the
+    JSON gives each process's reference and ratio and their summary, the table the ratio
+    ('x ref').  Nothing timed is asserted beyond a factor of two: the machine may be busy."""
+    doc = bench_json(clockscope, "--quick", "--processes", "3", "--only",
+                     "libc.clock_gettime.monotonic")
+    (r,) = doc["results"]
+    ref = r["reference"]
+    if ref is None:
+        pytest.skip("no ordered counter read here (bench --list: counter.*)")
+    listed = bench_json(clockscope, "--list", "--only", ref["method"])["methods"]
+    assert ref["method"].startswith("counter.") and listed[0]["available"]
+    for p in r["processes"]:
+        assert p["reference_ns"] > 0
+        assert 0.5 < p["relative"] / (p["ns_per_call_median"] / p["reference_ns"]) < 2
+    assert ref["min_ns"] <= ref["ns"] <= ref["max_ns"]
+    assert ref["relative_min"] <= ref["relative"] <= ref["relative_max"]
+    assert ref["machine_speed_changed"] == (ref["max_ns"] >= 1.03 * ref["min_ns"])
+    assert (r["verdict"] is None) == (not ref["machine_speed_changed"] and
+                                      not r["across_processes"]["bimodal"])
+    out = run([clockscope, "bench", "--quick", "--processes", "1", "--only",
+               "libc.clock_gettime.monotonic"]).stdout
+    assert " x ref " in out
+    row = next(l for l in out.splitlines() if l.startswith("libc.clock_gettime.monotonic"))
+    assert float(row.split()[-2]) > 0            # the ratio, beside the path
+    # with threads there is no reference (the engine times it single-threaded only)
+    doc = bench_json(clockscope, "--quick", "--threads", "2", "--only",
+                     "libc.clock_gettime.monotonic")
+    assert doc["results"][0]["reference"] is None
+
+
 def test_the_answer_comes_first(clockscope):
     """Issue 27: one answer line before the table, from the figures the table shows."""
     import re

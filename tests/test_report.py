@@ -112,6 +112,28 @@ def test_ratios_by_hand(capsys, pair):
     assert rows[("base", MONO)]["ratio"] == ""  # the baseline is not compared with itself
 
 
+def test_an_unstable_bench_figure_is_marked(capsys, tmp_path):
+    """Issue 29: a bench figure whose reference moved during its run (the machine's speed
+    changed), or whose processes split in two levels, is marked as a noisy one is."""
+    def unstable(res, moved=False, bimodal=False):
+        res["reference"] = {"method": "counter.lfence_rdtsc", "ns": 18.4, "min_ns": 18.4,
+                            "max_ns": 19.7 if moved else 18.41, "relative": 1.2,
+                            "relative_min": 1.2, "relative_max": 1.21,
+                            "machine_speed_changed": moved}
+        res["across_processes"] = {"count": 5, "bimodal": bimodal}
+        return res
+    base = bundle("base", [unstable(bench_result(MONO, 22.2, 22.1, 22.4)),
+                           unstable(bench_result("libc.time", 5, 4.9, 5.1), bimodal=True)])
+    slow = bundle("slow", [unstable(bench_result(MONO, 23.5, 23.4, 23.6), moved=True),
+                           bench_result("libc.time", 5, 4.9, 5.1)])
+    code, out, err = report(capsys, write(tmp_path, "base.json", base),
+                            write(tmp_path, "slow.json", slow), "--csv")
+    assert code == 0, err
+    rows = {(r["machine"], r["measure"]): r for r in csv.DictReader(io.StringIO(out))}
+    assert rows[("slow", MONO)]["noisy"] == "1" and rows[("base", MONO)]["noisy"] == "0"
+    assert rows[("base", "libc.time")]["noisy"] == "1" and rows[("slow", "libc.time")]["noisy"] == "0"
+
+
 def test_markdown_table_and_explanation(capsys, pair):
     code, out, err = report(capsys, *pair, "--markdown")
     assert code == 0, err

@@ -321,6 +321,96 @@ def test_figures_across_processes_each_with_its_own_hash_seed(clockscope, tmp_pa
     assert py["across_processes"]["bimodal"] is False
 
 
+def test_a_reference_says_whether_the_machine_or_the_processes_moved(clockscope, tmp_path):
+    """Issue 29: a probe's reference (its `ref` line, timed around each pair) says whether a
+    split between processes is the machine's speed (the reference moved with it: "unstable",
+    and the ratio to the reference is the figure that holds) or the processes' own (the
+    reference steady); the JSON keeps each process's reference and ratio; the report shows
+    the ratio and the range over processes."""
+    state = tmp_path / "runs"
+    env = {"FAKE_RUNTIME": "machine", "FAKE_STATE": str(state)}
+    proc, doc = runtimes(clockscope, "--only", "python", "--python", FAKE, env=env)
+    assert proc.returncode == 0, proc.stderr
+    (py,) = rows(doc, "python")
+    assert [p["reference_ns"] for p in py["processes"]] == pytest.approx([12.5, 21.875] * 2 + [12.5])
+    assert [p["relative"] for p in py["processes"]] == pytest.approx([3.2] * 5)
+    ref = py["reference"]
+    assert ref["loop_of"] == "abs(-1)" and ref["machine_speed_changed"] is True
+    assert ref["relative"] == pytest.approx(3.2)
+    assert (ref["min_ns"], ref["max_ns"], ref["ns"]) == pytest.approx((12.5, 21.875, 12.5))
+    says = ("unstable: this machine's speed changed during the run (reference abs(-1) 12.5 to "
+            "21.9 ns); the figure that holds is 3.20x the reference; the levels 40.0 / 70.0 ns "
+            "(3 and 2 of 5 processes)")
+    assert py["verdict"] == says
+    state.unlink()
+    text = run([clockscope, "runtimes", "--only", "python", "--python", FAKE],
+               env=dict(os.environ, **env)).stdout
+    assert "^ " + says in text
+    assert "reference of python: a loop of abs(-1), 12.5 ns (12.5 to 21.9 over its rows' processes)" in text
+    # the report: the range over processes, the ratio, the verdict
+    a = tmp_path / "machine.json"
+    a.write_text(json.dumps(doc))
+    rep = run([clockscope, "report", a, "--markdown"], timeout=120)
+    assert rep.returncode == 0, rep.stderr
+    line = next(l for l in rep.stdout.split("## Language runtimes", 1)[1].splitlines()
+                if l.startswith("| python | time.time"))
+    assert "40.0–70.0 ns over 5 processes" in line and "3.20x the reference" in line
+    assert "unstable: the machine's speed changed" in line
+    # the reference steady: not the machine's speed as the reference sees it
+    state.unlink()
+    env["FAKE_RUNTIME"] = "layout"
+    proc, doc = runtimes(clockscope, "--only", "python", "--python", FAKE, env=env)
+    (py,) = rows(doc, "python")
+    assert py["reference"]["machine_speed_changed"] is False
+    assert py["verdict"] == ("bimodal across processes: 40.0 / 70.0 ns (3 and 2 of 5 processes) "
+                             "with the reference steady (abs(-1) 12.5 ns): not a change of speed "
+                             "the reference sees; neither level is the figure")
+    # no reference (a probe without `ref` lines): null, and the bimodal sentence alone
+    state.unlink()
+    env["FAKE_RUNTIME"] = "levels"
+    proc, doc = runtimes(clockscope, "--only", "python", "--python", FAKE, env=env)
+    (py,) = rows(doc, "python")
+    assert py["reference"] is None and py["processes"][0]["relative"] is None
+    assert py["verdict"].endswith("(3 and 2 of 5 processes): neither level is the figure")
+
+
+def test_python_probe_retakes_a_switched_out_triple(monkeypatch):
+    """The Python probe retakes a triple (API, harness, reference) during which its process
+    was switched out, at most RETAKE times the pairs asked, and short of clean ones fills
+    the rest with the last switched ones (runtimes/probes/probe.py, triples())."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("probe", ROOT / "runtimes/probes/probe.py")
+    probe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probe)
+    clock = iter(range(10**6))
+    monkeypatch.setattr(probe, "run", lambda loop, n: next(clock))
+    def switched(pattern):
+        # one switches() before and one after each triple: the count moves when switched
+        seq = []
+        total = 0
+        for was in pattern:
+            seq.append(total)
+            total += was
+            seq.append(total)
+        it = iter(seq)
+        monkeypatch.setattr(probe, "switches", lambda: next(it))
+    # triples 0 and 2 switched out: retaken; 1, 3, 4 clean are the three kept (each run
+    # of a triple: reference, API, harness, reference: four values of the clock; the
+    # reference kept is the faster of its two)
+    switched([1, 0, 1, 0, 0])
+    got = probe.triples(None, 1, None, None, 1, 3)
+    assert [t[0] for t in got] == [5, 13, 17] and [t[2] for t in got] == [4, 12, 16]
+    # never clean: RETAKE * pairs tries, the last ones kept
+    switched([1] * (3 * probe.RETAKE))
+    got = probe.triples(None, 1, None, None, 1, 3)
+    assert len(got) == 3 and got[-1][0] == next(clock) - 3 and probe.RETAKE >= 2
+    # one clean among them: it, then the last switched ones
+    switched([1, 1, 0] + [1] * (3 * probe.RETAKE - 3))
+    start = next(clock) + 1
+    got = probe.triples(None, 1, None, None, 1, 3)
+    assert got[0][0] == start + 9 and len(got) == 3
+
+
 @pytest.mark.parametrize("home,says", [
     ("file", "cannot create {home}/.cache: Not a directory"),
     ("unset", "HOME and XDG_CACHE_HOME unset"),

@@ -38,8 +38,17 @@ def read(doc: dict, m: Machine) -> None:
             why = string(r.get("error"), what + ".error")
         else:
             cost = stat(r.get("ns_per_call"), what + ".ns_per_call")
+        # (bench/1.4, issue 29) a figure from a run whose reference moved (the machine's
+        # speed changed) or whose processes split in two levels is no level to compare:
+        # marked as a noisy one is
+        ref = r.get("reference")
+        unstable = ref is not None and boolean(obj(ref, what + ".reference").get("machine_speed_changed"),
+                                               what + ".reference.machine_speed_changed")
+        across = r.get("across_processes")
+        unstable |= across is not None and boolean(obj(across, what + ".across_processes").get("bimodal"),
+                                                   what + ".across_processes.bimodal")
         m.measures[rid] = Measure(rid, label, cost, num(r.get("calls_per_sec"), what + ".calls_per_sec"),
-                                  boolean(r.get("noisy"), what + ".noisy"), why)
+                                  boolean(r.get("noisy"), what + ".noisy") or unstable, why)
 
 
 PART = Part("bench", 1, read, expected=True, charts=(charts.cost_chart, charts.ratio_chart))

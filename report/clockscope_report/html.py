@@ -179,7 +179,9 @@ def render(rep: Report, charts: List[Chart]) -> str:
                        ("<div class=\"muted\">" + "<br>".join(escape(d) for d in e.details) + "</div>"
                         if e.details else "") + "</li>")
         out.append("</ul>")
-    out.append('<p class="muted">(noisy): the samples\' spread exceeded bench\'s noise limit; '
+    out.append('<p class="muted">(noisy): the samples\' spread exceeded bench\'s noise limit, '
+               "or the run said its machine's speed changed or its processes split in two "
+               'levels; '
                "— not measured on that machine.</p>")
     out += part_sections(rep, "html")
     if charts:

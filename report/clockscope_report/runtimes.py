@@ -32,6 +32,13 @@ class RuntimeRow:
     harness_bound: bool
     enters_kernel: Optional[bool]
     syscalls_per_call: Optional[float]
+    # issue 29: the range over the probe's processes, the ratio to the reference timed
+    # beside the figure, and whether the reference (the machine's speed) moved
+    proc_min: Optional[float] = None
+    proc_max: Optional[float] = None
+    nproc: Optional[int] = None
+    relative: Optional[float] = None
+    speed_changed: bool = False
 
 
 def of(m) -> List[RuntimeRow]:
@@ -71,6 +78,19 @@ def read(doc: dict, m) -> None:
         rows.append(row)
         if not available:
             continue
+        procs = r.get("processes")
+        if procs is not None:
+            figs = [num(obj(p, f"{what}.processes[{k}]").get("ns_per_call"),
+                        f"{what}.processes[{k}].ns_per_call", optional=False)
+                    for k, p in enumerate(lst(procs, what + ".processes"))]
+            if figs:
+                row.proc_min, row.proc_max, row.nproc = min(figs), max(figs), len(figs)
+        ref = r.get("reference")
+        if ref is not None:
+            ref = obj(ref, what + ".reference")
+            row.relative = num(ref.get("relative"), what + ".reference.relative")
+            row.speed_changed = boolean(ref.get("machine_speed_changed"),
+                                        what + ".reference.machine_speed_changed")
         # For the comparison table: the figure as timed, with its harness (analysis._net
         # subtracts it again and refuses a harness-bound figure).
         p10 = num(r.get("p10_ns"), what + ".p10_ns")
@@ -104,8 +124,25 @@ def _cell(r: Optional[RuntimeRow]) -> str:
         return "—"
     kernel = {True: ", syscall", False: "", None: ""}[r.enters_kernel]
     if r.harness_bound:
-        return f"{fmt_ns(r.ns_per_call)}? (harness {fmt_ns(r.harness_ns)}){kernel}"
-    return f"{fmt_ns(r.ns_per_call)} (+{fmt_ns(r.harness_ns)}){kernel}"
+        return f"{fmt_ns(r.ns_per_call)}? (harness {fmt_ns(r.harness_ns)}){kernel}{_across(r)}"
+    return f"{fmt_ns(r.ns_per_call)} (+{fmt_ns(r.harness_ns)}){kernel}{_across(r)}"
+
+
+def _across(r: RuntimeRow) -> str:
+    """Issue 29: the range over the processes where they disagree by 10% or more, the
+    ratio to the reference, and "unstable" where the reference moved: a figure from a
+    run whose machine changed speed is not a level to compare."""
+    out = []
+    if r.nproc and r.nproc > 1 and r.proc_min and r.proc_max >= 1.1 * r.proc_min:
+        lo, hi = fmt_ns(r.proc_min), fmt_ns(r.proc_max)
+        if lo.endswith(" ns") and hi.endswith(" ns"):
+            lo = lo[:-3]
+        out.append(f"{lo}–{hi} over {r.nproc} processes")
+    if r.relative is not None:
+        out.append(f"{r.relative:.2f}x the reference")
+    if r.speed_changed:
+        out.append("unstable: the machine's speed changed")
+    return f" [{'; '.join(out)}]" if out else ""
 
 
 def _missing(rep) -> List[str]:
@@ -147,7 +184,10 @@ LEGEND = ("Clock cost net of the harness, (+ the harness: the same loop calling 
           "that does nothing); \"syscall\": it entered the kernel there (counted); \"?\": the "
           "harness is 80% or more of the figure, which then measures the call, not the clock. "
           "Path: libc (`clockscope run --mode auto` can serve it), vdso-direct (Go: only the "
-          "clocksource fix helps), ffi-libc (through an FFI).")
+          "clocksource fix helps), ffi-libc (through an FFI). In brackets: the range over the "
+          "probe's processes where they disagree, the figure over the reference timed beside "
+          "it (Python: a loop of abs(-1)), and \"unstable\" where that reference moved: the "
+          "machine's speed changed during the run, and only the ratio holds.")
 
 
 def has_runtimes(rep) -> bool:

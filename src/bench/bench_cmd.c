@@ -235,7 +235,8 @@ static void summary_json(struct json *j, const char *key, const struct summary *
 }
 
 static void processes_json(struct json *j, const struct measure_runs *runs,
-                        const struct across *a)
+                           const struct across *a, const struct reference_verdict *v,
+                           const struct method *ref)
 {
     across_json(j, a);
     json_key(j, "processes");
@@ -250,17 +251,45 @@ static void processes_json(struct json *j, const struct measure_runs *runs,
             json_kv_double(j, "spread", p->ns_per_call.spread);
             json_kv_double(j, "loop_ns_per_call", p->loop_ns_per_call);
             json_kv_uint(j, "samples", p->samples);
+            if (p->has_ref) {
+                json_kv_double(j, "reference_ns", p->ref_ns);
+                json_kv_double(j, "relative", p->relative);
+            } else {
+                json_kv_null(j, "reference_ns");
+                json_kv_null(j, "relative");
+            }
         } else {
             json_kv_string(j, "error", p->error);
         }
         json_end_object(j);
     }
     json_end_array(j);
+    /* The reference beside the figure (measure/reference.h), or null; what the run says. */
+    json_key(j, "reference");
+    if (v && v->n > 0 && ref) {
+        json_begin_object(j);
+        json_kv_string(j, "method", ref->id);
+        json_kv_double(j, "ns", v->ref_median);
+        json_kv_double(j, "min_ns", v->ref_min);
+        json_kv_double(j, "max_ns", v->ref_max);
+        json_kv_double(j, "relative", v->relative);
+        json_kv_double(j, "relative_min", v->rel_min);
+        json_kv_double(j, "relative_max", v->rel_max);
+        json_kv_bool(j, "machine_speed_changed", v->moved);
+        json_end_object(j);
+    } else {
+        json_null(j);
+    }
+    char said[400];
+    json_kv_string_or_null(j, "verdict",
+                           reference_sentence(a, v, ref ? ref->id : "", said, sizeof said) > 0
+                               ? said : NULL);
 }
 
 static void result_json(struct json *j, const struct method *m, const struct measurement *r,
                         bool measured, const struct measure_runs *runs,
-                        const struct across *a)
+                        const struct across *a, const struct reference_verdict *v,
+                        const struct method *ref)
 {
     json_begin_object(j);
     json_kv_string(j, "id", m->id);
@@ -293,7 +322,7 @@ static void result_json(struct json *j, const struct method *m, const struct mea
         }
         json_end_array(j);
         if (runs && a)
-            processes_json(j, runs, a);
+            processes_json(j, runs, a, v, ref);
     } else if (measured) {
         json_kv_string(j, "error", r->error);
     }
@@ -314,13 +343,16 @@ static void print_header(const struct sysinfo *si, const struct bench_options *o
     else
         printf("; up to %d samples of >= %.1f ms; empty-loop cost subtracted (column 'loop')\n\n",
                cfg->samples, cfg->sample_target_ns / 1e6);
+    if (cfg->reference)
+        printf("'x ref': ns/call over %s timed after each sample, the figure that holds when "
+               "this machine's speed changes\n\n", cfg->reference->id);
     if (sysinfo_busy(si))
         printf("note: load average %.2f on %d CPUs: other work shares these cores, so figures "
                "may be inflated (samples the\n      thread was preempted in are retaken; "
                "contention below the OS, e.g. a busy SMT sibling, cannot be)\n\n",
                si->loadavg_1m, si->cpus_online);
-    printf("%-40s %10s %11s %7s %6s  %s\n", "id", "ns/call", "calls/s", "spread", "loop",
-           "path");
+    printf("%-40s %10s %11s %7s %6s %6s  %s\n", "id", "ns/call", "calls/s", "spread", "loop",
+           "x ref", "path");
 }
 
 /* Unavailable methods, printed after the table grouped by reason: one line per reason. */
@@ -351,12 +383,24 @@ static void print_unavailable(const struct method_list *ml, const struct bench_o
     }
 }
 
-static void print_row(const struct method *m, const struct measurement *r, const struct across *a)
+/* The 'x ref' cell: the figure over the reference timed beside it, or "-". */
+static const char *ratio_cell(const struct reference_verdict *v)
+{
+    static char buf[16];
+    if (!v || v->n == 0)
+        return "-";
+    snprintf(buf, sizeof buf, "%.3f", v->relative);
+    return buf;
+}
+
+static void print_row(const struct method *m, const struct measurement *r, const struct across *a,
+                      const struct reference_verdict *v, const struct method *ref)
 {
     if (!m->available)
         return; /* listed by print_unavailable */
     if (!r->ok) {
-        printf("%-40s %10s %11s %7s %6s  %s: %s\n", m->id, "-", "-", "-", "-", m->path, r->error);
+        printf("%-40s %10s %11s %7s %6s %6s  %s: %s\n", m->id, "-", "-", "-", "-", "-", m->path,
+               r->error);
         return;
     }
     char rate[32];
@@ -365,14 +409,17 @@ static void print_row(const struct method *m, const struct measurement *r, const
         /* Two levels: neither is the figure (docs/METHODOLOGY.md, "Across processes"). */
         char levels[32];
         snprintf(levels, sizeof levels, "%.1f/%.1f", a->low, a->high);
-        printf("%-40s %10s %11s %6.1f%%%s %6.2f  %s\n", m->id, levels, rate,
-               100 * r->ns_per_call.spread, r->noisy ? "!" : " ", r->loop_ns_per_call, m->path);
-        printf("    bimodal across processes: %.1f / %.1f ns (%zu and %zu of %zu processes)\n",
-               a->low, a->high, a->nlow, a->nhigh, a->n);
-        return;
+        printf("%-40s %10s %11s %6.1f%%%s %6.2f %6s  %s\n", m->id, levels, rate,
+               100 * r->ns_per_call.spread, r->noisy ? "!" : " ", r->loop_ns_per_call,
+               ratio_cell(v), m->path);
+    } else {
+        printf("%-40s %10.1f %11s %6.1f%%%s %6.2f %6s  %s\n", m->id, r->ns_per_call.median, rate,
+               100 * r->ns_per_call.spread, r->noisy ? "!" : " ", r->loop_ns_per_call,
+               ratio_cell(v), m->path);
     }
-    printf("%-40s %10.1f %11s %6.1f%%%s %6.2f  %s\n", m->id, r->ns_per_call.median, rate,
-           100 * r->ns_per_call.spread, r->noisy ? "!" : " ", r->loop_ns_per_call, m->path);
+    char said[400];
+    if (reference_sentence(a, v, ref ? ref->id : "", said, sizeof said) > 0)
+        printf("    %s\n", said);
 }
 
 static int list_methods(const struct method_list *ml, const struct bench_options *o)
@@ -386,7 +433,7 @@ static int list_methods(const struct method_list *ml, const struct bench_options
         json_begin_array(&j);
         for (size_t i = 0; i < ml->count; i++)
             if (selected(o, &ml->m[i]))
-                result_json(&j, &ml->m[i], NULL, false, NULL, NULL);
+                result_json(&j, &ml->m[i], NULL, false, NULL, NULL, NULL, NULL);
         json_end_array(&j);
         json_end_object(&j);
         json_finish(&j);
@@ -535,6 +582,21 @@ static void share_config(struct measure_config *cfg, int nproc)
     cfg->warmup_ns = cfg->warmup_ns / nproc < 1e6 ? 1e6 : cfg->warmup_ns / nproc;
 }
 
+/* The reference timed after each sample (issue 29, measure/reference.h): the first
+ * available ordered counter read (x86: lfence; rdtsc), the work the vDSO's clock reads are
+ * built on, which moves with them when the machine's speed does (docs/METHODOLOGY.md,
+ * "What moved").  Single-threaded runs only (the engine's); NULL where there is none. */
+static const struct method *bench_reference(const struct method_list *ml,
+                                            const struct bench_options *o)
+{
+    if (o->threads != 1)
+        return NULL;
+    for (size_t i = 0; i < ml->count; i++)
+        if (strcmp(ml->m[i].path, "counter") == 0 && ml->m[i].ordered && ml->m[i].available)
+            return &ml->m[i];
+    return NULL;
+}
+
 /* The worker's whole run: every selected method measured, in the protocol on stdout. */
 static int worker_main(const struct method_list *ml, const struct bench_options *o,
                        const struct measure_config *cfg)
@@ -660,6 +722,7 @@ int cmd_bench(int argc, char **argv)
             cfg.warmup_ns = cfg.warmup_ns / n < 1e6 ? 1e6 : cfg.warmup_ns / n;
             worker_budget(&cfg, n);
         }
+        cfg.reference = bench_reference(&ml, &o);
         return worker_main(&ml, &o, &cfg);
     }
     int nproc = processes_for(&o, &cfg);
@@ -715,12 +778,14 @@ int cmd_bench(int argc, char **argv)
         for (size_t i = 0; i < nids; i++)
             runs[i].n = 0;
     }
+    cfg.reference = bench_reference(&ml, &o); /* in this process (--processes 1) */
     struct sysinfo si;
     sysinfo_read(&si);
 
     /* Every figure first (the answer opens the output), then the output. */
     static struct measurement res[METHODS_MAX];
     static struct across acr[METHODS_MAX];
+    static struct reference_verdict refv[METHODS_MAX];
     static const struct method *rowm[METHODS_MAX];
     size_t nrows = 0, done = 0, k = 0;
     /* Tests only: the method named here fails as a measurement can (docs/testing.md). */
@@ -731,8 +796,10 @@ int cmd_bench(int argc, char **argv)
             continue;
         struct measurement *r = &res[nrows];
         struct across *a = &acr[nrows];
+        struct reference_verdict *v = &refv[nrows];
         rowm[nrows++] = m;
         memset(a, 0, sizeof *a);
+        reference_summarize(NULL, NULL, 0, REFERENCE_MOVED_RATIO_COUNTER, v);
         if (!m->available) {
             memset(r, 0, sizeof *r);
             snprintf(r->error, sizeof r->error, "not available: %s", m->why);
@@ -751,6 +818,7 @@ int cmd_bench(int argc, char **argv)
         } else {
             measure_combine(mr, cfg.noisy_spread, r, a);
         }
+        measure_combine_reference(mr, v);
         if (fault && strcmp(fault, m->id) == 0) {
             memset(r, 0, sizeof *r);
             snprintf(r->error, sizeof r->error, "failed on cue (CLOCKSCOPE_BENCH_FAULT)");
@@ -785,9 +853,10 @@ int cmd_bench(int argc, char **argv)
         const struct method *m = rowm[i];
         struct measure_runs *mr = m->available ? &runs[kk++] : NULL;
         if (o.json)
-            result_json(&j, m, &res[i], m->available, mr, m->available ? &acr[i] : NULL);
+            result_json(&j, m, &res[i], m->available, mr, m->available ? &acr[i] : NULL,
+                        &refv[i], cfg.reference);
         else
-            print_row(m, &res[i], m->available ? &acr[i] : NULL);
+            print_row(m, &res[i], m->available ? &acr[i] : NULL, &refv[i], cfg.reference);
     }
     for (size_t i = 0; i < nids; i++)
         free(runs[i].proc);

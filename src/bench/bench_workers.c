@@ -12,6 +12,7 @@
  *     NOISY TIMER ELAPSED_NS NTHREADS
  *   t CPU MEDIAN CPS            (NTHREADS lines)
  *   k V V V ...                 (the kept per-call samples)
+ *   q REF_NS RELATIVE           (optional: the reference timed after each sample)
  * or, for a method that failed:
  *   x ID ERROR TEXT */
 void bench_worker_print(FILE *f, const char *id, const struct measurement *r)
@@ -32,6 +33,8 @@ void bench_worker_print(FILE *f, const char *id, const struct measurement *r)
     for (size_t i = 0; i < r->nkept; i++)
         fprintf(f, " %.17g", r->kept[i]);
     fputc('\n', f);
+    if (r->has_ref)
+        fprintf(f, "q %.17g %.17g\n", r->ref_ns, r->relative);
 }
 
 static int find_id(const char *const *ids, size_t nids, const char *id)
@@ -62,13 +65,25 @@ bool bench_worker_parse(const char *out, const char *const *ids, size_t nids,
 {
     static char line[MEASURE_KEEP_MAX * 26 + 256];
     const char *p = out;
-    struct measurement *cur = NULL;
+    struct measurement *cur = NULL, *done = NULL; /* done: the result just completed */
     int lineno = 0, threads_left = 0;
     while (next_line(&p, line, sizeof line)) {
         lineno++;
         char *save, *tok = strtok_r(line, " ", &save);
         if (!tok)
             continue;
+        if (strcmp(tok, "q") == 0) {
+            char *rest = strtok_r(NULL, "", &save);
+            if (!done || !rest || sscanf(rest, "%lg %lg", &done->ref_ns, &done->relative) != 2) {
+                snprintf(why, whylen, "worker output line %d: not a reference after a result",
+                         lineno);
+                return false;
+            }
+            done->has_ref = true;
+            done = NULL;
+            continue;
+        }
+        done = NULL;
         if (strcmp(tok, "r") == 0 || strcmp(tok, "x") == 0) {
             char *id = strtok_r(NULL, " ", &save);
             int k = id ? find_id(ids, nids, id) : -1;
@@ -115,6 +130,7 @@ bool bench_worker_parse(const char *out, const char *const *ids, size_t nids,
             while ((tok = strtok_r(NULL, " ", &save)) && cur->nkept < MEASURE_KEEP_MAX)
                 cur->kept[cur->nkept++] = strtod(tok, NULL);
             cur->ok = true;
+            done = cur;
             cur = NULL;
         } else {
             snprintf(why, whylen, "worker output line %d: unexpected '%s'", lineno, tok);

@@ -97,3 +97,19 @@ bool measure_combine(const struct measure_runs *runs, double noisy_spread,
     out->error[0] = 0;
     return true;
 }
+
+void measure_combine_reference(const struct measure_runs *runs, struct reference_verdict *v)
+{
+    double ref[ACROSS_MAX], rel[ACROSS_MAX];
+    size_t n = 0;
+    bool all = true;
+    for (int i = 0; i < runs->n && n < ACROSS_MAX; i++) {
+        const struct measurement *m = &runs->proc[i];
+        if (!m->ok)
+            continue;
+        all &= m->has_ref;
+        ref[n] = m->ref_ns;
+        rel[n++] = m->relative;
+    }
+    reference_summarize(ref, rel, all ? n : 0, REFERENCE_MOVED_RATIO_COUNTER, v);
+}

@@ -7,6 +7,7 @@
 
 #include "measure/across.h"
 #include "measure/engine.h"
+#include "measure/reference.h"
 
 #include <stdbool.h>
 
@@ -22,5 +23,11 @@ struct measure_runs {
  * in two levels.  false when no process measured it (out->error says why). */
 bool measure_combine(const struct measure_runs *runs, double noisy_spread,
                      struct measurement *out, struct across *across);
+
+/* The reference over the processes that measured the method (measure/reference.h; the
+ * engine's reference is a counter read: REFERENCE_MOVED_RATIO_COUNTER): n 0
+ * when any of them has none (a ratio over some processes and a figure over all would not
+ * be the same run's). */
+void measure_combine_reference(const struct measure_runs *runs, struct reference_verdict *v);
 
 #endif

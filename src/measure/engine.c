@@ -2,6 +2,7 @@
 #include "measure/engine.h"
 
 #include "common/cpuset.h"
+#include "measure/reference.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -22,6 +23,7 @@ void measure_config_default(struct measure_config *c)
     c->budget_ns = 150e6;
     c->noisy_spread = 0.10;
     c->switches_expected = false;
+    c->reference = NULL;
 }
 
 void measure_config_quick(struct measure_config *c)
@@ -33,6 +35,7 @@ void measure_config_quick(struct measure_config *c)
     c->budget_ns = 25e6;
     c->noisy_spread = 0.10;
     c->switches_expected = false;
+    c->reference = NULL;
 }
 
 const char *timer_clock_name(clockid_t id)
@@ -83,6 +86,8 @@ struct run {
     size_t preempted;                /* samples discarded: the thread was preempted */
     double method_ns[MAX_SAMPLES];
     double empty_ns[MAX_SAMPLES];
+    uint64_t ref_n;                  /* the reference's calls per sample; 0: none */
+    double ref_ns[MAX_SAMPLES];
     bool pin_failed;
 };
 
@@ -106,6 +111,9 @@ static void take_samples(struct run *r)
         long before = preemptions();
         r->empty_ns[s] = (double)time_batch(empty_batch, r->n, NULL, r->timer);
         r->method_ns[s] = (double)time_batch(r->m->batch, r->n, r->m->ctx, r->timer);
+        if (r->ref_n) /* right after: in the same spell of the machine's speed */
+            r->ref_ns[s] = (double)time_batch(c->reference->batch, r->ref_n,
+                                              c->reference->ctx, r->timer);
         bool over_budget = (double)(now_ns(r->timer) - start) > c->budget_ns;
         bool preempted = preemptions() != before;
         r->preempted += preempted;
@@ -211,6 +219,13 @@ bool measure_method(const struct method *m, const struct measure_config *c, cons
     }
     bool ok = true;
     if (nthreads == 1) {
+        if (c->reference && c->reference->available && c->reference->batch &&
+            c->reference != m) {
+            struct measure_config rc = *c;
+            rc.sample_target_ns = c->sample_target_ns / 4;
+            rc.warmup_ns = 0;
+            runs[0].ref_n = calibrate(c->reference, &rc, out->timer);
+        }
         take_samples(&runs[0]);
     } else {
         int started = 0;
@@ -258,6 +273,19 @@ bool measure_method(const struct method *m, const struct measure_config *c, cons
         for (int t = 0; t < nthreads; t++)
             out->noisy |= runs[t].samples < (size_t)c->min_samples;
         out->ok = true;
+        if (runs[0].ref_n && nthreads == 1 && runs[0].samples > 0) {
+            double ref[MAX_SAMPLES], sorted[MAX_SAMPLES], net[MAX_SAMPLES];
+            size_t ns = runs[0].samples;
+            for (size_t i = 0; i < ns; i++) {
+                ref[i] = sorted[i] = runs[0].ref_ns[i] / (double)runs[0].ref_n;
+                net[i] = (runs[0].method_ns[i] - loop_sum * (double)n) / (double)n;
+            }
+            struct summary rs;
+            stats_summarize(sorted, ns, &rs);
+            out->has_ref = true;
+            out->ref_ns = rs.median;
+            out->relative = reference_ratio(net, ref, ns);
+        }
     } else if (ok) {
         snprintf(out->error, sizeof out->error, "out of memory");
     }

@@ -37,6 +37,10 @@ struct measure_config {
      * caller on wake-up): a context switch is part of what is measured, not interference,
      * so preempted samples are kept (and still counted). */
     bool switches_expected;
+    /* A reference (issue 29, measure/reference.h): timed after each sample, single-threaded
+     * runs only, for a quarter of a sample, so that a change of the machine's speed shows
+     * beside the figure and cancels in the ratio.  NULL: none (the default). */
+    const struct method *reference;
 };
 
 struct thread_measurement {
@@ -65,6 +69,10 @@ struct measurement {
      * report's bootstrap interval of a ratio of medians (docs/report.md). */
     size_t nkept;
     double kept[MEASURE_KEEP_MAX];
+    /* With a reference (measure_config.reference): its median ns per call, and the median
+     * over samples of (net per call / the reference's per call right after it). */
+    bool has_ref;
+    double ref_ns, relative;
 };
 
 void measure_config_default(struct measure_config *c);

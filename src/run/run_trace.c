@@ -102,11 +102,12 @@ int run_trace_syscall(pid_t pid, uint64_t pc, long nr, const long args[6], long 
         snprintf(why, wl, "cannot set the registers: %s", strerror(e));
         return e;
     }
-    /* One single step runs the whole syscall instruction; a signal that arrives first
-     * stops the tracee before it (signal-delivery-stop): keep the signal for later and step
-     * again without it. */
+    /* One single step runs the whole syscall instruction (or, arch_inject_syscall_resume,
+     * a continue up to the breakpoint after it); a signal that arrives first stops the
+     * tracee before it (signal-delivery-stop): keep the signal for later and step again
+     * without it. */
     for (int tries = 0;; tries++) {
-        if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) != 0) {
+        if (ptrace((enum __ptrace_request)arch_inject_syscall_resume(), pid, NULL, NULL) != 0) {
             e = errno;
             snprintf(why, wl, "cannot single-step: %s", strerror(e));
             return e;

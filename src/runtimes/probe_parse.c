@@ -173,6 +173,28 @@ static bool parse_row(struct cursor *c, enum probe_mode mode, struct probe_outpu
     return true;
 }
 
+/* `ref API LABEL ITERATIONS R1,...,Rn`: the reference of the row just before (timed mode). */
+static bool parse_ref(struct cursor *c, struct probe_output *out, int last_row_line)
+{
+    if (out->nrows == 0 || last_row_line != c->line - 1)
+        return fail(c, "a 'ref' line that does not follow its row");
+    struct probe_row *r = &out->rows[out->nrows - 1];
+    char api[PROBE_TOKEN];
+    int n = 0;
+    if (!name(c, api, "the API"))
+        return false;
+    if (strcmp(api, r->api) != 0)
+        return fail(c, "a 'ref' line for '%s' after the row of '%s'", api, r->api);
+    if (!name(c, r->ref, "the reference") ||
+        !int_token(c, 1, &r->ref_iterations, "the reference's iteration count") ||
+        !samples(c, r->ref_ns, &n, "the reference samples") || !at_end(c))
+        return false;
+    if (n != r->nsamples)
+        return fail(c, "%d timed samples but %d reference samples", r->nsamples, n);
+    r->has_ref = true;
+    return true;
+}
+
 bool probe_parse(const char *buf, size_t len, enum probe_mode mode, const char *runtime,
                  struct probe_output *out, char *err, size_t errlen)
 {
@@ -194,6 +216,7 @@ bool probe_parse(const char *buf, size_t len, enum probe_mode mode, const char *
     }
     const char *end_of_all = buf + len;
     bool ended = false;
+    int last_row_line = 0;
     for (const char *p = buf; p < end_of_all;) {
         const char *nl = memchr(p, '\n', (size_t)(end_of_all - p));
         c.line++;
@@ -232,6 +255,10 @@ bool probe_parse(const char *buf, size_t len, enum probe_mode mode, const char *
         if (n == strlen(row_kw) && memcmp(t, row_kw, n) == 0) {
             if (!parse_row(&c, mode, out))
                 return false;
+            last_row_line = c.line;
+        } else if (mode == PROBE_TIMED && n == 3 && memcmp(t, "ref", 3) == 0) {
+            if (!parse_ref(&c, out, last_row_line))
+                return false;
         } else if (n == 3 && memcmp(t, "end", 3) == 0) {
             uint64_t rows;
             if (!int_token(&c, 0, &rows, "the row count") || !at_end(&c))
@@ -240,7 +267,8 @@ bool probe_parse(const char *buf, size_t len, enum probe_mode mode, const char *
                 return fail(&c, "'end %llu' but %d rows", (unsigned long long)rows, out->nrows);
             ended = true;
         } else {
-            return fail(&c, "expected '%s' or 'end'", row_kw);
+            return fail(&c, mode == PROBE_TIMED ? "expected 'row', 'ref' or 'end'"
+                                                : "expected 'mark' or 'end'");
         }
     }
     if (!ended)

@@ -31,6 +31,13 @@ struct probe_row {
     uint64_t timed_ns[PROBE_MAX_SAMPLES];   /* each sample's total, API loop */
     uint64_t harness_ns[PROBE_MAX_SAMPLES]; /* the same loop around the harness */
     int line;                   /* 1-based line of this row (count mode: of its mark) */
+    /* The reference (optional `ref` line right after the row): a fixed piece of the
+     * runtime's own work timed around each pair, so that a change of the machine's speed
+     * shows and cancels in the ratio (measure/reference.h). */
+    bool has_ref;
+    char ref[PROBE_TOKEN];      /* what the reference loop calls: "abs(-1)" */
+    uint64_t ref_iterations;    /* calls per reference sample */
+    uint64_t ref_ns[PROBE_MAX_SAMPLES]; /* reference sample i: around pair i */
 };
 
 struct probe_output {

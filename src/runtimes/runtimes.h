@@ -7,6 +7,7 @@
 #define CLOCKSCOPE_RUNTIMES_H
 
 #include "measure/across.h"
+#include "measure/reference.h"
 #include "runtimes/probe_parse.h"
 
 #include <limits.h>
@@ -81,6 +82,14 @@ struct runtime_row {
     double proc_timed_ns[ACROSS_MAX]; /* each process's as-timed median */
     unsigned proc_seed[ACROSS_MAX];   /* PYTHONHASHSEED of each (0: not set) */
     struct across across;             /* over proc_ns */
+    /* The reference timed around each pair in the same process (probes that give one:
+     * measure/reference.h): whether the machine's speed moved during the run, and the
+     * figure relative to it, which holds when it did. */
+    bool has_ref;
+    char ref[PROBE_TOKEN];            /* what the reference loop calls: "abs(-1)" */
+    double proc_ref_ns[ACROSS_MAX];   /* each process's reference, ns per loop turn */
+    double proc_rel[ACROSS_MAX];      /* each process's ns_per_call / reference */
+    struct reference_verdict refv;    /* over the processes */
 };
 
 struct runtimes_result {

@@ -4,6 +4,7 @@
 #include "runtimes/runtimes.h"
 
 #include "common/json.h"
+#include "common/stats.h"
 #include "facts/sysinfo.h"
 
 #include <stdio.h>
@@ -49,8 +50,9 @@ void runtimes_print_table(const struct sysinfo *si, const struct runtimes_result
     if (sysinfo_busy(si))
         printf("note: load average %.2f on %d CPUs: other work shares these cores\n\n",
                si->loadavg_1m, si->cpus_online);
-    printf("%-7s %-25s %9s %9s %9s %10s %7s  %-18s %-11s %s\n", "runtime", "api", "ns/call",
-           "harness", "as timed", "calls/s", "spread", "clock", "path", "kernel");
+    printf("%-7s %-25s %9s %9s %9s %10s %7s %6s  %-18s %-11s %s\n", "runtime", "api",
+           "ns/call", "harness", "as timed", "calls/s", "spread", "x ref", "clock", "path",
+           "kernel");
     const char *last = "";
     for (int i = 0; i < res->nrows; i++) {
         const struct runtime_row *r = &res->rows[i];
@@ -66,12 +68,15 @@ void runtimes_print_table(const struct sysinfo *si, const struct runtimes_result
         printf("%-7s %-25s %9.1f %9.1f %9.1f", r->runtime, r->api, r->ns_per_call, r->harness_ns,
                r->timed_ns);
         print_rate(r->timed_ns);
-        printf(" %6.1f%%%c  %-18s %-11s %s\n", r->spread * 100, r->noisy ? '!' : ' ', r->clock,
-               r->via, kernel);
-        if (r->across.bimodal)
-            printf("%-7s   ^ bimodal across processes: %.1f / %.1f ns (%zu and %zu of %zu "
-                   "processes): neither level is the figure\n", "", r->across.low,
-                   r->across.high, r->across.nlow, r->across.nhigh, r->across.n);
+        char rel[16] = "-";
+        if (r->has_ref)
+            snprintf(rel, sizeof rel, "%.2f", r->refv.relative);
+        printf(" %6.1f%%%c %6s  %-18s %-11s %s\n", r->spread * 100, r->noisy ? '!' : ' ', rel,
+               r->clock, r->via, kernel);
+        char said[400];
+        if (reference_sentence(&r->across, r->has_ref ? &r->refv : NULL, r->ref, said,
+                               sizeof said) > 0)
+            printf("%-7s   ^ %s\n", "", said);
         if (r->harness_bound)
             printf("%-7s   ^ the harness (%s) is %.0f%% of this figure: it measures the "
                    "call, not the clock\n", "", r->harness, 100 * r->harness_ns / r->timed_ns);
@@ -86,6 +91,32 @@ void runtimes_print_table(const struct sysinfo *si, const struct runtimes_result
         }
     }
     printf("\n");
+    /* The reference of each runtime that has one: its level over the processes, so that a
+     * reader sees the machine's speed beside the figures ('x ref' is ns/call over it). */
+    last = "";
+    for (int i = 0; i < res->nrows; i++) {
+        const struct runtime_row *r = &res->rows[i];
+        if (r->state != RT_READY || !r->has_ref || strcmp(r->runtime, last) == 0)
+            continue;
+        last = r->runtime;
+        /* over all of this runtime's rows: each row's pairs had their own reference */
+        double lo = r->refv.ref_min, hi = r->refv.ref_max, med[PROBE_MAX_ROWS];
+        size_t n = 0;
+        for (int k = i; k < res->nrows && strcmp(res->rows[k].runtime, r->runtime) == 0; k++) {
+            const struct runtime_row *q = &res->rows[k];
+            if (q->state != RT_READY || !q->has_ref || n == PROBE_MAX_ROWS)
+                continue;
+            lo = q->refv.ref_min < lo ? q->refv.ref_min : lo;
+            hi = q->refv.ref_max > hi ? q->refv.ref_max : hi;
+            med[n++] = q->refv.ref_median;
+        }
+        struct summary sm;
+        stats_summarize(med, n, &sm);
+        printf("reference of %s: a loop of %s, %.1f ns (%.1f to %.1f over its rows' processes), "
+               "timed around each pair; 'x ref' = ns/call / reference, pair by pair: the "
+               "figure that holds when this machine's speed changes\n", r->runtime, r->ref,
+               sm.median, lo, hi);
+    }
     if (!res->counted)
         printf("syscalls not counted: %s\n", res->count_why);
     /* Where the shim can help and where only the clocksource can. */
@@ -113,9 +144,32 @@ static void processes_json(struct json *j, const struct runtime_row *r)
             json_kv_uint(j, "pythonhashseed", r->proc_seed[p]);
         else
             json_kv_null(j, "pythonhashseed");
+        if (r->has_ref) {
+            json_kv_double(j, "reference_ns", r->proc_ref_ns[p]);
+            json_kv_double(j, "relative", r->proc_rel[p]);
+        } else {
+            json_kv_null(j, "reference_ns");
+            json_kv_null(j, "relative");
+        }
         json_end_object(j);
     }
     json_end_array(j);
+    /* The reference beside the figure (measure/reference.h), or null. */
+    json_key(j, "reference");
+    if (!r->has_ref) {
+        json_null(j);
+        return;
+    }
+    json_begin_object(j);
+    json_kv_string(j, "loop_of", r->ref);
+    json_kv_double(j, "ns", r->refv.ref_median);
+    json_kv_double(j, "min_ns", r->refv.ref_min);
+    json_kv_double(j, "max_ns", r->refv.ref_max);
+    json_kv_double(j, "relative", r->refv.relative);
+    json_kv_double(j, "relative_min", r->refv.rel_min);
+    json_kv_double(j, "relative_max", r->refv.rel_max);
+    json_kv_bool(j, "machine_speed_changed", r->refv.moved);
+    json_end_object(j);
 }
 
 void runtimes_print_json(const struct sysinfo *si, const struct runtimes_result *res,
@@ -165,6 +219,10 @@ void runtimes_print_json(const struct sysinfo *si, const struct runtimes_result 
             json_kv_string(&j, "clock", r->clock);
             json_kv_string(&j, "path", r->via);
             processes_json(&j, r);
+            char said[400];
+            reference_sentence(&r->across, r->has_ref ? &r->refv : NULL, r->ref, said,
+                               sizeof said);
+            json_kv_string_or_null(&j, "verdict", said[0] ? said : NULL);
             json_kv_bool(&j, "shim_can_serve", shim_can_serve(r->via));
         }
         if (ok && r->counted) {

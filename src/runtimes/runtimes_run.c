@@ -132,6 +132,9 @@ static void measured_row(struct runtimes_result *res, const struct runtime_def *
     size_t npooled = 0;
     double within[ACROSS_MAX];
     r->nproc = 0;
+    /* A reference only when every process gave one: a ratio over some processes and a
+     * level over all would not be the same run's. */
+    r->has_ref = true;
     for (int p = 0; p < nproc && r->nproc < ACROSS_MAX; p++) {
         const struct probe_row *pr = NULL;
         for (int i = 0; i < po[p]->nrows && !pr; i++)
@@ -148,8 +151,27 @@ static void measured_row(struct runtimes_result *res, const struct runtime_def *
             pooled[npooled++] = ((double)pr->timed_ns[i] - (double)pr->harness_ns[i]) /
                                 (double)pr->iterations;
         r->nsamples += pr->nsamples;
+        if (pr->has_ref && r->has_ref) {
+            /* pair i: the API's net and the reference timed around it */
+            double net_i[PROBE_MAX_SAMPLES], ref_i[PROBE_MAX_SAMPLES], sorted[PROBE_MAX_SAMPLES];
+            for (int i = 0; i < pr->nsamples; i++) {
+                net_i[i] = ((double)pr->timed_ns[i] - (double)pr->harness_ns[i]) /
+                           (double)pr->iterations;
+                ref_i[i] = sorted[i] = (double)pr->ref_ns[i] / (double)pr->ref_iterations;
+            }
+            struct summary rs;
+            stats_summarize(sorted, (size_t)pr->nsamples, &rs);
+            r->proc_ref_ns[r->nproc] = rs.median;
+            r->proc_rel[r->nproc] = reference_ratio(net_i, ref_i, (size_t)pr->nsamples);
+            snprintf(r->ref, sizeof r->ref, "%s", pr->ref);
+        } else {
+            r->has_ref = false;
+        }
         r->nproc++;
     }
+    r->has_ref = r->has_ref && r->nproc > 0;
+    reference_summarize(r->proc_ref_ns, r->proc_rel, r->has_ref ? (size_t)r->nproc : 0,
+                        REFERENCE_MOVED_RATIO, &r->refv);
     across_summarize(r->proc_ns, (size_t)r->nproc, &r->across);
     struct across timed;
     across_summarize(r->proc_timed_ns, (size_t)r->nproc, &timed);

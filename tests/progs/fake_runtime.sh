@@ -26,9 +26,11 @@ case "${FAKE_RUNTIME:-good}" in
     fail) echo "ModuleNotFoundError: No module named 'time'" >&2; exit 3 ;;
     truncated) good | head -c 60 ;;
     count-garbage) if [ $run = count ]; then echo "hello"; else good; fi ;;
-    levels)
+    levels|machine|layout)
         # issue 29: each timed run is one process; odd runs at 40 ns, even runs at 70 ns
-        # (net of a 20 ns harness), each run's PYTHONHASHSEED kept in $FAKE_STATE.seeds
+        # (net of a 20 ns harness), each run's PYTHONHASHSEED kept in $FAKE_STATE.seeds.
+        # machine: a reference (abs(-1), 1000 turns) moves with them, 12.5 and 21.875 ns
+        # (the ratio stays 3.2); layout: the reference stays at 12.5 ns
         if [ $run = count ]; then good; exit 0; fi
         n=$(( $(cat "$FAKE_STATE" 2>/dev/null || echo 0) + 1 ))
         echo $n > "$FAKE_STATE"
@@ -36,6 +38,9 @@ case "${FAKE_RUNTIME:-good}" in
         if [ $((n % 2)) = 1 ]; then t=60000; else t=90000; fi
         echo "clockscope-probe 1 $rt fake-1.0"
         echo "row time.time realtime libc empty() 1000 $t,$t,$t 20000,20000,20000"
+        if [ "$FAKE_RUNTIME" = machine ]; then r=$(( t == 60000 ? 12500 : 21875 )); fi
+        if [ "$FAKE_RUNTIME" = layout ]; then r=12500; fi
+        if [ "$FAKE_RUNTIME" != levels ]; then echo "ref time.time abs(-1) 1000 $r,$r,$r"; fi
         echo "end 1" ;;
     count-hang) if [ $run = count ]; then exec sleep 1000; else good; fi ;;
     *) echo "fake_runtime.sh: unknown FAKE_RUNTIME" >&2; exit 9 ;;

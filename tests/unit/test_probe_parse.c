@@ -36,6 +36,25 @@ TEST(probe_parse_reads_a_timed_run)
     CHECK(strcmp(out.rows[1].harness, "ctypes.strnlen(p,0)") == 0 && out.rows[1].line == 3);
 }
 
+TEST(probe_parse_reads_a_reference)
+{
+    char err[200] = "";
+    CHECK(parse("clockscope-probe 1 python 3\n"
+                "row time.time realtime libc pass 1000 51000,52000,50000 5000,5100,5050\n"
+                "ref time.time abs(-1) 2000 25000,26000,40000\n"
+                "row time.monotonic monotonic libc pass 1000 51000,52000,50000 5000,5100,5050\n"
+                "end 2\n", PROBE_TIMED, err, sizeof err));
+    CHECK(out.nrows == 2);
+    const struct probe_row *r = &out.rows[0];
+    CHECK(r->has_ref && strcmp(r->ref, "abs(-1)") == 0 && r->ref_iterations == 2000);
+    CHECK(r->ref_ns[0] == 25000 && r->ref_ns[2] == 40000);
+    CHECK(!out.rows[1].has_ref); /* optional: a row without one */
+    /* not a count run's line */
+    CHECK(!parse("clockscope-probe 1 python 3\nmark a\nref a abs(-1) 1 1,2,3\nend 1\n",
+                 PROBE_COUNT, err, sizeof err));
+    CHECK(strcmp(err, "line 3: expected 'mark' or 'end'") == 0);
+}
+
 TEST(probe_parse_reads_a_count_run)
 {
     char err[200] = "";
@@ -95,7 +114,22 @@ static const struct {
      "line 2: unexpected text after the last field"},
     {"clockscope-probe 1 python 3\nrow a b c d\nend 1\n", "line 2: the iteration count missing"},
     {"clockscope-probe 1 python 3\nRow a b c d 1 1,2,3 1,2,3\nend 1\n",
-     "line 2: expected 'row' or 'end'"},
+     "line 2: expected 'row', 'ref' or 'end'"},
+    /* the reference: right after its row, the same API, as many samples */
+    {"clockscope-probe 1 python 3\nref a abs(-1) 1 1,2,3\nend 0\n",
+     "line 2: a 'ref' line that does not follow its row"},
+    {"clockscope-probe 1 python 3\nrow a b c d 1 1,2,3 1,2,3\nrow e b c d 1 1,2,3 1,2,3\n"
+     "ref a abs(-1) 1 1,2,3\nend 2\n", "line 4: a 'ref' line for 'a' after the row of 'e'"},
+    {"clockscope-probe 1 python 3\nrow a b c d 1 1,2,3 1,2,3\nref a abs(-1) 1 1,2,3\n"
+     "ref a abs(-1) 1 1,2,3\nend 1\n", "line 4: a 'ref' line that does not follow its row"},
+    {"clockscope-probe 1 python 3\nrow a b c d 1 1,2,3,4 1,2,3,4\nref a abs(-1) 1 1,2,3\nend 1\n",
+     "line 3: 4 timed samples but 3 reference samples"},
+    {"clockscope-probe 1 python 3\nrow a b c d 1 1,2,3 1,2,3\nref a abs(-1) 0 1,2,3\nend 1\n",
+     "line 3: the reference's iteration count is below 1"},
+    {"clockscope-probe 1 python 3\nrow a b c d 1 1,2,3 1,2,3\nref a abs(-1) 1 1,2,0\nend 1\n",
+     "line 3: the reference samples is below 1"},
+    {"clockscope-probe 1 python 3\nrow a b c d 1 1,2,3 1,2,3\nref a abs(-1) 1 1,2,3 4\nend 1\n",
+     "line 3: unexpected text after the last field"},
     {"Traceback (most recent call last):\n",
      "line 1: not a clockscope probe's output (no 'clockscope-probe 1' header)"},
 };

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+#include "measure/reference.h"
+
+#include "common/stats.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+double reference_ratio(const double *fig, const double *ref, size_t n)
+{
+    double r[REFERENCE_MAX_PAIRS];
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < sizeof r / sizeof r[0]; i++)
+        if (ref[i] > 0)
+            r[k++] = fig[i] / ref[i];
+    if (k == 0)
+        return NAN;
+    struct summary sum;
+    stats_summarize(r, k, &sum);
+    return sum.median;
+}
+
+void reference_summarize(const double *ref, const double *rel, size_t n, double moved_ratio,
+                         struct reference_verdict *out)
+{
+    memset(out, 0, sizeof *out);
+    out->ref_median = out->ref_min = out->ref_max = NAN;
+    out->relative = out->rel_min = out->rel_max = NAN;
+    if (n > ACROSS_MAX)
+        n = ACROSS_MAX;
+    out->n = n;
+    if (n == 0)
+        return;
+    double s[ACROSS_MAX];
+    struct summary sum;
+    memcpy(s, ref, n * sizeof *s);
+    stats_summarize(s, n, &sum); /* sorts s */
+    out->ref_median = sum.median;
+    out->ref_min = sum.min;
+    out->ref_max = sum.max;
+    memcpy(s, rel, n * sizeof *s);
+    stats_summarize(s, n, &sum);
+    out->relative = sum.median;
+    out->rel_min = sum.min;
+    out->rel_max = sum.max;
+    out->moved = out->ref_min > 0 && out->ref_max >= moved_ratio * out->ref_min;
+}
+
+int reference_sentence(const struct across *a, const struct reference_verdict *v,
+                       const char *label, char *buf, size_t len)
+{
+    char levels[160] = "";
+    if (a && a->bimodal)
+        snprintf(levels, sizeof levels, "%.1f / %.1f ns (%zu and %zu of %zu processes)", a->low,
+                 a->high, a->nlow, a->nhigh, a->n);
+    if (v && v->n > 0 && v->moved) {
+        char holds[80] = "no figure holds (its ratio to the reference is not above 0)";
+        if (v->relative > 0)
+            snprintf(holds, sizeof holds, "the figure that holds is %.2fx the reference",
+                     v->relative);
+        return snprintf(buf, len,
+                        "unstable: this machine's speed changed during the run (reference %s "
+                        "%.1f to %.1f ns); %s%s%s", label, v->ref_min, v->ref_max, holds,
+                        levels[0] ? "; the levels " : "", levels[0] ? levels : "");
+    }
+    if (levels[0] && v && v->n > 0)
+        return snprintf(buf, len,
+                        "bimodal across processes: %s with the reference steady (%s %.1f ns): "
+                        "not a change of speed the reference sees; neither level is the figure",
+                        levels, label, v->ref_median);
+    if (levels[0])
+        return snprintf(buf, len,
+                        "bimodal across processes: %s: neither level is the figure", levels);
+    if (len)
+        buf[0] = 0;
+    return 0;
+}

@@ -24,6 +24,7 @@ chromium
 prometheus prometheus-node-exporter systemd
 linux-perf
 strace
+musl-tools
 "
 # Why the less obvious ones:
 #   git                      `clockscope --version` is `git describe` at build time
@@ -41,6 +42,8 @@ strace
 #                            as another user, a target with file capabilities); unshare --time
 #                            (run in a time namespace)
 #   strace                   a tracer already attached: run's refusal to patch (test_run_static.py)
+#   musl-tools               musl-gcc -static: a musl static program served through its patched
+#                            vDSO in the x86_64-hpet guest (tests/test_vm_served.py)
 #   help2man lintian         make man, make deb (man pages from --help; the .deb's check)
 #   dpkg-dev                 make deb: dpkg-architecture, dpkg-shlibdeps
 #   chromium                 headless rendering in the report tests

@@ -4,6 +4,14 @@
 //	probe time SAMPLES SAMPLE_US   timed loops: each API, then its harness
 //	probe count CALLS              "mark API" lines, each followed by CALLS calls
 //
+// Two hooks that `runtimes` does not use, for the served comparison in the x86_64-hpet guest
+// (tests/progs/serve_compare.c), which runs the probe under `clockscope run`:
+// CLOCKSCOPE_PROBE_SETTLE_MS=N sleeps N ms first (until run's refresher has its line live);
+// CLOCKSCOPE_PROBE_COUNT_FD=N (count mode) installs runtimes' counting filter on the probe
+// itself (its time syscalls answered by seccomp user notification, every thread) and sends
+// the listener over the Unix socket N: a filter installed before `run` would also hold run's
+// refresher, forked before the exec, whose clock reads would each wait for the counter.
+//
 // Built by `clockscope runtimes` with CGO_ENABLED=0: a static binary, so the same probe
 // runs inside `clockscope vm` guests (GOARCH=arm64, riscv64 for theirs).  Go reads the
 // vDSO itself (runtime·walltime, runtime·nanotime), not through libc: an LD_PRELOAD shim
@@ -13,12 +21,15 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
+	"unsafe"
 )
 
 var sink int64
@@ -89,6 +100,69 @@ func calibrate(f func(int), target int64) int {
 	}
 }
 
+// filterNumbers: this GOARCH's seccomp syscall, audit arch and the time syscalls counted
+// (clock_gettime, gettimeofday, and time where it exists), as the doctor's proof filter has
+// them (src/doctor/proof.c).
+func filterNumbers() (seccomp uintptr, audit uint32, nrs []uint32, ok bool) {
+	switch runtime.GOARCH {
+	case "amd64":
+		return 317, 0xc000003e, []uint32{228, 96, 201}, true
+	case "arm64":
+		return 277, 0xc00000b7, []uint32{113, 169}, true
+	case "riscv64":
+		return 277, 0xc00000f3, []uint32{113, 169}, true
+	}
+	return 0, 0, nil, false
+}
+
+// countMe installs the counting filter on every thread of this process and sends its
+// listener over the socket fd.
+func countMe(fd int) error {
+	sc, audit, nrs, ok := filterNumbers()
+	if !ok {
+		return errors.New("no counting filter for " + runtime.GOARCH)
+	}
+	const ld, jeq, ret = 0x20, 0x15, 0x06 // BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, BPF_RET|BPF_K
+	const allow, notify = 0x7fff0000, 0x7fc00000
+	f := []syscall.SockFilter{{Code: ld, K: 4}, {Code: jeq, Jt: 1, K: audit}, {Code: ret, K: allow},
+		{Code: ld, K: 0}}
+	for i, nr := range nrs {
+		f = append(f, syscall.SockFilter{Code: jeq, Jt: uint8(len(nrs) - i), K: nr})
+	}
+	f = append(f, syscall.SockFilter{Code: ret, K: allow}, syscall.SockFilter{Code: ret, K: notify})
+	prog := syscall.SockFprog{Len: uint16(len(f)), Filter: &f[0]}
+	// The message that carries the listener, built before the filter exists: from the filter
+	// on until the listener is out, a time syscall on any thread waits for a counter that
+	// does not have it yet, so nothing in between may enter Go's scheduler (syscall.Sendmsg
+	// does, and the scheduler reads the clock): raw syscalls only.
+	one := []byte{1}
+	oob := syscall.UnixRights(0)
+	iov := syscall.Iovec{Base: &one[0]}
+	iov.SetLen(1)
+	msg := syscall.Msghdr{Iov: &iov, Control: &oob[0]}
+	msg.Iovlen = 1
+	msg.SetControllen(len(oob))
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, 38 /* PR_SET_NO_NEW_PRIVS */, 1, 0); e != 0 {
+		return e
+	}
+	// SECCOMP_SET_MODE_FILTER; TSYNC | NEW_LISTENER | TSYNC_ESRCH: every thread, one listener
+	l, _, e := syscall.RawSyscall(sc, 1, 1|8|16, uintptr(unsafe.Pointer(&prog)))
+	if e != 0 {
+		return e
+	}
+	// the listener into the SCM_RIGHTS message's data, after its header
+	*(*int32)(unsafe.Pointer(&oob[syscall.CmsgLen(0)])) = int32(l)
+	_, _, e = syscall.RawSyscall(syscall.SYS_SENDMSG, uintptr(fd), uintptr(unsafe.Pointer(&msg)), 0)
+	syscall.RawSyscall(syscall.SYS_CLOSE, l, 0, 0)
+	syscall.RawSyscall(syscall.SYS_CLOSE, uintptr(fd), 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
 func join(v []int64) string {
 	s := make([]string, len(v))
 	for i, x := range v {
@@ -100,6 +174,9 @@ func join(v []int64) string {
 func main() {
 	out := bufio.NewWriter(os.Stdout)
 	args := os.Args
+	if ms, err := strconv.Atoi(os.Getenv("CLOCKSCOPE_PROBE_SETTLE_MS")); err == nil && ms > 0 {
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+	}
 	version := strings.TrimPrefix(runtime.Version(), "go")
 	switch {
 	case len(args) == 4 && args[1] == "time":
@@ -130,6 +207,12 @@ func main() {
 		if err != nil || calls < 1 {
 			fmt.Fprintln(os.Stderr, "probe: bad CALLS")
 			os.Exit(2)
+		}
+		if fd, err := strconv.Atoi(os.Getenv("CLOCKSCOPE_PROBE_COUNT_FD")); err == nil {
+			if err := countMe(fd); err != nil {
+				fmt.Fprintln(os.Stderr, "probe: cannot count:", err)
+				os.Exit(1)
+			}
 		}
 		fmt.Fprintf(out, "clockscope-probe 1 go %s\n", version)
 		for _, a := range apis {

@@ -107,17 +107,25 @@ bool fc_check_constant_rate(bool (*constant)(char *, size_t), int (*invariant)(v
     return true;
 }
 
-/* The best per-call cost of `n` calls of read() (or of clock(id) when read is NULL), timed
+/* The best per-call cost of n calls of read() (or of clock(id) when read is NULL), timed
  * with the kernel's CLOCK_MONOTONIC over three rounds: the best round is the one least
- * disturbed by preemption. */
-static uint64_t best_cost_ns(uint64_t (*read)(void), fc_clock_fn clock, clockid_t id)
+ * disturbed by preemption.  The two CLOCK_MONOTONIC reads around the calls are timed too
+ * (back to back, best of three: `bracket`) and taken off.  Where CLOCK_MONOTONIC is itself
+ * slow (a syscall that reads the hpet, or one a seccomp supervisor answers: 10-100 us, and
+ * as noisy) its own cost, spread over 32 reads, would pass for a counter that traps, and
+ * fastclock would refuse the counter exactly where the kernel's clock is slowest; so n grows
+ * with the bracket until a round of reads that cost the 1 us bound would take 10 brackets
+ * (at most 4096 reads: 15 ms of a counter that traps under TCG). */
+static uint64_t best_cost_ns(uint64_t (*read)(void), fc_clock_fn clock, clockid_t id,
+                             uint64_t bracket)
 {
-    enum { READS = 32 };
+    uint64_t n = 10 * bracket / FC_TRAP_ABSOLUTE_NS;
+    n = n < 32 ? 32 : n > 4096 ? 4096 : n;
     uint64_t best = UINT64_MAX;
     for (int round = 0; round < 3; round++) {
         struct timespec a, b, scratch;
         clock(CLOCK_MONOTONIC, &a);
-        for (int i = 0; i < READS; i++) {
+        for (uint64_t i = 0; i < n; i++) {
             if (read) {
                 uint64_t v = read();
                 __asm__ volatile("" : : "r"(v));
@@ -127,16 +135,30 @@ static uint64_t best_cost_ns(uint64_t (*read)(void), fc_clock_fn clock, clockid_
             }
         }
         clock(CLOCK_MONOTONIC, &b);
-        uint64_t per = (fc_ts_ns(&b) - fc_ts_ns(&a)) / READS;
-        if (per < best)
-            best = per;
+        if (fc_ts_ns(&b) - fc_ts_ns(&a) < best)
+            best = fc_ts_ns(&b) - fc_ts_ns(&a);
     }
-    return best;
+    return best > bracket ? (best - bracket) / n : 0;
+}
+
+/* What two back-to-back CLOCK_MONOTONIC reads take (best of three). */
+static uint64_t bracket_ns(fc_clock_fn clock)
+{
+    uint64_t bracket = UINT64_MAX;
+    for (int round = 0; round < 3; round++) {
+        struct timespec a, b;
+        clock(CLOCK_MONOTONIC, &a);
+        clock(CLOCK_MONOTONIC, &b);
+        if (fc_ts_ns(&b) - fc_ts_ns(&a) < bracket)
+            bracket = fc_ts_ns(&b) - fc_ts_ns(&a);
+    }
+    return bracket;
 }
 
 bool fc_check_read_cost(uint64_t (*read)(void), fc_clock_fn clock, char *why, size_t len)
 {
-    uint64_t counter = best_cost_ns(read, clock, 0);
+    uint64_t bracket = bracket_ns(clock);
+    uint64_t counter = best_cost_ns(read, clock, 0, bracket);
     if (counter >= FC_TRAP_ABSOLUTE_NS) {
         snprintf(why, len, "a counter read costs %llu ns: it traps to the kernel or firmware",
                  (unsigned long long)counter);
@@ -146,7 +168,7 @@ bool fc_check_read_cost(uint64_t (*read)(void), fc_clock_fn clock, char *why, si
      * holds under emulation; so judge it against this machine's own CLOCK_MONOTONIC_COARSE,
      * which the vDSO serves from its data page without reading any counter (also when it
      * has turned its counter path off, as arm64 erratum workarounds do). */
-    uint64_t coarse = best_cost_ns(NULL, clock, CLOCK_MONOTONIC_COARSE);
+    uint64_t coarse = best_cost_ns(NULL, clock, CLOCK_MONOTONIC_COARSE, bracket);
     if (counter >= FC_TRAP_FLOOR_NS && counter >= FC_TRAP_COARSE_RATIO * coarse) {
         snprintf(why, len,
                  "a counter read costs %llu ns, %llux a CLOCK_MONOTONIC_COARSE read (%llu ns, "

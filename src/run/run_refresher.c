@@ -82,6 +82,17 @@ static void print_table(const struct run_refresher *r, double secs)
 #define TICKER_START_SECONDS 1.0
 #define LIVE_WAIT_MS 100 /* at most this long for the line to go live before the program starts */
 
+/* fastclock is on the counter (its source says so from initialisation on) but its first
+ * line is not committed yet: the cross-CPU check's thread commits it, and until then the
+ * line's limit is 0 (every read is the kernel's).  Waiting for the source alone, as an earlier
+ * version did, returned at once: half the programs started on a line not yet live and made
+ * their first reads (hundreds of them, on this machine) by syscall. */
+static bool line_pending(void)
+{
+    return __atomic_load_n(&fc_line.source, __ATOMIC_ACQUIRE) == FC_SOURCE_COUNTER &&
+           __atomic_load_n(&fc_line.limit_ticks, __ATOMIC_ACQUIRE) == 0;
+}
+
 bool run_refresher_prepare(int memfd, struct run_page_header *page, const struct run_mode *mode,
                            char *why, size_t wl)
 {
@@ -129,8 +140,7 @@ bool run_refresher_prepare(int memfd, struct run_page_header *page, const struct
     /* The line goes live once libfastclock's cross-CPU check has passed (a thread of its
      * own): wait for it a little, so that the program's first reads find it (until then
      * they are syscalls: correct, slow). */
-    for (int i = 0; i < LIVE_WAIT_MS &&
-                    __atomic_load_n(&fc_line.source, __ATOMIC_ACQUIRE) != FC_SOURCE_COUNTER; i++)
+    for (int i = 0; i < LIVE_WAIT_MS && line_pending(); i++)
         nanosleep(&(struct timespec){0, 1000000}, NULL);
     __atomic_store_n(&page->serve_mask, SERVED_CLOCKS, __ATOMIC_RELEASE);
     return true;

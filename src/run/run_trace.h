@@ -13,8 +13,9 @@
  * vDSO's text) gets a private copy of the page.  0 or an errno value. */
 int run_trace_read(pid_t pid, uint64_t addr, void *buf, size_t len);
 int run_trace_write(pid_t pid, uint64_t addr, const void *buf, size_t len);
-/* One entry of /proc/PID/auxv (AT_SYSINFO_EHDR: the vDSO). */
-bool run_trace_auxv(pid_t pid, unsigned long type, uint64_t *value);
+/* One entry of /proc/PID/auxv (AT_SYSINFO_EHDR: the vDSO): 0, ENOENT when the vector has
+ * no such entry, ESRCH when it cannot be read (the process has ended), or an errno value. */
+int run_trace_auxv(pid_t pid, unsigned long type, uint64_t *value);
 /* The [vdso] mapping from /proc/PID/maps. */
 bool run_trace_vdso_range(pid_t pid, uint64_t *start, uint64_t *end);
 /* Runs syscall nr(args) in the stopped tracee, whose syscall instruction the caller has put

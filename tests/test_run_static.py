@@ -319,6 +319,9 @@ def test_attach_and_undo_cycles_on_a_running_go_program(cs, go_clock):
         t_end = time.monotonic() + 6
         while cycles < 10 or (time.monotonic() < t_end and cycles < 200):
             a = run([cs, "run", "--mode", "fast", "--verbose", "-p", p.pid], timeout=60)
+            if p.poll() is not None:
+                pytest.fail(f"the Go program ended in cycle {cycles} (status {p.returncode}): "
+                            + p.stderr.read()[-3000:] + p.stdout.read()[-500:])
             assert a.returncode == 0 and "patched vDSO" in a.stderr, a.stderr
             refreshers.append(int(re.search(r"refresher: pid (\d+)", a.stderr).group(1)))
             assert vdso_bytes(p.pid) != pristine

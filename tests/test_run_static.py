@@ -333,12 +333,16 @@ def test_attach_and_undo_cycles_on_a_running_go_program(cs, go_clock):
             cycles += 1
         u = run([cs, "run", "--undo", p.pid], timeout=60)
         assert u.returncode == 1 and "its vDSO is pristine" in u.stderr
+        # While the program still runs: each undo ended its attach's refresher (it looks at
+        # the shared header every 100 ms).
+        deadline = time.monotonic() + 5
+        while [r for r in refreshers if alive(r)] and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [r for r in refreshers if alive(r)], "refreshers left behind after --undo"
         out, err = p.communicate(input="", timeout=60)  # its stdin's end ends it
     finally:
         p.kill()
     assert p.returncode == 0 and re.search(r"^ok goroutines 8 .* backwards 0$", out, re.M), out + err
-    time.sleep(1.5)
-    assert not [r for r in refreshers if alive(r)], "refreshers left behind"
 
 
 def test_attach_refusals(cs, go_clock, tmp_path):

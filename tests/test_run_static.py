@@ -318,16 +318,21 @@ def test_attach_and_undo_cycles_on_a_running_go_program(cs, go_clock):
         cycles, refreshers = 0, []
         t_end = time.monotonic() + 6
         while cycles < 10 or (time.monotonic() < t_end and cycles < 200):
+            def ended(step):
+                if p.poll() is not None:
+                    pytest.fail(f"the Go program ended in cycle {cycles}, {step} (status "
+                                f"{p.returncode}): " + p.stderr.read()[-3000:] + p.stdout.read()[-500:])
+
             a = run([cs, "run", "--mode", "fast", "--verbose", "-p", p.pid], timeout=60)
-            if p.poll() is not None:
-                pytest.fail(f"the Go program ended in cycle {cycles} (status {p.returncode}): "
-                            + p.stderr.read()[-3000:] + p.stdout.read()[-500:])
+            ended("attach")
             assert a.returncode == 0 and "patched vDSO" in a.stderr, a.stderr
             refreshers.append(int(re.search(r"refresher: pid (\d+)", a.stderr).group(1)))
             assert vdso_bytes(p.pid) != pristine
             again = run([cs, "run", "--mode", "fast", "-p", p.pid], timeout=60)
+            ended("second attach")
             assert again.returncode == 1 and "it is served already" in again.stderr
             u = run([cs, "run", "--verbose", "--undo", p.pid], timeout=60)
+            ended("undo")
             assert u.returncode == 0 and "pristine again" in u.stderr, u.stderr
             assert vdso_bytes(p.pid) == pristine
             cycles += 1

@@ -86,11 +86,19 @@ static int stop_all(pid_t pid, struct stopped *s, char *why, size_t wl)
                 return err;
             }
             ptrace(PTRACE_INTERRUPT, t, NULL, NULL);
-            int st, sig = 0;
+            int st = 0, sig = 0;
             for (;;) {
-                pid_t w = waitpid(t, &st, __WALL);
-                if (w < 0 && errno == EINTR)
-                    continue;
+                pid_t w = run_trace_wait(t, &st, 2000);
+                if (w == 0) {
+                    /* Interrupted but never stopped: say which, never hang. */
+                    char state[160];
+                    run_trace_thread_state(pid, t, state, sizeof state);
+                    closedir(d);
+                    snprintf(why, wl, "%s did not stop within 2 s of PTRACE_INTERRUPT", state);
+                    ptrace(PTRACE_DETACH, t, NULL, NULL);
+                    let_go(s);
+                    return ETIMEDOUT;
+                }
                 if (w < 0 || !WIFSTOPPED(st))
                     break;
                 if ((st >> 16) == PTRACE_EVENT_STOP)

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int mem_io(pid_t pid, uint64_t addr, void *buf, size_t len, bool write)
@@ -94,6 +95,35 @@ bool run_trace_vdso_range(pid_t pid, uint64_t *start, uint64_t *end)
     return found;
 }
 
+pid_t run_trace_wait(pid_t pid, int *st, int timeout_ms)
+{
+    for (int waited = 0;; waited++) {
+        pid_t w = waitpid(pid, st, __WALL | WNOHANG);
+        if (w != 0 || waited >= timeout_ms * 10)
+            return w < 0 && errno == EINTR ? 0 : w;
+        nanosleep(&(struct timespec){0, 100000}, NULL); /* 0.1 ms */
+    }
+}
+
+void run_trace_thread_state(pid_t pid, pid_t tid, char *out, size_t len)
+{
+    char path[64], buf[256] = "";
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+    FILE *f = fopen(path, "re");
+    if (f) {
+        if (!fgets(buf, sizeof buf, f))
+            buf[0] = 0;
+        fclose(f);
+    }
+    const char *close_paren = strrchr(buf, ')');
+    const char *open_paren = strchr(buf, '(');
+    if (close_paren && open_paren && close_paren[1] == ' ')
+        snprintf(out, len, "thread %d %.*s in state %c", (int)tid,
+                 (int)(close_paren - open_paren + 1), open_paren, close_paren[2]);
+    else
+        snprintf(out, len, "thread %d (gone)", (int)tid);
+}
+
 int run_trace_syscall(pid_t pid, uint64_t pc, long nr, const long args[6], long *ret,
                       int *pending_sig, char *why, size_t wl)
 {
@@ -119,8 +149,11 @@ int run_trace_syscall(pid_t pid, uint64_t pc, long nr, const long args[6], long 
         }
         int st;
         pid_t w;
-        while ((w = waitpid(pid, &st, __WALL)) < 0 && errno == EINTR)
-            ;
+        w = run_trace_wait(pid, &st, 2000);
+        if (w == 0) {
+            snprintf(why, wl, "the injected syscall did not complete within 2 s");
+            return ETIMEDOUT;
+        }
         if (w != pid || !WIFSTOPPED(st)) {
             snprintf(why, wl, "the program ended while a syscall was run in it");
             return ESRCH;

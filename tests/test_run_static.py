@@ -283,3 +283,91 @@ def test_a_time_namespace_offsets_are_honoured(cs, static_prog):
                env=dict(os.environ, **SETTLED))
     assert "ok parent pairs 2000 bad 0" in proc.stdout, proc.stdout + proc.stderr
     assert SERVED in proc.stderr
+
+def vdso_bytes(pid):
+    """The [vdso] mapping's bytes of pid (this test's child, or this process: "self")."""
+    for line in open(f"/proc/{pid}/maps"):
+        if line.rstrip().endswith("[vdso]"):
+            a, b = (int(x, 16) for x in line.split()[0].split("-"))
+            with open(f"/proc/{pid}/mem", "rb") as f:
+                f.seek(a)
+                return f.read(b - a)
+    return None
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+        return open(f"/proc/{pid}/stat").read().split()[2] != "Z"
+    except (ProcessLookupError, FileNotFoundError):
+        return False
+
+
+def test_attach_and_undo_cycles_on_a_running_go_program(cs, go_clock):
+    """run -p PID and run --undo PID, again and again, on a Go program whose 8 goroutines
+    read the time without pause: no crash, no backward step; after each undo the vDSO's
+    bytes equal this process's pristine image and that attach's refresher ends."""
+    import time
+    need_counter()
+    pristine = vdso_bytes("self")
+    p = subprocess.Popen([str(go_clock), "goroutines", "8", "600"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, GO_CLOCK_STDIN_ENDS="1"))
+    try:
+        time.sleep(0.3)
+        cycles, refreshers = 0, []
+        t_end = time.monotonic() + 6
+        while cycles < 10 or (time.monotonic() < t_end and cycles < 200):
+            def ended(step):
+                if p.poll() is not None:
+                    pytest.fail(f"the Go program ended in cycle {cycles}, {step} (status "
+                                f"{p.returncode}): " + p.stderr.read()[-3000:] + p.stdout.read()[-500:])
+
+            a = run([cs, "run", "--mode", "fast", "--verbose", "-p", p.pid], timeout=60)
+            ended("attach")
+            assert a.returncode == 0 and "patched vDSO" in a.stderr, a.stderr
+            refreshers.append(int(re.search(r"refresher: pid (\d+)", a.stderr).group(1)))
+            assert vdso_bytes(p.pid) != pristine
+            again = run([cs, "run", "--mode", "fast", "-p", p.pid], timeout=60)
+            ended("second attach")
+            assert again.returncode == 1 and "it is served already" in again.stderr
+            u = run([cs, "run", "--verbose", "--undo", p.pid], timeout=60)
+            ended("undo")
+            assert u.returncode == 0 and "pristine again" in u.stderr, u.stderr
+            assert vdso_bytes(p.pid) == pristine
+            cycles += 1
+        u = run([cs, "run", "--undo", p.pid], timeout=60)
+        assert u.returncode == 1 and "its vDSO is pristine" in u.stderr
+        # While the program still runs: each undo ended its attach's refresher (it looks at
+        # the shared header every 100 ms).
+        deadline = time.monotonic() + 5
+        while [r for r in refreshers if alive(r)] and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [r for r in refreshers if alive(r)], "refreshers left behind after --undo"
+        out, err = p.communicate(input="", timeout=60)  # its stdin's end ends it
+    finally:
+        p.kill()
+    assert p.returncode == 0 and re.search(r"^ok goroutines 8 .* backwards 0$", out, re.M), out + err
+
+
+def test_attach_refusals(cs, go_clock, tmp_path):
+    proc = run([cs, "run", "-p", "4194304"])
+    assert proc.returncode == 1 and "cannot serve pid 4194304" in proc.stderr, proc.stderr
+    proc = run([cs, "run", "--undo", "1", "-p", "1"])
+    assert proc.returncode == 2 and "do not go together" in proc.stderr
+    proc = run([cs, "run", "-p", "1", "--", "true"])
+    assert proc.returncode == 2 and "--pid does not go with a command" in proc.stderr
+
+
+def test_attach_leaves_an_interrupted_sleep_whole(cs, static_prog):
+    """run -p stops the threads (a sleeping one leaves its nanosleep to be restarted) and
+    runs syscalls in the main thread: the nanosleep must neither fail nor end early."""
+    import time
+    need_counter()
+    p = subprocess.Popen([str(static_prog), "sleep", "1500"], stdout=subprocess.PIPE, text=True)
+    time.sleep(0.3)
+    a = run([cs, "run", "--mode", "fast", "-p", p.pid], timeout=60)
+    out, _ = p.communicate(timeout=30)
+    assert a.returncode == 0, a.stderr
+    m = re.search(r"sleep r (\S+) errno (\S+) slept_ms (\d+)", out)
+    assert m and m.group(1) == "0" and int(m.group(3)) >= 1500, out

@@ -186,7 +186,7 @@ static _Noreturn void helper_main(const struct helper_args *a)
         }
         if (event == 0 && WSTOPSIG(st) == (SIGTRAP | 0x80)) {
             int pending = 0;
-            res = run_vpatch(a->target, a->memfd, how, sizeof how, &pending);
+            res = run_vpatch(a->target, a->memfd, NULL, how, sizeof how, &pending);
             ptrace(PTRACE_DETACH, a->target, NULL, (void *)(long)pending);
             break;
         }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int mem_io(pid_t pid, uint64_t addr, void *buf, size_t len, bool write)
@@ -49,24 +50,30 @@ int run_trace_write(pid_t pid, uint64_t addr, const void *buf, size_t len)
     return mem_io(pid, addr, (void *)buf, len, true);
 }
 
-bool run_trace_auxv(pid_t pid, unsigned long type, uint64_t *value)
+int run_trace_auxv(pid_t pid, unsigned long type, uint64_t *value)
 {
     char path[48];
     snprintf(path, sizeof path, "/proc/%ld/auxv", (long)pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return false;
+        return errno == ENOENT ? ESRCH : errno;
     uint64_t pair[2];
-    bool found = false;
-    while (read(fd, pair, sizeof pair) == (ssize_t)sizeof pair && pair[0] != 0) {
+    int res = ESRCH; /* an ended process's vector reads empty */
+    ssize_t n;
+    while ((n = read(fd, pair, sizeof pair)) == (ssize_t)sizeof pair) {
+        res = ENOENT;
+        if (pair[0] == 0)
+            break;
         if (pair[0] == type) {
             *value = pair[1];
-            found = true;
+            res = 0;
             break;
         }
     }
+    if (n < 0)
+        res = errno == ESRCH ? ESRCH : errno;
     close(fd);
-    return found;
+    return res;
 }
 
 bool run_trace_vdso_range(pid_t pid, uint64_t *start, uint64_t *end)
@@ -86,6 +93,35 @@ bool run_trace_vdso_range(pid_t pid, uint64_t *start, uint64_t *end)
     }
     fclose(f);
     return found;
+}
+
+pid_t run_trace_wait(pid_t pid, int *st, int timeout_ms)
+{
+    for (int waited = 0;; waited++) {
+        pid_t w = waitpid(pid, st, __WALL | WNOHANG);
+        if (w != 0 || waited >= timeout_ms * 10)
+            return w < 0 && errno == EINTR ? 0 : w;
+        nanosleep(&(struct timespec){0, 100000}, NULL); /* 0.1 ms */
+    }
+}
+
+void run_trace_thread_state(pid_t pid, pid_t tid, char *out, size_t len)
+{
+    char path[64], buf[256] = "";
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+    FILE *f = fopen(path, "re");
+    if (f) {
+        if (!fgets(buf, sizeof buf, f))
+            buf[0] = 0;
+        fclose(f);
+    }
+    const char *close_paren = strrchr(buf, ')');
+    const char *open_paren = strchr(buf, '(');
+    if (close_paren && open_paren && close_paren[1] == ' ')
+        snprintf(out, len, "thread %d %.*s in state %c", (int)tid,
+                 (int)(close_paren - open_paren + 1), open_paren, close_paren[2]);
+    else
+        snprintf(out, len, "thread %d (gone)", (int)tid);
 }
 
 int run_trace_syscall(pid_t pid, uint64_t pc, long nr, const long args[6], long *ret,
@@ -113,8 +149,11 @@ int run_trace_syscall(pid_t pid, uint64_t pc, long nr, const long args[6], long 
         }
         int st;
         pid_t w;
-        while ((w = waitpid(pid, &st, __WALL)) < 0 && errno == EINTR)
-            ;
+        w = run_trace_wait(pid, &st, 2000);
+        if (w == 0) {
+            snprintf(why, wl, "the injected syscall did not complete within 2 s");
+            return ETIMEDOUT;
+        }
         if (w != pid || !WIFSTOPPED(st)) {
             snprintf(why, wl, "the program ended while a syscall was run in it");
             return ESRCH;
@@ -134,6 +173,9 @@ int run_trace_syscall(pid_t pid, uint64_t pc, long nr, const long args[6], long 
         return e;
     }
     *ret = arch_inject_syscall_result(&after);
+    /* A thread stopped on its way out of a restartable syscall (run -p: nanosleep, futex)
+     * gets its registers back as they were, orig_rax included: the kernel restarts the
+     * syscall when it resumes (tests/test_run_static.py: an interrupted sleep stays whole). */
     if ((e = arch_inject_set_regs(pid, &saved))) {
         snprintf(why, wl, "cannot restore the registers: %s", strerror(e));
         return e;

@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: MIT */
+/* A running process (run/run_attach.h).  Every thread is seized and interrupted, and the
+ * thread list read again until it is stable (a thread created meanwhile is seized too);
+ * no thread may be executing the bytes to write (if one is, all are let go for a
+ * millisecond and stopped again, a few times, then run refuses).  The syscalls are run in
+ * the thread-group leader; the others stay stopped until every byte is written. */
+#include "run/run_attach.h"
+
+#include "arch/inject.h"
+#include "run/run_reader_abi.h"
+#include "run/run_refresher.h"
+#include "run/run_trace.h"
+#include "run/run_vpatch.h"
+#include "vdso/vdso.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_THREADS 4096
+#define PC_RETRIES 50
+
+struct stopped {
+    pid_t tid[MAX_THREADS];
+    int sig[MAX_THREADS]; /* a signal that was on its way: delivered at the detach */
+    int n;
+};
+
+static bool have(const struct stopped *s, pid_t t)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->tid[i] == t)
+            return true;
+    return false;
+}
+
+static void let_go(struct stopped *s)
+{
+    for (int i = 0; i < s->n; i++)
+        ptrace(PTRACE_DETACH, s->tid[i], NULL, (void *)(long)s->sig[i]);
+    s->n = 0;
+}
+
+/* Seizes and stops every thread of pid.  0, or an errno value with why. */
+static int stop_all(pid_t pid, struct stopped *s, char *why, size_t wl)
+{
+    s->n = 0;
+    for (bool grew = true; grew;) {
+        grew = false;
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+        DIR *d = opendir(path);
+        if (!d) {
+            snprintf(why, wl, "no process %d", (int)pid);
+            let_go(s);
+            return ESRCH;
+        }
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            pid_t t = (pid_t)atoi(e->d_name);
+            if (t <= 0 || have(s, t))
+                continue;
+            if (s->n == MAX_THREADS) {
+                closedir(d);
+                snprintf(why, wl, "more than %d threads", MAX_THREADS);
+                let_go(s);
+                return E2BIG;
+            }
+            if (ptrace(PTRACE_SEIZE, t, NULL, NULL) != 0) {
+                int err = errno;
+                if (err == ESRCH)
+                    continue; /* it ended meanwhile */
+                closedir(d);
+                let_go(s);
+                return err;
+            }
+            ptrace(PTRACE_INTERRUPT, t, NULL, NULL);
+            int st = 0, sig = 0;
+            for (;;) {
+                pid_t w = run_trace_wait(t, &st, 2000);
+                if (w == 0) {
+                    /* Interrupted but never stopped: say which, never hang. */
+                    char state[160];
+                    run_trace_thread_state(pid, t, state, sizeof state);
+                    closedir(d);
+                    snprintf(why, wl, "%s did not stop within 2 s of PTRACE_INTERRUPT", state);
+                    ptrace(PTRACE_DETACH, t, NULL, NULL);
+                    let_go(s);
+                    return ETIMEDOUT;
+                }
+                if (w < 0 || !WIFSTOPPED(st))
+                    break;
+                if ((st >> 16) == PTRACE_EVENT_STOP)
+                    break;
+                /* A signal-delivery stop came first: keep the signal, wait for the stop. */
+                if (!sig)
+                    sig = WSTOPSIG(st);
+                ptrace(PTRACE_CONT, t, NULL, NULL);
+            }
+            if (!WIFSTOPPED(st))
+                continue; /* it exited */
+            s->tid[s->n] = t, s->sig[s->n] = sig;
+            s->n++;
+            grew = true;
+        }
+        closedir(d);
+    }
+    if (!have(s, pid)) {
+        snprintf(why, wl, "its main thread could not be stopped (it has ended?)");
+        let_go(s);
+        return ESRCH;
+    }
+    return 0;
+}
+
+/* Stops everything with no thread's PC inside a site's bytes.  0 or an errno value. */
+static int stop_outside(pid_t pid, struct stopped *s, const struct run_vpatch_target *t,
+                        char *why, size_t wl)
+{
+    uint8_t jump[32];
+    size_t jl = arch_inject_abs_jump(jump, sizeof jump, 0);
+    for (int attempt = 0; attempt < PC_RETRIES; attempt++) {
+        int e = stop_all(pid, s, why, wl);
+        if (e)
+            return e;
+        bool inside = false;
+        for (int i = 0; i < s->n && !inside; i++) {
+            struct arch_regs r;
+            if (arch_inject_get_regs(s->tid[i], &r))
+                continue;
+            uint64_t pc = arch_inject_pc(&r);
+            for (size_t k = 0; k < t->nsites; k++)
+                if (pc >= t->base + t->sites[k].offset && pc < t->base + t->sites[k].offset + jl)
+                    inside = true;
+        }
+        if (!inside)
+            return 0;
+        let_go(s);
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    snprintf(why, wl, "a thread was inside the bytes to write at each of %d tries", PC_RETRIES);
+    return EBUSY;
+}
+
+static void say_refusal(pid_t pid, int err, const char *why)
+{
+    if (err == EPERM)
+        fprintf(stderr, "clockscope run: cannot serve pid %d: ptrace is not permitted (%s): "
+                "Yama's ptrace_scope 1 lets only a process's ancestors trace it, so run -p "
+                "needs CAP_SYS_PTRACE (root) there; scope 0 allows it for your own "
+                "processes%s%s\n", (int)pid, strerror(err), *why ? "; " : "", why);
+    else
+        fprintf(stderr, "clockscope run: cannot serve pid %d: %s\n", (int)pid,
+                *why ? why : strerror(err));
+}
+
+int run_attach(pid_t pid, const struct run_mode *mode, bool verbose, const char *output)
+{
+    char why[400] = "";
+    if (!arch_inject_supported(why, sizeof why)) {
+        fprintf(stderr, "clockscope run: cannot serve pid %d: %s\n", (int)pid, why);
+        return 1;
+    }
+    bool count = !strcmp(mode->name, "count");
+    if (!strcmp(mode->name, "coarse")) {
+        fprintf(stderr, "clockscope run: cannot serve pid %d: --mode coarse is not offered "
+                "through the vDSO\n", (int)pid);
+        return 1;
+    }
+    int memfd = memfd_create("clockscope-run-page", MFD_CLOEXEC);
+    struct run_page_header *page = MAP_FAILED;
+    if (memfd >= 0 && ftruncate(memfd, RUN_MEMFD_SIZE) == 0)
+        page = mmap(NULL, RUN_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, RUN_PAGE_SIZE);
+    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    int report[2];
+    if (page == MAP_FAILED || pidfd < 0 || pipe2(report, O_CLOEXEC) != 0) {
+        fprintf(stderr, "clockscope run: cannot serve pid %d: %s\n", (int)pid,
+                pidfd < 0 ? "no such process" : strerror(errno));
+        return 1;
+    }
+    page->magic = RUN_PAGE_MAGIC, page->version = RUN_PAGE_VERSION;
+    page->flags = count ? RUN_FLAG_COUNT : 0;
+    fflush(NULL);
+    /* The helper: a grandchild, so that it outlives this command as the refresher. */
+    pid_t mid = fork();
+    if (mid == 0) {
+        if (fork() != 0)
+            _exit(0);
+        close(report[0]);
+        static const int quiet[] = {SIGINT, SIGQUIT, SIGHUP, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE};
+        for (size_t i = 0; i < sizeof quiet / sizeof quiet[0]; i++)
+            signal(quiet[i], SIG_IGN);
+        int status = 1;
+        if (!count && !run_refresher_prepare(memfd, page, mode, why, sizeof why)) {
+            fprintf(stderr, "clockscope run: pid %d is not served: %s\n", (int)pid, why);
+            write(report[1], &status, sizeof status);
+            _exit(0);
+        }
+        static struct stopped s;
+        struct run_vpatch_target t;
+        char how[400] = "";
+        enum run_vpatch_result res = run_vpatch_read(pid, &t, how, sizeof how);
+        int e = res == RUN_VPATCH_OK ? stop_outside(pid, &s, &t, why, sizeof why) : EINVAL;
+        free(t.image);
+        if (res != RUN_VPATCH_OK) {
+            fprintf(stderr, "clockscope run: cannot serve pid %d: %s\n", (int)pid, how);
+        } else if (e) {
+            say_refusal(pid, e, why);
+        } else {
+            char path[64];
+            snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)getpid(), memfd);
+            int pending = 0;
+            res = run_vpatch(pid, -1, path, how, sizeof how, &pending);
+            for (int i = 0; i < s.n; i++)
+                if (s.tid[i] == pid && !s.sig[i])
+                    s.sig[i] = pending;
+            let_go(&s);
+            if (res == RUN_VPATCH_OK) {
+                status = 0;
+                if (verbose)
+                    fprintf(stderr, "clockscope run: pid %d: %s; %s (refresher: pid %d)\n",
+                            (int)pid, how, count ? "every call counted (and answered by the syscall)"
+                                                 : "served by fastclock's line", (int)getpid());
+            } else {
+                fprintf(stderr, "clockscope run: cannot serve pid %d: %s\n", (int)pid, how);
+            }
+        }
+        fflush(stderr);
+        write(report[1], &status, sizeof status);
+        close(report[1]);
+        if (status)
+            _exit(0);
+        /* Run returns now: its caller's output must not stay open in the refresher (a
+         * caller reading it to EOF would wait for the process to end), except for count
+         * mode's table when it goes to stderr. */
+        int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (null >= 0) {
+            dup2(null, 0), dup2(null, 1);
+            if (!count || output)
+                dup2(null, 2);
+            close(null);
+        }
+        char comm[64] = "";
+        snprintf(comm, sizeof comm, "pid %d", (int)pid);
+        struct run_refresher r = {.page = page, .lifeline = pidfd, .count = count,
+                                  .verbose = verbose && count && !output, .output = output,
+                                  .path = comm, .pid = pid};
+        run_refresher_loop(&r);
+        _exit(0);
+    }
+    close(report[1]);
+    int st, status = 1;
+    if (mid > 0)
+        while (waitpid(mid, &st, 0) < 0 && errno == EINTR)
+            ;
+    if (mid < 0 || read(report[0], &status, sizeof status) != (ssize_t)sizeof status)
+        status = 1;
+    return status;
+}
+
+int run_undo(pid_t pid, bool verbose)
+{
+    char why[400] = "";
+    if (!arch_inject_supported(why, sizeof why)) {
+        fprintf(stderr, "clockscope run: cannot undo pid %d: %s\n", (int)pid, why);
+        return 1;
+    }
+    const struct vdso_live *mine = vdso_live();
+    struct run_vpatch_target t;
+    char how[400] = "";
+    if (run_vpatch_read(pid, &t, how, sizeof how) != RUN_VPATCH_OK) {
+        fprintf(stderr, "clockscope run: cannot undo pid %d: %s\n", (int)pid, how);
+        return 1;
+    }
+    /* The pristine bytes are this process's own vDSO (the same kernel image): the two
+     * must agree everywhere but at the patched entry points. */
+    uint8_t jump[32];
+    size_t jl = arch_inject_abs_jump(jump, sizeof jump, 0);
+    int patched = 0;
+    bool same = mine->present && mine->size == t.size;
+    for (size_t off = 0; same && off < t.size; off++) {
+        bool in_site = false;
+        for (size_t k = 0; k < t.nsites; k++)
+            in_site |= off >= t.sites[k].offset && off < t.sites[k].offset + jl;
+        if (!in_site && t.image[off] != ((const uint8_t *)mine->base)[off])
+            same = false;
+    }
+    for (size_t k = 0; same && k < t.nsites; k++)
+        if (memcmp(t.image + t.sites[k].offset, (const uint8_t *)mine->base + t.sites[k].offset, jl))
+            patched++;
+    if (!same) {
+        fprintf(stderr, "clockscope run: cannot undo pid %d: its vDSO differs from this "
+                "process's beyond the entry points run writes: not a vDSO run patched\n", (int)pid);
+        free(t.image);
+        return 1;
+    }
+    if (!patched) {
+        fprintf(stderr, "clockscope run: pid %d is not served: its vDSO is pristine\n", (int)pid);
+        free(t.image);
+        return 1;
+    }
+    static struct stopped s;
+    int e = stop_outside(pid, &s, &t, why, sizeof why);
+    if (e) {
+        say_refusal(pid, e, why);
+        free(t.image);
+        return 1;
+    }
+    for (size_t k = 0; k < t.nsites && !e; k++)
+        e = run_trace_write(pid, t.base + t.sites[k].offset,
+                            (const uint8_t *)mine->base + t.sites[k].offset, jl);
+    /* Tell the refresher of that region (the header page is shared with it) to end. */
+    uint64_t region;
+    struct run_page_header h;
+    if (!e && run_vpatch_region_of(&t, &region) &&
+        !run_trace_read(pid, region + RUN_HEADER_OFFSET, &h, sizeof h) && h.magic == RUN_PAGE_MAGIC) {
+        uint32_t flags = h.flags | RUN_FLAG_UNDONE;
+        run_trace_write(pid, region + RUN_HEADER_OFFSET + offsetof(struct run_page_header, flags),
+                        &flags, sizeof flags);
+    }
+    let_go(&s);
+    free(t.image);
+    if (e) {
+        fprintf(stderr, "clockscope run: cannot undo pid %d: writing its vDSO: %s\n", (int)pid,
+                strerror(e));
+        return 1;
+    }
+    if (verbose)
+        fprintf(stderr, "clockscope run: pid %d: its vDSO's %d entry points are pristine again "
+                "(the reader's pages stay mapped, unused; its refresher ends)\n",
+                (int)pid, patched);
+    return 0;
+}

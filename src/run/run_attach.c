@@ -7,6 +7,7 @@
 #include "run/run_attach.h"
 
 #include "arch/inject.h"
+#include "common/elf_probe.h"
 #include "run/run_reader_abi.h"
 #include "run/run_refresher.h"
 #include "run/run_trace.h"
@@ -33,8 +34,12 @@
 
 struct stopped {
     pid_t tid[MAX_THREADS];
-    int sig[MAX_THREADS]; /* a signal that was on its way: delivered at the detach */
+    /* The signal a thread stands at (its signal-delivery stop), handed over at the detach;
+     * 0 for an event or group stop.  The main thread's is in main_taken instead, with the
+     * signals the injected syscalls made it dequeue. */
+    int sig[MAX_THREADS];
     int n;
+    struct run_trace_signals main_taken;
 };
 
 static bool have(const struct stopped *s, pid_t t)
@@ -45,17 +50,31 @@ static bool have(const struct stopped *s, pid_t t)
     return false;
 }
 
-static void let_go(struct stopped *s)
+static void let_go(pid_t pid, struct stopped *s)
 {
-    for (int i = 0; i < s->n; i++)
-        ptrace(PTRACE_DETACH, s->tid[i], NULL, (void *)(long)s->sig[i]);
+    for (int i = 0; i < s->n; i++) {
+        if (s->tid[i] == pid)
+            run_trace_detach_giving_back(pid, pid, &s->main_taken);
+        else
+            ptrace(PTRACE_DETACH, s->tid[i], NULL, (void *)(long)s->sig[i]);
+    }
     s->n = 0;
 }
 
-/* Seizes and stops every thread of pid.  0, or an errno value with why. */
+/* Seizes and stops every thread of pid.  0, or an errno value with why.
+ *
+ * A thread is stopped at the first ptrace stop after PTRACE_INTERRUPT, whatever its
+ * kind: the event stop the interrupt asks for, a group stop (SIGSTOP'ed: it stays so), or a
+ * signal-delivery stop when a signal was being taken first (SIGPROF, Go's SIGURG).  The
+ * kernel clears the pending interrupt at ANY ptrace stop ("any trap clears pending STOP
+ * trap", ptrace_stop()), so resuming a thread from its signal-delivery stop to wait for the
+ * event stop lets it run on with none to come: the attach hung, or ran while a thread
+ * believed stopped executed the vDSO being written.  That thread stays where it is, its
+ * signal handed back by the detach. */
 static int stop_all(pid_t pid, struct stopped *s, char *why, size_t wl)
 {
     s->n = 0;
+    s->main_taken.n = 0, s->main_taken.stepped = false;
     for (bool grew = true; grew;) {
         grew = false;
         char path[64];
@@ -63,7 +82,7 @@ static int stop_all(pid_t pid, struct stopped *s, char *why, size_t wl)
         DIR *d = opendir(path);
         if (!d) {
             snprintf(why, wl, "no process %d", (int)pid);
-            let_go(s);
+            let_go(pid, s);
             return ESRCH;
         }
         struct dirent *e;
@@ -74,7 +93,7 @@ static int stop_all(pid_t pid, struct stopped *s, char *why, size_t wl)
             if (s->n == MAX_THREADS) {
                 closedir(d);
                 snprintf(why, wl, "more than %d threads", MAX_THREADS);
-                let_go(s);
+                let_go(pid, s);
                 return E2BIG;
             }
             if (ptrace(PTRACE_SEIZE, t, NULL, NULL) != 0) {
@@ -82,34 +101,32 @@ static int stop_all(pid_t pid, struct stopped *s, char *why, size_t wl)
                 if (err == ESRCH)
                     continue; /* it ended meanwhile */
                 closedir(d);
-                let_go(s);
+                let_go(pid, s);
                 return err;
             }
             ptrace(PTRACE_INTERRUPT, t, NULL, NULL);
-            int st = 0, sig = 0;
-            for (;;) {
-                pid_t w = run_trace_wait(t, &st, 2000);
-                if (w == 0) {
-                    /* Interrupted but never stopped: say which, never hang. */
-                    char state[160];
-                    run_trace_thread_state(pid, t, state, sizeof state);
-                    closedir(d);
-                    snprintf(why, wl, "%s did not stop within 2 s of PTRACE_INTERRUPT", state);
-                    ptrace(PTRACE_DETACH, t, NULL, NULL);
-                    let_go(s);
-                    return ETIMEDOUT;
-                }
-                if (w < 0 || !WIFSTOPPED(st))
-                    break;
-                if ((st >> 16) == PTRACE_EVENT_STOP)
-                    break;
-                /* A signal-delivery stop came first: keep the signal, wait for the stop. */
-                if (!sig)
-                    sig = WSTOPSIG(st);
-                ptrace(PTRACE_CONT, t, NULL, NULL);
+            int st = 0;
+            pid_t w = run_trace_wait(t, &st, 10000);
+            if (w == 0) {
+                /* Interrupted but never stopped (a thread in uninterruptible sleep): say
+                 * which, never hang. */
+                char state[160];
+                run_trace_thread_state(pid, t, state, sizeof state);
+                closedir(d);
+                snprintf(why, wl, "%s did not stop within 10 s of PTRACE_INTERRUPT", state);
+                ptrace(PTRACE_DETACH, t, NULL, NULL);
+                let_go(pid, s);
+                return ETIMEDOUT;
             }
-            if (!WIFSTOPPED(st))
+            if (w < 0 || !WIFSTOPPED(st))
                 continue; /* it exited */
+            int sig = (st >> 16) == 0 ? WSTOPSIG(st) : 0;
+            if (t == pid && sig) {
+                siginfo_t si;
+                if (ptrace(PTRACE_GETSIGINFO, t, NULL, &si) == 0)
+                    s->main_taken.info[s->main_taken.n++] = si;
+                sig = 0;
+            }
             s->tid[s->n] = t, s->sig[s->n] = sig;
             s->n++;
             grew = true;
@@ -118,7 +135,7 @@ static int stop_all(pid_t pid, struct stopped *s, char *why, size_t wl)
     }
     if (!have(s, pid)) {
         snprintf(why, wl, "its main thread could not be stopped (it has ended?)");
-        let_go(s);
+        let_go(pid, s);
         return ESRCH;
     }
     return 0;
@@ -146,11 +163,72 @@ static int stop_outside(pid_t pid, struct stopped *s, const struct run_vpatch_ta
         }
         if (!inside)
             return 0;
-        let_go(s);
+        let_go(pid, s);
         nanosleep(&(struct timespec){0, 1000000}, NULL);
     }
     snprintf(why, wl, "a thread was inside the bytes to write at each of %d tries", PC_RETRIES);
     return EBUSY;
+}
+
+/* What the process is, before anything is done to it: one that exists, is this user's
+ * (or run is root), has no tracer already and is not a dynamic program the shim serves
+ * better.  true, or false with the refusal in why. */
+static bool fit_to_serve(pid_t pid, bool attach, char *why, size_t wl)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "re");
+    if (!f) {
+        snprintf(why, wl, "no process %d", (int)pid);
+        return false;
+    }
+    long tracer = 0, tgid = -1;
+    unsigned long ruid = 0, euid = 0;
+    bool have_uid = false;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "Tgid:", 5))
+            tgid = atol(line + 5);
+        else if (!strncmp(line, "TracerPid:", 10))
+            tracer = atol(line + 10);
+        else if (sscanf(line, "Uid: %lu %lu", &ruid, &euid) == 2)
+            have_uid = true;
+    }
+    fclose(f);
+    if (tgid != pid) {
+        snprintf(why, wl, "%d is a thread of process %ld: give the process's pid", (int)pid, tgid);
+        return false;
+    }
+    uid_t me = geteuid();
+    if (me != 0 && have_uid && (ruid != me || euid != me)) {
+        snprintf(why, wl, "it belongs to another user (uid %lu): run -p serves only your own "
+                 "processes (root, with ptrace allowed, may serve any)", euid);
+        return false;
+    }
+    if (tracer) {
+        char comm[64] = "?";
+        snprintf(path, sizeof path, "/proc/%ld/comm", tracer);
+        FILE *c = fopen(path, "re");
+        if (c) {
+            if (fgets(comm, sizeof comm, c))
+                comm[strcspn(comm, "\n")] = 0;
+            fclose(c);
+        }
+        snprintf(why, wl, "it is being traced by pid %ld (%s): a process has one tracer; "
+                 "detach that one (gdb: detach; strace: end it), then run -p", tracer, comm);
+        return false;
+    }
+    if (!attach)
+        return true;
+    snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+    struct elf_facts ef;
+    char ewhy[200];
+    if (elf_probe(path, &ef, ewhy, sizeof ewhy) == ELF_PROBE_OK && ef.has_interp && !ef.go_buildinfo) {
+        snprintf(why, wl, "it is a dynamically linked program (not Go): its clock reads go "
+                 "through libc, which run's shim serves; start it as `clockscope run -- "
+                 "COMMAND` instead (run -p patches the vDSO of static and Go programs only)");
+        return false;
+    }
+    return true;
 }
 
 static void say_refusal(pid_t pid, int err, const char *why)
@@ -168,7 +246,7 @@ static void say_refusal(pid_t pid, int err, const char *why)
 int run_attach(pid_t pid, const struct run_mode *mode, bool verbose, const char *output)
 {
     char why[400] = "";
-    if (!arch_inject_supported(why, sizeof why)) {
+    if (!arch_inject_supported(why, sizeof why) || !fit_to_serve(pid, true, why, sizeof why)) {
         fprintf(stderr, "clockscope run: cannot serve pid %d: %s\n", (int)pid, why);
         return 1;
     }
@@ -220,12 +298,8 @@ int run_attach(pid_t pid, const struct run_mode *mode, bool verbose, const char 
         } else {
             char path[64];
             snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)getpid(), memfd);
-            int pending = 0;
-            res = run_vpatch(pid, -1, path, how, sizeof how, &pending);
-            for (int i = 0; i < s.n; i++)
-                if (s.tid[i] == pid && !s.sig[i])
-                    s.sig[i] = pending;
-            let_go(&s);
+            res = run_vpatch(pid, -1, path, how, sizeof how, &s.main_taken);
+            let_go(pid, &s);
             if (res == RUN_VPATCH_OK) {
                 status = 0;
                 if (verbose)
@@ -272,7 +346,7 @@ int run_attach(pid_t pid, const struct run_mode *mode, bool verbose, const char 
 int run_undo(pid_t pid, bool verbose)
 {
     char why[400] = "";
-    if (!arch_inject_supported(why, sizeof why)) {
+    if (!arch_inject_supported(why, sizeof why) || !fit_to_serve(pid, false, why, sizeof why)) {
         fprintf(stderr, "clockscope run: cannot undo pid %d: %s\n", (int)pid, why);
         return 1;
     }
@@ -329,7 +403,7 @@ int run_undo(pid_t pid, bool verbose)
         run_trace_write(pid, region + RUN_HEADER_OFFSET + offsetof(struct run_page_header, flags),
                         &flags, sizeof flags);
     }
-    let_go(&s);
+    let_go(pid, &s);
     free(t.image);
     if (e) {
         fprintf(stderr, "clockscope run: cannot undo pid %d: writing its vDSO: %s\n", (int)pid,

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -124,8 +125,38 @@ void run_trace_thread_state(pid_t pid, pid_t tid, char *out, size_t len)
         snprintf(out, len, "thread %d (gone)", (int)tid);
 }
 
+/* Whether tid's current ptrace stop is a signal-delivery stop (a signal it is about to
+ * take, which the detach can hand over), not an event, group or syscall stop. */
+static bool in_signal_stop(pid_t tid)
+{
+    siginfo_t si;
+    if (ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) != 0)
+        return false;
+    return (si.si_code >> 8) == 0 && si.si_code != (SIGTRAP | 0x80);
+}
+
+void run_trace_detach_giving_back(pid_t pid, pid_t tid, struct run_trace_signals *taken)
+{
+    int first = 0, sig = 0;
+    if (taken->n > 0 && in_signal_stop(tid) &&
+        ptrace(PTRACE_SETSIGINFO, tid, NULL, &taken->info[0]) == 0)
+        sig = taken->info[0].si_signo, first = 1;
+    ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)sig);
+    /* The others are queued again: a queued value (sigqueue, timers) through
+     * rt_tgsigqueueinfo, which the kernel allows from another process for those codes
+     * only; the rest (kill, tgkill, kernel-sent) by tgkill, with this process as sender. */
+    for (int i = first; i < taken->n; i++) {
+        siginfo_t *si = &taken->info[i];
+        if (!(si->si_code < 0 && si->si_code != SI_TKILL &&
+              syscall(SYS_rt_tgsigqueueinfo, pid, tid, si->si_signo, si) == 0))
+            syscall(SYS_tgkill, pid, tid, si->si_signo);
+    }
+    taken->n = 0;
+    taken->stepped = false;
+}
+
 int run_trace_syscall(pid_t pid, uint64_t pc, long nr, const long args[6], long *ret,
-                      int *pending_sig, char *why, size_t wl)
+                      struct run_trace_signals *taken, char *why, size_t wl)
 {
     struct arch_regs saved, regs;
     int e = arch_inject_get_regs(pid, &saved);
@@ -133,52 +164,74 @@ int run_trace_syscall(pid_t pid, uint64_t pc, long nr, const long args[6], long 
         snprintf(why, wl, "cannot read the registers: %s", strerror(e));
         return e;
     }
+    /* A thread found in a signal-delivery stop would lose that signal at the first step
+     * (stepping with signal 0 cancels it): keep it to give back. */
+    if (!taken->stepped && in_signal_stop(pid)) {
+        siginfo_t si;
+        if (ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) == 0)
+            taken->info[taken->n++] = si;
+    }
+    taken->stepped = true;
     arch_inject_syscall_regs(&regs, &saved, pc, nr, args);
     if ((e = arch_inject_set_regs(pid, &regs))) {
         snprintf(why, wl, "cannot set the registers: %s", strerror(e));
         return e;
     }
-    /* One single step runs the whole syscall instruction; a signal that arrives first
-     * stops the tracee before it (signal-delivery-stop): keep the signal for later and step
-     * again without it. */
-    for (int tries = 0;; tries++) {
+    /* Each resume goes back through the kernel's signal code first: a pending signal is
+     * dequeued and reported (signal-delivery stop) before the instruction runs, and a
+     * pending ptrace trap (PTRACE_INTERRUPT, SIGCONT's notification) stops it again as an
+     * event stop.  Both are taken and the step done again, until the step's own SIGTRAP
+     * (si_code > 0: sent by the kernel, not by kill). */
+    for (int events = 0;;) {
         if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) != 0) {
             e = errno;
             snprintf(why, wl, "cannot single-step: %s", strerror(e));
-            return e;
+            break;
         }
         int st;
-        pid_t w;
-        w = run_trace_wait(pid, &st, 2000);
+        /* mmap, openat, mprotect, close: none blocks, but a loaded machine may keep the
+         * thread off its CPU a long time; given up on, it would run on with these
+         * registers. */
+        pid_t w = run_trace_wait(pid, &st, 30000);
         if (w == 0) {
-            snprintf(why, wl, "the injected syscall did not complete within 2 s");
+            snprintf(why, wl, "the injected syscall did not complete within 30 s");
             return ETIMEDOUT;
         }
         if (w != pid || !WIFSTOPPED(st)) {
             snprintf(why, wl, "the program ended while a syscall was run in it");
             return ESRCH;
         }
-        if (WSTOPSIG(st) == SIGTRAP && (st >> 16) == 0)
-            break;
-        if ((st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP && pending_sig && !*pending_sig)
-            *pending_sig = WSTOPSIG(st);
-        if (tries > 64) {
-            snprintf(why, wl, "the single step never completed");
-            return EAGAIN;
+        siginfo_t si;
+        if ((st >> 16) != 0 || ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) != 0) {
+            if (++events > 64) {
+                snprintf(why, wl, "the single step never completed (stopped again %d times)", events);
+                e = EAGAIN;
+                break;
+            }
+            continue;
         }
+        if (WSTOPSIG(st) == SIGTRAP && si.si_code > 0)
+            break;
+        if (taken->n == RUN_TRACE_MAX_SIGNALS) {
+            snprintf(why, wl, "more than %d signals were waiting for the thread", taken->n);
+            e = EAGAIN;
+            break;
+        }
+        taken->info[taken->n++] = si;
     }
     struct arch_regs after;
-    if ((e = arch_inject_get_regs(pid, &after))) {
+    if (!e && (e = arch_inject_get_regs(pid, &after)))
         snprintf(why, wl, "cannot read the registers after the syscall: %s", strerror(e));
-        return e;
+    if (!e)
+        *ret = arch_inject_syscall_result(&after);
+    /* Its registers back as they were, orig_rax included: a thread stopped on its way out
+     * of a restartable syscall (nanosleep, futex, read) has rax -ERESTART... and orig_rax
+     * the syscall's number; the kernel restarts that syscall when it resumes from this
+     * stop (tests/test_run_attach.py: an interrupted sleep stays whole). */
+    int re = arch_inject_set_regs(pid, &saved);
+    if (re && !e) {
+        snprintf(why, wl, "cannot restore the registers: %s", strerror(re));
+        e = re;
     }
-    *ret = arch_inject_syscall_result(&after);
-    /* A thread stopped on its way out of a restartable syscall (run -p: nanosleep, futex)
-     * gets its registers back as they were, orig_rax included: the kernel restarts the
-     * syscall when it resumes (tests/test_run_static.py: an interrupted sleep stays whole). */
-    if ((e = arch_inject_set_regs(pid, &saved))) {
-        snprintf(why, wl, "cannot restore the registers: %s", strerror(e));
-        return e;
-    }
-    return 0;
+    return e;
 }

@@ -4,6 +4,7 @@
 #ifndef CLOCKSCOPE_RUN_TRACE_H
 #define CLOCKSCOPE_RUN_TRACE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,11 +24,28 @@ bool run_trace_vdso_range(pid_t pid, uint64_t *start, uint64_t *end);
 pid_t run_trace_wait(pid_t pid, int *st, int timeout_ms);
 /* A thread's state letter and name from /proc/PID/task/TID/stat, for messages. */
 void run_trace_thread_state(pid_t pid, pid_t tid, char *out, size_t len);
+/* Signals a stopped thread dequeued while syscalls were run in it: each single step goes
+ * back to user mode through the signal code, which takes the next pending signal first,
+ * and the step that must run the syscall cannot deliver it.  Kept, with their siginfo, to
+ * be given back at the end (run_trace_give_back): none is lost. */
+#define RUN_TRACE_MAX_SIGNALS 256
+struct run_trace_signals {
+    bool stepped; /* a step ran: the thread now stands at the step's SIGTRAP */
+    int n;
+    siginfo_t info[RUN_TRACE_MAX_SIGNALS];
+};
 /* Runs syscall nr(args) in the stopped tracee, whose syscall instruction the caller has put
- * at pc: registers saved, set, one single step, result read, registers restored.  A signal
- * that arrives meanwhile is kept in *pending_sig (to be delivered at detach).  0 and the
- * syscall's return value in *ret, or an errno value of ptrace (why says what failed). */
+ * at pc: registers saved, set, single-stepped until the step's own SIGTRAP, result read,
+ * registers restored (orig_rax included: a syscall it was stopped in is restarted as the
+ * kernel would have).  Signals dequeued meanwhile go to *taken.  0 and the syscall's return
+ * value in *ret, or an errno value (why says what failed). */
 int run_trace_syscall(pid_t pid, uint64_t pc, long nr, const long args[6], long *ret,
-                      int *pending_sig, char *why, size_t wl);
+                      struct run_trace_signals *taken, char *why, size_t wl);
+/* Detaches tid, which is in a signal-delivery stop (its own, or the SIGTRAP of the last
+ * step) or another ptrace stop, and gives back the signals in *taken: the first through
+ * the detach itself with its siginfo (PTRACE_SETSIGINFO: a fault keeps its address), the
+ * others queued again (rt_tgsigqueueinfo where the kernel allows their si_code, else tgkill).
+ * The caller must be its tracer. */
+void run_trace_detach_giving_back(pid_t pid, pid_t tid, struct run_trace_signals *taken);
 
 #endif

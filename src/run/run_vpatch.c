@@ -167,10 +167,10 @@ bool run_vpatch_region_of(const struct run_vpatch_target *t, uint64_t *region)
 }
 
 enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, const char *memfd_path,
-                                  char *how, size_t hl, int *pending_sig)
+                                  char *how, size_t hl, struct run_trace_signals *taken)
 {
 #if !RUN_READER_BLOB_AVAILABLE
-    (void)pid, (void)memfd_in_target, (void)memfd_path, (void)pending_sig;
+    (void)pid, (void)memfd_in_target, (void)memfd_path, (void)taken;
     if (arch_inject_supported(how, hl))
         snprintf(how, hl, "this build has no injectable reader");
     return RUN_VPATCH_UNSUPPORTED;
@@ -209,7 +209,7 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, const char *me
     /* Writable first (the kernel does not force writes into an unpopulated read-only
      * anonymous mapping), read-only and executable once the reader is in. */
     long a1[6] = {0, (long)region_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0};
-    e = run_trace_syscall(pid, insn_at, SYS_mmap, a1, &region, pending_sig, why, sizeof why);
+    e = run_trace_syscall(pid, insn_at, SYS_mmap, a1, &region, taken, why, sizeof why);
     if (!e && is_err(region)) {
         snprintf(why, sizeof why, "mmap of the reader's pages failed: %s", strerror((int)-region));
         e = EIO, region = -1;
@@ -222,7 +222,7 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, const char *me
         if ((e = run_trace_write(pid, (uint64_t)region, memfd_path, plen)))
             snprintf(why, sizeof why, "cannot write the memfd's path: %s", strerror(e));
         long ao[6] = {AT_FDCWD, region, O_RDWR | O_CLOEXEC, 0, 0, 0};
-        if (!e && !(e = run_trace_syscall(pid, insn_at, SYS_openat, ao, &memfd, pending_sig, why,
+        if (!e && !(e = run_trace_syscall(pid, insn_at, SYS_openat, ao, &memfd, taken, why,
                                           sizeof why)) && is_err(memfd)) {
             snprintf(why, sizeof why, "it cannot open %s: %s", memfd_path, strerror((int)-memfd));
             e = EIO;
@@ -232,7 +232,7 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, const char *me
     if (!e) {
         long a2[6] = {region + RUN_LINE_PAGE_OFFSET, RUN_MEMFD_SIZE, PROT_READ | PROT_WRITE,
                       MAP_SHARED | MAP_FIXED, memfd, 0};
-        e = run_trace_syscall(pid, insn_at, SYS_mmap, a2, &ret, pending_sig, why, sizeof why);
+        e = run_trace_syscall(pid, insn_at, SYS_mmap, a2, &ret, taken, why, sizeof why);
         if (!e && ret != region + (long)RUN_LINE_PAGE_OFFSET) {
             snprintf(why, sizeof why, "mmap of the data pages failed: %s",
                      is_err(ret) ? strerror((int)-ret) : "wrong address");
@@ -242,7 +242,7 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, const char *me
     if (!e) {
         /* The line is the refresher's to write: read-only here. */
         long a6[6] = {region + RUN_LINE_PAGE_OFFSET, RUN_PAGE_SIZE, PROT_READ, 0, 0, 0};
-        e = run_trace_syscall(pid, insn_at, SYS_mprotect, a6, &ret, pending_sig, why, sizeof why);
+        e = run_trace_syscall(pid, insn_at, SYS_mprotect, a6, &ret, taken, why, sizeof why);
         if (!e && ret != 0) {
             snprintf(why, sizeof why, "mprotect of the line page failed: %s", strerror((int)-ret));
             e = EIO;
@@ -252,7 +252,7 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, const char *me
         snprintf(why, sizeof why, "cannot write the reader at 0x%lx: %s", region, strerror(e));
     if (!e) {
         long a5[6] = {region, RUN_READER_CODE_SIZE, PROT_READ | PROT_EXEC, 0, 0, 0};
-        e = run_trace_syscall(pid, insn_at, SYS_mprotect, a5, &ret, pending_sig, why, sizeof why);
+        e = run_trace_syscall(pid, insn_at, SYS_mprotect, a5, &ret, taken, why, sizeof why);
         if (!e && ret != 0) {
             snprintf(why, sizeof why, "mprotect of the reader failed: %s", strerror((int)-ret));
             e = EIO;
@@ -260,12 +260,12 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, const char *me
     }
     /* The memfd is closed in the tracee whatever happened: the mapping keeps the page. */
     long a3[6] = {memfd, 0, 0, 0, 0, 0};
-    if (memfd >= 0 && run_trace_syscall(pid, insn_at, SYS_close, a3, &ret, pending_sig, why, sizeof why) && !e)
+    if (memfd >= 0 && run_trace_syscall(pid, insn_at, SYS_close, a3, &ret, taken, why, sizeof why) && !e)
         e = EIO;
     if (e && region != -1) {
         long a4[6] = {region, (long)region_size, 0, 0, 0, 0};
         char ignored[100];
-        run_trace_syscall(pid, insn_at, SYS_munmap, a4, &ret, pending_sig, ignored, sizeof ignored);
+        run_trace_syscall(pid, insn_at, SYS_munmap, a4, &ret, taken, ignored, sizeof ignored);
     }
     if (e) {
         run_trace_write(pid, insn_at, image + sites[0].offset, ilen);

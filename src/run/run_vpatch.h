@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "run/run_reader_abi.h"
+#include "run/run_trace.h"
 #include "vdso/vdso_elf.h"
 
 /* Why a program is not patched (RUN_VPATCH_OK: it is). */
@@ -53,9 +54,9 @@ bool run_vpatch_region_of(const struct run_vpatch_target *t, uint64_t *region);
 /* Patches the stopped tracee.  memfd_in_target is the data page's memfd as numbered in the
  * tracee (inherited through exec; closed in it here), or -1 and memfd_path: a path the
  * tracee opens it by (/proc/HELPER/fd/N, for a running process: run -p).  On RUN_VPATCH_OK, `how` says what was
- * patched; otherwise it says why not, and the tracee is left as it was.  A signal that came
- * meanwhile is put in *pending_sig for the detach. */
+ * patched; otherwise it says why not, and the tracee is left as it was.  Signals the
+ * thread dequeued meanwhile are kept in *taken, for run_trace_detach_giving_back. */
 enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, const char *memfd_path,
-                                  char *how, size_t hl, int *pending_sig);
+                                  char *how, size_t hl, struct run_trace_signals *taken);
 
 #endif

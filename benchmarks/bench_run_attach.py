@@ -3,12 +3,14 @@
 """`clockscope run -p PID` / `run --undo PID` (docs/run.md, "A running process"): the
 issue's acceptance run and the time an attach takes.  docs/benchmarks/run.md records it.
 
-    python3 benchmarks/bench_run_attach.py [--cycles 200] [--target go|storm] [--cs PATH]
+    python3 benchmarks/bench_run_attach.py [--cycles 200] [--target go|storm|storm-leader-exits]
+                                           [--cs PATH]
 
 go: tests/progs/go_clock (CGO_ENABLED=0) with 8 goroutines reading time.Now without pause,
 the CPU profiler at 1 kHz (SIGPROF) and a GC every 10 ms (SIGURG).  storm: tests/progs/
 attach_storm.c (-static) with 8 reader threads, real-time signals queued to every thread
-without pause and threads created without pause.  Each cycle: attach (must succeed), a
+without pause and threads created without pause; storm-leader-exits: the same with its main
+thread ended (pthread_exit) while the others run on.  Each cycle: attach (must succeed), a
 second attach (must be refused: served already), undo (must succeed), and the vDSO's bytes
 compared with this process's pristine image.  At the end the program must still run and
 report no backward step (storm: no signal lost, no read failed).  Prints the wall time of
@@ -26,7 +28,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def live_thread(pid):
+    """A thread of pid that has not ended (its main thread may have: pthread_exit)."""
+    if pid == "self":
+        return pid
+    for t in sorted(os.listdir(f"/proc/{pid}/task"), key=lambda t: t != str(pid)):
+        try:
+            if open(f"/proc/{pid}/task/{t}/stat").read().rsplit(")", 1)[1].split()[0] not in "ZX":
+                return t
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return pid
+
+
 def vdso_bytes(pid):
+    pid = live_thread(pid)
     for line in open(f"/proc/{pid}/maps"):
         if line.rstrip().endswith("[vdso]"):
             a, b = (int(x, 16) for x in line.split()[0].split("-"))
@@ -46,7 +62,7 @@ def build(target, d):
         return [str(d / "go_clock"), "goroutines", "8", "3600"], {"GO_CLOCK_STDIN_ENDS": "1"}
     subprocess.run(["cc", "-O2", "-static", "-o", str(d / "attach_storm"),
                     str(ROOT / "tests/progs/attach_storm.c"), "-lpthread"], check=True)
-    return [str(d / "attach_storm"), "8"], {}
+    return [str(d / "attach_storm"), "8"] + (["leader-exits"] if target != "storm" else []), {}
 
 
 def pct(xs, q):
@@ -57,7 +73,7 @@ def pct(xs, q):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cycles", type=int, default=200)
-    ap.add_argument("--target", choices=["go", "storm"], default="go")
+    ap.add_argument("--target", choices=["go", "storm", "storm-leader-exits"], default="go")
     ap.add_argument("--cs", default=str(ROOT / "build" / "clockscope"))
     ap.add_argument("--timeout", type=float, default=60)
     a = ap.parse_args()

@@ -35,10 +35,11 @@
 struct stopped {
     pid_t tid[MAX_THREADS];
     /* The signal a thread stands at (its signal-delivery stop), handed over at the detach;
-     * 0 for an event or group stop.  The main thread's is in main_taken instead, with the
-     * signals the injected syscalls made it dequeue. */
+     * 0 for an event or group stop.  inj's is in main_taken instead, with the signals the
+     * injected syscalls made it dequeue. */
     int sig[MAX_THREADS];
     int n;
+    pid_t inj; /* the thread the syscalls run in: the main thread, unless it has ended */
     struct run_trace_signals main_taken;
 };
 
@@ -53,8 +54,8 @@ static bool have(const struct stopped *s, pid_t t)
 static void let_go(pid_t pid, struct stopped *s)
 {
     for (int i = 0; i < s->n; i++) {
-        if (s->tid[i] == pid)
-            run_trace_detach_giving_back(pid, pid, &s->main_taken);
+        if (s->tid[i] == s->inj)
+            run_trace_detach_giving_back(pid, s->inj, &s->main_taken);
         else
             ptrace(PTRACE_DETACH, s->tid[i], NULL, (void *)(long)s->sig[i]);
     }
@@ -73,7 +74,7 @@ static void let_go(pid_t pid, struct stopped *s)
  * signal handed back by the detach. */
 static int stop_all(pid_t pid, struct stopped *s, char *why, size_t wl)
 {
-    s->n = 0;
+    s->n = 0, s->inj = 0;
     s->main_taken.n = 0, s->main_taken.stepped = false;
     for (bool grew = true; grew;) {
         grew = false;
@@ -98,8 +99,8 @@ static int stop_all(pid_t pid, struct stopped *s, char *why, size_t wl)
             }
             if (ptrace(PTRACE_SEIZE, t, NULL, NULL) != 0) {
                 int err = errno;
-                if (err == ESRCH)
-                    continue; /* it ended meanwhile */
+                if (err == ESRCH || (err == EPERM && run_trace_thread_is_zombie(pid, t)))
+                    continue; /* it ended (a main thread that called pthread_exit, too) */
                 closedir(d);
                 let_go(pid, s);
                 return err;
@@ -120,23 +121,28 @@ static int stop_all(pid_t pid, struct stopped *s, char *why, size_t wl)
             }
             if (w < 0 || !WIFSTOPPED(st))
                 continue; /* it exited */
-            int sig = (st >> 16) == 0 ? WSTOPSIG(st) : 0;
-            if (t == pid && sig) {
-                siginfo_t si;
-                if (ptrace(PTRACE_GETSIGINFO, t, NULL, &si) == 0)
-                    s->main_taken.info[s->main_taken.n++] = si;
-                sig = 0;
-            }
-            s->tid[s->n] = t, s->sig[s->n] = sig;
+            s->tid[s->n] = t, s->sig[s->n] = (st >> 16) == 0 ? WSTOPSIG(st) : 0;
             s->n++;
             grew = true;
         }
         closedir(d);
     }
-    if (!have(s, pid)) {
-        snprintf(why, wl, "its main thread could not be stopped (it has ended?)");
-        let_go(pid, s);
+    if (s->n == 0) {
+        snprintf(why, wl, "no thread of it could be stopped (it has ended?)");
         return ESRCH;
+    }
+    /* The syscalls run in the main thread, or in another if it has ended.  A signal it
+     * stands at goes with those its steps will take (run_trace_syscall). */
+    int k = 0;
+    for (int i = 0; i < s->n; i++)
+        if (s->tid[i] == pid)
+            k = i;
+    s->inj = s->tid[k];
+    if (s->sig[k]) {
+        siginfo_t si;
+        if (ptrace(PTRACE_GETSIGINFO, s->inj, NULL, &si) == 0)
+            s->main_taken.info[s->main_taken.n++] = si;
+        s->sig[k] = 0;
     }
     return 0;
 }
@@ -219,7 +225,8 @@ static bool fit_to_serve(pid_t pid, bool attach, char *why, size_t wl)
     }
     if (!attach)
         return true;
-    snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+    pid_t at = run_trace_live_thread(pid);
+    snprintf(path, sizeof path, "/proc/%d/exe", (int)(at ? at : pid));
     struct elf_facts ef;
     char ewhy[200];
     if (elf_probe(path, &ef, ewhy, sizeof ewhy) == ELF_PROBE_OK && ef.has_interp && !ef.go_buildinfo) {
@@ -288,7 +295,8 @@ int run_attach(pid_t pid, const struct run_mode *mode, bool verbose, const char 
         static struct stopped s;
         struct run_vpatch_target t;
         char how[400] = "";
-        enum run_vpatch_result res = run_vpatch_read(pid, &t, how, sizeof how);
+        pid_t at = run_trace_live_thread(pid);
+        enum run_vpatch_result res = run_vpatch_read(at ? at : pid, &t, how, sizeof how);
         int e = res == RUN_VPATCH_OK ? stop_outside(pid, &s, &t, why, sizeof why) : EINVAL;
         free(t.image);
         if (res != RUN_VPATCH_OK) {
@@ -298,7 +306,7 @@ int run_attach(pid_t pid, const struct run_mode *mode, bool verbose, const char 
         } else {
             char path[64];
             snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)getpid(), memfd);
-            res = run_vpatch(pid, -1, path, how, sizeof how, &s.main_taken);
+            res = run_vpatch(s.inj, -1, path, how, sizeof how, &s.main_taken);
             let_go(pid, &s);
             if (res == RUN_VPATCH_OK) {
                 status = 0;
@@ -353,7 +361,8 @@ int run_undo(pid_t pid, bool verbose)
     const struct vdso_live *mine = vdso_live();
     struct run_vpatch_target t;
     char how[400] = "";
-    if (run_vpatch_read(pid, &t, how, sizeof how) != RUN_VPATCH_OK) {
+    pid_t at = run_trace_live_thread(pid);
+    if (run_vpatch_read(at ? at : pid, &t, how, sizeof how) != RUN_VPATCH_OK) {
         fprintf(stderr, "clockscope run: cannot undo pid %d: %s\n", (int)pid, how);
         return 1;
     }
@@ -392,15 +401,15 @@ int run_undo(pid_t pid, bool verbose)
         return 1;
     }
     for (size_t k = 0; k < t.nsites && !e; k++)
-        e = run_trace_write(pid, t.base + t.sites[k].offset,
+        e = run_trace_write(s.inj, t.base + t.sites[k].offset,
                             (const uint8_t *)mine->base + t.sites[k].offset, jl);
     /* Tell the refresher of that region (the header page is shared with it) to end. */
     uint64_t region;
     struct run_page_header h;
     if (!e && run_vpatch_region_of(&t, &region) &&
-        !run_trace_read(pid, region + RUN_HEADER_OFFSET, &h, sizeof h) && h.magic == RUN_PAGE_MAGIC) {
+        !run_trace_read(s.inj, region + RUN_HEADER_OFFSET, &h, sizeof h) && h.magic == RUN_PAGE_MAGIC) {
         uint32_t flags = h.flags | RUN_FLAG_UNDONE;
-        run_trace_write(pid, region + RUN_HEADER_OFFSET + offsetof(struct run_page_header, flags),
+        run_trace_write(s.inj, region + RUN_HEADER_OFFSET + offsetof(struct run_page_header, flags),
                         &flags, sizeof flags);
     }
     let_go(pid, &s);

@@ -5,11 +5,13 @@
 
 #include "arch/inject.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -104,6 +106,53 @@ pid_t run_trace_wait(pid_t pid, int *st, int timeout_ms)
             return w < 0 && errno == EINTR ? 0 : w;
         nanosleep(&(struct timespec){0, 100000}, NULL); /* 0.1 ms */
     }
+}
+
+/* The state letter of /proc/PID/task/TID/stat (after the command's closing parenthesis),
+ * or 0 when it cannot be read. */
+static char thread_state(pid_t pid, pid_t tid)
+{
+    char path[64], buf[512] = "";
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = 0;
+    const char *p = strrchr(buf, ')');
+    return p && p[1] == ' ' ? p[2] : 0;
+}
+
+static bool live(char state)
+{
+    return state && state != 'Z' && state != 'X';
+}
+
+pid_t run_trace_live_thread(pid_t pid)
+{
+    if (live(thread_state(pid, pid)))
+        return pid;
+    char path[48];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    pid_t found = 0;
+    struct dirent *e;
+    while (!found && (e = readdir(d))) {
+        pid_t t = (pid_t)atoi(e->d_name);
+        if (t > 0 && live(thread_state(pid, t)))
+            found = t;
+    }
+    closedir(d);
+    return found;
+}
+
+bool run_trace_thread_is_zombie(pid_t pid, pid_t tid)
+{
+    char c = thread_state(pid, tid);
+    return c == 'Z' || c == 'X';
 }
 
 void run_trace_thread_state(pid_t pid, pid_t tid, char *out, size_t len)

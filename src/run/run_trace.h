@@ -22,6 +22,13 @@ bool run_trace_vdso_range(pid_t pid, uint64_t *start, uint64_t *end);
 /* waitpid(pid, st, __WALL), but giving up after timeout_ms (a thread that never stops:
  * run says so rather than hang).  pid, or 0 on timeout, or -1 with errno. */
 pid_t run_trace_wait(pid_t pid, int *st, int timeout_ms);
+/* A live thread of process pid, for /proc/TID/{auxv,maps,mem} and the injected syscalls:
+ * pid itself unless its main thread has ended (pthread_exit: a zombie whose memory,
+ * auxiliary vector and maps read empty while the other threads run on), else the first
+ * other thread that is not a zombie; 0 if none. */
+pid_t run_trace_live_thread(pid_t pid);
+/* Whether thread tid of pid has ended (a zombie: ptrace refuses it, and it needs no stop). */
+bool run_trace_thread_is_zombie(pid_t pid, pid_t tid);
 /* A thread's state letter and name from /proc/PID/task/TID/stat, for messages. */
 void run_trace_thread_state(pid_t pid, pid_t tid, char *out, size_t len);
 /* Signals a stopped thread dequeued while syscalls were run in it: each single step goes

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A target for `clockscope run -p` under the conditions that broke its first version
  * (tests/test_run_attach.py), built with -static:
- *   attach_storm T
+ *   attach_storm T [leader-exits]
  * T threads read CLOCK_MONOTONIC without pause (a value below the highest any thread has
  * published is a backward step); a sender thread queues a real-time signal to every reader
  * and to the main thread, without pause, at most 64 not yet handled (real-time signals
@@ -11,7 +11,9 @@
  * joins short-lived threads without pause (threads appear during the attach); the main thread reads its stdin (a read restarted after each signal, SA_RESTART)
  * until it ends, then prints
  *   ok storm threads T reads R backwards B sent S handled H made M read_errors E
- * ("FAIL ..." when B > 0, S != H or E > 0). */
+ * ("FAIL ..." when B > 0, S != H or E > 0).  leader-exits: the main thread hands all of this
+ * to another thread and calls pthread_exit: the process runs on with its main thread a
+ * zombie, whose /proc/PID/{auxv,maps,mem} read empty. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -112,17 +114,13 @@ static void *churner(void *arg)
     return NULL;
 }
 
-int main(int argc, char **argv)
+static int threads_wanted;
+
+static void *run_all(void *arg)
 {
-    int t = argc >= 2 ? atoi(argv[1]) : 0;
-    if (t < 1 || t > MAX_READERS) {
-        fprintf(stderr, "usage: attach_storm THREADS (1..%d)\n", MAX_READERS);
-        return 2;
-    }
-    struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGRTMIN, &sa, NULL);
-    tids[atomic_fetch_add(&ntids, 1)] = getpid();
+    (void)arg;
+    int t = threads_wanted;
+    tids[atomic_fetch_add(&ntids, 1)] = (pid_t)syscall(SYS_gettid);
     pthread_t r[MAX_READERS], s, c, rs[2];
     for (int i = 0; i < t; i++)
         pthread_create(&r[i], NULL, reader, NULL);
@@ -160,5 +158,25 @@ int main(int argc, char **argv)
     printf("%s storm threads %d reads %ld backwards %ld sent %ld handled %ld made %ld read_errors %ld\n",
            b || se != h || read_errors ? "FAIL" : "ok", t, atomic_load(&reads), b, se, h,
            atomic_load(&made), read_errors);
+    fflush(stdout);
+    exit(0);
+}
+
+int main(int argc, char **argv)
+{
+    threads_wanted = argc >= 2 ? atoi(argv[1]) : 0;
+    if (threads_wanted < 1 || threads_wanted > MAX_READERS) {
+        fprintf(stderr, "usage: attach_storm THREADS (1..%d) [leader-exits]\n", MAX_READERS);
+        return 2;
+    }
+    struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGRTMIN, &sa, NULL);
+    if (argc >= 3 && !strcmp(argv[2], "leader-exits")) {
+        pthread_t w;
+        pthread_create(&w, NULL, run_all, NULL);
+        pthread_exit(NULL);
+    }
+    run_all(NULL);
     return 0;
 }

@@ -240,14 +240,26 @@ static bool fit_to_serve(pid_t pid, bool attach, char *why, size_t wl)
 
 static void say_refusal(pid_t pid, int err, const char *why)
 {
-    if (err == EPERM)
-        fprintf(stderr, "clockscope run: cannot serve pid %d: ptrace is not permitted (%s): "
-                "Yama's ptrace_scope 1 lets only a process's ancestors trace it, so run -p "
-                "needs CAP_SYS_PTRACE (root) there; scope 0 allows it for your own "
-                "processes%s%s\n", (int)pid, strerror(err), *why ? "; " : "", why);
-    else
+    if (err == EPERM) {
+        int scope = -1;
+        FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
+        if (f) {
+            if (fscanf(f, "%d", &scope) != 1)
+                scope = -1;
+            fclose(f);
+        }
+        fprintf(stderr, "clockscope run: cannot serve pid %d: ptrace is not permitted (%s): %s\n",
+                (int)pid, strerror(err),
+                scope == 1 ? "Yama's ptrace_scope is 1 (only a process's ancestors may trace "
+                             "it): run -p needs CAP_SYS_PTRACE (root) here"
+                : scope >= 2 ? "Yama's ptrace_scope is 2 or 3: only root (2) or nobody (3) may "
+                               "attach"
+                             : "a seccomp filter or a container's policy forbids it (Yama "
+                               "allows it here)");
+    } else {
         fprintf(stderr, "clockscope run: cannot serve pid %d: %s\n", (int)pid,
                 *why ? why : strerror(err));
+    }
 }
 
 int run_attach(pid_t pid, const struct run_mode *mode, bool verbose, const char *output)

@@ -255,3 +255,22 @@ def test_refused_a_dynamic_program(cs, tmp_path):
 def test_undo_of_a_process_never_served(cs, target):
     proc = run([cs, "run", "--undo", target.pid])
     assert proc.returncode == 1 and "its vDSO is pristine" in proc.stderr, proc.stderr
+
+
+def test_undo_refuses_a_vdso_that_is_not_this_kernels_image(cs, target):
+    """--undo writes this process's own vDSO bytes at the entry points only after checking
+    that everything else in the target's vDSO is identical: one byte changed elsewhere (in
+    the ELF header's padding, never executed) and undo refuses, writing nothing."""
+    need_counter()
+    a = run([cs, "run", "--mode", "fast", "-p", target.pid], timeout=60)
+    assert a.returncode == 0, a.stderr
+    tid = live_thread(target.pid)
+    start = next(int(line.split("-")[0], 16) for line in open(f"/proc/{tid}/maps")
+                 if line.rstrip().endswith("[vdso]"))
+    with open(f"/proc/{tid}/mem", "r+b", buffering=0) as f:
+        f.seek(start + 12)  # e_ident's padding
+        f.write(b"\x5a")
+    served = vdso_bytes(target.pid)
+    u = run([cs, "run", "--undo", target.pid], timeout=60)
+    assert u.returncode == 1 and "differs from this process's" in u.stderr, u.stderr
+    assert vdso_bytes(target.pid) == served

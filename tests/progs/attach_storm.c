@@ -97,12 +97,13 @@ static void *raiser(void *arg)
     return NULL;
 }
 
-/* A short-lived thread reads the clock too: one that an attach fails to stop may be at a
- * clock entry point while it is written. */
+/* A short-lived thread reads the clock too, for about a millisecond: one created while an
+ * attach seizes the others, and missed by it, would be at a clock entry point while it is
+ * written. */
 static void *brief(void *arg)
 {
     uint64_t last = now();
-    for (int i = 0; i < 200; i++) {
+    for (int i = 0; i < 20000; i++) {
         uint64_t v = now();
         if (v < last)
             atomic_fetch_add(&backwards, 1);
@@ -114,13 +115,20 @@ static void *brief(void *arg)
 static void *churner(void *arg)
 {
     (void)arg;
+    /* Two at a time: each new thread is created while the one before is still reading. */
+    pthread_t prev;
+    bool have_prev = false;
     while (!atomic_load(&stop)) {
         pthread_t t;
         if (pthread_create(&t, NULL, brief, NULL) == 0) {
-            pthread_join(t, NULL);
             atomic_fetch_add(&made, 1);
+            if (have_prev)
+                pthread_join(prev, NULL);
+            prev = t, have_prev = true;
         }
     }
+    if (have_prev)
+        pthread_join(prev, NULL);
     return NULL;
 }
 

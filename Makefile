@@ -107,20 +107,41 @@ $(O)/libclockscope-shim.so: $(SHIM_PIC) $(FC_PIC) src/shim/shim.map
 
 # The reader `clockscope run` injects into static and Go programs (docs/run.md): compiled
 # freestanding and position-independent, its .text embedded in the binary as bytes by
-# scripts/gen-reader-blob.sh, which fails on any relocation.  x86_64 only so far: elsewhere
-# the header says the blob is not available and run refuses to patch.
+# scripts/gen-reader-blob.sh, which fails on any relocation and on any use of a register
+# the arch forbids (READER_FORBIDDEN_REGS).  The binutils are the target's own (the
+# triple's prefix), so that a cross build reads its reader too.
+# Go's g register is callee-saved in the C ABI (x28 on arm64, x27 = s11 on riscv64), so a
+# C function may save it, use it and restore it; but Go's signal handler takes g from that
+# register wherever the signal lands (a SIGPROF inside the reader), so it must never hold
+# anything else, even for a moment: -ffixed-* keeps the compiler off it altogether, and
+# the script fails the build if the disassembly names it at all.
 READER_CFLAGS := -std=c11 $(WARN) -O2 -D_GNU_SOURCE -Isrc -ffreestanding -fPIC -nostdlib \
                  -fno-stack-protector -fno-jump-tables -fno-tree-switch-conversion -fno-asynchronous-unwind-tables \
-                 -fno-unwind-tables -fcf-protection=none -fno-toplevel-reorder -mno-red-zone
-$(O)/gen/run_reader_blob.h: src/run/reader/reader.c src/run/run_reader_abi.h src/fastclock/fc_line.h src/fastclock/fc_read.h src/arch/counter.h src/arch/x86_64/counter.h scripts/gen-reader-blob.sh
+                 -fno-unwind-tables -fno-toplevel-reorder
+READER_CFLAGS_x86_64  := -fcf-protection=none -mno-red-zone
+# no calls into libgcc for atomics (outline atomics), no SIMD/FP registers, no landing pads
+# (the reader's pages are not mapped guarded)
+READER_CFLAGS_aarch64 := -mgeneral-regs-only -mno-outline-atomics -mbranch-protection=none -ffixed-x28
+# no linker relaxation (gp-relative or relaxed pairs would need the linker)
+READER_CFLAGS_riscv64 := -mno-relax -ffixed-s11
+READER_FORBIDDEN_REGS_aarch64 := x28|w28
+READER_FORBIDDEN_REGS_riscv64 := s11|x27
+# riscv64's object keeps PC-relative relocations (see gen-reader-blob.sh): linked alone at 0
+READER_LINK_riscv64 := 1
+READER_PCREL_RELOCS_riscv64 := R_RISCV_(BRANCH|JAL|RVC_BRANCH|RVC_JUMP|CALL|CALL_PLT|PCREL_HI20|PCREL_LO12_I|PCREL_LO12_S)
+READER_BINUTILS := $(if $(shell command -v $(TRIPLE)-objcopy 2>/dev/null),$(TRIPLE)-,)
+$(O)/gen/run_reader_blob.h: src/run/reader/reader.c src/run/run_reader_abi.h src/fastclock/fc_line.h src/fastclock/fc_read.h src/arch/counter.h src/arch/$(ARCH)/counter.h src/arch/reader_arch.h src/arch/$(ARCH)/reader_arch.h scripts/gen-reader-blob.sh
 	@mkdir -p $(O)/gen
-ifeq ($(ARCH),x86_64)
 	@echo "  CC  $< (freestanding reader)"
-	@$(CC) $(READER_CFLAGS) -c -o $(O)/gen/reader.o $<
-	@scripts/gen-reader-blob.sh $(O)/gen/reader.o $@
-else
-	@echo '#define RUN_READER_BLOB_AVAILABLE 0' > $@
+	@$(CC) $(READER_CFLAGS) $(READER_CFLAGS_$(ARCH)) -c -o $(O)/gen/reader.o $<
+ifneq ($(READER_LINK_$(ARCH)),)
+	@$(CC) -static -nostdlib -Wl,--no-relax -Wl,--build-id=none -Wl,-Ttext=0 -Wl,-e,0 \
+	    -o $(O)/gen/reader.elf $(O)/gen/reader.o
 endif
+	@OBJCOPY=$(READER_BINUTILS)objcopy READELF=$(READER_BINUTILS)readelf NM=$(READER_BINUTILS)nm \
+	    OBJDUMP=$(READER_BINUTILS)objdump READER_FORBIDDEN_REGS='$(READER_FORBIDDEN_REGS_$(ARCH))' \
+	    READER_PCREL_RELOCS='$(READER_PCREL_RELOCS_$(ARCH))' \
+	    scripts/gen-reader-blob.sh $(O)/gen/reader.o $@ $(if $(READER_LINK_$(ARCH)),$(O)/gen/reader.elf)
 CPPFLAGS += -I$(O)/gen
 $(CLI_OBJ): | $(O)/gen/run_reader_blob.h
 $(O)/obj/src/run/run_vpatch.o: $(O)/gen/run_reader_blob.h

@@ -3,7 +3,9 @@
 import re
 import subprocess
 
-from conftest import ROOT, make, run
+import pytest
+
+from conftest import ROOT, make, need_tool, run
 
 
 def test_install_puts_the_binary_under_prefix(native_build, tmp_path):
@@ -70,3 +72,37 @@ def test_make_check_selects_by_marker_not_by_name():
     # In: "cross" in the name is about CPUs, not builds.
     assert "tests/test_ladder.py::test_one_cpu_marks_cross_cpu_unavailable" in chosen
     assert len(chosen) > 50
+
+
+# What the Makefile passes gen-reader-blob.sh per arch: Go's g register (x28 on arm64,
+# x27 = s11 on riscv64), which the injected reader must never name (docs/run.md).
+G_REGISTER = {"aarch64": ("aarch64-linux-gnu", "x28|w28", "mov x28, %0", "x28"),
+              "riscv64": ("riscv64-linux-gnu", "s11|x27", "mv s11, %0", "s11")}
+
+
+@pytest.mark.cross
+def test_reader_blob_refuses_gos_g_register(tmp_path):
+    """A reader that saves Go's g register, uses it and restores it (what the C ABI allows
+    a callee) fails the build: Go's signal handler reads g from it wherever a signal lands.
+    A reader that leaves it alone passes."""
+    for arch, (triple, regs, insn, reg) in G_REGISTER.items():
+        need_tool(f"{triple}-gcc", f"{triple}-objdump")
+        for uses in (True, False):
+            src = tmp_path / f"{arch}-{uses}.c"
+            body = f'__asm__ volatile("{insn}" : : "r"(a) : "{reg}");' if uses else ""
+            src.write_text('__asm__(".text\\nrun_reader_code_start:\\n");\n'
+                           f"long run_reader_clock_gettime(long a, long b) {{ {body} return a + b; }}\n"
+                           "long run_reader_gettimeofday(long a) { return a; }\n")
+            obj = tmp_path / f"{arch}-{uses}.o"
+            proc = run([f"{triple}-gcc", "-O2", "-ffreestanding", "-fPIC", "-fno-toplevel-reorder",
+                        "-fno-asynchronous-unwind-tables", "-fno-unwind-tables", "-c", "-o", obj, src])
+            assert proc.returncode == 0, proc.stderr
+            env = {"PATH": "/usr/bin:/bin", "READER_FORBIDDEN_REGS": regs,
+                   **{tool.upper(): f"{triple}-{tool}" for tool in ("objcopy", "readelf", "nm", "objdump")}}
+            proc = run(["sh", ROOT / "scripts/gen-reader-blob.sh", obj, tmp_path / "blob.h"], env=env)
+            if uses:
+                assert proc.returncode == 1 and "uses a register it must leave alone" in proc.stderr, \
+                    (arch, proc.stderr)
+                assert reg in proc.stderr
+            else:
+                assert proc.returncode == 0, (arch, proc.stderr)

@@ -24,6 +24,7 @@ struct arch_regs {
 struct arch_vdso_entries {
     const char *name[3];
     const char *version; /* the version the C libraries and Go ask for */
+    unsigned elf_machine; /* the e_machine a vDSO image of this arch has */
 };
 
 /* Whether this arch can be served; false with a reason ("not yet on aarch64 ..."). */
@@ -35,17 +36,23 @@ bool arch_inject_symbol_forbidden(const char *name);
 int arch_inject_get_regs(pid_t pid, struct arch_regs *regs);
 int arch_inject_set_regs(pid_t pid, const struct arch_regs *regs);
 uint64_t arch_inject_pc(const struct arch_regs *regs);
-/* The bytes of one syscall instruction; returns their count (<= 8). */
+/* The bytes of one syscall instruction, followed where the arch needs it by a breakpoint
+ * that stops the tracee after it; returns their count (<= 8). */
 size_t arch_inject_syscall_insn(uint8_t *out);
+/* The ptrace request that runs those bytes once and stops: PTRACE_SINGLESTEP (x86_64), or
+ * PTRACE_CONT up to the breakpoint (aarch64, riscv64: riscv has no single step). */
+int arch_inject_syscall_resume(void);
 /* `saved` changed to execute the syscall instruction at pc with number nr and args, as if
  * no syscall were in progress (so that no restart logic applies on the way out). */
 void arch_inject_syscall_regs(struct arch_regs *out, const struct arch_regs *saved, uint64_t pc,
                               long nr, const long args[6]);
 /* The syscall's return value after it ran. */
 long arch_inject_syscall_result(const struct arch_regs *regs);
-/* An absolute jump to target that clobbers only registers the C ABI lets a callee clobber
- * and that the vDSO's callers do not keep anything in (x86_64: r11); its length, or 0 if
- * it does not fit in len. */
-size_t arch_inject_abs_jump(uint8_t *out, size_t len, uint64_t target);
+/* An absolute jump to target, to be written at address `at` (its length may depend on
+ * at's alignment: a literal kept 8-byte aligned), that clobbers only registers the C ABI
+ * lets a callee clobber and that the vDSO's callers do not keep anything in (x86_64: r11,
+ * aarch64: x16, riscv64: t1); its length, or 0 if it does not fit in len.  A vDSO lies on
+ * a page boundary, so an image offset has the alignment of the address. */
+size_t arch_inject_abs_jump(uint8_t *out, size_t len, uint64_t at, uint64_t target);
 
 #endif

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Serving a program through its vDSO (arch/inject.h) where an arch does not do it yet:
  * weak definitions that say so, overridden by arch/ARCH_inject.c where that file exists
- * (x86_64 today).  run asks arch_inject_supported() first and calls nothing else here. */
+ * (x86_64, aarch64 and riscv64 all have one today: these stay for an arch added later).
+ * run asks arch_inject_supported() first and calls nothing else here. */
 #include "arch/arch.h"
 #include "arch/inject.h"
 
@@ -12,7 +13,7 @@
 
 INJECT_NONE bool arch_inject_supported(char *why, size_t len)
 {
-    snprintf(why, len, "patching the vDSO is not yet done on %s (only x86_64)", arch_name());
+    snprintf(why, len, "patching the vDSO is not yet done on %s", arch_name());
     return false;
 }
 
@@ -42,6 +43,7 @@ INJECT_NONE size_t arch_inject_syscall_insn(uint8_t *out)
     (void)out;
     return 0;
 }
+INJECT_NONE int arch_inject_syscall_resume(void) { return -1; }
 INJECT_NONE void arch_inject_syscall_regs(struct arch_regs *out, const struct arch_regs *saved,
                                           uint64_t pc, long nr, const long args[6])
 {
@@ -53,8 +55,8 @@ INJECT_NONE long arch_inject_syscall_result(const struct arch_regs *regs)
     (void)regs;
     return -ENOSYS;
 }
-INJECT_NONE size_t arch_inject_abs_jump(uint8_t *out, size_t len, uint64_t target)
+INJECT_NONE size_t arch_inject_abs_jump(uint8_t *out, size_t len, uint64_t at, uint64_t target)
 {
-    (void)out, (void)len, (void)target;
+    (void)out, (void)len, (void)at, (void)target;
     return 0;
 }

@@ -2,6 +2,7 @@
 /* x86_64 side of serving a program through its vDSO (arch/inject.h). */
 #include "arch/inject.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,7 +23,8 @@ const struct arch_vdso_entries *arch_inject_vdso_entries(void)
     /* glibc, musl and Go's runtime look these up with version LINUX_2.6. */
     static const struct arch_vdso_entries e = {
         .name = {"__vdso_clock_gettime", "__vdso_gettimeofday", "__vdso_time"},
-        .version = "LINUX_2.6"};
+        .version = "LINUX_2.6",
+        .elf_machine = EM_X86_64};
     return &e;
 }
 
@@ -55,6 +57,11 @@ size_t arch_inject_syscall_insn(uint8_t *out)
     return 2;
 }
 
+int arch_inject_syscall_resume(void)
+{
+    return PTRACE_SINGLESTEP; /* one step runs the whole syscall instruction */
+}
+
 void arch_inject_syscall_regs(struct arch_regs *out, const struct arch_regs *saved, uint64_t pc,
                               long nr, const long args[6])
 {
@@ -74,8 +81,9 @@ long arch_inject_syscall_result(const struct arch_regs *regs)
     return (long)((const struct user_regs_struct *)regs)->rax;
 }
 
-size_t arch_inject_abs_jump(uint8_t *out, size_t len, uint64_t target)
+size_t arch_inject_abs_jump(uint8_t *out, size_t len, uint64_t at, uint64_t target)
 {
+    (void)at; /* the immediate needs no alignment */
     /* movabs $target, %r11 (49 bb imm64); jmp *%r11 (41 ff e3).  r11 is clobbered by the
      * syscall instruction anyway, so no caller of the vDSO can keep anything in it. */
     if (len < 13)

@@ -226,13 +226,15 @@ int run_trace_syscall(pid_t pid, uint64_t pc, long nr, const long args[6], long 
         snprintf(why, wl, "cannot set the registers: %s", strerror(e));
         return e;
     }
-    /* Each resume goes back through the kernel's signal code first: a pending signal is
-     * dequeued and reported (signal-delivery stop) before the instruction runs, and a
-     * pending ptrace trap (PTRACE_INTERRUPT, SIGCONT's notification) stops it again as an
-     * event stop.  Both are taken and the step done again, until the step's own SIGTRAP
+    /* Each resume (a single step over the syscall instruction or, where the arch has
+     * none, arch_inject_syscall_resume: a continue up to the breakpoint after it) goes back
+     * through the kernel's signal code first: a pending signal is dequeued and reported
+     * (signal-delivery stop) before the instruction runs, and a pending ptrace trap
+     * (PTRACE_INTERRUPT, SIGCONT's notification) stops it again as an event stop.  Both are
+     * taken and the resume done again, until the step's or the breakpoint's own SIGTRAP
      * (si_code > 0: sent by the kernel, not by kill). */
     for (int events = 0;;) {
-        if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) != 0) {
+        if (ptrace((enum __ptrace_request)arch_inject_syscall_resume(), pid, NULL, NULL) != 0) {
             e = errno;
             snprintf(why, wl, "cannot single-step: %s", strerror(e));
             break;
@@ -273,9 +275,10 @@ int run_trace_syscall(pid_t pid, uint64_t pc, long nr, const long args[6], long 
         snprintf(why, wl, "cannot read the registers after the syscall: %s", strerror(e));
     if (!e)
         *ret = arch_inject_syscall_result(&after);
-    /* Its registers back as they were, orig_rax included: a thread stopped on its way out
-     * of a restartable syscall (nanosleep, futex, read) has rax -ERESTART... and orig_rax
-     * the syscall's number; the kernel restarts that syscall when it resumes from this
+    /* Its registers back as they were, orig_rax included (x86_64; the other arches keep
+     * the syscall number apart the same way): a thread stopped on its way out of a
+     * restartable syscall (nanosleep, futex, read) has rax -ERESTART... and orig_rax the
+     * syscall's number; the kernel restarts that syscall when it resumes from this
      * stop (tests/test_run_attach.py: an interrupted sleep stays whole). */
     int re = arch_inject_set_regs(pid, &saved);
     if (re && !e) {

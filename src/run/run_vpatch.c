@@ -23,6 +23,9 @@
 #define MAX_VDSO_SIZE (1u << 20)
 
 #if RUN_READER_BLOB_AVAILABLE
+/* An entry the reader does not provide (time() where the vDSO has none): never planned,
+ * since the arch names no such entry point. */
+#define RUN_READER_NO_ENTRY UINT64_MAX
 static const uint64_t entry_offset[RUN_ENTRIES] = {
     RUN_READER_CLOCK_GETTIME_OFFSET, RUN_READER_GETTIMEOFDAY_OFFSET, RUN_READER_TIME_OFFSET};
 _Static_assert(sizeof run_reader_blob <= RUN_READER_CODE_SIZE, "the reader fits its code pages");
@@ -41,8 +44,6 @@ enum run_vpatch_result run_vpatch_plan(const struct vdso_image *img, struct run_
     if (!arch_inject_supported(why, wl))
         return RUN_VPATCH_UNSUPPORTED;
     const struct arch_vdso_entries *e = arch_inject_vdso_entries();
-    uint8_t jump[32];
-    size_t jlen = arch_inject_abs_jump(jump, sizeof jump, 0);
     for (unsigned i = 0; i < RUN_ENTRIES; i++) {
         if (!e->name[i])
             continue;
@@ -56,6 +57,14 @@ enum run_vpatch_result run_vpatch_plan(const struct vdso_image *img, struct run_
         }
         if (arch_inject_symbol_forbidden(s.name)) {
             snprintf(why, wl, "refusing to write %s", s.name);
+            return RUN_VPATCH_UNKNOWN_LAYOUT;
+        }
+        /* The image starts on a page boundary: the offset has the address's alignment. */
+        uint8_t jump[32];
+        size_t jlen = arch_inject_abs_jump(jump, sizeof jump, s.offset, 0);
+        if (jlen == 0) {
+            snprintf(why, wl, "unknown vDSO layout: %s at offset 0x%llx is not aligned as "
+                     "an instruction", s.name, (unsigned long long)s.offset);
             return RUN_VPATCH_UNKNOWN_LAYOUT;
         }
         /* The symbol's size, not the distance to the next one: the jump must lie inside
@@ -81,7 +90,7 @@ enum run_vpatch_result run_vpatch_plan(const struct vdso_image *img, struct run_
             }
         }
         sites[*nsites] = (struct run_vpatch_site){.name = e->name[i], .offset = s.offset,
-                                                  .size = s.size, .entry = i};
+                                                  .size = s.size, .entry = i, .jump_len = jlen};
         ++*nsites;
     }
     return RUN_VPATCH_OK;
@@ -128,7 +137,7 @@ enum run_vpatch_result run_vpatch_read(pid_t pid, struct run_vpatch_target *t, c
     } else if (!vdso_parse(t->image, t->size, &img, why, sizeof why)) {
         snprintf(how, hl, "unknown vDSO layout: %s", why);
         res = RUN_VPATCH_UNKNOWN_LAYOUT;
-    } else if (img.machine != EM_X86_64) {
+    } else if (img.machine != arch_inject_vdso_entries()->elf_machine) {
         snprintf(how, hl, "unknown vDSO layout: machine %u", (unsigned)img.machine);
         res = RUN_VPATCH_UNKNOWN_LAYOUT;
     } else {
@@ -276,11 +285,17 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, const char *me
     int n = snprintf(how, hl, "patched vDSO: reader at 0x%lx,", region);
     for (size_t i = 0; i < nsites; i++) {
         uint8_t jump[32];
-        size_t jl = arch_inject_abs_jump(jump, sizeof jump, (uint64_t)region + entry_offset[sites[i].entry]);
-        if ((e = run_trace_write(pid, base + sites[i].offset, jump, jl))) {
+        size_t jl = arch_inject_abs_jump(jump, sizeof jump, base + sites[i].offset,
+                                         (uint64_t)region + entry_offset[sites[i].entry]);
+        if (jl != sites[i].jump_len)
+            e = EINVAL; /* the base not on a page boundary: never, the kernel maps it so */
+        else
+            e = run_trace_write(pid, base + sites[i].offset, jump, jl);
+        if (e) {
             /* Put back what was written so far: the program runs as without run. */
             for (size_t k = 0; k <= i; k++)
-                run_trace_write(pid, base + sites[k].offset, image + sites[k].offset, jl);
+                run_trace_write(pid, base + sites[k].offset, image + sites[k].offset,
+                                sites[k].jump_len);
             snprintf(how, hl, "cannot write the jump over %s: %s", sites[i].name, strerror(e));
             free(image);
             return RUN_VPATCH_TRACE_FAILED;

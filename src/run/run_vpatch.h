@@ -30,6 +30,7 @@ struct run_vpatch_site {
     const char *name;
     uint64_t offset, size;
     unsigned entry; /* enum run_entry */
+    size_t jump_len; /* the jump's length at this offset (it may depend on its alignment) */
 };
 
 /* The plan for one vDSO image, decided without touching the tracee (unit-tested on

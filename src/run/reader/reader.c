@@ -9,6 +9,7 @@
  * Every call either answers from fastclock's line (a served clock, a fresh line) or makes
  * the real syscall: slow, never wrong.  The original vDSO function is never called: a copy
  * of it elsewhere would read the kernel's vvar page at a wrong RIP-relative address. */
+#include "arch/reader_arch.h"
 #include "fastclock/fc_read.h"
 #include "run/run_reader_abi.h"
 
@@ -32,23 +33,10 @@ __asm__(".text\n"
 struct k_timespec { int64_t tv_sec, tv_nsec; };
 struct k_timeval { int64_t tv_sec, tv_usec; };
 
-#define NR_GETTIMEOFDAY 96
-#define NR_TIME 201
-#define NR_CLOCK_GETTIME 228
-
-static inline long raw_syscall2(long nr, long a, long b)
-{
-    long ret;
-    __asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b) : "rcx", "r11", "memory");
-    return ret;
-}
-
-static inline char *code_start(void)
-{
-    char *p;
-    __asm__("lea run_reader_code_start(%%rip), %0" : "=r"(p));
-    return p;
-}
+#define NR_GETTIMEOFDAY READER_NR_GETTIMEOFDAY
+#define NR_CLOCK_GETTIME READER_NR_CLOCK_GETTIME
+#define raw_syscall2 reader_syscall2
+#define code_start reader_code_start
 
 static inline struct run_page_header *header(void)
 {
@@ -105,7 +93,7 @@ static __attribute__((noinline)) int line_value_slow(struct run_page_header *h, 
                 add(&h->stuck_marks);
                 return 0;
             }
-            __asm__ volatile("pause");
+            reader_spin_pause();
             continue;
         }
         /* Stale or past the limit: the kernel's value, never below the line's floor. */
@@ -176,6 +164,8 @@ long run_reader_gettimeofday(struct k_timeval *tv, void *tz)
     return 0;
 }
 
+#ifdef READER_NR_TIME /* only where the vDSO has a time entry (x86_64) */
+#define NR_TIME READER_NR_TIME
 long run_reader_time(int64_t *t)
 {
     struct run_page_header *h = header();
@@ -189,3 +179,4 @@ long run_reader_time(int64_t *t)
         *t = s;
     return (long)s;
 }
+#endif

@@ -147,12 +147,18 @@ static int stop_all(pid_t pid, struct stopped *s, char *why, size_t wl)
     return 0;
 }
 
+/* The number of bytes run writes at a site: its jump's length (which may depend on the
+ * site's alignment). */
+static size_t site_len(const struct run_vpatch_site *site)
+{
+    uint8_t jump[32];
+    return arch_inject_abs_jump(jump, sizeof jump, site->offset, 0);
+}
+
 /* Stops everything with no thread's PC inside a site's bytes.  0 or an errno value. */
 static int stop_outside(pid_t pid, struct stopped *s, const struct run_vpatch_target *t,
                         char *why, size_t wl)
 {
-    uint8_t jump[32];
-    size_t jl = arch_inject_abs_jump(jump, sizeof jump, 0);
     for (int attempt = 0; attempt < PC_RETRIES; attempt++) {
         int e = stop_all(pid, s, why, wl);
         if (e)
@@ -164,7 +170,8 @@ static int stop_outside(pid_t pid, struct stopped *s, const struct run_vpatch_ta
                 continue;
             uint64_t pc = arch_inject_pc(&r);
             for (size_t k = 0; k < t->nsites; k++)
-                if (pc >= t->base + t->sites[k].offset && pc < t->base + t->sites[k].offset + jl)
+                if (pc >= t->base + t->sites[k].offset &&
+                    pc < t->base + t->sites[k].offset + site_len(&t->sites[k]))
                     inside = true;
         }
         if (!inside)
@@ -401,19 +408,18 @@ int run_undo(pid_t pid, bool verbose)
     }
     /* The pristine bytes are this process's own vDSO (the same kernel image): the two
      * must agree everywhere but at the patched entry points. */
-    uint8_t jump[32];
-    size_t jl = arch_inject_abs_jump(jump, sizeof jump, 0);
     int patched = 0;
     bool same = mine->present && mine->size == t.size;
     for (size_t off = 0; same && off < t.size; off++) {
         bool in_site = false;
         for (size_t k = 0; k < t.nsites; k++)
-            in_site |= off >= t.sites[k].offset && off < t.sites[k].offset + jl;
+            in_site |= off >= t.sites[k].offset && off < t.sites[k].offset + site_len(&t.sites[k]);
         if (!in_site && t.image[off] != ((const uint8_t *)mine->base)[off])
             same = false;
     }
     for (size_t k = 0; same && k < t.nsites; k++)
-        if (memcmp(t.image + t.sites[k].offset, (const uint8_t *)mine->base + t.sites[k].offset, jl))
+        if (memcmp(t.image + t.sites[k].offset, (const uint8_t *)mine->base + t.sites[k].offset,
+                   site_len(&t.sites[k])))
             patched++;
     if (!same) {
         fprintf(stderr, "clockscope run: cannot undo pid %d: its vDSO differs from this "
@@ -435,7 +441,7 @@ int run_undo(pid_t pid, bool verbose)
     }
     for (size_t k = 0; k < t.nsites && !e; k++)
         e = run_trace_write(s.inj, t.base + t.sites[k].offset,
-                            (const uint8_t *)mine->base + t.sites[k].offset, jl);
+                            (const uint8_t *)mine->base + t.sites[k].offset, site_len(&t.sites[k]));
     /* Tell the refresher of that region (the header page is shared with it) to end. */
     uint64_t region;
     struct run_page_header h;

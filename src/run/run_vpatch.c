@@ -154,7 +154,7 @@ enum run_vpatch_result run_vpatch_read(pid_t pid, struct run_vpatch_target *t, c
 static __attribute__((unused)) bool holds_jump(const struct run_vpatch_target *t, uint64_t off)
 {
     uint8_t jump[32];
-    size_t jl = arch_inject_abs_jump(jump, sizeof jump, 0);
+    size_t jl = arch_inject_abs_jump(jump, sizeof jump, off, 0);
     return off + jl <= t->size && jl >= 2 && memcmp(t->image + off, jump, 2) == 0;
 }
 

@@ -274,3 +274,60 @@ def test_undo_refuses_a_vdso_that_is_not_this_kernels_image(cs, target):
     u = run([cs, "run", "--undo", target.pid], timeout=60)
     assert u.returncode == 1 and "differs from this process's" in u.stderr, u.stderr
     assert vdso_bytes(target.pid) == served
+
+
+def test_attach_to_a_stopped_process_leaves_it_stopped(cs, target):
+    """A process stopped by SIGSTOP (^Z) is served and undone while stopped (its threads
+    report group stops), and stays stopped until SIGCONT."""
+    import signal
+    need_counter()
+    os.kill(target.pid, signal.SIGSTOP)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and \
+                open(f"/proc/{target.pid}/stat").read().rsplit(")", 1)[1].split()[0] != "T":
+            time.sleep(0.05)
+        for args in (["--mode", "fast", "-p"], ["--undo"]):
+            proc = run([cs, "run", *args, target.pid], timeout=60)
+            assert proc.returncode == 0, proc.stderr
+            time.sleep(0.1)
+            assert open(f"/proc/{target.pid}/stat").read().rsplit(")", 1)[1].split()[0] == "T"
+    finally:
+        os.kill(target.pid, signal.SIGCONT)
+
+
+def test_attach_while_sigstop_and_sigcont_keep_arriving(cs, storm):
+    """Job control racing the attach: SIGSTOP and SIGCONT sent to the process every few ms
+    during attach/undo cycles.  A SIGSTOP taken while a syscall runs in the main thread is
+    given back (the process stops after the detach, as it would have); a stopped process
+    is attached all the same.  Every cycle succeeds and the program ends correct."""
+    import signal
+    import threading
+    need_counter()
+    pristine = vdso_bytes("self")
+    p = subprocess.Popen([str(storm), "4"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    done = threading.Event()
+
+    def job_control():
+        while not done.is_set():
+            for sig in (signal.SIGSTOP, signal.SIGCONT):
+                try:
+                    os.kill(p.pid, sig)
+                except ProcessLookupError:
+                    return
+                time.sleep(0.003)
+
+    t = threading.Thread(target=job_control)
+    try:
+        time.sleep(0.3)
+        t.start()
+        cycles(cs, p, 8, pristine)
+        done.set()
+        t.join()
+        os.kill(p.pid, signal.SIGCONT)
+        out, err = p.communicate(input="", timeout=60)
+    finally:
+        done.set()
+        p.kill()
+    assert p.returncode == 0 and re.search(r"^ok storm threads 4 .* backwards 0 ", out, re.M), out + err

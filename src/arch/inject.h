@@ -59,5 +59,9 @@ size_t arch_inject_abs_jump(uint8_t *out, size_t len, uint64_t at, uint64_t targ
  * len is too small or the arch has none: then the absolute jump is written.  Never longer
  * than the absolute jump, so a site planned for that one holds it. */
 size_t arch_inject_near_jump(uint8_t *out, size_t len, uint64_t from, uint64_t target);
+/* Whether code (len bytes found at address `at`) begins with a jump this arch writes
+ * (either form above), and its target: how run -p and --undo recognise an entry point
+ * already served, whichever jump it got. */
+bool arch_inject_jump_target(const uint8_t *code, size_t len, uint64_t at, uint64_t *target);
 
 #endif

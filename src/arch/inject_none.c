@@ -65,3 +65,9 @@ INJECT_NONE size_t arch_inject_near_jump(uint8_t *out, size_t len, uint64_t from
     (void)out, (void)len, (void)from, (void)target;
     return 0;
 }
+INJECT_NONE bool arch_inject_jump_target(const uint8_t *code, size_t len, uint64_t at,
+                                         uint64_t *target)
+{
+    (void)code, (void)len, (void)at, (void)target;
+    return false; /* run -p and --undo are x86_64 only (run_attach.c says why) */
+}

@@ -108,3 +108,19 @@ size_t arch_inject_near_jump(uint8_t *out, size_t len, uint64_t from, uint64_t t
     memcpy(out + 1, &d32, 4);
     return 5;
 }
+
+bool arch_inject_jump_target(const uint8_t *code, size_t len, uint64_t at, uint64_t *target)
+{
+    if (len >= 13 && code[0] == 0x49 && code[1] == 0xbb && code[10] == 0x41 && code[11] == 0xff &&
+        code[12] == 0xe3) {
+        memcpy(target, code + 2, 8);
+        return true;
+    }
+    if (len >= 5 && code[0] == 0xe9) {
+        int32_t d32;
+        memcpy(&d32, code + 1, 4);
+        *target = at + 5 + (uint64_t)(int64_t)d32;
+        return true;
+    }
+    return false;
+}

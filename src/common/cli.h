@@ -107,6 +107,9 @@ struct cli_spec {
     size_t args_at, args_count_at; /* CLI_ARGS: const char *array[max_args] + int count */
     int min_args, max_args;
     const char *args_usage; /* CLI_ARGS, CLI_COMMAND: e.g. "-- COMMAND [ARG...]" */
+    /* CLI_COMMAND: long names of options that stand instead of the command (run's --pid,
+     * --undo): with one of them given, no command may follow; NULL-terminated, or NULL. */
+    const char *const *command_unless;
 };
 
 /* The offset of member m of struct S, a compile error unless m has type T. */

@@ -187,6 +187,14 @@ static bool check_together(struct parse *p, int first, int argc)
             p->seen[x - s->options])
             return fail(p, "--%s and --%s do not go together", o->name, o->excludes);
     }
+    for (const char *const *u = s->command_unless; s->args == CLI_COMMAND && u && *u; u++) {
+        const struct cli_option *x = find_long(s, *u, strlen(*u));
+        if (x && p->seen[x - s->options]) {
+            if (first < argc)
+                return fail(p, "--%s does not go with a command", *u);
+            return true;
+        }
+    }
     if (s->args == CLI_COMMAND && first >= argc)
         return fail(p, "no command given (clockscope%s%s [options] %s)", s->cmd ? " " : "",
                     s->cmd ? s->cmd : "", s->args_usage ? s->args_usage : "COMMAND");

@@ -7,6 +7,7 @@
 #include "common/cli.h"
 #include "common/elf_probe.h"
 #include "common/subprocess.h"
+#include "run/run_attach.h"
 #include "run/run_mode.h"
 #include "run/run_served.h"
 
@@ -27,6 +28,8 @@
 
 static const char help[] =
     "usage: clockscope run [--mode MODE] [--inherit|--no-follow] [--output FILE] [--verbose] -- COMMAND [ARG...]\n"
+    "       clockscope run [--mode MODE] [--output FILE] [--verbose] -p PID\n"
+    "       clockscope run [--verbose] --undo PID\n"
     "\n"
     "Runs an unmodified, dynamically linked program with a preloaded shim that interposes\n"
     "clock_gettime(), gettimeofday() and time().\n"
@@ -46,7 +49,13 @@ static const char help[] =
     "  --output FILE    count mode: append the table to FILE (a regular file, not a link)\n"
     "                   instead of stderr; without it, a program started with stderr closed\n"
     "                   gets no table\n"
-    "  --verbose        the shim says at start what it serves and why\n"
+    "  --verbose        the shim says at start what it serves and why (for a patched vDSO:\n"
+    "                   what was patched, and at the end how many syscalls its reader made)\n"
+    "  -p, --pid PID    serve a running static or Go process (x86_64): every thread stopped,\n"
+    "                   its vDSO patched as at an exec, a helper refreshes the line until it\n"
+    "                   ends (a dynamic program is refused: start it as run -- COMMAND)\n"
+    "  --undo PID       put the vDSO's original entry points back in a process served so\n"
+    "                   (the reader's pages stay mapped, unused)\n"
     "\n"
     "Static and Go programs (no loader, or a runtime that calls the vDSO itself) are served\n"
     "on x86_64 by patching their vDSO's clock entry points at the exec (ptrace; a helper\n"
@@ -58,7 +67,8 @@ static const char help[] =
     "PREFIX/lib/clockscope/ (override: CLOCKSCOPE_SHIM=PATH).\n"
     "\n"
     "Exit status: the command's own; 127 command not found; 126 not executable; 2 bad usage\n"
-    "(including an --output FILE that cannot be written); 1 shim missing.\n";
+    "(including an --output FILE that cannot be written); 1 shim missing.  With -p or\n"
+    "--undo: 0 done, 1 refused (the message says why; the process runs on as it was).\n";
 
 /* The shim: $CLOCKSCOPE_SHIM, next to this binary, or ../lib/clockscope/ from it. */
 static bool find_shim(char *out, size_t len, char *tried, size_t tlen)
@@ -171,6 +181,7 @@ static bool elf_is_static(const char *path)
 struct run_options {
     const char *mode_arg, *output;
     bool inherit, verbose, no_follow;
+    int pid, undo;
     struct run_mode mode;
 };
 
@@ -187,11 +198,16 @@ static const struct cli_option run_decl[] = {
     {.name = "no-follow", CLI_FLAG_OF(struct run_options, no_follow)},
     {.name = "output", .metavar = "FILE", CLI_STRING_OF(struct run_options, output)},
     {.name = "verbose", CLI_FLAG_OF(struct run_options, verbose)},
+    {.name = "pid", .short_name = 'p', .metavar = "PID", .excludes = "undo",
+     CLI_UINT_OF(struct run_options, pid, 1, 4194304)},
+    {.name = "undo", .metavar = "PID", CLI_UINT_OF(struct run_options, undo, 1, 4194304)},
     {0},
 };
 
+static const char *const run_instead_of_command[] = {"pid", "undo", NULL};
 const struct cli_spec run_cli = {.cmd = "run", .help = help, .options = run_decl,
-                                 .args = CLI_COMMAND, .args_usage = "-- COMMAND [ARG...]"};
+                                 .args = CLI_COMMAND, .args_usage = "-- COMMAND [ARG...]",
+                                 .command_unless = run_instead_of_command};
 
 int cmd_run(int argc, char **argv)
 {
@@ -205,6 +221,17 @@ int cmd_run(int argc, char **argv)
     bool follow = !o.no_follow;
     if (output && strcmp(mode.name, "count") != 0)
         usage_error("run", "--output is for --mode count");
+    if (o.pid || o.undo) {
+        if (o.inherit || o.no_follow)
+            usage_error("run", "--inherit and --no-follow are for a COMMAND, not --pid/--undo");
+        char abs[PATH_MAX + NAME_MAX + 2];
+        if (output) {
+            check_output(output, abs, sizeof abs);
+            output = abs;
+        }
+        return o.pid ? run_attach((pid_t)o.pid, &mode, verbose, output)
+                     : run_undo((pid_t)o.undo, verbose);
+    }
 
     char shim[PATH_MAX], tried[2 * PATH_MAX + 160];
     if (!find_shim(shim, sizeof shim, tried, sizeof tried)) {

@@ -29,6 +29,7 @@ enum { RUN_COUNT_OTHER_CLOCK = RUN_COUNT_CLOCKS, RUN_COUNT_GETTIMEOFDAY, RUN_COU
        RUN_COUNT_SLOTS };
 
 #define RUN_FLAG_COUNT 1u /* count every call (and answer it by the syscall) */
+#define RUN_FLAG_UNDONE 2u /* run --undo put the vDSO back: the refresher ends */
 
 struct run_page_header {
     uint32_t magic;        /* RUN_PAGE_MAGIC, written by run before the entry points are */

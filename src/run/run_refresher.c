@@ -204,6 +204,8 @@ void run_refresher_loop(const struct run_refresher *r)
             close(steps);
             steps = step_watch();
         }
+        if (__atomic_load_n(&r->page->flags, __ATOMIC_RELAXED) & RUN_FLAG_UNDONE)
+            break; /* run --undo put the vDSO back */
         /* A reader gave up on a write of the line; this process is alive, so its writer is
          * too: the reads may wait for it again. */
         if (__atomic_load_n(&r->page->writer_stuck, __ATOMIC_RELAXED))

@@ -16,6 +16,7 @@
 #include "fastclock/fastclock.h"
 #include "run/run_reader_abi.h"
 #include "run/run_refresher.h"
+#include "run/run_trace.h"
 #include "run/run_vpatch.h"
 
 #include <errno.h>
@@ -185,9 +186,9 @@ static _Noreturn void helper_main(const struct helper_args *a)
             continue;
         }
         if (event == 0 && WSTOPSIG(st) == (SIGTRAP | 0x80)) {
-            int pending = 0;
-            res = run_vpatch(a->target, a->memfd, how, sizeof how, &pending);
-            ptrace(PTRACE_DETACH, a->target, NULL, (void *)(long)pending);
+            static struct run_trace_signals taken;
+            res = run_vpatch(a->target, a->memfd, NULL, how, sizeof how, &taken);
+            run_trace_detach_giving_back(a->target, a->target, &taken);
             break;
         }
         if (event == PTRACE_EVENT_STOP) {

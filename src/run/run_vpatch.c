@@ -11,6 +11,7 @@
 #include "run_reader_blob.h"
 
 #include <elf.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,20 +112,20 @@ size_t run_vpatch_jump(uint8_t *out, size_t len, uint64_t at, uint64_t target)
 
 static __attribute__((unused)) bool is_err(long r) { return r < 0 && r > -4096; }
 
-enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, char *how, size_t hl,
-                                  int *pending_sig)
+enum run_vpatch_result run_vpatch_read(pid_t pid, struct run_vpatch_target *t, char *how, size_t hl)
 {
-#if !RUN_READER_BLOB_AVAILABLE
-    (void)pid, (void)memfd_in_target, (void)pending_sig;
-    if (arch_inject_supported(how, hl))
-        snprintf(how, hl, "this build has no injectable reader");
-    return RUN_VPATCH_UNSUPPORTED;
-#else
     char why[200];
+    memset(t, 0, sizeof *t);
     if (!arch_inject_supported(how, hl))
         return RUN_VPATCH_UNSUPPORTED;
     uint64_t base = 0, start = 0, end = 0;
-    if (!run_trace_auxv(pid, AT_SYSINFO_EHDR, &base) || base == 0) {
+    int ae = run_trace_auxv(pid, AT_SYSINFO_EHDR, &base);
+    if (ae && ae != ENOENT) {
+        snprintf(how, hl, "cannot read /proc/%d/auxv: %s", (int)pid,
+                 ae == ESRCH ? "the process has ended" : strerror(ae));
+        return RUN_VPATCH_TRACE_FAILED;
+    }
+    if (ae || base == 0) {
         snprintf(how, hl, "the kernel mapped no vDSO into it (vdso=0?): its clock reads are "
                  "syscalls, which nothing in user space can make cheaper");
         return RUN_VPATCH_NO_VDSO;
@@ -134,33 +135,102 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, char *how, siz
                  "a [vdso] mapping in /proc/%d/maps", (unsigned long long)base, (int)pid);
         return RUN_VPATCH_UNKNOWN_LAYOUT;
     }
-    size_t size = (size_t)(end - start);
-    uint8_t *image = malloc(size);
-    if (!image) {
+    t->base = base;
+    t->size = (size_t)(end - start);
+    t->image = malloc(t->size);
+    if (!t->image) {
         snprintf(how, hl, "out of memory");
         return RUN_VPATCH_TRACE_FAILED;
     }
     enum run_vpatch_result res = RUN_VPATCH_OK;
-    int e = run_trace_read(pid, base, image, size);
+    int e = run_trace_read(pid, base, t->image, t->size);
     struct vdso_image img;
-    struct run_vpatch_site sites[RUN_ENTRIES];
-    size_t nsites = 0;
     if (e) {
         snprintf(how, hl, "cannot read its vDSO through /proc/%d/mem: %s", (int)pid, strerror(e));
         res = RUN_VPATCH_TRACE_FAILED;
-    } else if (!vdso_parse(image, size, &img, why, sizeof why)) {
+    } else if (!vdso_parse(t->image, t->size, &img, why, sizeof why)) {
         snprintf(how, hl, "unknown vDSO layout: %s", why);
         res = RUN_VPATCH_UNKNOWN_LAYOUT;
     } else if (img.machine != arch_inject_vdso_entries()->elf_machine) {
         snprintf(how, hl, "unknown vDSO layout: machine %u", (unsigned)img.machine);
         res = RUN_VPATCH_UNKNOWN_LAYOUT;
     } else {
-        res = run_vpatch_plan(&img, sites, &nsites, how, hl);
+        res = run_vpatch_plan(&img, t->sites, &t->nsites, how, hl);
     }
     if (res != RUN_VPATCH_OK) {
-        free(image);
-        return res;
+        free(t->image);
+        t->image = NULL;
     }
+    return res;
+}
+
+/* Whether the entry point at off already holds run's jump (a program served before), and
+ * where it goes: either of the arch's jumps, to somewhere outside the vDSO (a pristine vDSO
+ * never jumps out of itself: it has no relocations).  Where the arch cannot decode its
+ * jumps, the absolute jump's first bytes tell (target then unknown). */
+static __attribute__((unused)) bool holds_jump(const struct run_vpatch_target *t, uint64_t off,
+                                               uint64_t *target)
+{
+    uint64_t to = 0;
+    if (off < t->size &&
+        arch_inject_jump_target(t->image + off, t->size - off, t->base + off, &to)) {
+        if (to >= t->base && to < t->base + t->size)
+            return false;
+        if (target)
+            *target = to;
+        return true;
+    }
+    uint8_t jump[32];
+    size_t jl = arch_inject_abs_jump(jump, sizeof jump, off, 0);
+    if (target)
+        *target = 0;
+    return off + jl <= t->size && jl >= 2 && memcmp(t->image + off, jump, 2) == 0;
+}
+
+bool run_vpatch_region_of(const struct run_vpatch_target *t, uint64_t *region)
+{
+#if RUN_READER_BLOB_AVAILABLE
+    for (size_t i = 0; i < t->nsites; i++) {
+        uint64_t target = 0;
+        if (t->sites[i].entry != RUN_ENTRY_CLOCK_GETTIME ||
+            !holds_jump(t, t->sites[i].offset, &target) || !target)
+            continue;
+        *region = target - entry_offset[RUN_ENTRY_CLOCK_GETTIME];
+        return true;
+    }
+#else
+    (void)t, (void)region;
+#endif
+    return false;
+}
+
+enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, const char *memfd_path,
+                                  char *how, size_t hl, struct run_trace_signals *taken)
+{
+#if !RUN_READER_BLOB_AVAILABLE
+    (void)pid, (void)memfd_in_target, (void)memfd_path, (void)taken;
+    if (arch_inject_supported(how, hl))
+        snprintf(how, hl, "this build has no injectable reader");
+    return RUN_VPATCH_UNSUPPORTED;
+#else
+    char why[200];
+    struct run_vpatch_target t;
+    enum run_vpatch_result res = run_vpatch_read(pid, &t, how, hl);
+    if (res != RUN_VPATCH_OK)
+        return res;
+    uint64_t base = t.base;
+    uint8_t *image = t.image;
+    struct run_vpatch_site *sites = t.sites;
+    size_t nsites = t.nsites;
+    for (size_t i = 0; i < nsites; i++) {
+        if (holds_jump(&t, sites[i].offset, NULL)) {
+            snprintf(how, hl, "its vDSO's %s already jumps elsewhere: it is served already "
+                     "(clockscope run --undo %d puts the vDSO back)", sites[i].name, (int)pid);
+            free(image);
+            return RUN_VPATCH_ALREADY;
+        }
+    }
+    int e;
     /* The syscall instruction: over clock_gettime's entry, which the jump overwrites anyway
      * (the program's own text stays untouched). */
     uint64_t insn_at = base + sites[0].offset;
@@ -178,15 +248,30 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, char *how, siz
      * anonymous mapping), read-only and executable once the reader is in. */
     long a1[6] = {(long)run_vpatch_region_hint(base), (long)region_size, PROT_READ | PROT_WRITE,
                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0};
-    e = run_trace_syscall(pid, insn_at, SYS_mmap, a1, &region, pending_sig, why, sizeof why);
+    e = run_trace_syscall(pid, insn_at, SYS_mmap, a1, &region, taken, why, sizeof why);
     if (!e && is_err(region)) {
         snprintf(why, sizeof why, "mmap of the reader's pages failed: %s", strerror((int)-region));
         e = EIO, region = -1;
     }
+    long memfd = memfd_in_target;
+    if (!e && memfd_path) {
+        /* A running process has no descriptor of the memfd: it opens the helper's, by a
+         * path written into its new (still writable) code page. */
+        size_t plen = strlen(memfd_path) + 1;
+        if ((e = run_trace_write(pid, (uint64_t)region, memfd_path, plen)))
+            snprintf(why, sizeof why, "cannot write the memfd's path: %s", strerror(e));
+        long ao[6] = {AT_FDCWD, region, O_RDWR | O_CLOEXEC, 0, 0, 0};
+        if (!e && !(e = run_trace_syscall(pid, insn_at, SYS_openat, ao, &memfd, taken, why,
+                                          sizeof why)) && is_err(memfd)) {
+            snprintf(why, sizeof why, "it cannot open %s: %s", memfd_path, strerror((int)-memfd));
+            e = EIO;
+            memfd = -1;
+        }
+    }
     if (!e) {
         long a2[6] = {region + RUN_LINE_PAGE_OFFSET, RUN_MEMFD_SIZE, PROT_READ | PROT_WRITE,
-                      MAP_SHARED | MAP_FIXED, memfd_in_target, 0};
-        e = run_trace_syscall(pid, insn_at, SYS_mmap, a2, &ret, pending_sig, why, sizeof why);
+                      MAP_SHARED | MAP_FIXED, memfd, 0};
+        e = run_trace_syscall(pid, insn_at, SYS_mmap, a2, &ret, taken, why, sizeof why);
         if (!e && ret != region + (long)RUN_LINE_PAGE_OFFSET) {
             snprintf(why, sizeof why, "mmap of the data pages failed: %s",
                      is_err(ret) ? strerror((int)-ret) : "wrong address");
@@ -196,7 +281,7 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, char *how, siz
     if (!e) {
         /* The line is the refresher's to write: read-only here. */
         long a6[6] = {region + RUN_LINE_PAGE_OFFSET, RUN_PAGE_SIZE, PROT_READ, 0, 0, 0};
-        e = run_trace_syscall(pid, insn_at, SYS_mprotect, a6, &ret, pending_sig, why, sizeof why);
+        e = run_trace_syscall(pid, insn_at, SYS_mprotect, a6, &ret, taken, why, sizeof why);
         if (!e && ret != 0) {
             snprintf(why, sizeof why, "mprotect of the line page failed: %s", strerror((int)-ret));
             e = EIO;
@@ -206,20 +291,20 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, char *how, siz
         snprintf(why, sizeof why, "cannot write the reader at 0x%lx: %s", region, strerror(e));
     if (!e) {
         long a5[6] = {region, RUN_READER_CODE_SIZE, PROT_READ | PROT_EXEC, 0, 0, 0};
-        e = run_trace_syscall(pid, insn_at, SYS_mprotect, a5, &ret, pending_sig, why, sizeof why);
+        e = run_trace_syscall(pid, insn_at, SYS_mprotect, a5, &ret, taken, why, sizeof why);
         if (!e && ret != 0) {
             snprintf(why, sizeof why, "mprotect of the reader failed: %s", strerror((int)-ret));
             e = EIO;
         }
     }
     /* The memfd is closed in the tracee whatever happened: the mapping keeps the page. */
-    long a3[6] = {memfd_in_target, 0, 0, 0, 0, 0};
-    if (run_trace_syscall(pid, insn_at, SYS_close, a3, &ret, pending_sig, why, sizeof why) && !e)
+    long a3[6] = {memfd, 0, 0, 0, 0, 0};
+    if (memfd >= 0 && run_trace_syscall(pid, insn_at, SYS_close, a3, &ret, taken, why, sizeof why) && !e)
         e = EIO;
     if (e && region != -1) {
         long a4[6] = {region, (long)region_size, 0, 0, 0, 0};
         char ignored[100];
-        run_trace_syscall(pid, insn_at, SYS_munmap, a4, &ret, pending_sig, ignored, sizeof ignored);
+        run_trace_syscall(pid, insn_at, SYS_munmap, a4, &ret, taken, ignored, sizeof ignored);
     }
     if (e) {
         run_trace_write(pid, insn_at, image + sites[0].offset, ilen);

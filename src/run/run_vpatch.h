@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "run/run_reader_abi.h"
+#include "run/run_trace.h"
 #include "vdso/vdso_elf.h"
 
 /* Why a program is not patched (RUN_VPATCH_OK: it is). */
@@ -20,6 +22,7 @@ enum run_vpatch_result {
     RUN_VPATCH_UNKNOWN_LAYOUT, /* not an ELF we can read, or no clock_gettime entry */
     RUN_VPATCH_TOO_SMALL,      /* an entry point shorter than the jump, or overlapping another */
     RUN_VPATCH_TRACE_FAILED,   /* ptrace or /proc/PID/mem failed (lockdown, ...) */
+    RUN_VPATCH_ALREADY,        /* its entry points already jump (served before) */
 };
 
 /* One entry point to overwrite: its offset in the image and the reader's offset it jumps to. */
@@ -46,11 +49,25 @@ uint64_t run_vpatch_region_hint(uint64_t vdso_base);
  * 13 bytes; the plan checks every site for this longer one).  Its length. */
 size_t run_vpatch_jump(uint8_t *out, size_t len, uint64_t at, uint64_t target);
 
+/* The tracee's vDSO: where, a copy of its bytes (malloc'ed, the caller frees image), and
+ * the plan.  RUN_VPATCH_OK, or why not in how. */
+struct run_vpatch_target {
+    uint64_t base;
+    size_t size;
+    uint8_t *image;
+    struct run_vpatch_site sites[RUN_ENTRIES];
+    size_t nsites;
+};
+enum run_vpatch_result run_vpatch_read(pid_t pid, struct run_vpatch_target *t, char *how, size_t hl);
+/* The reader's region a patched clock_gettime entry jumps to (from the jump's operand). */
+bool run_vpatch_region_of(const struct run_vpatch_target *t, uint64_t *region);
+
 /* Patches the stopped tracee.  memfd_in_target is the data page's memfd as numbered in the
- * tracee (inherited through exec; closed in it here).  On RUN_VPATCH_OK, `how` says what was
- * patched; otherwise it says why not, and the tracee is left as it was.  A signal that came
- * meanwhile is put in *pending_sig for the detach. */
-enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, char *how, size_t hl,
-                                  int *pending_sig);
+ * tracee (inherited through exec; closed in it here), or -1 and memfd_path: a path the
+ * tracee opens it by (/proc/HELPER/fd/N, for a running process: run -p).  On RUN_VPATCH_OK, `how` says what was
+ * patched; otherwise it says why not, and the tracee is left as it was.  Signals the
+ * thread dequeued meanwhile are kept in *taken, for run_trace_detach_giving_back. */
+enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, const char *memfd_path,
+                                  char *how, size_t hl, struct run_trace_signals *taken);
 
 #endif

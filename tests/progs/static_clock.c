@@ -9,6 +9,7 @@
  *   static_clock fork N           the same pairs in a forked child
  *   static_clock nosyscall N      clock syscalls made to fail (seccomp): how many of N libc
  *                                 calls failed, i.e. went to the kernel
+ *   static_clock sleep MS         one nanosleep of MS ms: its result and how long it took
  * Prints "ok ..." lines or "FAIL ..." lines; exit 0 unless something could not run.
  * STATIC_CLOCK_SETTLE_MS=N sleeps N ms first. */
 #define _GNU_SOURCE
@@ -196,6 +197,17 @@ int main(int argc, char **argv)
         return pairs(atol(argv[2]), "parent");
     if (argc >= 4 && !strcmp(argv[1], "threads"))
         return threads(atoi(argv[2]), atof(argv[3]));
+    if (argc >= 3 && !strcmp(argv[1], "sleep")) {
+        /* One nanosleep of N ms (no retry): run -p must not cut it short or fail it. */
+        long ms = atol(argv[2]);
+        struct timespec d = {ms / 1000, (ms % 1000) * 1000000}, rem;
+        uint64_t a = raw(CLOCK_MONOTONIC);
+        int r = nanosleep(&d, &rem);
+        int e = r ? errno : 0;
+        uint64_t b = raw(CLOCK_MONOTONIC);
+        printf("sleep r %d errno %d slept_ms %llu\n", r, e, (unsigned long long)((b - a) / 1000000u));
+        return 0;
+    }
     if (argc >= 3 && !strcmp(argv[1], "nosyscall"))
         return nosyscall(atol(argv[2]));
     if (argc >= 3 && !strcmp(argv[1], "fork")) {
@@ -210,6 +222,6 @@ int main(int argc, char **argv)
         waitpid(p, &st, 0);
         return pairs(atol(argv[2]), "parent");
     }
-    fprintf(stderr, "usage: static_clock pairs N | threads T SECS | fork N | nosyscall N\n");
+    fprintf(stderr, "usage: static_clock pairs N | threads T SECS | fork N | nosyscall N | sleep MS\n");
     return 2;
 }

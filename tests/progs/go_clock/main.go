@@ -5,7 +5,8 @@
 //	go_clock bounds N            time.Now() between two raw clock_gettime syscalls, N times
 //	go_clock goroutines G SECS   G goroutines read time.Now() with the CPU profiler at 1 kHz
 //	                             (SIGPROF) and a GC every 10 ms (preemption: SIGURG): no value
-//	                             below one any goroutine published before
+//	                             below one any goroutine published before; for SECS seconds,
+//	                             or (GO_CLOCK_STDIN_ENDS=1) until its stdin ends
 //
 // Prints "ok ..." or "FAIL ..." lines.
 package main
@@ -96,7 +97,14 @@ func goroutines(g int, secs float64) {
 		}()
 	}
 	deadline := time.Now().Add(time.Duration(secs * float64(time.Second)))
-	for time.Now().Before(deadline) {
+	var stdinClosed atomic.Bool
+	if os.Getenv("GO_CLOCK_STDIN_ENDS") == "1" {
+		go func() { // the end of stdin ends the run early (a test that has seen enough)
+			io.Copy(io.Discard, os.Stdin)
+			stdinClosed.Store(true)
+		}()
+	}
+	for time.Now().Before(deadline) && !stdinClosed.Load() {
 		time.Sleep(10 * time.Millisecond)
 		runtime.GC()
 	}

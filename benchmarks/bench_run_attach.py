@@ -26,30 +26,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def live_thread(pid):
-    """A thread of pid that has not ended (its main thread may have: pthread_exit)."""
-    if pid == "self":
-        return pid
-    for t in sorted(os.listdir(f"/proc/{pid}/task"), key=lambda t: t != str(pid)):
-        try:
-            if open(f"/proc/{pid}/task/{t}/stat").read().rsplit(")", 1)[1].split()[0] not in "ZX":
-                return t
-        except (FileNotFoundError, ProcessLookupError):
-            pass
-    return pid
-
-
-def vdso_bytes(pid):
-    pid = live_thread(pid)
-    for line in open(f"/proc/{pid}/maps"):
-        if line.rstrip().endswith("[vdso]"):
-            a, b = (int(x, 16) for x in line.split()[0].split("-"))
-            with open(f"/proc/{pid}/mem", "rb") as f:
-                f.seek(a)
-                return f.read(b - a)
-    return None
+sys.path.insert(0, str(ROOT / "tests"))
+from proc_vdso import vdso_bytes  # noqa: E402 (after the path)
 
 
 def build(target, d):

@@ -13,6 +13,7 @@ import time
 import pytest
 
 from conftest import ROOT, need_tool, run
+from proc_vdso import live_thread, vdso_bytes
 from test_run_static import go_clock, need_counter, static_prog  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.skipif(os.uname().machine != "x86_64",
@@ -26,31 +27,6 @@ def storm(tmp_path_factory):
     proc = run(["cc", "-O2", "-static", "-o", exe, ROOT / "tests/progs/attach_storm.c", "-lpthread"])
     assert proc.returncode == 0, proc.stderr
     return exe
-
-
-def live_thread(pid):
-    """A thread of pid that has not ended (its main thread may have: pthread_exit)."""
-    if pid == "self":
-        return pid
-    for t in sorted(os.listdir(f"/proc/{pid}/task"), key=lambda t: t != str(pid)):
-        try:
-            if open(f"/proc/{pid}/task/{t}/stat").read().rsplit(")", 1)[1].split()[0] not in "ZX":
-                return t
-        except (FileNotFoundError, ProcessLookupError):
-            pass
-    return pid
-
-
-def vdso_bytes(pid):
-    """The [vdso] mapping's bytes of pid (this test's child, or this process: "self")."""
-    pid = live_thread(pid)
-    for line in open(f"/proc/{pid}/maps"):
-        if line.rstrip().endswith("[vdso]"):
-            a, b = (int(x, 16) for x in line.split()[0].split("-"))
-            with open(f"/proc/{pid}/mem", "rb") as f:
-                f.seek(a)
-                return f.read(b - a)
-    return None
 
 
 def alive(pid):

@@ -350,9 +350,10 @@ int run_attach(pid_t pid, const struct run_mode *mode, bool verbose, const char 
             if (res == RUN_VPATCH_OK) {
                 status = 0;
                 if (verbose)
-                    fprintf(stderr, "clockscope run: pid %d: %s; %s (refresher: pid %d)\n",
+                    fprintf(stderr, "clockscope run: pid %d: %s; %s%s%s (refresher: pid %d)\n",
                             (int)pid, how, count ? "every call counted (and answered by the syscall)"
-                                                 : "served by fastclock's line", (int)getpid());
+                                                 : "served by fastclock's line",
+                            count ? "" : ", ", count ? "" : run_refresher_start_said(), (int)getpid());
             } else {
                 fprintf(stderr, "clockscope run: cannot serve pid %d: %s\n", (int)pid, how);
             }

@@ -93,6 +93,20 @@ static bool line_pending(void)
            __atomic_load_n(&fc_line.limit_ticks, __ATOMIC_ACQUIRE) == 0;
 }
 
+/* Live: the line has been committed (limit_ticks set), asked apart from line_pending so
+ * that what --verbose says does not depend on the wait's own test. */
+static bool line_live(void)
+{
+    return __atomic_load_n(&fc_line.limit_ticks, __ATOMIC_ACQUIRE) != 0;
+}
+
+static char start_said[96];
+
+const char *run_refresher_start_said(void)
+{
+    return start_said;
+}
+
 bool run_refresher_prepare(int memfd, struct run_page_header *page, const struct run_mode *mode,
                            char *why, size_t wl)
 {
@@ -140,8 +154,15 @@ bool run_refresher_prepare(int memfd, struct run_page_header *page, const struct
     /* The line goes live once libfastclock's cross-CPU check has passed (a thread of its
      * own): wait for it a little, so that the program's first reads find it (until then
      * they are syscalls: correct, slow). */
+    double wait_from = now_s();
     for (int i = 0; i < LIVE_WAIT_MS && line_pending(); i++)
         nanosleep(&(struct timespec){0, 1000000}, NULL);
+    double waited_ms = (now_s() - wait_from) * 1e3;
+    if (line_live())
+        snprintf(start_said, sizeof start_said, "its line live after %.1f ms", waited_ms);
+    else
+        snprintf(start_said, sizeof start_said,
+                 "its line not live after %.1f ms (the first reads go to the kernel)", waited_ms);
     __atomic_store_n(&page->serve_mask, SERVED_CLOCKS, __ATOMIC_RELEASE);
     return true;
 }

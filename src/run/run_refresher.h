@@ -27,6 +27,11 @@ struct run_refresher {
 bool run_refresher_prepare(int memfd, struct run_page_header *page, const struct run_mode *mode,
                            char *why, size_t wl);
 
+/* After a prepare that returned true: a clause for --verbose saying whether fastclock's line
+ * was live when the serving began ("its line live after 3 ms"), or that the program's first
+ * reads go to the kernel (not live after LIVE_WAIT_MS: a busy machine). */
+const char *run_refresher_start_said(void);
+
 /* Returns when the lifeline reports EOF, after printing the table in count mode. */
 void run_refresher_loop(const struct run_refresher *r);
 

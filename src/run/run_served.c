@@ -206,11 +206,11 @@ static _Noreturn void helper_main(const struct helper_args *a)
     if (a->verbose) {
         char pid[24];
         snprintf(pid, sizeof pid, "%d", (int)a->target);
-        fprintf(stderr, "clockscope run: pid %s (%s): %s; %s (refresher: pid %d)\n", pid,
+        fprintf(stderr, "clockscope run: pid %s (%s): %s; %s%s%s (refresher: pid %d)\n", pid,
                 a->path, how,
                 a->count ? "every call counted (and answered by the syscall)"
                          : a->page->serve_mask ? "served by fastclock's line" : "nothing served",
-                (int)getpid());
+                a->count ? "" : ", ", a->count ? "" : run_refresher_start_said(), (int)getpid());
         fflush(stderr);
     }
     struct run_refresher r = {.page = a->page, .lifeline = a->lifeline_r, .count = a->count, .verbose = a->verbose,

@@ -188,6 +188,31 @@ TEST(reference_combined_over_bench_workers)
     CHECK(v.n == 0 && !v.moved);
 }
 
+/* bench's figure is the median of the processes' own medians: one process in a slow
+ * spell moves it no further than the middle one, however many samples it kept (pooled,
+ * its samples would outvote the other two). */
+TEST(bench_figure_is_the_median_over_processes_not_of_the_pooled_samples)
+{
+    static struct measurement p[3];
+    struct measure_runs runs = {3, p};
+    const double fig[3] = {20.0, 21.0, 60.0};
+    const size_t kept[3] = {3, 3, 9};
+    for (int i = 0; i < 3; i++) {
+        proc(&p[i], fig[i], 0, 0);
+        p[i].samples = kept[i];
+        p[i].nkept = kept[i];
+        p[i].nthreads = 1;
+        for (size_t j = 0; j < kept[i]; j++)
+            p[i].kept[j] = fig[i];
+    }
+    static struct measurement out;
+    struct across a;
+    CHECK(measure_combine(&runs, 0.5, &out, &a));
+    CHECK(a.n == 3 && fabs(a.median - 21.0) < 1e-9);
+    CHECK(fabs(out.ns_per_call.median - 21.0) < 1e-9); /* pooled, 9 of 15 say 60 */
+    CHECK(out.samples == 15 && out.nkept == 15);
+}
+
 TEST(reference_travels_in_the_worker_protocol)
 {
     static struct measurement m, back[2];

@@ -20,7 +20,10 @@ the program.  Patterns:
   signal        C only: one read inside a SIGUSR1 handler, many times: the median (Go code
                 never runs inside a signal handler)
 Served and unserved runs alternate, --repeat times; the figure is the median of the runs
-and the ratio is served / unserved of the same round, the median of those.
+and the ratio is served / unserved of the same round, the median of those.  The tail
+columns pool every read of every round (first read: every process's; sparse, signal:
+each read the program printed) and give p50 / p99 / max; threads have none (a loop is
+timed as a whole).
 
 Also the instructions one clock_gettime executes (benchmarks/insn_count.c, single-stepped:
 independent of the machine's load, and available where `perf stat -e instructions` is not,
@@ -52,6 +55,24 @@ def sh(*cmd, **kw):
 def ns(proc):
     m = re.search(r"^ns ([\d.]+)$", proc.stdout, re.M)
     return float(m.group(1)) if m else None
+
+
+def every_read(proc):
+    """The program's "all X ..." line (sparse, signal): each read's ns, or []."""
+    m = re.search(r"^all((?: [\d.]+)+)$", proc.stdout, re.M)
+    return [float(x) for x in m.group(1).split()] if m else []
+
+
+def quantile(v, q):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(q * len(v)))]
+
+
+def tail(v):
+    """p50 / p99 / max of reads pooled over the rounds ("" for a pattern without them)."""
+    if len(v) < 20:
+        return ""
+    return f"{quantile(v, 0.5):.0f} / {quantile(v, 0.99):.0f} / {max(v):.0f}"
 
 
 def served_cmd(mode, *cmd):
@@ -104,33 +125,41 @@ def main():
     tmp = Path(tempfile.mkdtemp(prefix="bench-run-patterns-"))
     try:
         c_prog, go_prog, insn = build(tmp)
-        print("| program | pattern | unserved ns/read | served ns/read | served / unserved |")
-        print("|---|---|---|---|---|")
+        print("| program | pattern | unserved ns/read | served ns/read | served / unserved | "
+              "unserved p50 / p99 / max | served p50 / p99 / max |")
+        print("|---|---|---|---|---|---|---|")
         for name, pattern, argv, _ in cases(c_prog, go_prog):
             if args.program != "both" and (argv[0] == go_prog) != (args.program == "go"):
                 continue
             plain, served, ratios = [], [], []
+            plain_all, served_all = [], []  # every read, pooled over the rounds (the tail)
             for _ in range(args.repeat):
                 if pattern == "first read":
                     p = [ns(sh(*argv)) for _ in range(args.first)]
                     s = [ns(sh(*served_cmd(args.mode, *argv))) for _ in range(args.first)]
                     p = [x for x in p if x is not None]
                     s = [x for x in s if x is not None]
+                    plain_all += p
+                    served_all += s
                     a = statistics.median(p) if p else None
                     b = statistics.median(s) if s else None
                 else:
-                    a = ns(sh(*argv))
-                    b = ns(sh(*served_cmd(args.mode, *argv)))
+                    pa = sh(*argv)
+                    pb = sh(*served_cmd(args.mode, *argv))
+                    a, b = ns(pa), ns(pb)
+                    plain_all += every_read(pa)
+                    served_all += every_read(pb)
                 if a is None or b is None:
                     continue
                 plain.append(a), served.append(b)
                 if a > 0:
                     ratios.append(b / a)
             if not plain:
-                print(f"| {name} | {pattern} | failed | failed | |")
+                print(f"| {name} | {pattern} | failed | failed | | | |")
                 continue
+            ratio = f"{statistics.median(ratios):.2f}" if ratios else ""
             print(f"| {name} | {pattern} | {statistics.median(plain):.1f} | {statistics.median(served):.1f} | "
-                  f"{statistics.median(ratios):.2f} |" if ratios else "|")
+                  f"{ratio} | {tail(plain_all)} | {tail(served_all)} |")
         print()
         print("| clock_gettime (gcc -static, libc's wrapper included) | unserved instructions (transfers) | "
               f"served ({args.mode}) instructions (transfers) |")

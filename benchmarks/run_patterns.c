@@ -5,11 +5,13 @@
  * pair subtracted), converted to ns by a rate taken from raw syscalls (untouched by any
  * patch) after the reads.
  *   run_patterns first            the first read of the process (nothing before it)
- *   run_patterns sparse MS N      N reads, each after a pause of MS ms: the median
+ *   run_patterns sparse MS N      N reads, each after a pause of MS ms: the median, and
+ *                                 every read ("all X ...", for the tail)
  *   run_patterns threads T N [MS] T threads reading N times each at once: the median of
  *                                 their ns per call (a loop, timed as a whole), after a
  *                                 pause of MS ms (default 0: at once)
- *   run_patterns signal N         N reads, each inside a SIGUSR1 handler: the median
+ *   run_patterns signal N         N reads, each inside a SIGUSR1 handler: the median and
+ *                                 every read, as for sparse
  * Prints "ns X" (x86_64 only: exit 2 elsewhere). */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -89,6 +91,18 @@ static void print_ns(uint64_t t, uint64_t empty)
     printf("ns %.1f\n", (double)(t > empty ? t - empty : 0) / rate());
 }
 
+/* The median as print_ns does, then every read on one line ("all X ..."): the script pools
+ * them over rounds for the tail (p99, max), which one process's few reads cannot give. */
+static void print_all(uint64_t *v, long n, uint64_t empty)
+{
+    double r = rate();
+    qsort(v, (size_t)n, sizeof *v, cmp);
+    printf("ns %.1f\nall", (double)(v[n / 2] > empty ? v[n / 2] - empty : 0) / r);
+    for (long i = 0; i < n; i++)
+        printf(" %.1f", (double)(v[i] > empty ? v[i] - empty : 0) / r);
+    printf("\n");
+}
+
 static uint64_t *samples;
 static volatile long taken;
 
@@ -134,7 +148,7 @@ int main(int argc, char **argv)
             nanosleep(&p, NULL);
             v[i] = one_read();
         }
-        print_ns(median(v, n), empty_pair());
+        print_all(v, n, empty_pair());
         return 0;
     }
     if (argc >= 4 && !strcmp(argv[1], "threads")) {
@@ -170,7 +184,7 @@ int main(int argc, char **argv)
         sigaction(SIGUSR1, &sa, NULL);
         while (taken < n)
             raise(SIGUSR1);
-        print_ns(median(samples, n), empty_pair());
+        print_all(samples, n, empty_pair());
         return 0;
     }
     fprintf(stderr, "usage: run_patterns first | sparse MS N | threads T N [MS] | signal N\n");

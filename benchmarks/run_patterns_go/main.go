@@ -78,6 +78,24 @@ func printNs(t, empty uint64) {
 	fmt.Printf("ns %.1f\n", float64(t-empty)/rate())
 }
 
+// printAll: the median as printNs does, then every read ("all X ..."), which the script
+// pools over rounds for the tail (p99, max).
+func printAll(v []uint64, empty uint64) {
+	r := rate()
+	sort.Slice(v, func(i, j int) bool { return v[i] < v[j] })
+	one := func(t uint64) float64 {
+		if t < empty {
+			return 0
+		}
+		return float64(t-empty) / r
+	}
+	fmt.Printf("ns %.1f\nall", one(v[len(v)/2]))
+	for _, t := range v {
+		fmt.Printf(" %.1f", one(t))
+	}
+	fmt.Println()
+}
+
 func atoi(s string) int {
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 {
@@ -100,7 +118,7 @@ func main() {
 			time.Sleep(time.Duration(ms) * time.Millisecond)
 			v[i] = oneRead()
 		}
-		printNs(median(v), emptyPair())
+		printAll(v, emptyPair())
 	case len(a) >= 4 && a[1] == "threads":
 		g, n := atoi(a[2]), atoi(a[3])
 		if len(a) >= 5 {

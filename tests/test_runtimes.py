@@ -339,7 +339,8 @@ def test_a_reference_says_whether_the_machine_or_the_processes_moved(clockscope,
     assert ref["relative"] == pytest.approx(3.2)
     assert (ref["min_ns"], ref["max_ns"], ref["ns"]) == pytest.approx((12.5, 21.875, 12.5))
     says = ("unstable: this machine's speed changed during the run (reference abs(-1) 12.5 to "
-            "21.9 ns); the figure that holds is 3.20x the reference; the levels 40.0 / 70.0 ns "
+            "21.9 ns); the figure is the median of the 3 of 5 processes at its fastest speed "
+            "(reference within 20%), 3.20x the reference; the levels 40.0 / 70.0 ns "
             "(3 and 2 of 5 processes)")
     assert py["verdict"] == says
     state.unlink()
@@ -372,6 +373,36 @@ def test_a_reference_says_whether_the_machine_or_the_processes_moved(clockscope,
     (py,) = rows(doc, "python")
     assert py["reference"] is None and py["processes"][0]["relative"] is None
     assert py["verdict"].endswith("(3 and 2 of 5 processes): neither level is the figure")
+
+
+def test_a_slow_spell_of_the_machine_is_left_out_of_the_figure(clockscope, tmp_path):
+    """Issue 29, on a quiet machine: spells of the machine slow three of five processes
+    (every pair of them, the reference with it) and the first pair of a fourth.  The figure is
+    the one at the machine's speed, 40 ns (the median over the two processes at speed, each
+    from its pairs at speed), not the median of all five (70 ns); the JSON marks which
+    processes it is over, and the sentence says so."""
+    state = tmp_path / "runs"
+    env = {"FAKE_RUNTIME": "machine-spell", "FAKE_STATE": str(state)}
+    proc, doc = runtimes(clockscope, "--only", "python", "--python", FAKE, env=env)
+    assert proc.returncode == 0, proc.stderr
+    (py,) = rows(doc, "python")
+    procs = py["processes"]
+    assert [p["ns_per_call"] for p in procs] == pytest.approx([70, 70, 70, 40, 40])
+    assert [p["at_speed"] for p in procs] == [False, False, False, True, True]
+    assert py["ns_per_call"] == pytest.approx(40.0)
+    assert py["timed_ns"] == pytest.approx(60.0) and py["harness_ns"] == pytest.approx(20.0)
+    ref = py["reference"]
+    assert ref["machine_speed_changed"] is True and ref["processes_at_speed"] == 2
+    assert ref["figure_from_processes_at_speed"] is True
+    assert "the figure is the median of the 2 of 5 processes at its fastest speed" in py["verdict"]
+    # without a move of the reference, every process counts and nothing is said of speed
+    state.unlink()
+    env["FAKE_RUNTIME"] = "layout"
+    proc, doc = runtimes(clockscope, "--only", "python", "--python", FAKE, env=env)
+    (py,) = rows(doc, "python")
+    assert [p["at_speed"] for p in py["processes"]] == [True] * 5
+    assert py["reference"]["processes_at_speed"] == 0
+    assert py["reference"]["figure_from_processes_at_speed"] is False
 
 
 def test_python_probe_retakes_a_switched_out_triple(monkeypatch):

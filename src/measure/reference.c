@@ -21,6 +21,35 @@ double reference_ratio(const double *fig, const double *ref, size_t n)
     return sum.median;
 }
 
+size_t reference_figure_at_speed(const double *const *fig, const double *const *ref,
+                                 const size_t *count, size_t n, double fastest,
+                                 double moved_ratio, bool *at, double *figure)
+{
+    double per[ACROSS_MAX], sel[REFERENCE_MAX_PAIRS];
+    size_t k = 0;
+    *figure = NAN;
+    if (n > ACROSS_MAX)
+        n = ACROSS_MAX;
+    for (size_t p = 0; p < n; p++) {
+        size_t m = 0, pairs = count[p] < REFERENCE_MAX_PAIRS ? count[p] : REFERENCE_MAX_PAIRS;
+        for (size_t i = 0; i < pairs; i++)
+            if (fastest > 0 && ref[p][i] > 0 && ref[p][i] < moved_ratio * fastest)
+                sel[m++] = fig[p][i];
+        at[p] = m > 0 && 2 * m >= pairs;
+        if (at[p]) {
+            struct summary sum;
+            stats_summarize(sel, m, &sum);
+            per[k++] = sum.median;
+        }
+    }
+    if (k > 0) {
+        struct summary sum;
+        stats_summarize(per, k, &sum);
+        *figure = sum.median;
+    }
+    return k;
+}
+
 void reference_summarize(const double *ref, const double *rel, size_t n, double moved_ratio,
                          struct reference_verdict *out)
 {
@@ -45,6 +74,7 @@ void reference_summarize(const double *ref, const double *rel, size_t n, double 
     out->rel_min = sum.min;
     out->rel_max = sum.max;
     out->moved = out->ref_min > 0 && out->ref_max >= moved_ratio * out->ref_min;
+    out->moved_ratio = moved_ratio;
 }
 
 int reference_sentence(const struct across *a, const struct reference_verdict *v,
@@ -55,8 +85,13 @@ int reference_sentence(const struct across *a, const struct reference_verdict *v
         snprintf(levels, sizeof levels, "%.1f / %.1f ns (%zu and %zu of %zu processes)", a->low,
                  a->high, a->nlow, a->nhigh, a->n);
     if (v && v->n > 0 && v->moved) {
-        char holds[80] = "no figure holds (its ratio to the reference is not above 0)";
-        if (v->relative > 0)
+        char holds[200] = "no figure holds (its ratio to the reference is not above 0)";
+        if (v->figure_at_speed && v->at_speed > 0)
+            snprintf(holds, sizeof holds,
+                     "the figure is the median of the %zu of %zu processes at its fastest "
+                     "speed (reference within %.0f%%), %.2fx the reference", v->at_speed, v->n,
+                     (v->moved_ratio - 1) * 100, v->relative);
+        else if (v->relative > 0)
             snprintf(holds, sizeof holds, "the figure that holds is %.2fx the reference",
                      v->relative);
         return snprintf(buf, len,

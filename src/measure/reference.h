@@ -38,6 +38,12 @@ struct reference_verdict {
     double relative;          /* median over processes of each one's relative figure */
     double rel_min, rel_max;  /* the processes' relative figures' extremes */
     bool moved;               /* ref_max >= moved_ratio * ref_min */
+    double moved_ratio;       /* the bound the run was judged by */
+    /* Set by a caller whose figure, when the reference moved, is the one at the machine's
+     * speed (reference_figure_at_speed; runtimes): how many processes it is over, and
+     * that it is (the sentence says so). */
+    size_t at_speed;
+    bool figure_at_speed;
 };
 
 /* ref[i]: process i's reference median, ns per call of the reference; rel[i]: its
@@ -45,6 +51,20 @@ struct reference_verdict {
  * reference's REFERENCE_MOVED_RATIO*.  n 0: all NAN. */
 void reference_summarize(const double *ref, const double *rel, size_t n, double moved_ratio,
                          struct reference_verdict *out);
+
+/* The figure at the machine's speed, for a run whose reference moved.  A pair (a sample of
+ * the figure and the reference timed around it) taken in a slow spell is slow in both, so
+ * its figure is the spell's, not the call's; spells last from tens of ms to seconds, so
+ * they cover whole processes or parts of one.  Process p's pairs fig[p][i], ref[p][i]
+ * (i < count[p]): its pairs at speed are those whose reference is below moved_ratio *
+ * fastest (the fastest process's reference median); the process is at speed (at[p]) when
+ * at least half its pairs are, and its figure is then the median of those pairs.  Returns
+ * how many processes are at speed, with *figure the median of their figures (NAN: none).
+ * On the quiet machine of docs/benchmarks/across_processes.md this took Python's
+ * time.time() over eight runs from 39.0-66.9 ns to within a few percent. */
+size_t reference_figure_at_speed(const double *const *fig, const double *const *ref,
+                                 const size_t *count, size_t n, double fastest,
+                                 double moved_ratio, bool *at, double *figure);
 
 /* One process's relative figure: the median over its samples of fig[i] / ref[i], each
  * pair taken in the same few milliseconds (a spell that slows both cancels in the ratio).
@@ -57,7 +77,10 @@ double reference_ratio(const double *fig, const double *ref, size_t n);
  *   the reference moved:  "unstable: this machine's speed changed during the run
  *                          (reference LABEL X to Y ns); the figure that holds is Z x the
  *                          reference" (and the levels, when bimodal, are the machine's;
- *                          "no figure holds" when the ratio is not above 0)
+ *                          "no figure holds" when the ratio is not above 0); with
+ *                          figure_at_speed: "...; the figure is the median of the K of N
+ *                          processes at its fastest speed (reference within 20%), Z x the
+ *                          reference"
  *   bimodal, reference steady: "bimodal across processes: A / B ns (...) with the
  *                          reference steady (LABEL X ns): not a change of speed the
  *                          reference sees; neither level is the figure" (the processes'

@@ -90,6 +90,8 @@ struct runtime_row {
     double proc_ref_ns[ACROSS_MAX];   /* each process's reference, ns per loop turn */
     double proc_rel[ACROSS_MAX];      /* each process's ns_per_call / reference */
     struct reference_verdict refv;    /* over the processes */
+    bool proc_at_speed[ACROSS_MAX];   /* ran at the run's fastest speed (reference.h):
+                                       * when the reference moved, the figure is theirs */
 };
 
 struct runtimes_result {

@@ -147,9 +147,11 @@ static void processes_json(struct json *j, const struct runtime_row *r)
         if (r->has_ref) {
             json_kv_double(j, "reference_ns", r->proc_ref_ns[p]);
             json_kv_double(j, "relative", r->proc_rel[p]);
+            json_kv_bool(j, "at_speed", r->proc_at_speed[p]);
         } else {
             json_kv_null(j, "reference_ns");
             json_kv_null(j, "relative");
+            json_kv_null(j, "at_speed");
         }
         json_end_object(j);
     }
@@ -169,6 +171,8 @@ static void processes_json(struct json *j, const struct runtime_row *r)
     json_kv_double(j, "relative_min", r->refv.rel_min);
     json_kv_double(j, "relative_max", r->refv.rel_max);
     json_kv_bool(j, "machine_speed_changed", r->refv.moved);
+    json_kv_uint(j, "processes_at_speed", r->refv.at_speed);
+    json_kv_bool(j, "figure_from_processes_at_speed", r->refv.figure_at_speed);
     json_end_object(j);
 }
 

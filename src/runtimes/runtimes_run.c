@@ -129,6 +129,9 @@ static void measured_row(struct runtimes_result *res, const struct runtime_def *
      * (measure/across.c), and the harness reported is what was subtracted (as timed - net),
      * so the three figures add up. */
     static double pooled[ACROSS_MAX * PROBE_MAX_SAMPLES];
+    static double pair_net[ACROSS_MAX][PROBE_MAX_SAMPLES], pair_ref[ACROSS_MAX][PROBE_MAX_SAMPLES],
+        pair_timed[ACROSS_MAX][PROBE_MAX_SAMPLES];
+    size_t pair_n[ACROSS_MAX] = {0};
     size_t npooled = 0;
     double within[ACROSS_MAX];
     r->nproc = 0;
@@ -153,12 +156,15 @@ static void measured_row(struct runtimes_result *res, const struct runtime_def *
         r->nsamples += pr->nsamples;
         if (pr->has_ref && r->has_ref) {
             /* pair i: the API's net and the reference timed around it */
-            double net_i[PROBE_MAX_SAMPLES], ref_i[PROBE_MAX_SAMPLES], sorted[PROBE_MAX_SAMPLES];
+            double *net_i = pair_net[r->nproc], *ref_i = pair_ref[r->nproc];
+            double sorted[PROBE_MAX_SAMPLES];
             for (int i = 0; i < pr->nsamples; i++) {
                 net_i[i] = ((double)pr->timed_ns[i] - (double)pr->harness_ns[i]) /
                            (double)pr->iterations;
+                pair_timed[r->nproc][i] = (double)pr->timed_ns[i] / (double)pr->iterations;
                 ref_i[i] = sorted[i] = (double)pr->ref_ns[i] / (double)pr->ref_iterations;
             }
+            pair_n[r->nproc] = (size_t)pr->nsamples;
             struct summary rs;
             stats_summarize(sorted, (size_t)pr->nsamples, &rs);
             r->proc_ref_ns[r->nproc] = rs.median;
@@ -180,6 +186,31 @@ static void measured_row(struct runtimes_result *res, const struct runtime_def *
     stats_summarize(within, (size_t)r->nproc, &w);
     r->ns_per_call = r->across.median;
     r->timed_ns = timed.median;
+    /* The machine's speed moved during the run (the reference says so): a pair timed in a
+     * slow spell is slow in everything it times, the call and its harness alike, so its
+     * figure is the spell's (measure/reference.h).  The figure is then the median over
+     * the processes at the run's fastest speed, each from its pairs at speed; the others
+     * stay in the JSON, marked. */
+    if (r->has_ref && r->refv.moved) {
+        const double *fig[ACROSS_MAX], *ref[ACROSS_MAX], *tim[ACROSS_MAX];
+        for (int p = 0; p < r->nproc; p++)
+            fig[p] = pair_net[p], ref[p] = pair_ref[p], tim[p] = pair_timed[p];
+        double at_net, at_timed;
+        bool ignored[ACROSS_MAX];
+        r->refv.at_speed = reference_figure_at_speed(fig, ref, pair_n, (size_t)r->nproc,
+                                                     r->refv.ref_min, REFERENCE_MOVED_RATIO,
+                                                     r->proc_at_speed, &at_net);
+        reference_figure_at_speed(tim, ref, pair_n, (size_t)r->nproc, r->refv.ref_min,
+                                  REFERENCE_MOVED_RATIO, ignored, &at_timed);
+        if (r->refv.at_speed > 0) {
+            r->ns_per_call = at_net;
+            r->timed_ns = at_timed;
+            r->refv.figure_at_speed = true;
+        }
+    } else {
+        for (int p = 0; p < r->nproc; p++)
+            r->proc_at_speed[p] = r->has_ref;
+    }
     r->harness_ns = r->timed_ns - r->ns_per_call;
     r->p10_ns = net.p10;
     r->p90_ns = net.p90;

@@ -213,6 +213,33 @@ TEST(bench_figure_is_the_median_over_processes_not_of_the_pooled_samples)
     CHECK(out.samples == 15 && out.nkept == 15);
 }
 
+/* The figure at the machine's speed (runtimes, when the reference moved): a process is at
+ * speed when at least half its pairs are (reference below 1.2x the fastest process's),
+ * and its figure is then the median of those pairs. */
+TEST(reference_figure_at_speed_leaves_out_the_slow_spells)
+{
+    /* p0: all pairs slow; p1: 1 of 3 at speed (out); p2: 2 of 3 (in, 40); p3: all (41) */
+    const double f0[] = {70, 71, 72}, r0[] = {21, 21, 22};
+    const double f1[] = {40, 70, 70}, r1[] = {12.5, 21, 21};
+    const double f2[] = {70, 40, 40}, r2[] = {21, 12.5, 12.5};
+    const double f3[] = {41, 41, 41}, r3[] = {12.5, 13, 13};
+    const double *fig[] = {f0, f1, f2, f3}, *ref[] = {r0, r1, r2, r3};
+    const size_t count[] = {3, 3, 3, 3};
+    bool at[4];
+    double figure;
+    CHECK(reference_figure_at_speed(fig, ref, count, 4, 12.5, 1.2, at, &figure) == 2);
+    CHECK(!at[0] && !at[1] && at[2] && at[3]);
+    CHECK(fabs(figure - 40.5) < 1e-9);
+    /* nothing at speed (no fastest): NAN, none */
+    CHECK(reference_figure_at_speed(fig, ref, count, 4, 0, 1.2, at, &figure) == 0);
+    CHECK(isnan(figure) && !at[3]);
+    /* the bound is strict: a reference at exactly 1.2x the fastest is not at speed */
+    const double f4[] = {50}, r4[] = {15};
+    const double *fig4[] = {f4}, *ref4[] = {r4};
+    const size_t one[] = {1};
+    CHECK(reference_figure_at_speed(fig4, ref4, one, 1, 12.5, 1.2, at, &figure) == 0);
+}
+
 TEST(reference_travels_in_the_worker_protocol)
 {
     static struct measurement m, back[2];

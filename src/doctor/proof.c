@@ -370,6 +370,7 @@ static void time_methods(struct proof *p)
         }
         t->ok = true;
         t->ns_per_call = m.ns_per_call.median;
+        t->min_ns = m.ns_per_call.min > 0 ? m.ns_per_call.min : 0;
         t->spread = m.ns_per_call.median > 0
                         ? (m.ns_per_call.p90 - m.ns_per_call.p10) / m.ns_per_call.median : 0;
         t->noisy = m.noisy;

@@ -29,6 +29,8 @@ struct proof_timing {
     char id[64];          /* the bench method id */
     bool ok;
     double ns_per_call;   /* median, net of loop cost */
+    double min_ns;        /* the fastest sample, net of loop cost (0: not known): what the
+                           * operation costs when nothing interrupts it */
     double spread;
     bool noisy;
     char why[320];

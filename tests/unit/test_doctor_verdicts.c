@@ -108,6 +108,25 @@ TEST(a_trapping_counter_is_slow_even_without_syscalls)
     CHECK(dg.verdict == V_OK && !has_finding("counter-read-traps"));
 }
 
+/* The trap is judged on each operation's fastest sample: interruptions that lift the
+ * medians of the empty call and COARSE (a busy host under an emulator) do not hide it.
+ * Figures of the sifive_u guest under TCG: rdtime ~1080 ns, COARSE 58-92, empty 9-17. */
+TEST(a_trap_is_judged_on_the_fastest_samples_not_medians_lifted_by_interruptions)
+{
+    live_facts("riscv64", "riscv_clocksource");
+    set_fact(F_VERSION, "Linux version 6.12.0");
+    counted_proof(0, 0);
+    add_timing("libc.clock_gettime.monotonic", 1300);
+    add_timing("counter.rdtime", 1090);
+    pr.timing[pr.ntimings - 1].min_ns = 1070;
+    add_timing("libc.clock_gettime.monotonic_coarse", 140); /* 7.8x: under 10x */
+    pr.timing[pr.ntimings - 1].min_ns = 58;
+    add_timing("ref.empty_call", 12);
+    pr.timing[pr.ntimings - 1].min_ns = 9;
+    diagnose(&fs, &pr, &dg);
+    CHECK(dg.verdict == V_SLOW && has_finding("counter-read-traps"));
+}
+
 TEST(a_trap_is_judged_against_this_machines_own_costs_not_a_fixed_threshold)
 {
     /* QEMU sifive_u under TCG (measured): rdtime traps to OpenSBI */

@@ -60,8 +60,8 @@ void reference_summarize(const double *ref, const double *rel, size_t n, double 
  * fastest (the fastest process's reference median); the process is at speed (at[p]) when
  * at least half its pairs are, and its figure is then the median of those pairs.  Returns
  * how many processes are at speed, with *figure the median of their figures (NAN: none).
- * On the quiet machine of docs/benchmarks/across_processes.md this took Python's
- * time.time() over eight runs from 39.0-66.9 ns to within a few percent. */
+ * What it does and does not hold on a quiet machine (a spell over a whole run is not
+ * seen): docs/benchmarks/across_processes.md. */
 size_t reference_figure_at_speed(const double *const *fig, const double *const *ref,
                                  const size_t *count, size_t n, double fastest,
                                  double moved_ratio, bool *at, double *figure);

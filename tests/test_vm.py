@@ -123,6 +123,11 @@ def fake_image(kind, size=4096):
     if kind == "aarch64":
         data[0:0x40] = bytes(0x40)   # code0 = 0: an undefined instruction, forever
         data[0x38:0x3C] = b"ARM\x64"
+    if kind == "riscv64":
+        data[0:0x40] = bytes(0x40)
+        data[0:4] = (0x6F).to_bytes(4, "little")   # code0 = jal x0, 0: a jump to itself, forever
+        data[0x30:0x38] = b"RISCV\0\0\0"
+        data[0x38:0x3C] = b"RSC\x05"
     return bytes(data)
 
 
@@ -250,6 +255,35 @@ def test_guest_that_never_prints_is_killed_in_seconds(vm):
     assert proc.returncode == 125, proc.stderr
     assert "printed nothing in 4 s and was killed" in proc.stderr
     assert time.monotonic() - t0 < 15
+
+
+def test_tcg_boot_stalled_before_init_is_booted_once_more_within_the_timeout(vm):
+    """OpenSBI's banner and then silence, with /init never started: how a qemu stall under
+    TCG looked in a CI run (a riscv64 guest that booted in 2.3 s the next time), made here by
+    a riscv Image whose first instruction jumps to itself.  vm boots it once more after
+    --init-deadline, and both boots share --timeout: 20 s in all, not 8 + 20."""
+    kernel = vm.tmp / "stalled-Image"
+    kernel.write_bytes(fake_image("riscv64"))
+    t0 = time.monotonic()
+    proc = vm("riscv64", "bench", extra=["--kernel", kernel, "--timeout", "20",
+                                         "--init-deadline", "8"], timeout=90)
+    elapsed = time.monotonic() - t0
+    assert proc.returncode == 125, proc.stderr
+    assert proc.stderr.count("booting it once more") == 1, proc.stderr
+    assert ("under TCG the guest did not reach /init in 8 s (its console stopped before the "
+            "kernel's /init); booting it once more") in proc.stderr, proc.stderr
+    assert "OpenSBI" in proc.stderr   # the console tail: the firmware ran, the kernel did not
+    assert "had not started /init after 20 s" in proc.stderr, proc.stderr
+    assert elapsed < 26, elapsed   # 20 s and qemu's start and kill; two whole timeouts: 28 s
+
+
+def test_init_deadline_zero_never_boots_twice(vm):
+    kernel = vm.tmp / "stalled-Image"
+    kernel.write_bytes(fake_image("riscv64"))
+    proc = vm("riscv64", "bench", extra=["--kernel", kernel, "--timeout", "6",
+                                         "--init-deadline", "0"], timeout=60)
+    assert proc.returncode == 125, proc.stderr
+    assert "once more" not in proc.stderr and "had not started /init after 6 s" in proc.stderr
 
 
 # ---- guests --------------------------------------------------------------------------

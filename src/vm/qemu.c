@@ -26,7 +26,7 @@
 
 volatile sig_atomic_t vm_stop_requested;
 
-static double now_s(void)
+double vm_now_s(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -149,7 +149,7 @@ static void handle_line(struct console *c, struct vm_result *r)
     switch (f.kind) {
     case 's':
         r->init_started = true;
-        r->init_s = now_s() - c->t0;
+        r->init_s = vm_now_s() - c->t0;
         break;
     case 'o':
         if (c->capture) {
@@ -170,7 +170,7 @@ static void handle_line(struct console *c, struct vm_result *r)
         break;
     case 'x':
         c->got_exit = true;
-        c->exit_at = now_s();
+        c->exit_at = vm_now_s();
         r->exit_code = atoi((char *)f.data);
         r->run_s = c->exit_at - c->t0 - r->init_s;
         break;
@@ -202,7 +202,7 @@ void vm_boot_run(const struct vm_boot *b, struct vm_result *r)
         return;
     }
     struct console *c = calloc(1, sizeof *c);
-    c->t0 = now_s();
+    c->t0 = vm_now_s();
     c->capture = b->capture;
     pid_t pid = start_qemu(b, con[1], err[1]);
     close(con[1]);
@@ -219,7 +219,7 @@ void vm_boot_run(const struct vm_boot *b, struct vm_result *r)
     int open_fds = 2;
     bool timed_out = false, init_late = false;
     while (open_fds > 0) {
-        double now = now_s();
+        double now = vm_now_s();
         double deadline = c->t0 + b->timeout_s;
         if (c->got_exit && c->exit_at + POWEROFF_GRACE_S < deadline)
             deadline = c->exit_at + POWEROFF_GRACE_S;

@@ -70,6 +70,9 @@ void vm_qemu_args(const struct vm_boot *b, const char *dumpdtb, struct qemu_args
 /* Set by the caller's signal handler: the console loop kills qemu and returns. */
 extern volatile sig_atomic_t vm_stop_requested; /* the signal that asked for it, or 0 */
 
+/* CLOCK_MONOTONIC in seconds: the boot's timings and deadlines. */
+double vm_now_s(void);
+
 /* Boots the guest with the command's stdout/stderr relayed to ours as it arrives.  qemu
  * runs in its own process group and is always killed and reaped before this returns. */
 void vm_boot_run(const struct vm_boot *b, struct vm_result *r);

@@ -31,10 +31,11 @@
 /* Under KVM a Debian kernel reaches /init in 1 to 3 s; far beyond that, KVM is not
  * running the guest (and TCG is tried instead). */
 #define KVM_INIT_DEADLINE_S 20.0
-/* Under TCG the Debian kernels reach /init in 2 to 15 s on a busy 2-CPU host.  Now and then
- * qemu's emulation stalls before the kernel prints a word (seen: a riscv64 guest silent
- * after OpenSBI's banner for 150 s, the same command booting in 2.3 s the next time): a
- * boot not at /init this long after qemu started is tried once more, within --timeout. */
+/* Under TCG the Debian kernels reach /init in 2.4 to 6.4 s with one CPU of two kept busy
+ * (docs/vm.md).  Now and then qemu's emulation stalls before the kernel prints a word
+ * (seen: a riscv64 guest silent after OpenSBI's banner for 150 s, the same command booting
+ * in 2.3 s the next time): a boot not at /init ten times later than the slowest is tried
+ * once more, within --timeout. */
 #define TCG_INIT_DEADLINE_S 60.0
 #define PATH_LEN 4096
 

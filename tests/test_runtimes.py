@@ -380,10 +380,13 @@ def test_a_slow_spell_of_the_machine_is_left_out_of_the_figure(clockscope, tmp_p
     (every pair of them, the reference with it) and the first pair of a fourth.  The figure is
     the one at the machine's speed, 40 ns (the median over the two processes at speed, each
     from its pairs at speed), not the median of all five (70 ns); the JSON marks which
-    processes it is over, and the sentence says so."""
+    processes it is over, and the sentence says so.  With --processes 5 that is all; by
+    default, two at speed are too few, and one more process is run (at speed: the spell
+    is over), so that the figure is the median of three."""
     state = tmp_path / "runs"
     env = {"FAKE_RUNTIME": "machine-spell", "FAKE_STATE": str(state)}
-    proc, doc = runtimes(clockscope, "--only", "python", "--python", FAKE, env=env)
+    proc, doc = runtimes(clockscope, "--only", "python", "--python", FAKE, "--processes", "5",
+                         env=env)
     assert proc.returncode == 0, proc.stderr
     (py,) = rows(doc, "python")
     procs = py["processes"]
@@ -393,8 +396,32 @@ def test_a_slow_spell_of_the_machine_is_left_out_of_the_figure(clockscope, tmp_p
     assert py["timed_ns"] == pytest.approx(60.0) and py["harness_ns"] == pytest.approx(20.0)
     ref = py["reference"]
     assert ref["machine_speed_changed"] is True and ref["processes_at_speed"] == 2
-    assert ref["figure_from_processes_at_speed"] is True
+    assert ref["figure_from_processes_at_speed"] is True and ref["processes_added_for_speed"] == 0
     assert "the figure is the median of the 2 of 5 processes at its fastest speed" in py["verdict"]
+    # the default count (5): one more, the sixth, at speed
+    state.unlink()
+    proc, doc = runtimes(clockscope, "--only", "python", "--python", FAKE, env=env)
+    assert proc.returncode == 0, proc.stderr
+    (py,) = rows(doc, "python")
+    assert [p["ns_per_call"] for p in py["processes"]] == pytest.approx([70, 70, 70, 40, 40, 40])
+    assert [p["at_speed"] for p in py["processes"]] == [False, False, False, True, True, True]
+    ref = py["reference"]
+    assert ref["processes_at_speed"] == 3 and ref["processes_added_for_speed"] == 1
+    assert py["ns_per_call"] == pytest.approx(40.0)
+    assert ("the figure is the median of the 3 of 6 processes at its fastest speed (reference "
+            "within 20%; 1 process more than the 5 asked, run for that)") in py["verdict"]
+    # a spell that does not end: as many again as asked, and no more
+    state.unlink()
+    env["FAKE_RUNTIME"] = "machine-spell-long"
+    proc, doc = runtimes(clockscope, "--only", "python", "--python", FAKE, env=env)
+    assert proc.returncode == 0, proc.stderr
+    (py,) = rows(doc, "python")
+    assert [p["at_speed"] for p in py["processes"]] == [True] + [False] * 9
+    ref = py["reference"]
+    assert ref["processes_at_speed"] == 1 and ref["processes_added_for_speed"] == 5
+    assert py["ns_per_call"] == pytest.approx(40.0)
+    assert "1 of 10 processes" in py["verdict"] and "5 processes more than the 5 asked" in py["verdict"]
+    env["FAKE_RUNTIME"] = "machine-spell"
     # without a move of the reference, every process counts and nothing is said of speed
     state.unlink()
     env["FAKE_RUNTIME"] = "layout"

@@ -50,6 +50,23 @@ size_t reference_figure_at_speed(const double *const *fig, const double *const *
     return k;
 }
 
+size_t reference_processes_at_speed(const double *speed, size_t n, double moved_ratio)
+{
+    double fastest = INFINITY, slowest = 0;
+    for (size_t p = 0; p < n; p++) {
+        if (speed[p] < fastest)
+            fastest = speed[p];
+        if (speed[p] > slowest)
+            slowest = speed[p];
+    }
+    if (n == 0 || !(fastest > 0) || slowest < moved_ratio * fastest)
+        return n;
+    size_t k = 0;
+    for (size_t p = 0; p < n; p++)
+        k += speed[p] < moved_ratio * fastest;
+    return k;
+}
+
 void reference_summarize(const double *ref, const double *rel, size_t n, double moved_ratio,
                          struct reference_verdict *out)
 {
@@ -85,12 +102,16 @@ int reference_sentence(const struct across *a, const struct reference_verdict *v
         snprintf(levels, sizeof levels, "%.1f / %.1f ns (%zu and %zu of %zu processes)", a->low,
                  a->high, a->nlow, a->nhigh, a->n);
     if (v && v->n > 0 && v->moved) {
-        char holds[200] = "no figure holds (its ratio to the reference is not above 0)";
+        char holds[300] = "no figure holds (its ratio to the reference is not above 0)";
+        char added[80] = "";
+        if (v->added)
+            snprintf(added, sizeof added, "; %zu process%s more than the %zu asked, run for that",
+                     v->added, v->added == 1 ? "" : "es", v->n - v->added);
         if (v->figure_at_speed && v->at_speed > 0)
             snprintf(holds, sizeof holds,
                      "the figure is the median of the %zu of %zu processes at its fastest "
-                     "speed (reference within %.0f%%), %.2fx the reference", v->at_speed, v->n,
-                     (v->moved_ratio - 1) * 100, v->relative);
+                     "speed (reference within %.0f%%%s), %.2fx the reference", v->at_speed,
+                     v->n, (v->moved_ratio - 1) * 100, added, v->relative);
         else if (v->relative > 0)
             snprintf(holds, sizeof holds, "the figure that holds is %.2fx the reference",
                      v->relative);

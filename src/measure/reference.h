@@ -44,6 +44,9 @@ struct reference_verdict {
      * that it is (the sentence says so). */
     size_t at_speed;
     bool figure_at_speed;
+    /* Set by a caller that ran more processes than asked because the reference moved with
+     * too few at speed (runtimes): how many of n. */
+    size_t added;
 };
 
 /* ref[i]: process i's reference median, ns per call of the reference; rel[i]: its
@@ -65,6 +68,16 @@ void reference_summarize(const double *ref, const double *rel, size_t n, double 
 size_t reference_figure_at_speed(const double *const *fig, const double *const *ref,
                                  const size_t *count, size_t n, double fastest,
                                  double moved_ratio, bool *at, double *figure);
+
+/* The fewest processes a figure at speed is taken over when more can be run (runtimes):
+ * one or two at speed among five is a spell's accident as much as the machine's speed. */
+#define REFERENCE_AT_SPEED_MIN 3
+
+/* How many of the n processes, speed[p] each one's reference median (ns), ran at the
+ * fastest one's speed (below moved_ratio times it), or n when the reference did not move
+ * (every process counts).  What decides whether a run whose speed moved is given more
+ * processes. */
+size_t reference_processes_at_speed(const double *speed, size_t n, double moved_ratio);
 
 /* One process's relative figure: the median over its samples of fig[i] / ref[i], each
  * pair taken in the same few milliseconds (a spell that slows both cancels in the ratio).

@@ -29,6 +29,7 @@ struct runtimes_config {
     char cache_why[PATH_MAX + 200]; /* why there is none: what was tried, what failed */
     int samples, sample_us, timeout_ms;
     int processes;           /* probe runs the timed figures are taken across (issue 29) */
+    bool processes_given;    /* --processes N: exactly N, none added when the speed moved */
     bool count;              /* count syscalls (not --no-count) */
 };
 

@@ -36,7 +36,10 @@ static const char help[] =
     "                  shared among the processes\n"
     "  --processes N   runs of each probe the figures are taken across (default: as many as\n"
     "                  the samples allow at 3 each: 5); each its own process, Python's each\n"
-    "                  with its own PYTHONHASHSEED; the figure is the median over them\n"
+    "                  with its own PYTHONHASHSEED; the figure is the median over them.\n"
+    "                  By default, when the reference says the machine's speed moved\n"
+    "                  and fewer than 3 ran at its fastest, more (up to as many again);\n"
+    "                  with N, exactly N\n"
     "  --timeout S     each probe's (and each build's) time limit (default 120)\n"
     "  --no-count      do not count syscalls ('kernel' unknown)\n"
     "  --progress      say which runtime is measured and how long is left on stderr even\n"
@@ -107,6 +110,7 @@ int cmd_runtimes(int argc, char **argv)
     /* As many processes as the samples allow with the protocol's least each (15 / 3: 5),
      * so that the run takes about as long as one probe run taking every sample did. */
     cfg.processes = o.processes ? o.processes : o.samples / PROBE_MIN_SAMPLES;
+    cfg.processes_given = o.processes != 0;
     if (cfg.processes < 1)
         cfg.processes = 1;
     cfg.samples = (o.samples + cfg.processes - 1) / cfg.processes;

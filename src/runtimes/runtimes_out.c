@@ -173,6 +173,7 @@ static void processes_json(struct json *j, const struct runtime_row *r)
     json_kv_bool(j, "machine_speed_changed", r->refv.moved);
     json_kv_uint(j, "processes_at_speed", r->refv.at_speed);
     json_kv_bool(j, "figure_from_processes_at_speed", r->refv.figure_at_speed);
+    json_kv_uint(j, "processes_added_for_speed", r->refv.added);
     json_end_object(j);
 }
 

@@ -6,6 +6,7 @@
 #include "common/subprocess.h"
 #include "runtimes/syscall_count.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -277,6 +278,42 @@ static unsigned hash_seed(void)
 }
 
 /* One timed run of the probe, parsed into po; why says what went wrong. */
+/* One process's speed: the median over every row's reference samples of the reference's
+ * ns per loop turn; NAN when a row has none (no reference: nothing to decide by). */
+static double process_speed(const struct probe_output *po)
+{
+    static double v[PROBE_MAX_ROWS * PROBE_MAX_SAMPLES];
+    size_t n = 0;
+    for (int r = 0; r < po->nrows; r++) {
+        const struct probe_row *row = &po->rows[r];
+        if (!row->has_ref || row->ref_iterations == 0)
+            return NAN;
+        for (int i = 0; i < row->nsamples; i++)
+            v[n++] = (double)row->ref_ns[i] / (double)row->ref_iterations;
+    }
+    if (n == 0)
+        return NAN;
+    struct summary s;
+    stats_summarize(v, n, &s);
+    return s.median;
+}
+
+/* Whether a run of `done` processes so far (speed[p] each one's) is given one more: its
+ * reference says the machine's speed moved, fewer than REFERENCE_AT_SPEED_MIN processes ran
+ * at its fastest speed, and fewer than as many again as the `asked` have been added.  Spells
+ * last from 0.1 s to seconds (measure/reference.h), so a process started after one has
+ * ended runs at speed; a spell over the whole run and its additions is not seen. */
+static bool one_more_for_speed(const double *speed, int done, int asked)
+{
+    if (done >= 2 * asked || done >= ACROSS_MAX)
+        return false;
+    for (int p = 0; p < done; p++)
+        if (!(speed[p] > 0))
+            return false;
+    return reference_processes_at_speed(speed, (size_t)done, REFERENCE_MOVED_RATIO) <
+           REFERENCE_AT_SPEED_MIN;
+}
+
 static void timed_run(const struct runtime_def *def, const struct runtimes_config *cfg,
                       char **argv, struct probe_output *po, char *why, size_t whylen)
 {
@@ -321,9 +358,10 @@ void runtimes_measure(const struct runtime_def *def, const struct runtimes_confi
     char *saved_seed = getenv("PYTHONHASHSEED") ? strdup(getenv("PYTHONHASHSEED")) : NULL;
     struct probe_output *po[ACROSS_MAX] = {0};
     unsigned seeds[ACROSS_MAX] = {0};
-    int done = 0;
+    double speed[ACROSS_MAX];
+    int done = 0, limit = nproc;
     /* a stop signal (subprocess_forward_signals) ends the runs after the one it reached */
-    for (int p = 0; p < nproc && !why[0] && (p == 0 || !subprocess_stop_signal()); p++) {
+    for (int p = 0; p < limit && !why[0] && (p == 0 || !subprocess_stop_signal()); p++) {
         po[p] = malloc(sizeof *po[p]);
         if (!po[p]) {
             snprintf(why, sizeof why, "out of memory");
@@ -337,6 +375,12 @@ void runtimes_measure(const struct runtime_def *def, const struct runtimes_confi
         }
         timed_run(def, cfg, argv, po[p], why, sizeof why);
         done += !why[0];
+        /* After the processes asked (the default count only: --processes N is N), a run
+         * whose speed moved with too few at its fastest is given more, one at a time. */
+        speed[p] = why[0] ? NAN : process_speed(po[p]);
+        if (p + 1 == limit && !why[0] && !cfg->processes_given &&
+            one_more_for_speed(speed, done, nproc))
+            limit++;
     }
     if (python) {
         if (saved_seed)
@@ -350,14 +394,18 @@ void runtimes_measure(const struct runtime_def *def, const struct runtimes_confi
         failed_row(res, def, RT_FAILED, cmd.argv[0], why);
     } else {
         int first = res->nrows;
-        for (int i = 0; i < po[0]->nrows; i++)
+        for (int i = 0; i < po[0]->nrows; i++) {
+            int before = res->nrows;
             measured_row(res, def, po, done, i, seeds, cmd.argv[0]);
+            if (res->nrows > before && done > nproc)
+                res->rows[before].refv.added = (size_t)(done - nproc);
+        }
         if (cfg->count && res->counted)
             count_rows(def, &cmd, cfg, res, first);
     }
     if (cmd.env_name[0])
         unsetenv(cmd.env_name);
-    for (int p = 0; p < nproc; p++)
+    for (int p = 0; p < limit; p++)
         free(po[p]);
 }
 

@@ -240,6 +240,20 @@ TEST(reference_figure_at_speed_leaves_out_the_slow_spells)
     CHECK(reference_figure_at_speed(fig4, ref4, one, 1, 12.5, 1.2, at, &figure) == 0);
 }
 
+TEST(reference_processes_at_speed_counts_those_within_the_bound_of_the_fastest)
+{
+    /* moved (21.875 >= 1.2 x 12.5): the two at 12.5 and 14.9 count, 15.0 (1.2x) does not */
+    const double speed[] = {21.875, 12.5, 15.0, 14.9, 21.875};
+    CHECK(reference_processes_at_speed(speed, 5, 1.2) == 2);
+    /* not moved (every process within the bound): all of them count */
+    const double steady[] = {12.5, 13.0, 14.9};
+    CHECK(reference_processes_at_speed(steady, 3, 1.2) == 3);
+    /* none, or no speed known: as many as given */
+    CHECK(reference_processes_at_speed(speed, 0, 1.2) == 0);
+    const double unknown[] = {0, 0};
+    CHECK(reference_processes_at_speed(unknown, 2, 1.2) == 2);
+}
+
 TEST(reference_travels_in_the_worker_protocol)
 {
     static struct measurement m, back[2];

@@ -3,6 +3,7 @@
 """Issue 29's acceptance: do clockscope's figures hold from one run to the next?
 
     python3 benchmarks/across_processes.py [--clockscope build/clockscope] [--runs 8]
+                                           [--against OLD_BIN]
                                            [--budgets] [--only python|bench|budgets]
 
 Runs, RUNS times each, back to back:
@@ -16,8 +17,9 @@ Python's time.time() and within 1.05 for libc's clock_gettime(MONOTONIC), over f
 eight are taken), and each run's wall time.  With --budgets, it also times three runs of
 `bench`, `runtimes` and `ladder --quick` with their defaults (the time budgets the change
 must keep): the median wall time, and the median CPU time (user + system of the command and
-its children), which a shared machine inflates less.  Run it with the old binary and the new one on the same machine, one after the
-other; the load average is printed (the machine may be shared).
+its children), which a shared machine inflates less.  With --against OLD_BIN, the old
+binary's runs and the new one's take turns, run by run, so that the machine's slow spells
+meet both series alike; the load average is printed (the machine may be shared).
 """
 import argparse
 import json
@@ -78,27 +80,32 @@ def max_min(v):
     return max(v) / min(v) if min(v) > 0 else float("inf")
 
 
-def series(name, fn, cs, runs):
-    figs, rels = [], []
+def series(name, fn, bins, runs):
+    """RUNS runs of each binary, interleaved run by run (with --against, the old one first
+    in each round), so that a spell of the machine meets both alike."""
+    figs, rels = {b: [] for b in bins}, {b: [] for b in bins}
     for i in range(runs):
-        v, wall, extra = fn(cs)
-        figs.append(v)
-        line = f"  {name} run {i + 1}: {v:7.1f} ns   ({wall:.1f} s)"
-        if extra:
-            rels.append(extra["relative"])
-            line += (f"  x ref {extra['relative']:.3f}  (reference {extra['ref'][0]:.1f} to "
-                     f"{extra['ref'][1]:.1f} ns)")
-            if extra["verdict"]:
-                line += f"\n      says: {extra['verdict']}"
-        print(line, flush=True)
-    ratio = max_min(figs)
-    print(f"  {name}: " + " ".join(f"{v:.1f}" for v in figs) + f"  max/min {ratio:.3f}",
-          flush=True)
-    if rels:
-        print(f"  {name} relative to the reference: " + " ".join(f"{v:.3f}" for v in rels) +
-              f"  max/min {max_min(rels):.3f}", flush=True)
+        for b in bins:
+            v, wall, extra = fn(b)
+            figs[b].append(v)
+            tag = f" [{b}]" if len(bins) > 1 else ""
+            line = f"  {name} run {i + 1}{tag}: {v:7.1f} ns   ({wall:.1f} s)"
+            if extra:
+                rels[b].append(extra["relative"])
+                line += (f"  x ref {extra['relative']:.3f}  (reference {extra['ref'][0]:.1f} to "
+                         f"{extra['ref'][1]:.1f} ns)")
+                if extra["verdict"]:
+                    line += f"\n      says: {extra['verdict']}"
+            print(line, flush=True)
+    for b in bins:
+        tag = f" [{b}]" if len(bins) > 1 else ""
+        print(f"  {name}{tag}: " + " ".join(f"{v:.1f}" for v in figs[b]) +
+              f"  max/min {max_min(figs[b]):.3f}", flush=True)
+        if rels[b]:
+            print(f"  {name}{tag} relative to the reference: " +
+                  " ".join(f"{v:.3f}" for v in rels[b]) + f"  max/min {max_min(rels[b]):.3f}",
+                  flush=True)
     print(flush=True)
-    return ratio
 
 
 def budget(cs, args):
@@ -118,24 +125,31 @@ def budget(cs, args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clockscope", default=str(ROOT / "build" / "clockscope"))
+    ap.add_argument("--against", metavar="OLD_BIN",
+                    help="another clockscope binary, run in turn with --clockscope's (the old "
+                         "one first in each round): both series under the same spells")
     ap.add_argument("--runs", type=int, default=8)
     ap.add_argument("--budgets", action="store_true")
     ap.add_argument("--only", choices=("python", "bench", "budgets"),
                     help="one of the two series, or only the budgets (implies --budgets)")
     a = ap.parse_args()
     cs = a.clockscope
-    print(f"{cs}; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs", flush=True)
+    bins = [a.against, cs] if a.against else [cs]
+    print(f"{' and '.join(bins)}; load average {os.getloadavg()[0]:.2f} on "
+          f"{os.cpu_count()} CPUs", flush=True)
     if a.only in (None, "python"):
-        series("python time.time()", python_time_time, cs, a.runs)
+        series("python time.time()", python_time_time, bins, a.runs)
     if a.only in (None, "bench"):
-        series("libc.clock_gettime.monotonic", libc_monotonic, cs, a.runs)
+        series("libc.clock_gettime.monotonic", libc_monotonic, bins, a.runs)
     if a.budgets or a.only == "budgets":
         for args in (["bench"], ["runtimes"], ["ladder", "--quick"]):
-            runs = [budget(cs, args) for _ in range(3)]
-            wall = statistics.median(r[0] for r in runs)
-            cpu = statistics.median(r[1] for r in runs)
-            print(f"  time of `clockscope {' '.join(args)}`: {wall:.1f} s wall, {cpu:.1f} s CPU "
-                  f"(medians of 3)", flush=True)
+            for b in bins:
+                runs = [budget(b, args) for _ in range(3)]
+                wall = statistics.median(r[0] for r in runs)
+                cpu = statistics.median(r[1] for r in runs)
+                tag = f" [{b}]" if len(bins) > 1 else ""
+                print(f"  time of `clockscope {' '.join(args)}`{tag}: {wall:.1f} s wall, "
+                      f"{cpu:.1f} s CPU (medians of 3)", flush=True)
     print(f"load average at the end {os.getloadavg()[0]:.2f}")
 
 

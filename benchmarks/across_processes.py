@@ -3,7 +3,7 @@
 """Issue 29's acceptance: do clockscope's figures hold from one run to the next?
 
     python3 benchmarks/across_processes.py [--clockscope build/clockscope] [--runs 8]
-                                           [--against OLD_BIN]
+                                           [--against OLD_BIN] [--gapped GAP]
                                            [--budgets] [--only python|bench|budgets]
 
 Runs, RUNS times each, back to back:
@@ -63,6 +63,29 @@ def python_time_time(cs):
         extra = {"relative": ref["relative"], "ref": (ref["min_ns"], ref["max_ns"]),
                  "verdict": row.get("verdict")}
     return row["ns_per_call"], wall, extra
+
+
+def gapped_python(cs, gap, processes=5):
+    """A run of `runtimes` spread out: PROCESSES single-process runs of the Python probe
+    with GAP seconds between them, the figure the median over those whose reference is
+    within 20% of the fastest one's (runtimes' at-speed rule, process by process).  Whether
+    a run spread over more wall time escapes the machine's slow spells."""
+    figs, refs = [], []
+    t0 = time.monotonic()
+    for p in range(processes):
+        doc, _ = run_json([cs, "runtimes", "--only", "python", "--no-count", "--json",
+                           "--processes", "1", "--samples", "3"])
+        row = next(r for r in doc["results"] if r.get("api") == "time.time")
+        figs.append(row["ns_per_call"])
+        refs.append(row["reference"]["ns"])
+        if p + 1 < processes:
+            time.sleep(gap)
+    fast = min(refs)
+    at_speed = [f for f, r in zip(figs, refs) if r < 1.2 * fast]
+    extra = {"relative": statistics.median(f / r for f, r in zip(figs, refs)),
+             "ref": (min(refs), max(refs)),
+             "verdict": "processes " + " ".join(f"{f:.0f}" for f in figs)}
+    return statistics.median(at_speed), time.monotonic() - t0, extra
 
 
 def libc_monotonic(cs):
@@ -129,6 +152,10 @@ def main():
                     help="another clockscope binary, run in turn with --clockscope's (the old "
                          "one first in each round): both series under the same spells")
     ap.add_argument("--runs", type=int, default=8)
+    ap.add_argument("--gapped", type=float, metavar="GAP",
+                    help="also a series of Python runs spread out: 5 single-process runs "
+                         "GAP seconds apart, at speed as runtimes selects (the binary must "
+                         "have the reference)")
     ap.add_argument("--budgets", action="store_true")
     ap.add_argument("--only", choices=("python", "bench", "budgets"),
                     help="one of the two series, or only the budgets (implies --budgets)")
@@ -139,6 +166,9 @@ def main():
           f"{os.cpu_count()} CPUs", flush=True)
     if a.only in (None, "python"):
         series("python time.time()", python_time_time, bins, a.runs)
+    if a.gapped is not None and a.only in (None, "python"):
+        series(f"python time.time() spread {a.gapped:g} s apart",
+               lambda b: gapped_python(b, a.gapped), bins, a.runs)
     if a.only in (None, "bench"):
         series("libc.clock_gettime.monotonic", libc_monotonic, bins, a.runs)
     if a.budgets or a.only == "budgets":

@@ -191,8 +191,10 @@ def test_apply_fix_proves_the_kernel_remedy(guest_binaries, tmp_path, name):  # 
         # Under TCG on a busy host the kernel may not have registered the TSC yet when the
         # doctor looks (its refined calibration comes late), and the doctor then offers the
         # command line instead: either without the scenario's clocksource= (the kernel then
-        # chooses, tsc-early and then tsc) or with clocksource=tsc (the clocksource finding's
-        # switch, when the kernel lists no TSC yet). Either must still end with no syscall.
+        # chooses, tsc-early and then tsc: the command-line finding's action, first when the
+        # kernel lists no TSC yet) or with clocksource=tsc (the clocksource finding's, next
+        # after its sysfs switch when the guest did not take that). Either must still end
+        # with no syscall.
         undone = f"clocksource={SCENARIO_CLOCKSOURCE[name]}" in action["remove"]
         assert action["kind"] == "cmdline" and (undone or "clocksource=tsc" in action["add"]), action
     else:

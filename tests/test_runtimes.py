@@ -421,7 +421,6 @@ def test_a_slow_spell_of_the_machine_is_left_out_of_the_figure(clockscope, tmp_p
     assert ref["processes_at_speed"] == 1 and ref["processes_added_for_speed"] == 5
     assert py["ns_per_call"] == pytest.approx(40.0)
     assert "1 of 10 processes" in py["verdict"] and "5 processes more than the 5 asked" in py["verdict"]
-    env["FAKE_RUNTIME"] = "machine-spell"
     # without a move of the reference, every process counts and nothing is said of speed
     state.unlink()
     env["FAKE_RUNTIME"] = "layout"

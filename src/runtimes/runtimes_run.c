@@ -104,10 +104,11 @@ static double paired_net(const struct probe_row *pr, struct summary *s)
     return s->median;
 }
 
-/* One API over the processes: pr[p] is its row in process p's output (NULL: missing). */
+/* One API over the processes: pr[p] is its row in process p's output (NULL: missing);
+ * nproc of them ran, asked were asked for (the rest were added for speed). */
 static void measured_row(struct runtimes_result *res, const struct runtime_def *def,
-                         struct probe_output *const *po, int nproc, int k, const unsigned *seeds,
-                         const char *program)
+                         struct probe_output *const *po, int nproc, int asked, int k,
+                         const unsigned *seeds, const char *program)
 {
     struct runtime_row *r = new_row(res, def);
     if (!r)
@@ -179,6 +180,7 @@ static void measured_row(struct runtimes_result *res, const struct runtime_def *
     r->has_ref = r->has_ref && r->nproc > 0;
     reference_summarize(r->proc_ref_ns, r->proc_rel, r->has_ref ? (size_t)r->nproc : 0,
                         REFERENCE_MOVED_RATIO, &r->refv);
+    r->refv.added = r->has_ref && nproc > asked ? (size_t)(nproc - asked) : 0;
     across_summarize(r->proc_ns, (size_t)r->nproc, &r->across);
     struct across timed;
     across_summarize(r->proc_timed_ns, (size_t)r->nproc, &timed);
@@ -277,7 +279,6 @@ static unsigned hash_seed(void)
     return 1 + v % 4294967294u; /* 1 to 2^32-1: 0 would turn randomization off */
 }
 
-/* One timed run of the probe, parsed into po; why says what went wrong. */
 /* One process's speed: the median over every row's reference samples of the reference's
  * ns per loop turn; NAN when a row has none (no reference: nothing to decide by). */
 static double process_speed(const struct probe_output *po)
@@ -314,6 +315,7 @@ static bool one_more_for_speed(const double *speed, int done, int asked)
            REFERENCE_AT_SPEED_MIN;
 }
 
+/* One timed run of the probe, parsed into po; why says what went wrong. */
 static void timed_run(const struct runtime_def *def, const struct runtimes_config *cfg,
                       char **argv, struct probe_output *po, char *why, size_t whylen)
 {
@@ -394,12 +396,8 @@ void runtimes_measure(const struct runtime_def *def, const struct runtimes_confi
         failed_row(res, def, RT_FAILED, cmd.argv[0], why);
     } else {
         int first = res->nrows;
-        for (int i = 0; i < po[0]->nrows; i++) {
-            int before = res->nrows;
-            measured_row(res, def, po, done, i, seeds, cmd.argv[0]);
-            if (res->nrows > before && done > nproc)
-                res->rows[before].refv.added = (size_t)(done - nproc);
-        }
+        for (int i = 0; i < po[0]->nrows; i++)
+            measured_row(res, def, po, done, nproc, i, seeds, cmd.argv[0]);
         if (cfg->count && res->counted)
             count_rows(def, &cmd, cfg, res, first);
     }

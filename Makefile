@@ -203,7 +203,7 @@ vm-binaries: cross
 # build/fuzz/fuzz_kernel_log CORPUS, build/fuzz/fuzz_facts_text CORPUS, build/fuzz/fuzz_vm_frame CORPUS,
 # build/fuzz/fuzz_gap_list CORPUS, build/fuzz/fuzz_cli CORPUS, build/fuzz/fuzz_dts_edit CORPUS,
 # build/fuzz/fuzz_ladder_fault CORPUS, build/fuzz/fuzz_perf_text CORPUS,
-# build/fuzz/fuzz_probe_parse CORPUS
+# build/fuzz/fuzz_probe_parse CORPUS, build/fuzz/fuzz_sysfs_readback CORPUS
 FUZZ_CC := clang -std=c11 -g -O1 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,undefined
 fuzz:
 	@mkdir -p build/fuzz
@@ -221,6 +221,8 @@ fuzz:
 	    src/common/cli.c src/common/cpuset.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_json_check tests/fuzz/fuzz_json_check.c src/collect/json_check.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_dts_edit tests/fuzz/fuzz_dts_edit.c src/vm/dts_edit.c
+	$(FUZZ_CC) -o build/fuzz/fuzz_sysfs_readback tests/fuzz/fuzz_sysfs_readback.c \
+	    src/vm/sysfs_readback.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_perf_text tests/fuzz/fuzz_perf_text.c src/profile/perf_script.c \
 	    src/profile/perf_report.c src/profile/perf_lines.c src/profile/tally.c src/profile/attribution.c \
 	    src/profile/count_table.c -lm

@@ -83,6 +83,13 @@ def seed_probe_parse(corpus, clockscope):
     (corpus / "count").write_bytes(b"\1" + run([clockscope, "runtimes", "count", "10"], env=env).stdout.encode())
 
 
+def seed_sysfs_readback(corpus, clockscope):
+    """vm --apply-fix's read-back of a sysfs write: path, written, read back, available."""
+    cs = b"/sys/devices/system/clocksource/clocksource0/current_clocksource\0"
+    (corpus / "pending").write_bytes(cs + b"tsc\0tsc-early\0tsc-early hpet acpi_pm\n")
+    (corpus / "refused").write_bytes(cs + b"no_such_clock\0tsc\0tsc hpet\n")
+
+
 # harness, seconds, seeding
 HARNESSES = [
     ("fuzz_vdso_elf", 20, seed_vdso_elf),
@@ -96,6 +103,7 @@ HARNESSES = [
     ("fuzz_dts_edit", 10, seed_dts_edit),
     ("fuzz_perf_text", 20, seed_perf_text),
     ("fuzz_probe_parse", 10, seed_probe_parse),
+    ("fuzz_sysfs_readback", 10, seed_sysfs_readback),
 ]
 
 

@@ -397,7 +397,10 @@ int apply_fix_run(const struct fix_context *ctx, int argc, char **argv)
             int st;
             if (boot_guest(ctx, 2, doctor, append, sysfs, sysfs_size, &cap, false, &r, &st))
                 read_doctor(cap.buf, cap.len, &after_root, &after);
-            else
+            else if (r.fix_refused[0]) /* the fix held in the command's boot, not here */
+                snprintf(after.why, sizeof after.why, "the doctor's boot after the fix "
+                         "failed: the guest refused the fix then (%.150s)", r.fix_refused);
+            else /* the cause is on stderr (report_failure) */
                 snprintf(after.why, sizeof after.why, "the doctor's boot after the fix failed");
         }
     }

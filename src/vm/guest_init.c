@@ -6,6 +6,7 @@
  * PID 1 must never exit, or the kernel panics. */
 #include "vm/guest_init.h"
 #include "vm/frame.h"
+#include "vm/sysfs_readback.h"
 #include "common/subprocess.h"
 
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_ARGV_BYTES GUEST_MAX_ARGV_BYTES
@@ -146,6 +148,29 @@ static void relay(int out_fd, int err_fd)
     }
 }
 
+/* How long the init waits for a clocksource switch to settle (sysfs_readback.h): the
+ * refined TSC registers a second or more after boot, later under TCG on a busy host. */
+#define READBACK_SETTLE_S 30
+
+/* path's content into now (its first line), and what the write reads back as. */
+static enum sysfs_readback readback(const char *path, const char *value, char *now,
+                                    size_t size, const char *available_path)
+{
+    char available[512];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t got = fd >= 0 ? read(fd, now, size - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    now[got > 0 ? got : 0] = 0;
+    now[strcspn(now, "\n")] = 0;
+    fd = open(available_path, O_RDONLY | O_CLOEXEC);
+    got = fd >= 0 ? read(fd, available, sizeof available - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    available[got > 0 ? got : 0] = 0;
+    return sysfs_readback(path, value, now, available);
+}
+
 /* vm --apply-fix's sysfs writes (the clocksource switch), in the order given.  A refused
  * write (the guest does not allow this fix: say, a clocksource it never registered) is
  * reported to the host, which then tries the next fix; the command does not run. */
@@ -167,14 +192,31 @@ static void apply_sysfs_writes(void)
         char msg[600], now[128] = "";
         if (written) {
             /* The kernel may take the write and keep its choice (a clocksource it does not
-             * have is only remembered as an override): the fix holds only if it reads back. */
-            int rfd = open(path, O_RDONLY | O_CLOEXEC);
-            ssize_t got = rfd >= 0 ? read(rfd, now, sizeof now - 1) : -1;
-            if (rfd >= 0)
-                close(rfd);
-            now[got > 0 ? got : 0] = 0;
-            now[strcspn(now, "\n")] = 0;
-            if (strcmp(now, value) != 0) {
+             * have is only remembered as an override): the fix holds only if it reads back.
+             * Early in boot it may not have registered the named clocksource yet (the
+             * refined TSC): then wait, bounded, for its set of clocksources to settle. */
+            char available[512];
+            snprintf(available, sizeof available, "%.*savailable_clocksource",
+                     (int)(strrchr(path, '/') - path + 1), path);
+            struct timespec start, t;
+            clock_gettime(CLOCK_MONOTONIC, &start);
+            bool said = false;
+            enum sysfs_readback rb;
+            while ((rb = readback(path, value, now, sizeof now, available)) ==
+                       SYSFS_READBACK_PENDING &&
+                   clock_gettime(CLOCK_MONOTONIC, &t) == 0 &&
+                   t.tv_sec - start.tv_sec < READBACK_SETTLE_S) {
+                if (!said) {
+                    snprintf(msg, sizeof msg, "clockscope vm init: wrote '%s' to %s, which "
+                             "reads '%s' while the kernel's clocksources are still being "
+                             "registered: waiting up to %d s", value, path, now,
+                             READBACK_SETTLE_S);
+                    send_text('m', msg);
+                    said = true;
+                }
+                nanosleep(&(struct timespec){.tv_nsec = 100000000}, NULL);
+            }
+            if (rb != SYSFS_READBACK_HOLDS) {
                 snprintf(msg, sizeof msg, "wrote '%s' to %s, but it reads '%s'", value, path, now);
                 send_text(GUEST_FRAME_FIX_REFUSED, msg);
                 send_text('x', "125");

@@ -9,6 +9,7 @@
 #include "facts/emulation.h"
 
 #include "facts/machine.h"
+#include "common/words.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,23 +29,10 @@ static const char *text_of(const struct facts *fs, enum fact_id id)
     return fs->f[id].status == FACT_OK && fs->f[id].text ? fs->f[id].text : "";
 }
 
-/* Whether word occurs in text as a whole whitespace-separated word. */
-static bool has_word(const char *text, const char *word)
-{
-    size_t n = strlen(word);
-    for (const char *p = text; (p = strstr(p, word)) != NULL; p += n) {
-        bool start = p == text || p[-1] == ' ' || p[-1] == '\t' || p[-1] == '\n';
-        char end = p[n];
-        if (start && (end == 0 || end == ' ' || end == '\t' || end == '\n' || end == '\r'))
-            return true;
-    }
-    return false;
-}
-
 static bool vm_said_so(const struct facts *fs, const struct machine *m, char *what, size_t len)
 {
     (void)fs;
-    if (!has_word(m->cmdline, EMULATION_CMDLINE_WORD))
+    if (!words_has(m->cmdline, EMULATION_CMDLINE_WORD))
         return false;
     snprintf(what, len, "kernel command line: %s (clockscope vm booted this guest under TCG)",
              EMULATION_CMDLINE_WORD);
@@ -95,8 +83,8 @@ static bool dt_qemu_virt_board(const struct facts *fs, const struct machine *m, 
 {
     (void)m;
     const char *compat = text_of(fs, F_DT_COMPATIBLE);
-    const char *board = has_word(compat, "linux,dummy-virt") ? "linux,dummy-virt" :
-                        has_word(compat, "riscv-virtio") ? "riscv-virtio" : NULL;
+    const char *board = words_has(compat, "linux,dummy-virt") ? "linux,dummy-virt" :
+                        words_has(compat, "riscv-virtio") ? "riscv-virtio" : NULL;
     if (!board)
         return false;
     snprintf(what, len, "device tree compatible: %s (QEMU's virt board)", board);
@@ -109,7 +97,7 @@ static bool riscv_no_vendor_on_virt(const struct facts *fs, const struct machine
                                     size_t len)
 {
     if (strcmp(m->cpu.family, "riscv") != 0 || strcmp(m->cpu.vendor, "0x0") != 0 ||
-        !has_word(text_of(fs, F_DT_COMPATIBLE), "riscv-virtio"))
+        !words_has(text_of(fs, F_DT_COMPATIBLE), "riscv-virtio"))
         return false;
     snprintf(what, len, "cpuinfo mvendorid 0x0 on QEMU's virt board (KVM would show the host's vendor)");
     return true;

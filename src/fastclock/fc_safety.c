@@ -3,6 +3,7 @@
 
 #include "fastclock/fc_math.h"
 #include "common/clocksource_sysfs.h"
+#include "common/words.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,21 +35,12 @@ static bool read_line(const char *path, char *buf, size_t len)
     return true;
 }
 
-static bool has_word(const char *list, const char *word)
-{
-    size_t wl = strlen(word);
-    for (const char *p = list; (p = strstr(p, word)); p += wl)
-        if ((p == list || p[-1] == ' ') && (p[wl] == 0 || p[wl] == ' '))
-            return true;
-    return false;
-}
-
 /* The provisional clocksource is current or listed: the kernel has not decided yet. */
 static bool provisional_listed(const char *provisional, const char *current, const char *avail,
                                bool have_avail)
 {
     return provisional && (strcmp(current, provisional) == 0 ||
-                           (have_avail && has_word(avail, provisional)));
+                           (have_avail && words_has(avail, provisional)));
 }
 
 enum fc_clocksource_verdict fc_check_clocksource(const char *root, const char *expected,
@@ -65,7 +57,7 @@ enum fc_clocksource_verdict fc_check_clocksource(const char *root, const char *e
     snprintf(path, sizeof path, "%s" CLOCKSOURCE_SYSFS_DIR "/" CLOCKSOURCE_AVAILABLE, root);
     bool have_avail = read_line(path, avail, sizeof avail);
     if (strcmp(current, expected) == 0) {
-        if (have_avail && !has_word(avail, expected)) {
+        if (have_avail && !words_has(avail, expected)) {
             snprintf(why, len, "'%s' is no longer in available_clocksource (%s)", expected, avail);
             return FC_CS_UNUSABLE;
         }
@@ -75,7 +67,7 @@ enum fc_clocksource_verdict fc_check_clocksource(const char *root, const char *e
      * the vDSO cannot read the counter then, which is where fastclock helps most.  The
      * counter is still usable if the kernel lists it: it is registered, passed the boot-
      * time sync check, and the watchdog has not marked it unstable (that hides it). */
-    if (have_avail && has_word(avail, expected))
+    if (have_avail && words_has(avail, expected))
         return FC_CS_USABLE;
     if (provisional_listed(provisional, current, avail, have_avail)) {
         snprintf(why, len, "waiting for the kernel to register '%s': only its provisional '%s' "

@@ -5,6 +5,8 @@
  * the console also carries whatever the kernel prints.  Then it powers the machine off:
  * PID 1 must never exit, or the kernel panics. */
 #include "vm/guest_init.h"
+#include "arch/arch.h"
+#include "common/clocksource_sysfs.h"
 #include "vm/frame.h"
 #include "vm/sysfs_readback.h"
 #include "common/subprocess.h"
@@ -152,23 +154,25 @@ static void relay(int out_fd, int err_fd)
  * refined TSC registers a second or more after boot, later under TCG on a busy host. */
 #define READBACK_SETTLE_S 30
 
-/* path's content into now (its first line), and what the write reads back as. */
-static enum sysfs_readback readback(const char *path, const char *value, char *now,
-                                    size_t size, const char *available_path)
+/* path's first line into buf ("" when unreadable). */
+static void read_first_line(const char *path, char *buf, size_t size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t got = fd >= 0 ? read(fd, buf, size - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    buf[got > 0 ? got : 0] = 0;
+    buf[strcspn(buf, "\n")] = 0;
+}
+
+/* What path reads back (into now) means for the write of value. */
+static enum sysfs_readback readback(const char *path, const char *value, char *now, size_t size)
 {
     char available[512];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t got = fd >= 0 ? read(fd, now, size - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    now[got > 0 ? got : 0] = 0;
-    now[strcspn(now, "\n")] = 0;
-    fd = open(available_path, O_RDONLY | O_CLOEXEC);
-    got = fd >= 0 ? read(fd, available, sizeof available - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    available[got > 0 ? got : 0] = 0;
-    return sysfs_readback(path, value, now, available);
+    read_first_line(path, now, size);
+    read_first_line(CLOCKSOURCE_SYSFS_DIR "/" CLOCKSOURCE_AVAILABLE, available, sizeof available);
+    return sysfs_readback(path, value, now, available,
+                          arch_fast_counter_provisional_clocksource());
 }
 
 /* vm --apply-fix's sysfs writes (the clocksource switch), in the order given.  A refused
@@ -195,14 +199,11 @@ static void apply_sysfs_writes(void)
              * have is only remembered as an override): the fix holds only if it reads back.
              * Early in boot it may not have registered the named clocksource yet (the
              * refined TSC): then wait, bounded, for its set of clocksources to settle. */
-            char available[512];
-            snprintf(available, sizeof available, "%.*savailable_clocksource",
-                     (int)(strrchr(path, '/') - path + 1), path);
             struct timespec start, t;
             clock_gettime(CLOCK_MONOTONIC, &start);
             bool said = false;
             enum sysfs_readback rb;
-            while ((rb = readback(path, value, now, sizeof now, available)) ==
+            while ((rb = readback(path, value, now, sizeof now)) ==
                        SYSFS_READBACK_PENDING &&
                    clock_gettime(CLOCK_MONOTONIC, &t) == 0 &&
                    t.tv_sec - start.tv_sec < READBACK_SETTLE_S) {

@@ -11,8 +11,10 @@ enum sysfs_readback {
 };
 
 /* path and wrote: the write; now: what path reads back (no newline); available: the
- * kernel's available_clocksource list (space-separated, may be NULL when unread). */
+ * kernel's available_clocksource list (NULL when unread); provisional: the arch's
+ * provisional clocksource (arch_fast_counter_provisional_clocksource(): "tsc-early" on
+ * x86), NULL where there is none. */
 enum sysfs_readback sysfs_readback(const char *path, const char *wrote, const char *now,
-                                   const char *available);
+                                   const char *available, const char *provisional);
 
 #endif

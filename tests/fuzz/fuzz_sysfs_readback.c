@@ -2,7 +2,7 @@
 /* libFuzzer harness for vm --apply-fix's read-back decision: `make fuzz`, then
  * build/fuzz/fuzz_sysfs_readback -max_total_time=60 CORPUS_DIR.  The input is four strings
  * separated by NUL (path, written, read back, available list).  Whatever they hold: equal
- * values hold; pending only for a current_clocksource whose list has the word tsc-early. */
+ * values hold; pending only for the current_clocksource whose list has the word tsc-early. */
 #include "vm/sysfs_readback.h"
 
 #include <stdint.h>
@@ -24,13 +24,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (at > size)
             at = size;
     }
-    enum sysfs_readback rb = sysfs_readback(s[0], s[1], s[2], s[3]);
+    enum sysfs_readback rb = sysfs_readback(s[0], s[1], s[2], s[3], "tsc-early");
     if ((rb == SYSFS_READBACK_HOLDS) != (strcmp(s[1], s[2]) == 0))
         abort();
     if (rb == SYSFS_READBACK_PENDING) {
-        const char *leaf = strrchr(s[0], '/');
-        const char *w = strstr(s[3], "tsc-early");
-        if (!leaf || strcmp(leaf, "/current_clocksource") != 0 || !w)
+        if (strcmp(s[0], "/sys/devices/system/clocksource/clocksource0/current_clocksource") != 0 ||
+            !strstr(s[3], "tsc-early"))
             abort();
     }
     free(buf);

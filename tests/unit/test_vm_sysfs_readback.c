@@ -5,33 +5,40 @@
 #include "vm/sysfs_readback.h"
 
 #define CS "/sys/devices/system/clocksource/clocksource0/current_clocksource"
+#define EARLY "tsc-early" /* x86's provisional clocksource */
 
 TEST(sysfs_readback_holds_when_it_reads_back)
 {
-    CHECK(sysfs_readback(CS, "tsc", "tsc", "tsc hpet acpi_pm") == SYSFS_READBACK_HOLDS);
-    CHECK(sysfs_readback(CS, "tsc", "tsc", "tsc-early tsc hpet") == SYSFS_READBACK_HOLDS);
-    CHECK(sysfs_readback("/sys/x/y", "1", "1", NULL) == SYSFS_READBACK_HOLDS);
+    CHECK(sysfs_readback(CS, "tsc", "tsc", "tsc hpet acpi_pm", EARLY) == SYSFS_READBACK_HOLDS);
+    CHECK(sysfs_readback(CS, "tsc", "tsc", "tsc-early tsc hpet", EARLY) == SYSFS_READBACK_HOLDS);
+    CHECK(sysfs_readback("/sys/x/y", "1", "1", NULL, EARLY) == SYSFS_READBACK_HOLDS);
 }
 
 TEST(sysfs_readback_pending_while_the_provisional_tsc_is_listed)
 {
-    CHECK(sysfs_readback(CS, "tsc", "tsc-early", "tsc-early hpet acpi_pm") ==
+    CHECK(sysfs_readback(CS, "tsc", "tsc-early", "tsc-early hpet acpi_pm", EARLY) ==
           SYSFS_READBACK_PENDING);
-    CHECK(sysfs_readback(CS, "tsc", "hpet", "hpet acpi_pm tsc-early\n") == SYSFS_READBACK_PENDING);
-    CHECK(sysfs_readback(CS, "no_such_clock", "hpet", "hpet tsc-early") == SYSFS_READBACK_PENDING);
+    CHECK(sysfs_readback(CS, "tsc", "hpet", "hpet acpi_pm tsc-early\n", EARLY) == SYSFS_READBACK_PENDING);
+    CHECK(sysfs_readback(CS, "no_such_clock", "hpet", "hpet tsc-early", EARLY) == SYSFS_READBACK_PENDING);
+}
+
+TEST(sysfs_readback_never_pending_where_the_arch_has_no_provisional_clocksource)
+{
+    CHECK(sysfs_readback(CS, "tsc", "hpet", "hpet tsc-early", NULL) == SYSFS_READBACK_REFUSED);
+    CHECK(sysfs_readback(CS, "arch_sys_counter", "x", "x", NULL) == SYSFS_READBACK_REFUSED);
 }
 
 TEST(sysfs_readback_refused_once_settled_or_elsewhere)
 {
     /* the refined TSC registered (or its calibration failed): the list is final */
-    CHECK(sysfs_readback(CS, "no_such_clock", "tsc", "tsc hpet acpi_pm") == SYSFS_READBACK_REFUSED);
-    CHECK(sysfs_readback(CS, "tsc", "hpet", "hpet acpi_pm") == SYSFS_READBACK_REFUSED);
-    CHECK(sysfs_readback(CS, "tsc", "hpet", "") == SYSFS_READBACK_REFUSED);
-    CHECK(sysfs_readback(CS, "tsc", "hpet", NULL) == SYSFS_READBACK_REFUSED);
+    CHECK(sysfs_readback(CS, "no_such_clock", "tsc", "tsc hpet acpi_pm", EARLY) == SYSFS_READBACK_REFUSED);
+    CHECK(sysfs_readback(CS, "tsc", "hpet", "hpet acpi_pm", EARLY) == SYSFS_READBACK_REFUSED);
+    CHECK(sysfs_readback(CS, "tsc", "hpet", "", EARLY) == SYSFS_READBACK_REFUSED);
+    CHECK(sysfs_readback(CS, "tsc", "hpet", NULL, EARLY) == SYSFS_READBACK_REFUSED);
     /* a word that only contains the provisional name is not it */
-    CHECK(sysfs_readback(CS, "tsc", "hpet", "hpet xtsc-early tsc-earlyx") == SYSFS_READBACK_REFUSED);
+    CHECK(sysfs_readback(CS, "tsc", "hpet", "hpet xtsc-early tsc-earlyx", EARLY) == SYSFS_READBACK_REFUSED);
     /* only a clocksource switch waits */
-    CHECK(sysfs_readback("/sys/kernel/x", "1", "0", "tsc-early") == SYSFS_READBACK_REFUSED);
-    CHECK(sysfs_readback("/sys/x/not_current_clocksource", "tsc", "hpet", "tsc-early") ==
+    CHECK(sysfs_readback("/sys/kernel/x", "1", "0", "tsc-early", EARLY) == SYSFS_READBACK_REFUSED);
+    CHECK(sysfs_readback("/sys/x/not_current_clocksource", "tsc", "hpet", "tsc-early", EARLY) ==
           SYSFS_READBACK_REFUSED);
 }

@@ -379,13 +379,16 @@ def test_vm_hpet_profile_names_the_clocksource_and_agrees_with_doctor(vm):
     assert bundle["machine"]["clocksource"] == "hpet"
     assert prof["schema"] == "clockscope.profile/1", bundle["runs"]["profile"]
     assert prof["clocksources"][0]["name"] == "hpet"
-    kernel = share(prof, "syscall") + share(prof, "clocksource")
-    user = share(prof, "vdso") + share(prof, "libc")
-    # Under TCG every share is emulated time, so no level is asserted: only the order the
-    # mechanism sets.  An HPET read leaves the emulated CPU for the device model (microseconds),
-    # so it outweighs the vDSO's and libc's own code, each (29 against 19 in one busy run).
-    assert share(prof, "clocksource") > max(share(prof, "vdso"), share(prof, "libc")), prof["categories"]
-    assert kernel > user, prof["categories"]
+    # Under TCG every share is emulated time: the HPET read leaves the emulated CPU for the
+    # device model, the vDSO's code is translated, and a busy host stretches either.  So no
+    # level and no order between two shares is asserted (on a busy host the clocksource read
+    # and the vDSO's own code come within a point or two of each other, in either order).
+    # Asserted is what the path fixes: samples in the time syscall and in the kernel's read
+    # of hpet, and kernel samples beneath the vDSO or libc in their call chains (the note),
+    # which is what "fell back" means.
+    samples = {c["id"]: c["samples"] for c in prof["categories"]}
+    assert samples["syscall"] > 0 and samples["clocksource"] > 0, prof["categories"]
+    assert samples["vdso"] > 0, prof["categories"]
     assert any("the vDSO fell back to the syscall" in n for n in prof["notes"]), prof["notes"]
     # The doctor proves the same path: every call a syscall, verdict slow.
     assert doctor["verdict"] == "slow", doctor["verdict"]

@@ -5,6 +5,7 @@ aarch64 and riscv64 under qemu-user.
 Every TEST() in tests/unit/*.c must be registered and run, and none may fail.  A test that
 cannot run on a machine says SKIP("why"); under CLOCKSCOPE_REQUIRE_ALL=1 a skip fails
 unless docs/testing.md ("Skips that CI allows") lists that test for that kind of run."""
+import os
 import re
 
 from conftest import ROOT, allowed_skip, run
@@ -58,5 +59,11 @@ def test_unit_sanitized(san_build):
 
 
 def test_unit_cross_under_qemu(cross_builds):
+    """CLOCKSCOPE_TEST_EMULATED tells the tests that every duration is emulated time, which
+    moves with the host's load: a deadline that only bounds a hang is longer there (a
+    spinner waits for its partner to be scheduled), and fastclock's bounds are an emulated
+    counter's (tests/unit/test_fastclock.c, emulated()).  The skips stay those
+    docs/testing.md allows for qemu-aarch64 and qemu-riscv64."""
     for arch, (build, qemu) in cross_builds.items():
-        check_unit_run(run([qemu, build / "unit_tests"], timeout=300), f"qemu-{arch}")
+        env = dict(os.environ, CLOCKSCOPE_TEST_EMULATED=f"qemu-user {arch}")
+        check_unit_run(run([qemu, build / "unit_tests"], env=env, timeout=300), f"qemu-{arch}")

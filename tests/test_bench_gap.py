@@ -127,7 +127,8 @@ def test_per_read_cost_is_physical(clockscope):
     The hot loop and the sparse reads are timed at different moments, and a busy machine
     (the lead's, CI's) can slow either by half (issue 30: 260 ns against 168): the pair is
     measured again, up to 5 times, until one pair was taken under the same conditions.  A
-    wrong conversion is off in every pair; load moves them apart only now and then."""
+    wrong conversion or a missing subtraction is off in every pair; load moves them apart
+    only now and then."""
     attempts = []
     for _ in range(5):
         doc = gap_json(clockscope, "--gap", "0,500us:200", "--only", "ref.getppid,ref.empty_call")
@@ -139,13 +140,18 @@ def test_per_read_cost_is_physical(clockscope):
         fair = 0.5 * loop["ref.getppid"] <= getppid_hot <= 1.4 * loop["ref.getppid"] + 20
         # The first read after a sleep is never cheaper than the one right after it.
         cold_ok = m["ref.getppid"]["cold"]["p50"] >= getppid_hot * 0.9
+        # The empty call's reads net of the bracket: far below the bracket, unless the
+        # subtraction is missing (then about the bracket itself, in every run).  Both are
+        # medians of reads taken apart in time, so the host's load can move one of them:
+        # one more pair to take again, not a verdict on the first.
         bracket_hot = g["bracket"]["hot"]["p50"]
         empty_hot = m["ref.empty_call"]["hot"]["p50"]
-        # Within one run, with the same bracket: the subtraction itself, not timing.
-        assert empty_hot <= max(5.0, 0.5 * bracket_hot), (empty_hot, bracket_hot)
-        if fair and cold_ok:
+        subtracted = empty_hot <= max(5.0, 0.5 * bracket_hot)
+        attempts[-1] += (empty_hot, bracket_hot)
+        if fair and cold_ok and subtracted:
             return
-    pytest.fail(f"getppid read alone vs in the hot loop (ns), 5 pairs: {attempts}")
+    pytest.fail("(getppid read alone, in the hot loop, empty call read alone, bracket) in ns, "
+                f"5 tries: {attempts}")
 
 
 def test_text_table(clockscope):

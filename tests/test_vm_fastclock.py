@@ -16,15 +16,19 @@ import re
 
 import pytest
 
-from conftest import ROOT, make, need_tool, run
+from conftest import ROOT, make, need_tool, run, until_fair
 from test_vm import CROSS_CC, guest_binaries, vm  # noqa: F401  (fixtures)
 
 APPEND = "clocksource=hpet tsc=reliable"
 OVERRIDE = "FASTCLOCK_UNSAFE_ASSUME_INVARIANT_TSC=1"
 SHIM_IN_GUEST = "/lib/clockscope/libclockscope-shim.so"
-# ns: a value may lie this far outside its syscall sandwich.  fastclock is re-anchored on
-# the kernel clock every few ms; under TCG both the TSC and the hpet are derived from the
-# host's clock, so they agree far better than this.
+# ns: a value fastclock serves may lie this far outside its syscall sandwich.  fastclock is
+# re-anchored on the kernel clock every few ms; under TCG both the TSC and the hpet are
+# derived from the host's clock, so they agree far better than this.  But the anchors are
+# emulated timings too: a host that stalls the guest inside every sample of one refresh
+# widens that line's error, so a served run outside the bound is run once more
+# (conftest.until_fair) before it fails.  Values the kernel gives (count mode, a refused
+# counter) lie inside every sandwich: <= 0, asserted as such.
 BOUND_NS = 20000
 
 
@@ -59,13 +63,20 @@ def guest_progs(guest_binaries, tmp_path_factory):  # noqa: F811
 LOOP_N = 3000
 LOOP_CALLS = LOOP_N + 1 + 2000
 COUNT_MONOTONIC = re.compile(r"^\s+(\d+)\s+\d+\s+clock_gettime\(CLOCK_MONOTONIC\)$", re.M)
-# ns a coarse value may lag its first kernel read: a tick (HZ=100: 10 ms) plus TCG's delays.
-COARSE_LAG_NS = 50_000_000
 
 
-def run_prog_in_guest(vm, guest_progs, arch, mode):
-    return vm(arch, "run", "--mode", mode, "--verbose", "--", "clockloop", str(LOOP_N),
+def run_prog_in_guest(vm, guest_progs, arch, mode, *args):
+    return vm(arch, "run", "--mode", mode, "--verbose", "--", "clockloop", str(LOOP_N), *args,
               extra=["--cpus", "1", "--quiet", "--add", str(guest_progs[arch])])
+
+
+def within_bound(proc):
+    """A fair served run: its values within BOUND_NS of their sandwiches (see BOUND_NS)."""
+    try:
+        below, above = map(int, facts(proc.stdout)["pair"].split())
+    except (KeyError, ValueError):
+        return True   # no figure to be unfair: the assertions say what went wrong
+    return below <= BOUND_NS and above <= BOUND_NS
 
 
 @pytest.mark.parametrize("arch", ["x86_64", "aarch64", "riscv64"])
@@ -81,19 +92,22 @@ def test_count_mode_counts_the_programs_calls_exactly_in_every_arch(vm, guest_pr
 def test_fast_mode_serves_the_program_with_the_kernels_values(vm, guest_progs, arch):
     """The arch's counter serves the program (the shim says so) and every value lies within
     BOUND_NS of the kernel reads taken around it in the guest; none goes backwards."""
-    proc = run_prog_in_guest(vm, guest_progs, arch, "fast")
+    proc = until_fair(lambda: run_prog_in_guest(vm, guest_progs, arch, "fast"), within_bound)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "clockscope-shim: monotonic: fastclock (mode fast)" in proc.stderr, proc.stderr[-3000:]
     assert_correct(facts(proc.stdout))
 
 
 def test_coarse_mode_serves_the_riscv64_program_from_the_tick(vm, guest_progs):
-    proc = run_prog_in_guest(vm, guest_progs, "riscv64", "coarse")
+    """The program's CLOCK_MONOTONIC is the kernel's coarse clock: every value lies between
+    raw CLOCK_MONOTONIC_COARSE syscalls taken before and after it (`clockloop N coarse`),
+    exactly, however long the emulated tick comes late; none goes backwards."""
+    proc = run_prog_in_guest(vm, guest_progs, "riscv64", "coarse", "coarse")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "clockscope-shim: monotonic: from its _COARSE twin" in proc.stderr, proc.stderr[-3000:]
     f = facts(proc.stdout)
     below, above = map(int, f["pair"].split())
-    assert above <= 0 and below <= COARSE_LAG_NS, f  # the tick's time: behind, never ahead
+    assert below <= 0 and above <= 0, f
     assert f["backwards"] == "0", f
 
 
@@ -107,8 +121,9 @@ def run_in_guest(vm, clockloop, *env):
              "--env", f"CLOCKSCOPE_SHIM={SHIM_IN_GUEST}"]
     for e in env:
         extra += ["--env", e]
-    proc = vm("x86_64", "run", "--mode", "auto", "--verbose", "--", "clockloop", "20000",
-              append=APPEND, extra=extra)
+    proc = until_fair(lambda: vm("x86_64", "run", "--mode", "auto", "--verbose", "--",
+                                 "clockloop", "20000", append=APPEND, extra=extra),
+                      within_bound)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc, facts(proc.stdout)
 

@@ -18,7 +18,7 @@ import shutil
 
 import pytest
 
-from conftest import ROOT, make, need_tool, run
+from conftest import ROOT, make, need_tool, run, until_fair
 from test_vm import CROSS_CC, QEMU, our_qemus
 
 pytestmark = [pytest.mark.vm, pytest.mark.qemu, pytest.mark.cross]
@@ -35,8 +35,9 @@ CS_DIR = "sys/devices/system/clocksource/clocksource0"
 RUN = "/init run --mode fast --verbose --"
 # Served calls answered by a syscall all the same, at most (a share of them): a line gone
 # stale while the refresher was kept off a vCPU, which TCG on a busy host does for tens of
-# ms (seen: 198 of 3000 in riscv64's pairs, whose raw syscalls slow the guest).  Correct,
-# slower.  The strict check is the seccomp one (nosyscall), where served calls are dense.
+# ms (riscv64's pairs, whose raw syscalls slow the guest, have had 198 of 3000).  Correct,
+# slower.  How many is the host's doing, so a step over its share is booted again alone
+# (fair_step) before it fails: a reader that does not serve is over it on every try.
 STALE_SHARE = 10
 STEPS = {
     "pairs": f"STATIC_CLOCK_SETTLE_MS=1500 {RUN} static_clock pairs 500",
@@ -91,23 +92,45 @@ def suite(request, clockscope, tmp_path_factory):
               "--add", f"{fake / 'available'}:{FAKE_SYSFS}/{CS_DIR}/available_clocksource"]
     tmp = d / "tmp"
     tmp.mkdir()
+    found = boot(clockscope, arch, extra, tmp, list(STEPS))
+    found["arch"] = arch
+    found["again"] = lambda name: boot(clockscope, arch, extra, tmp, [name])[name]
+    return found
+
+
+def boot(clockscope, arch, extra, tmp, names):
+    """{step: (status, stdout, stderr)} of the steps named, in one boot."""
     # guest_suite itself runs under `run --mode coarse`, which leaves a static program as
     # it is (vm's command is a clockscope command); it removes run's environment.
     proc = run([clockscope, "vm", "--arch", arch, *extra, "--", "run", "--mode", "coarse", "--",
-                "guest_suite", *STEPS.values()], timeout=VM_TIMEOUT + 120,
+                "guest_suite", *(STEPS[n] for n in names)], timeout=VM_TIMEOUT + 120,
                env=dict(os.environ, TMPDIR=str(tmp)))
     assert our_qemus(tmp) == [], "qemu left running"
     assert proc.returncode == 0, proc.stderr[-3000:]
     found = {}
     for m in re.finditer(r"^=== begin (\d+)\n--- stdout\n(.*?)--- stderr\n(.*?)=== end \1 status (\d+)$",
                          proc.stdout, re.M | re.S):
-        found[list(STEPS)[int(m.group(1)) - 1]] = (int(m.group(4)), m.group(2), m.group(3))
-    assert list(found) == list(STEPS), proc.stdout[-3000:] + proc.stderr[-3000:]
+        found[names[int(m.group(1)) - 1]] = (int(m.group(4)), m.group(2), m.group(3))
+    assert list(found) == names, proc.stdout[-3000:] + proc.stderr[-3000:]
     for name, (status, out, err) in found.items():  # shown with pytest -s
         print(arch, name, status, out.strip().replace("\n", " | ")[:300],
               re.findall(r"made \d+ syscalls", err))
-    found["arch"] = arch
     return found
+
+
+def fair_step(suite, name, within_share):
+    """The step's (stdout, stderr), its status 0; booted again alone, up to twice, while
+    within_share(stdout, stderr) says its stale share is over STALE_SHARE's (see there)."""
+    def fair(result):
+        status, out, err = result
+        try:
+            return status != 0 or within_share(out, err)
+        except (AssertionError, AttributeError, ValueError):
+            return True   # no figure to judge: the assertions say what went wrong
+    tries = iter([lambda: suite[name]] + [lambda: suite["again"](name)] * 2)
+    status, out, err = until_fair(lambda: next(tries)(), fair)
+    assert status == 0, (name, out, err)
+    return out, err
 
 
 def step(suite, name):
@@ -127,8 +150,11 @@ def count_table(err):
             for m in re.finditer(r"^\s+(\d+)\s+\d+\s+(\S.*)$", err, re.M)}
 
 
+PAIRS_MAX = 500 + 3500 // STALE_SHARE   # the 500 unserved, and a share of the 3500 served
+
+
 def test_static_program_served_within_kernel_reads(suite):
-    out, err = step(suite, "pairs")
+    out, err = fair_step(suite, "pairs", lambda out, err: reader_syscalls(err) < PAIRS_MAX)
     assert "ok parent pairs 500 bad 0" in out, out + err
     assert SERVED in err and "patched vDSO" in err, err
     # the patched entry points are the arch's own; no time() entry exists on these arches
@@ -139,13 +165,15 @@ def test_static_program_served_within_kernel_reads(suite):
     # (almost) none: MONOTONIC, REALTIME, BOOTTIME, gettimeofday, the two coarse clocks
     # (answered as their fine twins) and time(), which glibc answers with
     # clock_gettime(CLOCK_REALTIME_COARSE) where the vDSO has no time entry
-    assert 500 <= reader_syscalls(err) < 500 + 3500 // STALE_SHARE, err
+    assert 500 <= reader_syscalls(err) < PAIRS_MAX, err
 
 
 def test_static_program_served_calls_make_no_syscall(suite):
     """The program's seccomp filter fails every clock syscall: the served calls must not
     fail (a stale line now and then may: under 1%)."""
-    out, err = step(suite, "nosyscall")
+    def failed(out):
+        return int(re.search(r"nosyscall calls \d+ syscalls (\d+)", out).group(1))
+    out, err = fair_step(suite, "nosyscall", lambda out, err: failed(out) < 80000 // 100)
     m = re.search(r"nosyscall calls (\d+) syscalls (\d+)", out)
     assert m and int(m.group(1)) == 80000, out + err
     assert int(m.group(2)) < 80000 // 100, out + err
@@ -160,10 +188,11 @@ def test_static_program_threads_with_sigprof_never_step_back(suite):
 
 
 def test_forked_child_stays_served(suite):
-    out, err = step(suite, "fork")
+    most = 400 + 2 * 1400 // STALE_SHARE
+    out, err = fair_step(suite, "fork", lambda out, err: reader_syscalls(err) < most)
     assert "ok child pairs 200 bad 0" in out and "ok parent pairs 200 bad 0" in out, out + err
     # MONOTONIC_RAW in both processes, as above
-    assert 400 <= reader_syscalls(err) < 400 + 2 * 1400 // STALE_SHARE, err
+    assert 400 <= reader_syscalls(err) < most, err
 
 
 def test_count_mode_counts_through_the_patched_vdso(suite):
@@ -187,10 +216,11 @@ def test_count_mode_counts_through_the_patched_vdso(suite):
 
 
 def test_go_program_served_within_kernel_reads(suite):
-    out, err = step(suite, "go_bounds")
+    most = 2 * 3000 // STALE_SHARE
+    out, err = fair_step(suite, "go_bounds", lambda out, err: reader_syscalls(err) < most)
     assert "ok bounds 3000 bad 0" in out, out + err
     assert SERVED in err
-    assert reader_syscalls(err) < 2 * 3000 // STALE_SHARE, err
+    assert reader_syscalls(err) < most, err
 
 
 def test_go_goroutines_with_pprof_and_preemption(suite):
@@ -199,7 +229,10 @@ def test_go_goroutines_with_pprof_and_preemption(suite):
     crash, no hang, no backward step, the served reads (almost) no syscall.  (Seen failing,
     status 139, with a reader that saved x28, set it to 4096 and restored it: Go drops a
     SIGPROF or SIGURG that finds g nil as "not Go code", but follows any other value.)"""
-    out, err = step(suite, "go_goroutines")
+    def reads(out):
+        return int(re.search(r"^ok goroutines 4 reads (\d+) backwards 0$", out, re.M).group(1))
+    out, err = fair_step(suite, "go_goroutines",
+                         lambda out, err: reader_syscalls(err) < reads(out) // 100)
     m = re.search(r"^ok goroutines 4 reads (\d+) backwards 0$", out, re.M)
     assert m and int(m.group(1)) > 0, out + err
     assert reader_syscalls(err) < int(m.group(1)) // 100, err

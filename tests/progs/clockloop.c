@@ -11,10 +11,15 @@
  *   pair below above   max (kernel_before - value) and max (value - kernel_after) in ns over
  *                      2000 sandwiches syscall / libc call / syscall: both <= 0 when correct
  *   backwards N        backward steps between consecutive libc values
- * Usage: clockloop [N]   (default 100000) */
+ * Usage: clockloop [N] [coarse]   (default 100000)
+ * With `coarse` the sandwiches' kernel reads are CLOCK_MONOTONIC_COARSE: where the
+ * program's CLOCK_MONOTONIC is answered from the tick (`run --mode coarse`), both halves of
+ * the pair are <= 0 exactly, whatever the machine's speed, because the value and the two
+ * kernel reads come from the one timekeeper the kernel updates each tick. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,10 +57,12 @@ static int64_t fake_ns(void)
 int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 100000;
-    if (n < 1 || n > 100000000) {
-        fprintf(stderr, "usage: clockloop [N], N from 1 to 1e8\n");
+    int coarse = argc > 2 && strcmp(argv[2], "coarse") == 0;
+    if (n < 1 || n > 100000000 || argc > 3 || (argc > 2 && !coarse)) {
+        fprintf(stderr, "usage: clockloop [N] [coarse], N from 1 to 1e8\n");
         return 2;
     }
+    clockid_t kernel_clock = coarse ? CLOCK_MONOTONIC_COARSE : CLOCK_MONOTONIC;
     int64_t sink = 0, backwards = 0, prev = libc_ns();
     int64_t t0 = sys_ns(CLOCK_MONOTONIC_RAW);
     for (long i = 0; i < n; i++) {
@@ -79,7 +86,7 @@ int main(int argc, char **argv)
     printf("loop_ns %.1f\n", (double)(t3 - t2) / (double)n);
     int64_t below = INT64_MIN, above = INT64_MIN;
     for (int i = 0; i < 2000; i++) {
-        int64_t a = sys_ns(CLOCK_MONOTONIC), v = libc_ns(), b = sys_ns(CLOCK_MONOTONIC);
+        int64_t a = sys_ns(kernel_clock), v = libc_ns(), b = sys_ns(kernel_clock);
         below = a - v > below ? a - v : below;
         above = v - b > above ? v - b : above;
         backwards += v < prev;

@@ -35,7 +35,7 @@ CS_DIR = "sys/devices/system/clocksource/clocksource0"
 RUN = "/init run --mode fast --verbose --"
 # Served calls answered by a syscall all the same, at most (a share of them): a line gone
 # stale while the refresher was kept off a vCPU, which TCG on a busy host does for tens of
-# ms (riscv64's pairs, whose raw syscalls slow the guest, have had 198 of 3000).  Correct,
+# ms (up to a tenth of riscv64's pairs, whose raw syscalls slow the guest).  Correct,
 # slower.  How many is the host's doing, so a step over its share is booted again alone
 # (fair_step) before it fails: a reader that does not serve is over it on every try.
 STALE_SHARE = 10

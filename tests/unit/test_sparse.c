@@ -38,3 +38,29 @@ TEST(sparse_warmup_follows_a_stateful_method_after_idle)
     CHECK(sparse_warmup_rounds(&forever, 2, 0) == UINT32_MAX);
     CHECK(sparse_warmup_rounds(&forever, 3, 0) == UINT32_MAX);
 }
+
+/* The summary of a gap's raw ticks: the bracket's own reads (slot 0) as they are, each
+ * method's net of the bracket's median, cold and hot apart, clamped at 0.  Fixed ticks at
+ * 0.5 ns each: the figures are exact, whatever the machine. */
+TEST(sparse_summary_subtracts_the_brackets_median_from_each_read)
+{
+    enum { READS = 5 };
+    /* slot 0: the empty bracket; slot 1: a method costing 1 ns (2 ticks) more than it, a
+     * read of 3 ticks below the bracket's median clamped at 0 */
+    uint64_t cold[2 * READS] = {100, 104, 102, 200, 101, 105, 107, 106, 97, 300};
+    uint64_t hot[2 * READS] = {40, 40, 41, 39, 90, 42, 42, 43, 37, 44};
+    size_t kept[2] = {READS, READS};
+    struct sparse_method method = {0};
+    struct sparse_gap g = {.reads_wanted = READS, .kept = kept, .nmethods = 1,
+                           .methods = &method, .raw_cold = cold, .raw_hot = hot};
+    sparse_gap_summarize(&g, 0.5);
+    CHECK(g.bracket_cold.n == READS && g.bracket_hot.n == READS);
+    CHECK(g.bracket_cold.p50 == 51.0 && g.bracket_hot.p50 == 20.0); /* 102 and 40 ticks */
+    CHECK(g.bracket_hot.min == 19.5 && g.bracket_hot.max == 45.0);
+    CHECK(method.hot.n == READS && method.cold.n == READS);
+    CHECK(method.hot.p50 == 1.0);  /* 42 ticks less 40 */
+    CHECK(method.hot.min == 0.0);  /* 37 ticks: below the bracket's median, clamped */
+    CHECK(method.hot.max == 2.0);  /* 44 */
+    CHECK(method.cold.p50 == 2.0); /* 106 ticks less 102 */
+    CHECK(method.cold.min == 0.0 && method.cold.max == 99.0);
+}

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void check_register(const char *name, void (*fn)(void));
@@ -46,6 +47,15 @@ extern bool check_current_failed;
 
 /* One random edit of the NUL-terminated text in buf (capacity cap) for in-process mutation
  * fuzzing: replace, delete or insert a character of `alphabet`, driven by the LCG state *x. */
+/* Whether the tests run under an emulator (CLOCKSCOPE_TEST_EMULATED, set by
+ * tests/test_unit.py and tests/test_fastclock.py under qemu-user): every duration is then
+ * emulated time, which a loaded host stretches anywhere (docs/testing.md). */
+static inline bool test_emulated(void)
+{
+    const char *e = getenv("CLOCKSCOPE_TEST_EMULATED");
+    return e && *e && strcmp(e, "0") != 0;
+}
+
 static inline void check_mutate(char *buf, size_t cap, const char *alphabet, uint64_t *x)
 {
     *x = *x * 6364136223846793005ull + 1442695040888963407ull;

@@ -358,11 +358,7 @@ static bool counter_expected(void)
  * timeliness judged on a window of reads is measured up to 5 times, the first fair window
  * passing. */
 #define SANE_NS 1000000
-static bool emulated(void)
-{
-    const char *e = getenv("CLOCKSCOPE_TEST_EMULATED");
-    return e && *e && strcmp(e, "0") != 0;
-}
+static bool emulated(void) { return test_emulated(); }
 
 /* Waits (up to 5 s, 60 s emulated) for the cross-CPU check's thread to make the first line
  * live. */

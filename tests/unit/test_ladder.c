@@ -151,16 +151,6 @@ static void *serve(void *arg)
     mech_serve(arg);
 }
 
-/* Whether the tests run under an emulator (CLOCKSCOPE_TEST_EMULATED, set by
- * tests/test_unit.py under qemu-user): every instruction is emulated and a loaded host
- * preempts the emulator anywhere, so a spinner waits for its partner to be scheduled far
- * longer than natively. */
-static bool emulated(void)
-{
-    const char *e = getenv("CLOCKSCOPE_TEST_EMULATED");
-    return e && *e && strcmp(e, "0") != 0;
-}
-
 /* Each mechanism completes round trips between two threads, in order.  In a child
  * process: side B serves forever (a spinner cannot be cancelled), and ends with it. */
 TEST(ladder_mechanisms_round_trip)
@@ -173,7 +163,7 @@ TEST(ladder_mechanisms_round_trip)
              * emulated.  Only a hang should reach it: a spinner whose partner shares its CPU
              * waits for it to be scheduled, which makes 1000 round trips take a fraction of
              * a second natively and many seconds under an emulator on a loaded host. */
-            alarm(emulated() ? 120 : 20);
+            alarm(test_emulated() ? 120 : 20);
             struct channel *ch = aligned_alloc(LADDER_LINE, sizeof *ch);
             memset(ch, 0, sizeof *ch);
             char why[200];

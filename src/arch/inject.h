@@ -64,4 +64,22 @@ size_t arch_inject_near_jump(uint8_t *out, size_t len, uint64_t from, uint64_t t
  * already served, whichever jump it got. */
 bool arch_inject_jump_target(const uint8_t *code, size_t len, uint64_t at, uint64_t *target);
 
+/* The self-healing step of run -p (run/run_heal.h).  A thread whose registers are set for an
+ * injected syscall is exposed until its tracer puts them back: if the tracer dies (SIGKILL)
+ * the kernel lets the thread go as it stands.  So the syscall runs from a stub written into
+ * bytes of the tracee's vDSO that never execute (past the ELF's content, in its last page),
+ * and after the syscall the stub puts the thread back by itself: the signal mask, every
+ * register the step changed, and a jump to where the thread was.  While the tracer lives
+ * the thread never runs past the syscall (it stops at the syscall's exit).
+ *
+ * home: the registers the thread resumes with: `saved` as a return to user mode would
+ * leave them, i.e. a syscall it was interrupted in restarted as the kernel restarts it when
+ * no handler runs (x86_64: rip back over the syscall instruction, rax the syscall's number
+ * or restart_syscall), and no syscall in progress.  The stub's syscall instruction lies
+ * at at + *step_off; it is len bytes at most; returns its length, 0 where the arch has no
+ * stub or len is too small. */
+void arch_inject_home_regs(struct arch_regs *home, const struct arch_regs *saved);
+size_t arch_inject_heal_stub(uint8_t *out, size_t len, uint64_t at, const struct arch_regs *home,
+                             uint64_t sigmask, size_t *step_off);
+
 #endif

@@ -71,3 +71,14 @@ INJECT_NONE bool arch_inject_jump_target(const uint8_t *code, size_t len, uint64
     (void)code, (void)len, (void)at, (void)target;
     return false; /* run -p and --undo are x86_64 only (run_attach.c says why) */
 }
+INJECT_NONE void arch_inject_home_regs(struct arch_regs *home, const struct arch_regs *saved)
+{
+    *home = *saved;
+}
+INJECT_NONE size_t arch_inject_heal_stub(uint8_t *out, size_t len, uint64_t at,
+                                         const struct arch_regs *home, uint64_t sigmask,
+                                         size_t *step_off)
+{
+    (void)out, (void)len, (void)at, (void)home, (void)sigmask, (void)step_off;
+    return 0; /* run -p is x86_64 only (run_attach.c says why) */
+}

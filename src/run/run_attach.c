@@ -7,7 +7,8 @@
 #include "run/run_attach.h"
 
 #include "arch/inject.h"
-#include "common/elf_probe.h"
+#include "run/run_fit.h"
+#include "run/run_heal.h"
 #include "run/run_reader_abi.h"
 #include "run/run_refresher.h"
 #include "run/run_trace.h"
@@ -30,7 +31,7 @@
 #include <unistd.h>
 
 #define MAX_THREADS 4096
-#define PC_RETRIES 50
+#define PC_ROUNDS 200
 
 struct stopped {
     pid_t tid[MAX_THREADS];
@@ -72,10 +73,21 @@ static void let_go(pid_t pid, struct stopped *s)
  * event stop lets it run on with none to come: the attach hung, or ran while a thread
  * believed stopped executed the vDSO being written.  That thread stays where it is, its
  * signal handed back by the detach. */
-static int stop_all(pid_t pid, struct stopped *s, char *why, size_t wl)
+/* The syscalls run in the main thread, or in another if it has ended or stands at a
+ * signal (a signal-delivery stop: its signal is handed over at the detach, and would be
+ * lost if run died after a step had replaced that stop).  None free: 0. */
+static void pick_inj(pid_t pid, struct stopped *s)
 {
-    s->n = 0, s->inj = 0;
-    s->main_taken.n = 0, s->main_taken.stepped = false;
+    s->inj = 0;
+    for (int i = 0; i < s->n; i++)
+        if (!s->sig[i] && (s->tid[i] == pid || !s->inj))
+            s->inj = s->tid[i];
+}
+
+/* Seizes and stops every thread of pid not in s yet, until the list is stable.  0, or an
+ * errno value with why (then every thread is let go). */
+static int seize_new(pid_t pid, struct stopped *s, char *why, size_t wl)
+{
     for (bool grew = true; grew;) {
         grew = false;
         char path[64];
@@ -97,12 +109,16 @@ static int stop_all(pid_t pid, struct stopped *s, char *why, size_t wl)
                 let_go(pid, s);
                 return E2BIG;
             }
-            if (ptrace(PTRACE_SEIZE, t, NULL, NULL) != 0) {
+            /* TRACESYSGOOD: run_heal's steps stop at syscall stops, told apart from a
+             * SIGTRAP by the 0x80 bit. */
+            if (ptrace(PTRACE_SEIZE, t, NULL, (void *)(long)PTRACE_O_TRACESYSGOOD) != 0) {
                 int err = errno;
                 if (err == ESRCH || (err == EPERM && run_trace_thread_is_zombie(pid, t)))
                     continue; /* it ended (a main thread that called pthread_exit, too) */
                 closedir(d);
                 let_go(pid, s);
+                if (err == EPERM && run_fit_tracer_came(pid, t, why, wl))
+                    return EALREADY;
                 return err;
             }
             ptrace(PTRACE_INTERRUPT, t, NULL, NULL);
@@ -131,20 +147,15 @@ static int stop_all(pid_t pid, struct stopped *s, char *why, size_t wl)
         snprintf(why, wl, "no thread of it could be stopped (it has ended?)");
         return ESRCH;
     }
-    /* The syscalls run in the main thread, or in another if it has ended.  A signal it
-     * stands at goes with those its steps will take (run_trace_syscall). */
-    int k = 0;
-    for (int i = 0; i < s->n; i++)
-        if (s->tid[i] == pid)
-            k = i;
-    s->inj = s->tid[k];
-    if (s->sig[k]) {
-        siginfo_t si;
-        if (ptrace(PTRACE_GETSIGINFO, s->inj, NULL, &si) == 0)
-            s->main_taken.info[s->main_taken.n++] = si;
-        s->sig[k] = 0;
-    }
+    pick_inj(pid, s);
     return 0;
+}
+
+static int stop_all(pid_t pid, struct stopped *s, char *why, size_t wl)
+{
+    s->n = 0, s->inj = 0;
+    s->main_taken.n = 0, s->main_taken.stepped = false;
+    return seize_new(pid, s, why, wl);
 }
 
 /* The number of bytes run writes at a site: its jump's length (which may depend on the
@@ -155,32 +166,131 @@ static size_t site_len(const struct run_vpatch_site *site)
     return arch_inject_abs_jump(jump, sizeof jump, site->offset, 0);
 }
 
-/* Stops everything with no thread's PC inside a site's bytes.  0 or an errno value. */
-static int stop_outside(pid_t pid, struct stopped *s, const struct run_vpatch_target *t,
+/* An address range no stopped thread may stand in: bytes about to be written, or code
+ * whose result must not come after the writes. */
+struct avoid {
+    uint64_t lo, hi;
+    bool soft; /* given up after half the rounds */
+};
+
+static bool avoided(uint64_t pc, const struct avoid *a, size_t n, bool strict)
+{
+    for (size_t i = 0; i < n; i++)
+        if (pc >= a[i].lo && pc < a[i].hi && (strict || !a[i].soft))
+            return true;
+    return false;
+}
+
+static int index_of(const struct stopped *s, pid_t t)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->tid[i] == t)
+            return i;
+    return -1;
+}
+
+/* The threads rerun[0..n) run on for 0.2 ms as if untraced: a signal they stop at is
+ * delivered at once (a traced thread stops at every signal; under a storm of them it would
+ * otherwise run nothing but its handlers between two rounds). */
+static void run_on(struct stopped *s, const int *rerun, int n)
+{
+    for (int k = 0; k < n; k++) {
+        int i = rerun[k];
+        ptrace(PTRACE_CONT, s->tid[i], NULL, (void *)(long)s->sig[i]);
+        s->sig[i] = 0;
+    }
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((now.tv_sec - t0.tv_sec) * 1000000000L + now.tv_nsec - t0.tv_nsec > 200000)
+            break;
+        int st;
+        pid_t w = waitpid(-1, &st, __WALL | WNOHANG);
+        if (w <= 0) {
+            nanosleep(&(struct timespec){0, 20000}, NULL);
+            continue;
+        }
+        if (index_of(s, w) < 0 || !WIFSTOPPED(st))
+            continue; /* an exit: the interrupt below finds it gone */
+        ptrace(PTRACE_CONT, w, NULL, (void *)(long)((st >> 16) == 0 ? WSTOPSIG(st) : 0));
+    }
+}
+
+/* Stops every thread with no PC in an avoided range and one thread free to run the steps.
+ * A thread found in a range (or, when no thread is free, the main thread) runs on alone
+ * for 0.2 ms and is stopped again, the others staying stopped: a thread reading the time
+ * without pause is in the vDSO or the reader a good part of the time, and all threads
+ * being outside at once grows unlikely with their number.  Threads it creates meanwhile
+ * are seized too.  0 or an errno value. */
+static int stop_outside(pid_t pid, struct stopped *s, const struct avoid *a, size_t na,
                         char *why, size_t wl)
 {
-    for (int attempt = 0; attempt < PC_RETRIES; attempt++) {
-        int e = stop_all(pid, s, why, wl);
-        if (e)
-            return e;
-        bool inside = false;
-        for (int i = 0; i < s->n && !inside; i++) {
-            struct arch_regs r;
-            if (arch_inject_get_regs(s->tid[i], &r))
-                continue;
-            uint64_t pc = arch_inject_pc(&r);
-            for (size_t k = 0; k < t->nsites; k++)
-                if (pc >= t->base + t->sites[k].offset &&
-                    pc < t->base + t->sites[k].offset + site_len(&t->sites[k]))
-                    inside = true;
-        }
-        if (!inside)
-            return 0;
+    int e = stop_all(pid, s, why, wl);
+    if (e)
+        return e;
+    if (!run_fit_to_touch(pid, why, wl)) {
         let_go(pid, s);
-        nanosleep(&(struct timespec){0, 1000000}, NULL);
+        return ECANCELED;
     }
-    snprintf(why, wl, "a thread was inside the bytes to write at each of %d tries", PC_RETRIES);
+    static int rerun[MAX_THREADS];
+    for (int round = 0; round < PC_ROUNDS; round++) {
+        int n = 0;
+        for (int i = 0; i < s->n; i++) {
+            struct arch_regs r;
+            if (!arch_inject_get_regs(s->tid[i], &r) &&
+                avoided(arch_inject_pc(&r), a, na, round < PC_ROUNDS / 2))
+                rerun[n++] = i;
+        }
+        if (n == 0 && s->inj)
+            return 0;
+        if (n == 0) {
+            for (int i = 0; i < s->n; i++)
+                if (s->tid[i] == pid || n == 0)
+                    rerun[0] = i, n = 1;
+        }
+        run_on(s, rerun, n);
+        for (int k = n - 1; k >= 0; k--) {
+            int i = rerun[k];
+            pid_t t = s->tid[i];
+            ptrace(PTRACE_INTERRUPT, t, NULL, NULL);
+            int st = 0;
+            pid_t w = run_trace_wait(t, &st, 10000);
+            if (w == 0) {
+                run_trace_thread_state(pid, t, why, wl);
+                strncat(why, " did not stop within 10 s of PTRACE_INTERRUPT", wl - strlen(why) - 1);
+                let_go(pid, s);
+                return ETIMEDOUT;
+            }
+            if (w < 0 || !WIFSTOPPED(st)) { /* it ended: off the list */
+                s->tid[i] = s->tid[s->n - 1], s->sig[i] = s->sig[s->n - 1];
+                s->n--;
+                continue;
+            }
+            s->sig[i] = (st >> 16) == 0 ? WSTOPSIG(st) : 0;
+        }
+        if ((e = seize_new(pid, s, why, wl)))
+            return e;
+    }
+    let_go(pid, s);
+    snprintf(why, wl, "a thread was inside the bytes to write, or no thread was free to run "
+             "the syscalls, after %d rounds", PC_ROUNDS);
     return EBUSY;
+}
+
+/* The ranges of the target's vDSO no thread may stand in while it is written: every site's
+ * bytes and the scratch bytes (a thread there may be on the self-healing way home of a run
+ * killed mid-attach).  Their number. */
+static size_t vdso_avoid(const struct run_vpatch_target *t, uint64_t scratch, size_t scratch_len,
+                         struct avoid *a)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < t->nsites; k++)
+        a[n++] = (struct avoid){t->base + t->sites[k].offset,
+                                t->base + t->sites[k].offset + site_len(&t->sites[k]), false};
+    if (scratch_len)
+        a[n++] = (struct avoid){t->base + scratch, t->base + scratch + scratch_len, false};
+    return n;
 }
 
 /* Whether -p can be offered on this arch.  The injected syscalls restore the registers
@@ -200,68 +310,6 @@ static bool attach_on_this_arch(char *why, size_t wl)
              "(run -- COMMAND serves static and Go programs at their start)");
     return false;
 #endif
-}
-
-/* What the process is, before anything is done to it: one that exists, is this user's
- * (or run is root), has no tracer already and is not a dynamic program the shim serves
- * better.  true, or false with the refusal in why. */
-static bool fit_to_serve(pid_t pid, bool attach, char *why, size_t wl)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "re");
-    if (!f) {
-        snprintf(why, wl, "no process %d", (int)pid);
-        return false;
-    }
-    long tracer = 0, tgid = -1;
-    unsigned long ruid = 0, euid = 0;
-    bool have_uid = false;
-    while (fgets(line, sizeof line, f)) {
-        if (!strncmp(line, "Tgid:", 5))
-            tgid = atol(line + 5);
-        else if (!strncmp(line, "TracerPid:", 10))
-            tracer = atol(line + 10);
-        else if (sscanf(line, "Uid: %lu %lu", &ruid, &euid) == 2)
-            have_uid = true;
-    }
-    fclose(f);
-    if (tgid != pid) {
-        snprintf(why, wl, "%d is a thread of process %ld: give the process's pid", (int)pid, tgid);
-        return false;
-    }
-    uid_t me = geteuid();
-    if (me != 0 && have_uid && (ruid != me || euid != me)) {
-        snprintf(why, wl, "it belongs to another user (uid %lu): run -p serves only your own "
-                 "processes (root, with ptrace allowed, may serve any)", euid);
-        return false;
-    }
-    if (tracer) {
-        char comm[64] = "?";
-        snprintf(path, sizeof path, "/proc/%ld/comm", tracer);
-        FILE *c = fopen(path, "re");
-        if (c) {
-            if (fgets(comm, sizeof comm, c))
-                comm[strcspn(comm, "\n")] = 0;
-            fclose(c);
-        }
-        snprintf(why, wl, "it is being traced by pid %ld (%s): a process has one tracer; "
-                 "detach that one (gdb: detach; strace: end it), then run -p", tracer, comm);
-        return false;
-    }
-    if (!attach)
-        return true;
-    pid_t at = run_trace_live_thread(pid);
-    snprintf(path, sizeof path, "/proc/%d/exe", (int)(at ? at : pid));
-    struct elf_facts ef;
-    char ewhy[200];
-    if (elf_probe(path, &ef, ewhy, sizeof ewhy) == ELF_PROBE_OK && ef.has_interp && !ef.go_buildinfo) {
-        snprintf(why, wl, "it is a dynamically linked program (not Go): its clock reads go "
-                 "through libc, which run's shim serves; start it as `clockscope run -- "
-                 "COMMAND` instead (run -p patches the vDSO of static and Go programs only)");
-        return false;
-    }
-    return true;
 }
 
 static void say_refusal(pid_t pid, int err, const char *why)
@@ -288,11 +336,23 @@ static void say_refusal(pid_t pid, int err, const char *why)
     }
 }
 
+/* The scratch bytes of the target's vDSO (run_vpatch_scratch) and what they hold in a
+ * pristine image: this process's own vDSO, the same kernel's image, whose bytes there are
+ * zeros.  NULL when the images differ in size or there is no room. */
+static const uint8_t *scratch_of(const struct run_vpatch_target *t, uint64_t *off, size_t *room)
+{
+    const struct vdso_live *mine = vdso_live();
+    if (!t->image || !mine->present || mine->size != t->size ||
+        !run_vpatch_scratch(mine->base, mine->size, off, room))
+        return NULL;
+    return (const uint8_t *)mine->base + *off;
+}
+
 int run_attach(pid_t pid, const struct run_mode *mode, bool verbose, const char *output)
 {
     char why[400] = "";
     if (!arch_inject_supported(why, sizeof why) || !attach_on_this_arch(why, sizeof why) ||
-        !fit_to_serve(pid, true, why, sizeof why)) {
+        !run_fit_to_serve(pid, true, why, sizeof why) || !run_fit_to_touch(pid, why, sizeof why)) {
         fprintf(stderr, "clockscope run: cannot serve pid %d: %s\n", (int)pid, why);
         return 1;
     }
@@ -336,7 +396,25 @@ int run_attach(pid_t pid, const struct run_mode *mode, bool verbose, const char 
         char how[400] = "";
         pid_t at = run_trace_live_thread(pid);
         enum run_vpatch_result res = run_vpatch_read(at ? at : pid, &t, how, sizeof how);
-        int e = res == RUN_VPATCH_OK ? stop_outside(pid, &s, &t, why, sizeof why) : EINVAL;
+        uint64_t scratch = 0, region = 0;
+        size_t room = 0;
+        const uint8_t *pristine = scratch_of(&t, &scratch, &room);
+        int e = EINVAL;
+        if (res == RUN_VPATCH_OK && run_vpatch_region_of(&t, &region)) {
+            snprintf(how, sizeof how, "its vDSO's clock_gettime already jumps to 0x%llx: it is "
+                     "served already (clockscope run --undo %d puts the vDSO back)",
+                     (unsigned long long)region, (int)pid);
+            res = RUN_VPATCH_ALREADY;
+        } else if (res == RUN_VPATCH_OK && !pristine) {
+            snprintf(how, sizeof how, "its vDSO has no bytes past its ELF content where the "
+                     "injected step could run, or is not this kernel's image");
+            res = RUN_VPATCH_UNKNOWN_LAYOUT;
+        } else if (res == RUN_VPATCH_OK) {
+            struct avoid avoid[RUN_ENTRIES + 1];
+            size_t na = vdso_avoid(&t, scratch, room, avoid);
+            e = stop_outside(pid, &s, avoid, na, why, sizeof why);
+        }
+        uint64_t base = t.base;
         free(t.image);
         if (res != RUN_VPATCH_OK) {
             fprintf(stderr, "clockscope run: cannot serve pid %d: %s\n", (int)pid, how);
@@ -345,7 +423,16 @@ int run_attach(pid_t pid, const struct run_mode *mode, bool verbose, const char 
         } else {
             char path[64];
             snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)getpid(), memfd);
-            res = run_vpatch(s.inj, -1, path, how, sizeof how, &s.main_taken);
+            struct run_heal heal;
+            e = run_heal_begin(&heal, s.inj, base + scratch, pristine, room, &s.main_taken, why,
+                               sizeof why);
+            if (e) {
+                snprintf(how, sizeof how, "%s", why);
+                res = RUN_VPATCH_TRACE_FAILED;
+            } else {
+                res = run_vpatch(s.inj, -1, path, how, sizeof how, &s.main_taken, &heal);
+            }
+            run_heal_end(&heal);
             let_go(pid, &s);
             if (res == RUN_VPATCH_OK) {
                 status = 0;
@@ -391,11 +478,38 @@ int run_attach(pid_t pid, const struct run_mode *mode, bool verbose, const char 
     return status;
 }
 
+/* The reader answers CLOCK_MONOTONIC_COARSE and CLOCK_REALTIME_COARSE with their fine
+ * twins; the kernel's coarse clocks are the fine ones at the last tick, up to a tick
+ * behind.  With every thread stopped, the undo waits until the kernel's coarse clocks have
+ * passed the fine clocks of now, above every value served before the stop: a thread that
+ * reads the kernel's coarse clock after the undo gets no less.  At most one tick
+ * (1-10 ms), bounded at 100 ms.  No thread is stopped inside the reader (stop_outside),
+ * where it would finish a read after the detach, with the fine clock of then. */
+static void coarse_catch_up(void)
+{
+    static const clockid_t pair[][2] = {{CLOCK_MONOTONIC, CLOCK_MONOTONIC_COARSE},
+                                        {CLOCK_REALTIME, CLOCK_REALTIME_COARSE}};
+    enum { N = sizeof pair / sizeof pair[0] };
+    struct timespec fine[N];
+    for (size_t i = 0; i < N; i++) /* both first: one tick serves both */
+        clock_gettime(pair[i][0], &fine[i]);
+    for (size_t i = 0; i < N; i++) {
+        for (int waited = 0; waited < 1000; waited++) {
+            struct timespec coarse;
+            clock_gettime(pair[i][1], &coarse);
+            if (coarse.tv_sec > fine[i].tv_sec ||
+                (coarse.tv_sec == fine[i].tv_sec && coarse.tv_nsec >= fine[i].tv_nsec))
+                break;
+            nanosleep(&(struct timespec){0, 100000}, NULL);
+        }
+    }
+}
+
 int run_undo(pid_t pid, bool verbose)
 {
     char why[400] = "";
     if (!arch_inject_supported(why, sizeof why) || !attach_on_this_arch(why, sizeof why) ||
-        !fit_to_serve(pid, false, why, sizeof why)) {
+        !run_fit_to_serve(pid, false, why, sizeof why)) {
         fprintf(stderr, "clockscope run: cannot undo pid %d: %s\n", (int)pid, why);
         return 1;
     }
@@ -410,14 +524,18 @@ int run_undo(pid_t pid, bool verbose)
     /* The pristine bytes are this process's own vDSO (the same kernel image): the two
      * must agree everywhere but at the patched entry points. */
     int patched = 0;
+    uint64_t scratch = 0;
+    size_t room = 0;
+    const uint8_t *pristine = scratch_of(&t, &scratch, &room);
     bool same = mine->present && mine->size == t.size;
     for (size_t off = 0; same && off < t.size; off++) {
-        bool in_site = false;
+        bool in_site = pristine && off >= scratch; /* a run killed mid-attach may leave its step */
         for (size_t k = 0; k < t.nsites; k++)
             in_site |= off >= t.sites[k].offset && off < t.sites[k].offset + site_len(&t.sites[k]);
         if (!in_site && t.image[off] != ((const uint8_t *)mine->base)[off])
             same = false;
     }
+    bool scratch_dirty = pristine && memcmp(t.image + scratch, pristine, room) != 0;
     for (size_t k = 0; same && k < t.nsites; k++)
         if (memcmp(t.image + t.sites[k].offset, (const uint8_t *)mine->base + t.sites[k].offset,
                    site_len(&t.sites[k])))
@@ -428,25 +546,37 @@ int run_undo(pid_t pid, bool verbose)
         free(t.image);
         return 1;
     }
-    if (!patched) {
+    if (!patched && !scratch_dirty) {
         fprintf(stderr, "clockscope run: pid %d is not served: its vDSO is pristine\n", (int)pid);
         free(t.image);
         return 1;
     }
     static struct stopped s;
-    int e = stop_outside(pid, &s, &t, why, sizeof why);
+    /* And the reader: a thread stopped inside it would finish its read after the undo,
+     * above the kernel's coarse clocks the catch-up below waits for.  Soft: a thread that
+     * never leaves it (one that takes signals without pause runs its handlers and little
+     * else) does not make the undo fail; its one read may then lie up to a tick above the
+     * coarse clock it reads next (docs/run.md). */
+    struct avoid avoid[RUN_ENTRIES + 2];
+    size_t na = vdso_avoid(&t, scratch, pristine ? room : 0, avoid);
+    uint64_t region = 0;
+    if (run_vpatch_region_of(&t, &region))
+        avoid[na++] = (struct avoid){region, region + RUN_READER_CODE_SIZE, true};
+    int e = stop_outside(pid, &s, avoid, na, why, sizeof why);
     if (e) {
         say_refusal(pid, e, why);
         free(t.image);
         return 1;
     }
+    coarse_catch_up();
     for (size_t k = 0; k < t.nsites && !e; k++)
         e = run_trace_write(s.inj, t.base + t.sites[k].offset,
                             (const uint8_t *)mine->base + t.sites[k].offset, site_len(&t.sites[k]));
+    if (!e && scratch_dirty)
+        e = run_trace_write(s.inj, t.base + scratch, pristine, room);
     /* Tell the refresher of that region (the header page is shared with it) to end. */
-    uint64_t region;
     struct run_page_header h;
-    if (!e && run_vpatch_region_of(&t, &region) &&
+    if (!e && region &&
         !run_trace_read(s.inj, region + RUN_HEADER_OFFSET, &h, sizeof h) && h.magic == RUN_PAGE_MAGIC) {
         uint32_t flags = h.flags | RUN_FLAG_UNDONE;
         run_trace_write(s.inj, region + RUN_HEADER_OFFSET + offsetof(struct run_page_header, flags),

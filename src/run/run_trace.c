@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -100,6 +101,15 @@ bool run_trace_vdso_range(pid_t pid, uint64_t *start, uint64_t *end)
 
 pid_t run_trace_wait(pid_t pid, int *st, int timeout_ms)
 {
+    /* A stop the tracer asked for comes within microseconds when the thread has a CPU:
+     * the first looks only yield the CPU (each stop of an attach would otherwise cost a
+     * 0.1 ms sleep, while every thread of the program is held), then 0.1 ms sleeps. */
+    for (int yields = 0; yields < 200; yields++) {
+        pid_t w = waitpid(pid, st, __WALL | WNOHANG);
+        if (w != 0)
+            return w < 0 && errno == EINTR ? 0 : w;
+        sched_yield();
+    }
     for (int waited = 0;; waited++) {
         pid_t w = waitpid(pid, st, __WALL | WNOHANG);
         if (w != 0 || waited >= timeout_ms * 10)

@@ -6,6 +6,7 @@
 #include "run/run_vpatch.h"
 
 #include "arch/inject.h"
+#include "run/run_heal.h"
 #include "run/run_reader_abi.h"
 #include "run/run_trace.h"
 #include "run_reader_blob.h"
@@ -204,11 +205,64 @@ bool run_vpatch_region_of(const struct run_vpatch_target *t, uint64_t *region)
     return false;
 }
 
+bool run_vpatch_scratch(const uint8_t *image, size_t size, uint64_t *off, size_t *room)
+{
+    /* The end of everything the ELF headers describe: the program and section header
+     * tables, every segment's file bytes, every section's (but SHT_NOBITS). */
+    if (size < sizeof(Elf64_Ehdr) || memcmp(image, ELFMAG, SELFMAG) || image[EI_CLASS] != ELFCLASS64)
+        return false;
+    Elf64_Ehdr eh;
+    memcpy(&eh, image, sizeof eh);
+    uint64_t end = sizeof eh;
+#define GROW(o, n)                                                                            \
+    do {                                                                                      \
+        uint64_t o_ = (o), n_ = (n);                                                          \
+        if (o_ > size || n_ > size - o_)                                                      \
+            return false;                                                                     \
+        if (o_ + n_ > end)                                                                    \
+            end = o_ + n_;                                                                    \
+    } while (0)
+    GROW(eh.e_phoff, (uint64_t)eh.e_phnum * eh.e_phentsize);
+    GROW(eh.e_shoff, (uint64_t)eh.e_shnum * eh.e_shentsize);
+    for (unsigned i = 0; i < eh.e_phnum && eh.e_phentsize >= sizeof(Elf64_Phdr); i++) {
+        Elf64_Phdr ph;
+        memcpy(&ph, image + eh.e_phoff + (uint64_t)i * eh.e_phentsize, sizeof ph);
+        GROW(ph.p_offset, ph.p_filesz);
+    }
+    for (unsigned i = 0; i < eh.e_shnum && eh.e_shentsize >= sizeof(Elf64_Shdr); i++) {
+        Elf64_Shdr sh;
+        memcpy(&sh, image + eh.e_shoff + (uint64_t)i * eh.e_shentsize, sizeof sh);
+        if (sh.sh_type != SHT_NOBITS)
+            GROW(sh.sh_offset, sh.sh_size);
+    }
+#undef GROW
+    end = (end + 63) & ~(uint64_t)63; /* a gap after the content */
+    if (end >= size)
+        return false;
+    /* Scratch only if nothing is there: the kernel pads the image with zeros. */
+    for (uint64_t i = end; i < size; i++)
+        if (image[i])
+            return false;
+    *off = end, *room = (size_t)(size - end);
+    return true;
+}
+
+/* Runs one syscall in the tracee: through the self-healing stub (run -p), or from the
+ * syscall instruction written at insn_at (the exec stop). */
+static int step(pid_t pid, struct run_heal *heal, uint64_t insn_at, long nr, const long args[6],
+                long *ret, struct run_trace_signals *taken, char *why, size_t wl)
+{
+    if (heal)
+        return run_heal_syscall(heal, nr, args, ret, why, wl);
+    return run_trace_syscall(pid, insn_at, nr, args, ret, taken, why, wl);
+}
+
 enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, const char *memfd_path,
-                                  char *how, size_t hl, struct run_trace_signals *taken)
+                                  char *how, size_t hl, struct run_trace_signals *taken,
+                                  struct run_heal *heal)
 {
 #if !RUN_READER_BLOB_AVAILABLE
-    (void)pid, (void)memfd_in_target, (void)memfd_path, (void)taken;
+    (void)pid, (void)memfd_in_target, (void)memfd_path, (void)taken, (void)heal;
     if (arch_inject_supported(how, hl))
         snprintf(how, hl, "this build has no injectable reader");
     return RUN_VPATCH_UNSUPPORTED;
@@ -238,7 +292,7 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, const char *me
     size_t ilen = arch_inject_syscall_insn(insn);
     long region = -1, ret = 0;
     const size_t region_size = RUN_REGION_SIZE;
-    if ((e = run_trace_write(pid, insn_at, insn, ilen))) {
+    if (!heal && (e = run_trace_write(pid, insn_at, insn, ilen))) {
         snprintf(how, hl, "cannot write into its vDSO through /proc/%d/mem: %s (a kernel in "
                  "lockdown mode, or an LSM, may forbid it)", (int)pid, strerror(e));
         free(image);
@@ -248,7 +302,7 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, const char *me
      * anonymous mapping), read-only and executable once the reader is in. */
     long a1[6] = {(long)run_vpatch_region_hint(base), (long)region_size, PROT_READ | PROT_WRITE,
                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0};
-    e = run_trace_syscall(pid, insn_at, SYS_mmap, a1, &region, taken, why, sizeof why);
+    e = step(pid, heal, insn_at, SYS_mmap, a1, &region, taken, why, sizeof why);
     if (!e && is_err(region)) {
         snprintf(why, sizeof why, "mmap of the reader's pages failed: %s", strerror((int)-region));
         e = EIO, region = -1;
@@ -261,7 +315,7 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, const char *me
         if ((e = run_trace_write(pid, (uint64_t)region, memfd_path, plen)))
             snprintf(why, sizeof why, "cannot write the memfd's path: %s", strerror(e));
         long ao[6] = {AT_FDCWD, region, O_RDWR | O_CLOEXEC, 0, 0, 0};
-        if (!e && !(e = run_trace_syscall(pid, insn_at, SYS_openat, ao, &memfd, taken, why,
+        if (!e && !(e = step(pid, heal, insn_at, SYS_openat, ao, &memfd, taken, why,
                                           sizeof why)) && is_err(memfd)) {
             snprintf(why, sizeof why, "it cannot open %s: %s", memfd_path, strerror((int)-memfd));
             e = EIO;
@@ -271,7 +325,7 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, const char *me
     if (!e) {
         long a2[6] = {region + RUN_LINE_PAGE_OFFSET, RUN_MEMFD_SIZE, PROT_READ | PROT_WRITE,
                       MAP_SHARED | MAP_FIXED, memfd, 0};
-        e = run_trace_syscall(pid, insn_at, SYS_mmap, a2, &ret, taken, why, sizeof why);
+        e = step(pid, heal, insn_at, SYS_mmap, a2, &ret, taken, why, sizeof why);
         if (!e && ret != region + (long)RUN_LINE_PAGE_OFFSET) {
             snprintf(why, sizeof why, "mmap of the data pages failed: %s",
                      is_err(ret) ? strerror((int)-ret) : "wrong address");
@@ -281,7 +335,7 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, const char *me
     if (!e) {
         /* The line is the refresher's to write: read-only here. */
         long a6[6] = {region + RUN_LINE_PAGE_OFFSET, RUN_PAGE_SIZE, PROT_READ, 0, 0, 0};
-        e = run_trace_syscall(pid, insn_at, SYS_mprotect, a6, &ret, taken, why, sizeof why);
+        e = step(pid, heal, insn_at, SYS_mprotect, a6, &ret, taken, why, sizeof why);
         if (!e && ret != 0) {
             snprintf(why, sizeof why, "mprotect of the line page failed: %s", strerror((int)-ret));
             e = EIO;
@@ -291,7 +345,7 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, const char *me
         snprintf(why, sizeof why, "cannot write the reader at 0x%lx: %s", region, strerror(e));
     if (!e) {
         long a5[6] = {region, RUN_READER_CODE_SIZE, PROT_READ | PROT_EXEC, 0, 0, 0};
-        e = run_trace_syscall(pid, insn_at, SYS_mprotect, a5, &ret, taken, why, sizeof why);
+        e = step(pid, heal, insn_at, SYS_mprotect, a5, &ret, taken, why, sizeof why);
         if (!e && ret != 0) {
             snprintf(why, sizeof why, "mprotect of the reader failed: %s", strerror((int)-ret));
             e = EIO;
@@ -299,15 +353,16 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, const char *me
     }
     /* The memfd is closed in the tracee whatever happened: the mapping keeps the page. */
     long a3[6] = {memfd, 0, 0, 0, 0, 0};
-    if (memfd >= 0 && run_trace_syscall(pid, insn_at, SYS_close, a3, &ret, taken, why, sizeof why) && !e)
+    if (memfd >= 0 && step(pid, heal, insn_at, SYS_close, a3, &ret, taken, why, sizeof why) && !e)
         e = EIO;
     if (e && region != -1) {
         long a4[6] = {region, (long)region_size, 0, 0, 0, 0};
         char ignored[100];
-        run_trace_syscall(pid, insn_at, SYS_munmap, a4, &ret, taken, ignored, sizeof ignored);
+        step(pid, heal, insn_at, SYS_munmap, a4, &ret, taken, ignored, sizeof ignored);
     }
     if (e) {
-        run_trace_write(pid, insn_at, image + sites[0].offset, ilen);
+        if (!heal)
+            run_trace_write(pid, insn_at, image + sites[0].offset, ilen);
         snprintf(how, hl, "could not map the reader into it: %s", why);
         free(image);
         return RUN_VPATCH_TRACE_FAILED;

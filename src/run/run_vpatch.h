@@ -66,8 +66,17 @@ bool run_vpatch_region_of(const struct run_vpatch_target *t, uint64_t *region);
  * tracee (inherited through exec; closed in it here), or -1 and memfd_path: a path the
  * tracee opens it by (/proc/HELPER/fd/N, for a running process: run -p).  On RUN_VPATCH_OK, `how` says what was
  * patched; otherwise it says why not, and the tracee is left as it was.  Signals the
- * thread dequeued meanwhile are kept in *taken, for run_trace_detach_giving_back. */
+ * thread dequeued meanwhile are kept in *taken, for run_trace_detach_giving_back.  heal:
+ * the syscalls run through run -p's self-healing stub (run_heal_begin done; the caller
+ * ends it), or NULL: from the syscall instruction written over clock_gettime's entry (the
+ * exec stop, where the program dies with run: PTRACE_O_EXITKILL). */
+struct run_heal;
 enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, const char *memfd_path,
-                                  char *how, size_t hl, struct run_trace_signals *taken);
+                                  char *how, size_t hl, struct run_trace_signals *taken,
+                                  struct run_heal *heal);
+/* The bytes of a vDSO image past everything its ELF headers describe, to the end of its
+ * last page: zeros nobody reads or executes, where run -p's self-healing step is written
+ * (run/run_heal.h).  false when the headers are malformed or nothing is left. */
+bool run_vpatch_scratch(const uint8_t *image, size_t size, uint64_t *off, size_t *room);
 
 #endif

@@ -211,8 +211,10 @@ static __attribute__((noinline)) long clock_gettime_slow(long clk, struct k_time
     long fine = fine_id(clk);
     int which = served(h, fine);
     uint64_t v;
+    /* No usable line: a coarse id whose fine twin is served gets the fine kernel clock,
+     * not its own, which lies up to a tick below a fine value served a moment before. */
     if (which < 0 || !line_value(h, which, fine, &v))
-        return kernel(h, NR_CLOCK_GETTIME, clk, (long)ts);
+        return kernel(h, NR_CLOCK_GETTIME, which < 0 ? clk : fine, (long)ts);
     ts->tv_sec = (int64_t)(v / 1000000000ull);
     ts->tv_nsec = (int64_t)(v % 1000000000ull);
     return 0;

@@ -16,42 +16,65 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* A made-up vDSO-like image: headers, one segment and one section, zeros after them. */
+static void made_up_image(uint8_t *img, size_t size)
+{
+    memset(img, 0, size);
+    Elf64_Ehdr eh = {.e_phoff = 64, .e_phnum = 1, .e_phentsize = sizeof(Elf64_Phdr),
+                     .e_shoff = 1024, .e_shnum = 2, .e_shentsize = sizeof(Elf64_Shdr)};
+    memcpy(eh.e_ident, ELFMAG, SELFMAG);
+    eh.e_ident[EI_CLASS] = ELFCLASS64;
+    memcpy(img, &eh, sizeof eh);
+    Elf64_Phdr ph = {.p_type = PT_LOAD, .p_offset = 0, .p_filesz = 1500};
+    memcpy(img + 64, &ph, sizeof ph);
+    Elf64_Shdr sh = {.sh_type = SHT_PROGBITS, .sh_offset = 1600, .sh_size = 100};
+    memcpy(img + 1024 + sizeof sh, &sh, sizeof sh);
+    memset(img + 1600, 0x90, 100);
+}
+
 TEST(run_vpatch_scratch_is_past_the_elf_content_and_zero)
 {
-    const struct vdso_live *v = vdso_live();
-    if (!v->present)
-        SKIP("no vDSO in this process (qemu-user)");
-    const uint8_t *img = v->base;
+    uint8_t img[4096];
     uint64_t off = 0;
     size_t room = 0;
-    CHECK(run_vpatch_scratch(img, v->size, &off, &room));
-    Elf64_Ehdr eh;
-    memcpy(&eh, img, sizeof eh);
-    CHECK(off >= eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize);
-    CHECK(off % 64 == 0 && off + room == v->size && room > 0);
-    for (size_t i = 0; i < room; i++)
-        CHECK(img[off + i] == 0);
-    /* Doctored copies: a byte in the tail (something there: not scratch), a section
-     * reaching the end, a header table outside the image, not an ELF. */
-    uint8_t *c = malloc(v->size);
-    memcpy(c, img, v->size);
-    c[v->size - 1] = 0xcc;
-    CHECK(!run_vpatch_scratch(c, v->size, &off, &room));
-    memcpy(c, img, v->size);
-    Elf64_Ehdr *e = (Elf64_Ehdr *)c;
-    e->e_shoff = v->size - 8;
-    CHECK(!run_vpatch_scratch(c, v->size, &off, &room));
-    memcpy(c, img, v->size);
-    c[1] = 'X';
-    CHECK(!run_vpatch_scratch(c, v->size, &off, &room));
+    made_up_image(img, sizeof img);
+    /* The section's end (1700), 64-aligned: everything after it is zero. */
+    CHECK(run_vpatch_scratch(img, sizeof img, &off, &room) && off == 1728 && room == 4096 - 1728);
+    /* A byte in the tail (something there: not scratch), a section reaching past the end, a
+     * header table outside the image, not an ELF, an image shorter than its header. */
+    img[sizeof img - 1] = 0xcc;
+    CHECK(!run_vpatch_scratch(img, sizeof img, &off, &room));
+    made_up_image(img, sizeof img);
+    Elf64_Shdr sh = {.sh_type = SHT_PROGBITS, .sh_offset = 4000, .sh_size = 200};
+    memcpy(img + 1024 + sizeof sh, &sh, sizeof sh);
+    CHECK(!run_vpatch_scratch(img, sizeof img, &off, &room));
+    made_up_image(img, sizeof img);
+    ((Elf64_Ehdr *)(void *)img)->e_shoff = sizeof img - 8;
+    CHECK(!run_vpatch_scratch(img, sizeof img, &off, &room));
+    made_up_image(img, sizeof img);
+    img[1] = 'X';
+    CHECK(!run_vpatch_scratch(img, sizeof img, &off, &room));
+    made_up_image(img, sizeof img);
     CHECK(!run_vpatch_scratch(img, 16, &off, &room));
-    free(c);
+    /* This process's own vDSO, where it has one (not under qemu-user): on x86_64, where
+     * run -p writes its step there, the kernel's image has room past its content. */
+    const struct vdso_live *v = vdso_live();
+    if (v->present && run_vpatch_scratch(v->base, v->size, &off, &room)) {
+        Elf64_Ehdr eh;
+        memcpy(&eh, v->base, sizeof eh);
+        CHECK(off >= eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize);
+        CHECK(off % 64 == 0 && off + room == v->size);
+        for (size_t i = 0; i < room; i++)
+            CHECK(((const uint8_t *)v->base)[off + i] == 0);
+    } else {
+        CHECK(!v->present || !arch_inject_heal_stub(img, sizeof img, 0, &(struct arch_regs){{0}}, 0, &room));
+    }
 }
 
 #if defined(__x86_64__)
 #include <sys/user.h>
 
-TEST(run_heal_home_registers_restart_as_the_kernel_does)
+static void home_registers_restart_as_the_kernel_does(void)
 {
     struct arch_regs saved, home;
     struct user_regs_struct *s = (struct user_regs_struct *)&saved;
@@ -109,7 +132,7 @@ __asm__(".text\n"
         "1:\n"
         "  ret\n");
 
-TEST(run_heal_stub_goes_home_by_itself)
+static void stub_goes_home_by_itself(void)
 {
     uint8_t *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     CHECK(page != MAP_FAILED);
@@ -139,3 +162,29 @@ TEST(run_heal_stub_goes_home_by_itself)
     munmap(page, 4096);
 }
 #endif
+
+TEST(run_heal_home_registers_restart_as_the_kernel_does)
+{
+#if defined(__x86_64__)
+    home_registers_restart_as_the_kernel_does();
+#else
+    /* No stub on this arch (run -p is x86_64 only): home is the saved registers. */
+    struct arch_regs saved, home;
+    memset(&saved, 0x5a, sizeof saved);
+    arch_inject_home_regs(&home, &saved);
+    CHECK(!memcmp(&home, &saved, sizeof saved));
+#endif
+}
+
+TEST(run_heal_stub_goes_home_by_itself)
+{
+#if defined(__x86_64__)
+    stub_goes_home_by_itself();
+#else
+    uint8_t buf[512];
+    size_t step = 0;
+    struct arch_regs home;
+    memset(&home, 0, sizeof home);
+    CHECK(arch_inject_heal_stub(buf, sizeof buf, 0x10000, &home, 0, &step) == 0);
+#endif
+}

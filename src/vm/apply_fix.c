@@ -5,8 +5,9 @@
  * the command, and a write the guest refuses moves on to the next action; a run action wraps
  * the command in that `clockscope run`); then the figures after: from the command's own
  * output when it is the doctor's JSON, else from one more boot running the doctor under the
- * same fix.  A run action has no "after" from the doctor: the doctor is a static program,
- * which `run` cannot serve, so the command's own output is the measurement. */
+ * same fix.  A run action has no "after" from the doctor: it changes only the program it
+ * wraps, not the doctor run in another boot, so the command's own output is the
+ * measurement. */
 #include "vm/apply_fix.h"
 #include "vm/initramfs.h"
 #include "vm/json_tree.h"
@@ -250,6 +251,20 @@ static void describe(const struct json_node *a, char *out, size_t len)
              finding ? ", " : "", risk ? risk : "risk not stated");
 }
 
+void apply_fix_run_after_why(int command_status, const char *command, char *out, size_t len)
+{
+    if (command_status == 127)
+        snprintf(out, len, "not measured: `run` found no command `%.80s` in the guest (exit "
+                 "127); name a program the guest has, or bring one with --add", command);
+    else if (command_status == 126)
+        snprintf(out, len, "not measured: `run` could not execute `%.80s` in the guest (exit "
+                 "126)", command);
+    else
+        snprintf(out, len, "not measured by the doctor: a run action changes only the program "
+                 "it wraps (`%.80s`, exit %d); its output shows the change", command,
+                 command_status);
+}
+
 int apply_fix_run(const struct fix_context *ctx, int argc, char **argv)
 {
     static struct vm_capture cap;
@@ -390,8 +405,8 @@ int apply_fix_run(const struct fix_context *ctx, int argc, char **argv)
     }
     if (applied && !read_doctor(cap.buf, cap.len, &after_root, &after)) {
         if (strcmp(kind, "run") == 0) {
-            snprintf(after.why, sizeof after.why, "not measured by the doctor: it is a static "
-                     "program, which `run` cannot serve; the command's output shows the change");
+            apply_fix_run_after_why(command_status, argc ? argv[0] : "", after.why,
+                                    sizeof after.why);
         } else {
             char *doctor[] = {"doctor", "--json", NULL};
             int st;
@@ -459,9 +474,6 @@ int apply_fix_run(const struct fix_context *ctx, int argc, char **argv)
         printf("  %-7s %-9s %12s %26s\n", "", "verdict", "ns per call", "syscalls per 1000 calls");
         print_figures("before", &before);
         print_figures("after", &after);
-        if (kind && strcmp(kind, "run") == 0 && command_status == 127)
-            printf("  note: a run action wraps a program: bring one with --add and name it as "
-                   "COMMAND (clockscope's own commands are static: run cannot serve them)\n");
     }
     json_tree_free(before_root);
     json_tree_free(after_root);

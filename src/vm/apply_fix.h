@@ -35,4 +35,10 @@ int apply_fix_run(const struct fix_context *ctx, int argc, char **argv);
 bool apply_fix_cmdline(const char *base, const char *const *remove, size_t n_remove,
                        const char *const *add, size_t n_add, char *out, size_t len);
 
+/* Why a run action has no "after" from the doctor, from what its command did: the
+ * action changes only the program it wraps, so the command's own output is the
+ * measurement; a command run could not start (127 not found, 126 not executable) is said
+ * as such. */
+void apply_fix_run_after_why(int command_status, const char *command, char *out, size_t len);
+
 #endif

@@ -45,3 +45,16 @@ TEST(json_tree_reads_the_doctors_shapes)
     CHECK(!json_tree_parse("{\"a\": }", 7, why, sizeof why) && why[0]);
     CHECK(!json_tree_parse("", 0, why, sizeof why));
 }
+
+/* A run action's missing "after" says what the command did: a command `run` could not
+ * find, not a static program "which run cannot serve" (run serves static programs). */
+TEST(apply_fix_run_after_why_says_what_the_command_did)
+{
+    char why[240];
+    apply_fix_run_after_why(127, "doctor", why, sizeof why);
+    CHECK(strstr(why, "found no command `doctor`") && strstr(why, "--add") && !strstr(why, "static"));
+    apply_fix_run_after_why(126, "/x/prog", why, sizeof why);
+    CHECK(strstr(why, "could not execute `/x/prog`") && strstr(why, "126"));
+    apply_fix_run_after_why(0, "clockloop", why, sizeof why);
+    CHECK(strstr(why, "changes only the program it wraps") && strstr(why, "`clockloop`, exit 0"));
+}

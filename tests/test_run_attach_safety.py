@@ -42,7 +42,7 @@ from test_run_static import need_counter
 pytestmark = pytest.mark.skipif(os.uname().machine != "x86_64",
                                 reason="the vDSO is patched on x86_64 only so far")
 
-PROGS = ("live_target", "sigqueue_target", "refusal_target", "coarse_target")
+PROGS = ("live_target", "sigqueue_target", "refusal_target", "coarse_target", "blocking_target")
 
 # The entry points run patches on x86_64 (docs/run.md, "Static and Go programs") and the
 # jumps it may write there: `jmp rel32`, or `movabs $reader, %r11; jmp *%r11`.
@@ -791,3 +791,27 @@ def test_time_namespace_refused_then_served_from_inside_it(cs, progs, monotonic,
         t.kill()
     assert rc == 0 and re.search(r"^ok live_target threads 2 reads \d+ outside 0$", out, re.M), \
         out + err[-2000:]
+
+
+def test_attach_names_the_threads_whose_calls_return_eintr(cs, progs):
+    """A ptrace stop ends some blocking calls with EINTR (the kernel does so for any attach:
+    strace -p, gdb): epoll_wait does, read is restarted.  run -p says which thread's call
+    it ended, and only that one; the program sees exactly that: epoll_wait -1 EINTR, the
+    read whole (it returns the byte written after the undo)."""
+    need_counter()
+    t = Target(progs["blocking_target"])
+    try:
+        m = re.search(r"ready pid \d+ epoll (\d+) read (\d+)", t.readline())
+        assert m
+        ep, rd = m.group(1), m.group(2)
+        a = run([cs, "run", "--mode", "fast", "-p", t.pid], timeout=DEADLINE)
+        assert a.returncode == 0, a.stderr
+        assert re.search(rf"thread {ep}'s epoll_(p)?wait2? returned EINTR when run stopped it "
+                         r"to serve the process", a.stderr), a.stderr
+        assert f"thread {rd}'s" not in a.stderr and f"thread {t.pid}'s" not in a.stderr, a.stderr
+        u = run([cs, "run", "--undo", t.pid], timeout=DEADLINE)
+        assert u.returncode == 0 and "EINTR" not in u.stderr, u.stderr
+        rc, out, err = t.finish()
+    finally:
+        t.kill()
+    assert rc == 0 and "done epoll_r -1 epoll_errno 4 read_r 1 read_errno 0" in out, out + err

@@ -79,6 +79,9 @@ bool arch_inject_jump_target(const uint8_t *code, size_t len, uint64_t at, uint6
  * at at + *step_off; it is len bytes at most; returns its length, 0 where the arch has no
  * stub or len is too small. */
 void arch_inject_home_regs(struct arch_regs *home, const struct arch_regs *saved);
+/* The syscall a stopped thread was in, when that syscall returns EINTR because of the stop
+ * (its result is -EINTR: the kernel does not restart it); -1 otherwise. */
+long arch_inject_eintr_syscall(const struct arch_regs *regs);
 size_t arch_inject_heal_stub(uint8_t *out, size_t len, uint64_t at, const struct arch_regs *home,
                              uint64_t sigmask, size_t *step_off);
 

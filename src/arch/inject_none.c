@@ -82,3 +82,8 @@ INJECT_NONE size_t arch_inject_heal_stub(uint8_t *out, size_t len, uint64_t at,
     (void)out, (void)len, (void)at, (void)home, (void)sigmask, (void)step_off;
     return 0; /* run -p is x86_64 only (run_attach.c says why) */
 }
+INJECT_NONE long arch_inject_eintr_syscall(const struct arch_regs *regs)
+{
+    (void)regs;
+    return -1;
+}

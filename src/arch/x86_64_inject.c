@@ -145,6 +145,12 @@ void arch_inject_home_regs(struct arch_regs *home, const struct arch_regs *saved
     r->orig_rax = (unsigned long)-1;
 }
 
+long arch_inject_eintr_syscall(const struct arch_regs *regs)
+{
+    const struct user_regs_struct *r = (const struct user_regs_struct *)regs;
+    return (long)r->orig_rax >= 0 && (long)r->rax == -EINTR ? (long)r->orig_rax : -1;
+}
+
 /* The stub's data: the registers a step changes (the syscall's number and arguments, and
  * rcx and r11, which the syscall instruction overwrites), the pc to go back to, the mask. */
 enum { HOME_RAX, HOME_RCX, HOME_RDX, HOME_RSI, HOME_RDI, HOME_R8, HOME_R9, HOME_R10, HOME_R11,

@@ -293,6 +293,47 @@ static size_t vdso_avoid(const struct run_vpatch_target *t, uint64_t scratch, si
     return n;
 }
 
+/* The name of a syscall that returns EINTR at a ptrace stop, for the notice below. */
+static const char *eintr_name(long nr)
+{
+    static const struct {
+        long nr;
+        const char *name;
+    } names[] = {
+#ifdef SYS_epoll_wait
+        {SYS_epoll_wait, "epoll_wait"},
+#endif
+        {SYS_epoll_pwait, "epoll_pwait"}, {SYS_epoll_pwait2, "epoll_pwait2"},
+        {SYS_semtimedop, "semtimedop"},   {SYS_rt_sigtimedwait, "sigtimedwait"},
+        {SYS_io_getevents, "io_getevents"}, {SYS_io_pgetevents, "io_pgetevents"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].nr == nr)
+            return names[i].name;
+    return NULL;
+}
+
+/* Says which stopped threads were in a call the stop made return EINTR (the kernel does so
+ * for any ptrace stop: strace -p and gdb too): the program sees -1 EINTR there, which a
+ * service written for signals handles, and its operator should know of. */
+static void say_interrupted(pid_t pid, const struct stopped *s, const char *verb)
+{
+    for (int i = 0; i < s->n; i++) {
+        struct arch_regs r;
+        if (arch_inject_get_regs(s->tid[i], &r))
+            continue;
+        long nr = arch_inject_eintr_syscall(&r);
+        if (nr < 0)
+            continue;
+        const char *name = eintr_name(nr);
+        char nr_name[32];
+        snprintf(nr_name, sizeof nr_name, "syscall %ld", nr);
+        fprintf(stderr, "clockscope run: pid %d: thread %d's %s returned EINTR when run stopped "
+                "it %s (any ptrace attach does so)\n", (int)pid, (int)s->tid[i],
+                name ? name : nr_name, verb);
+    }
+}
+
 /* Whether -p can be offered on this arch.  The injected syscalls restore the registers
  * ptrace's general register set holds; on x86_64 that includes orig_rax, which a thread
  * stopped inside a syscall needs to restart it.  aarch64 and riscv64 keep the interrupted
@@ -423,6 +464,7 @@ int run_attach(pid_t pid, const struct run_mode *mode, bool verbose, const char 
         } else {
             char path[64];
             snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)getpid(), memfd);
+            say_interrupted(pid, &s, "to serve the process");
             struct run_heal heal;
             e = run_heal_begin(&heal, s.inj, base + scratch, pristine, room, &s.main_taken, why,
                                sizeof why);
@@ -568,6 +610,7 @@ int run_undo(pid_t pid, bool verbose)
         free(t.image);
         return 1;
     }
+    say_interrupted(pid, &s, "to undo");
     coarse_catch_up();
     for (size_t k = 0; k < t.nsites && !e; k++)
         e = run_trace_write(s.inj, t.base + t.sites[k].offset,

@@ -162,6 +162,15 @@ class Target:
                 pass
 
 
+def live_target_ended_ok(t, where):
+    """Ends a `live_target 3` (its stdin closed); [] when it exits 0 with every read inside
+    its bounds, else what it said."""
+    rc, out, err = t.finish()
+    if rc != 0 or not re.search(r"^ok live_target threads 3 .* outside 0$", out, re.M):
+        return [f"{where}: status {rc}: {out.strip()} {err.strip()[-600:]}"]
+    return []
+
+
 def state_of(pid, tid=None):
     try:
         path = f"/proc/{pid}/task/{tid}/stat" if tid else f"/proc/{pid}/stat"
@@ -450,9 +459,7 @@ def sweep(cs, live, tmp_path, what):
                     problems.append(f"{where} (run's status {rc}{': ' + said if said else ''}): "
                                     + "; ".join(found))
                     t = fresh()
-        rc, out, err = t.finish()
-        if rc != 0 or not re.search(r"^ok live_target threads 3 .* outside 0$", out, re.M):
-            problems.append(f"at the end: status {rc}: {out.strip()} {err.strip()[-600:]}")
+        problems += live_target_ended_ok(t, "at the end")
     finally:
         t.kill()
     assert not problems, f"{len(problems)} steps left the target broken:\n" + "\n".join(problems)
@@ -514,9 +521,7 @@ def test_killing_runs_process_group_at_a_random_moment_leaves_the_target_whole(c
                 t.kill()
                 problems.append(f"try {i}, killed after {delay * 1000:.1f} ms: " + "; ".join(found))
                 t = fresh()
-        rc, out, err = t.finish()
-        if rc != 0 or not re.search(r"^ok live_target threads 3 .* outside 0$", out, re.M):
-            problems.append(f"at the end: status {rc}: {out.strip()} {err.strip()[-600:]}")
+        problems += live_target_ended_ok(t, "at the end")
     finally:
         t.kill()
     assert not problems, (f"random seed {seed}: {len(problems)} of 30 kills left the target "
@@ -710,9 +715,7 @@ def test_two_attaches_at_once_one_wins(cs, progs):
             if vdso_bytes(t.pid)[:end] != pristine[:end]:
                 problems.append(f"round {i}: the vDSO is not pristine after the undo")
                 break
-        rc, out, err = t.finish()
-        if rc != 0 or not re.search(r"^ok live_target threads 3 .* outside 0$", out, re.M):
-            problems.append(f"the program: {t.status()}: {out.strip()} {err.strip()[-600:]}")
+        problems += live_target_ended_ok(t, "the program")
     finally:
         t.kill()
     assert not problems, "\n".join(problems)
@@ -759,7 +762,8 @@ def test_time_namespace_refused_then_served_from_inside_it(cs, progs, monotonic,
     """A program in a time namespace whose offsets differ from run's (positive and
     negative, MONOTONIC and BOOTTIME apart): run's helper reads the clocks of its own
     namespace, so serving the program would give it MONOTONIC and BOOTTIME that far off
-    (the first version served half its reads a day behind, the others from the kernel).
+    (half its reads a day behind, the reads that fall back to the kernel right: the clock
+    jumping to and fro).
     run -p must refuse ("time namespace with other offsets"), the vDSO untouched; run from
     inside the namespace (nsenter --time) it serves the program, every read of every clock
     between the kernel's before and after in the program's own namespace, and undoes."""

@@ -63,16 +63,6 @@ static void let_go(pid_t pid, struct stopped *s)
     s->n = 0;
 }
 
-/* Seizes and stops every thread of pid.  0, or an errno value with why.
- *
- * A thread is stopped at the first ptrace stop after PTRACE_INTERRUPT, whatever its
- * kind: the event stop the interrupt asks for, a group stop (SIGSTOP'ed: it stays so), or a
- * signal-delivery stop when a signal was being taken first (SIGPROF, Go's SIGURG).  The
- * kernel clears the pending interrupt at ANY ptrace stop ("any trap clears pending STOP
- * trap", ptrace_stop()), so resuming a thread from its signal-delivery stop to wait for the
- * event stop lets it run on with none to come: the attach hung, or ran while a thread
- * believed stopped executed the vDSO being written.  That thread stays where it is, its
- * signal handed back by the detach. */
 /* The syscalls run in the main thread, or in another if it has ended or stands at a
  * signal (a signal-delivery stop: its signal is handed over at the detach, and would be
  * lost if run died after a step had replaced that stop).  None free: 0. */
@@ -85,7 +75,16 @@ static void pick_inj(pid_t pid, struct stopped *s)
 }
 
 /* Seizes and stops every thread of pid not in s yet, until the list is stable.  0, or an
- * errno value with why (then every thread is let go). */
+ * errno value with why (then every thread is let go).
+ *
+ * A thread is stopped at the first ptrace stop after PTRACE_INTERRUPT, whatever its
+ * kind: the event stop the interrupt asks for, a group stop (SIGSTOP'ed: it stays so), or a
+ * signal-delivery stop when a signal was being taken first (SIGPROF, Go's SIGURG).  The
+ * kernel clears the pending interrupt at ANY ptrace stop ("any trap clears pending STOP
+ * trap", ptrace_stop()), so resuming a thread from its signal-delivery stop to wait for the
+ * event stop lets it run on with none to come: the attach hung, or ran while a thread
+ * believed stopped executed the vDSO being written.  That thread stays where it is, its
+ * signal handed back by the detach. */
 static int seize_new(pid_t pid, struct stopped *s, char *why, size_t wl)
 {
     for (bool grew = true; grew;) {

@@ -40,8 +40,9 @@ musl-tools
 #   file                     tests check the static binaries' ELF type
 #   util-linux libcap2-bin   taskset (warp's two-CPU test); setpriv, setcap (tests that run
 #                            as another user, a target with file capabilities); unshare --time
-#                            (run in a time namespace)
-#   strace                   a tracer already attached: run's refusal to patch (test_run_static.py)
+#                            and nsenter --time (run in a time namespace; run -p refusing one)
+#   strace                   a tracer already attached: run's refusal to patch (test_run_static.py);
+#                            its fault injection kills run -p at every step (test_run_attach_safety.py)
 #   musl-tools               musl-gcc -static: a musl static program served through its patched
 #                            vDSO in the x86_64-hpet guest (tests/test_vm_served.py)
 #   help2man lintian         make man, make deb (man pages from --help; the .deb's check)

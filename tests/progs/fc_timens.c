@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* A child forked into a new time namespace must read its own CLOCK_MONOTONIC and
- * CLOCK_BOOTTIME, not its parent's (issue 30.2).  Under `clockscope run --mode fast` the
- * parent's reads make fastclock's line live; then, for each offset given (seconds), the
- * parent unshares a time namespace for its children (unshare(CLONE_NEWTIME)), writes the
- * offset for both clocks to /proc/self/timens_offsets and forks.  The child reads every
- * clock through libc (what the shim serves) between two raw syscalls (the kernel's own,
- * namespaced values) for 300 ms, and reports the worst excursion outside the bracket.
- * Prints per offset: "ns OFFSET_S CLOCK below above" (ns beyond the bracket, negative when
- * inside) and "applied OFFSET_S 1" when the child's kernel clock did move by the offset;
- * "skip REASON" when a time namespace cannot be made here (needs CAP_SYS_ADMIN and a
- * kernel >= 5.6).  Usage: fc_timens OFFSET_S...   (an offset below -uptime is clipped) */
+ * CLOCK_BOOTTIME, not its parent's, from its first read on; its CLOCK_REALTIME, which no
+ * namespace changes, must not move.  Under `clockscope run --mode fast` (the shim for a
+ * dynamic build, the patched vDSO for a static one) the parent's reads make the served line
+ * live; then, for each offset given, the parent unshares a time namespace for its children
+ * (unshare(CLONE_NEWTIME)), writes the offsets to /proc/self/timens_offsets and forks.  The
+ * child reads every clock through libc between two raw syscalls (the kernel's own,
+ * namespaced values) for 300 ms, its first read included, and reports the worst excursion
+ * outside the bracket.  An offset is MONO_MS[:BOOT_MS] in milliseconds (BOOTTIME's defaults
+ * to MONOTONIC's), so that offsets below fastclock's 250 ms jump bound and namespaces whose
+ * two offsets differ are tried.  Prints per offset: "ns OFFSET CLOCK below above" (ns
+ * beyond the bracket, negative when inside) and "applied OFFSET 1" when the child's kernel
+ * clock did move by the offset; "skip REASON" when a time namespace cannot be made here
+ * (needs CAP_SYS_ADMIN and a kernel >= 5.6).  Usage: fc_timens MONO_MS[:BOOT_MS]...   (an
+ * offset below -uptime is clipped) */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -63,22 +67,36 @@ static void measure(int ms, int64_t below[3], int64_t above[3])
     }
 }
 
+/* ms as timens_offsets wants it: whole seconds (rounded down) and 0..999999999 ns. */
+static const char *sec_nsec(long long ms, char *out, size_t len)
+{
+    long long s = ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);
+    snprintf(out, len, "%lld %lld", s, (ms - s * 1000) * 1000000);
+    return out;
+}
+
 int main(int argc, char **argv)
 {
     int64_t below[3], above[3];
     measure(300, below, above); /* the parent's line goes live */
     int64_t uptime_s = raw_ns(CLOCK_MONOTONIC) / 1000000000;
     for (int i = 1; i < argc; i++) {
-        long offset = atol(argv[i]);
-        if (offset < -(uptime_s - 5))
-            offset = -(uptime_s - 5); /* the kernel refuses a clock below 0 */
+        char *colon = NULL;
+        long long mono_ms = strtoll(argv[i], &colon, 10);
+        long long boot_ms = *colon == ':' ? strtoll(colon + 1, NULL, 10) : mono_ms;
+        long long floor_ms = -(uptime_s - 5) * 1000; /* the kernel refuses a clock below 0 */
+        if (mono_ms < floor_ms)
+            mono_ms = floor_ms;
+        if (boot_ms < floor_ms)
+            boot_ms = floor_ms;
         if (unshare(CLONE_NEWTIME) != 0) {
             printf("skip unshare(CLONE_NEWTIME): %s\n", strerror(errno));
             return 0;
         }
         int fd = open("/proc/self/timens_offsets", O_WRONLY);
-        char text[128];
-        int len = snprintf(text, sizeof text, "monotonic %ld 0\nboottime %ld 0\n", offset, offset);
+        char text[128], mono[40], boot[40];
+        int len = snprintf(text, sizeof text, "monotonic %s\nboottime %s\n",
+                           sec_nsec(mono_ms, mono, sizeof mono), sec_nsec(boot_ms, boot, sizeof boot));
         if (fd < 0 || write(fd, text, (size_t)len) != len) {
             printf("skip /proc/self/timens_offsets: %s\n", strerror(errno));
             return 0;
@@ -89,21 +107,20 @@ int main(int argc, char **argv)
         pid_t pid = fork();
         if (pid == 0) {
             int64_t moved = raw_ns(CLOCK_MONOTONIC) - parent_mono;
-            /* The child's kernel clock is the parent's + offset (give or take the fork). */
-            int applied = moved > offset * 1000000000ll - 1000000000ll &&
-                          moved < offset * 1000000000ll + 1000000000ll;
+            /* The child's kernel clock is the parent's + offset, and the fork's time. */
+            int applied = moved >= mono_ms * 1000000ll && moved < mono_ms * 1000000ll + 1000000000ll;
             measure(300, below, above);
             for (int c = 0; c < 3; c++)
-                printf("ns %ld %s %lld %lld\n", offset, names[c], (long long)below[c],
+                printf("ns %s %s %lld %lld\n", argv[i], names[c], (long long)below[c],
                        (long long)above[c]);
-            printf("applied %ld %d\n", offset, applied);
+            printf("applied %s %d\n", argv[i], applied);
             fflush(stdout);
             _exit(0);
         }
         int status;
         waitpid(pid, &status, 0);
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-            printf("child %ld failed\n", offset);
+            printf("child %s failed\n", argv[i]);
             return 1;
         }
     }

@@ -130,7 +130,7 @@ READER_FORBIDDEN_REGS_riscv64 := s11|x27
 READER_LINK_riscv64 := 1
 READER_PCREL_RELOCS_riscv64 := R_RISCV_(BRANCH|JAL|RVC_BRANCH|RVC_JUMP|CALL|CALL_PLT|PCREL_HI20|PCREL_LO12_I|PCREL_LO12_S)
 READER_BINUTILS := $(if $(shell command -v $(TRIPLE)-objcopy 2>/dev/null),$(TRIPLE)-,)
-$(O)/gen/run_reader_blob.h: src/run/reader/reader.c src/run/run_reader_abi.h src/fastclock/fc_line.h src/fastclock/fc_read.h src/arch/counter.h src/arch/$(ARCH)/counter.h src/arch/reader_arch.h src/arch/$(ARCH)/reader_arch.h scripts/gen-reader-blob.sh
+$(O)/gen/run_reader_blob.h: src/run/reader/reader.c src/run/run_reader_abi.h src/run/run_timens.h src/fastclock/fc_line.h src/fastclock/fc_read.h src/arch/counter.h src/arch/$(ARCH)/counter.h src/arch/reader_arch.h src/arch/$(ARCH)/reader_arch.h scripts/gen-reader-blob.sh
 	@mkdir -p $(O)/gen
 	@echo "  CC  $< (freestanding reader)"
 	@$(CC) $(READER_CFLAGS) $(READER_CFLAGS_$(ARCH)) -c -o $(O)/gen/reader.o $<
@@ -203,7 +203,8 @@ vm-binaries: cross
 # build/fuzz/fuzz_kernel_log CORPUS, build/fuzz/fuzz_facts_text CORPUS, build/fuzz/fuzz_vm_frame CORPUS,
 # build/fuzz/fuzz_gap_list CORPUS, build/fuzz/fuzz_cli CORPUS, build/fuzz/fuzz_dts_edit CORPUS,
 # build/fuzz/fuzz_ladder_fault CORPUS, build/fuzz/fuzz_perf_text CORPUS,
-# build/fuzz/fuzz_probe_parse CORPUS, build/fuzz/fuzz_sysfs_readback CORPUS
+# build/fuzz/fuzz_probe_parse CORPUS, build/fuzz/fuzz_sysfs_readback CORPUS,
+# build/fuzz/fuzz_timens_offsets CORPUS
 FUZZ_CC := clang -std=c11 -g -O1 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,undefined
 fuzz:
 	@mkdir -p build/fuzz
@@ -227,6 +228,7 @@ fuzz:
 	    src/profile/perf_report.c src/profile/perf_lines.c src/profile/tally.c src/profile/attribution.c \
 	    src/profile/count_table.c -lm
 	$(FUZZ_CC) -o build/fuzz/fuzz_probe_parse tests/fuzz/fuzz_probe_parse.c src/runtimes/probe_parse.c
+	$(FUZZ_CC) -o build/fuzz/fuzz_timens_offsets tests/fuzz/fuzz_timens_offsets.c
 
 # The quick inner loop: the native C unit tests, then the CLI tests that need no other
 # build (no sanitized or cross build, no qemu, no VM), left out by their markers

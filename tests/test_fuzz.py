@@ -90,6 +90,17 @@ def seed_sysfs_readback(corpus, clockscope):
     (corpus / "refused").write_bytes(cs + b"no_such_clock\0tsc\0tsc hpet\n")
 
 
+def seed_timens_offsets(corpus, clockscope):
+    """/proc/self/timens_offsets as the kernel prints it, and this process's own."""
+    (corpus / "day").write_bytes(b"monotonic      86400         0\nboottime      172800         0\n")
+    (corpus / "negative").write_bytes(b"monotonic         -1 800000000\nboottime          -4         0\n")
+    (corpus / "ids").write_bytes(b"1 5 0\n7 6 0\n")
+    try:
+        (corpus / "self").write_bytes(open("/proc/self/timens_offsets", "rb").read())
+    except OSError:
+        pass
+
+
 # harness, seconds, seeding
 HARNESSES = [
     ("fuzz_vdso_elf", 20, seed_vdso_elf),
@@ -104,6 +115,7 @@ HARNESSES = [
     ("fuzz_perf_text", 20, seed_perf_text),
     ("fuzz_probe_parse", 10, seed_probe_parse),
     ("fuzz_sysfs_readback", 10, seed_sysfs_readback),
+    ("fuzz_timens_offsets", 10, seed_timens_offsets),
 ]
 
 

@@ -311,3 +311,37 @@ def test_a_time_namespace_offsets_are_honoured(cs, static_prog):
                env=dict(os.environ, **SETTLED))
     assert "ok parent pairs 2000 bad 0" in proc.stdout, proc.stdout + proc.stderr
     assert SERVED in proc.stderr
+
+
+def test_a_child_forked_into_a_new_time_namespace_reads_its_own_clocks(cs, tmp_path):
+    """Issue 34.2: a static program whose reads are served unshares a time namespace, writes
+    offsets and forks.  The child's every read, its first included, lies inside its
+    raw-syscall bracket (its namespace's clocks, not its parent's): a day either way, 100 to
+    240 ms either way (below fastclock's jump bound: nothing re-anchors a line), and
+    MONOTONIC and BOOTTIME offsets apart.  REALTIME, which no namespace changes, stays
+    right.  The child's process page is zeroed by the kernel at the fork (MADV_WIPEONFORK)
+    and its first read compares its namespace with the refresher's (reader.c).  Needs
+    CAP_SYS_ADMIN and Linux 5.6: CI has both."""
+    need_counter()
+    need_tool("cc")
+    exe = tmp_path / "fc_timens_static"
+    proc = run(["cc", "-O1", "-static", "-o", exe, ROOT / "tests/progs/fc_timens.c"])
+    if proc.returncode != 0:
+        if REQUIRE_ALL:
+            pytest.fail("no static libc (libc6-dev provides it): " + proc.stderr)
+        pytest.skip("no static libc")
+    offsets = ["86400000", "-86400000", "-200", "240", "100", "-240", "150:-3000", "-150:3000"]
+    proc = served(cs, "fast", exe, *offsets, env=SETTLED, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    skip = re.search(r"^skip (.*)$", proc.stdout, re.M)
+    if skip:
+        pytest.skip(f"no time namespace here ({skip.group(1)}); CI, as root, has them")
+    assert SERVED in proc.stderr, proc.stderr
+    applied = dict(re.findall(r"^applied (\S+) (\d)$", proc.stdout, re.M))
+    assert sorted(applied) == sorted(offsets) and set(applied.values()) == {"1"}, proc.stdout
+    rows = re.findall(r"^ns (\S+) (\w+) (-?\d+) (-?\d+)$", proc.stdout, re.M)
+    assert len(rows) == 3 * len(offsets), proc.stdout
+    # Served values are exact to the kernel's: the bracket of two raw syscalls (a few
+    # hundred ns apart) holds them, give or take fastclock's bound of a microsecond.
+    bad = [r for r in rows if int(r[2]) > 1000 or int(r[3]) > 1000]
+    assert not bad, (bad, proc.stdout)

@@ -9,6 +9,7 @@
 #include "arch/inject.h"
 #include "run/run_fit.h"
 #include "run/run_heal.h"
+#include "run/run_page.h"
 #include "run/run_reader_abi.h"
 #include "run/run_refresher.h"
 #include "run/run_trace.h"
@@ -413,8 +414,7 @@ int run_attach(pid_t pid, const struct run_mode *mode, bool verbose, const char 
                 pidfd < 0 ? "no such process" : strerror(errno));
         return 1;
     }
-    page->magic = RUN_PAGE_MAGIC, page->version = RUN_PAGE_VERSION;
-    page->flags = count ? RUN_FLAG_COUNT : 0;
+    run_page_init(page, count);
     fflush(NULL);
     /* The helper: a grandchild, so that it outlives this command as the refresher. */
     pid_t mid = fork();

@@ -242,63 +242,7 @@ static bool no_sharer(pid_t pid, char *why, size_t wl)
     return ok;
 }
 
-/* /proc/PID/timens_offsets, whole (two lines: monotonic and boottime, seconds and
- * nanoseconds); "" where the kernel has no time namespaces. */
-static void timens_offsets(const char *pid, char *out, size_t len)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%s/timens_offsets", pid);
-    out[0] = 0;
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return;
-    size_t n = fread(out, 1, len - 1, f);
-    out[n] = 0;
-    fclose(f);
-}
-
-/* The helper's line holds the clocks of run's time namespace (its refresher reads them):
- * a target whose namespace has other offsets would be served MONOTONIC and BOOTTIME that
- * far off.  Same offsets, same clocks (REALTIME no namespace changes). */
-static bool same_time_namespace(pid_t pid, char *why, size_t wl)
-{
-    char theirs[256], mine[256], p[24], ns_theirs[64] = "", ns_mine[64] = "", link[48];
-    /* Through a live thread: an ended main thread's files read empty. */
-    pid_t live = run_trace_live_thread(pid);
-    snprintf(p, sizeof p, "%d", (int)(live ? live : pid));
-    snprintf(link, sizeof link, "/proc/%s/ns/time", p);
-    ssize_t n = readlink(link, ns_theirs, sizeof ns_theirs - 1);
-    ns_theirs[n > 0 ? n : 0] = 0;
-    n = readlink("/proc/self/ns/time", ns_mine, sizeof ns_mine - 1);
-    ns_mine[n > 0 ? n : 0] = 0;
-    if (*ns_mine && !strcmp(ns_theirs, ns_mine))
-        return true; /* the same namespace */
-    timens_offsets(p, theirs, sizeof theirs);
-    timens_offsets("self", mine, sizeof mine);
-    if (!strcmp(theirs, mine) && (*theirs || !*ns_mine))
-        return true; /* the same offsets, or a kernel without time namespaces */
-    /* One line for the message: "monotonic 86400 0, boottime 172800 0". */
-    char said[256];
-    size_t k = 0;
-    for (const char *c = theirs; *c && k + 3 < sizeof said; c++) {
-        bool space = *c == ' ' || *c == '\t' || *c == '\n';
-        if (!space)
-            said[k++] = *c;
-        else if (*c == '\n' && c[1])
-            said[k++] = ',', said[k++] = ' ';
-        else if (k && said[k - 1] != ' ' && *c != '\n')
-            said[k++] = ' ';
-    }
-    said[k] = 0;
-    snprintf(why, wl, "it runs in a time namespace with other offsets than run's (%s): its "
-             "CLOCK_MONOTONIC and CLOCK_BOOTTIME differ from those run's helper would serve; "
-             "not served (run -p from inside its namespace: nsenter --time --target %d)",
-             said, (int)pid);
-    return false;
-}
-
 bool run_fit_to_touch(pid_t pid, char *why, size_t wl)
 {
-    return vdso_rx(pid, why, wl) && no_seccomp(pid, why, wl) && no_sharer(pid, why, wl) &&
-           same_time_namespace(pid, why, wl);
+    return vdso_rx(pid, why, wl) && no_seccomp(pid, why, wl) && no_sharer(pid, why, wl);
 }

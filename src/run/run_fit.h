@@ -18,8 +18,8 @@ bool run_fit_to_serve(pid_t pid, bool attach, char *why, size_t wl);
  * signal the kernel forces on the program); no seccomp filter on any thread (its action
  * could kill the program at a step's syscall); no other process sharing its memory
  * (clone(CLONE_VM) without CLONE_THREAD, a vfork child before its exec: such a process is
- * not stopped, and could run into a jump while it is written); its time namespace's
- * offsets equal run's (the helper serves the clocks of its own). */
+ * not stopped, and could run into a jump while it is written).  A time namespace is no
+ * reason: the reader learns the process's own at its first read (reader.c). */
 bool run_fit_to_touch(pid_t pid, char *why, size_t wl);
 /* Why PTRACE_SEIZE of thread tid failed with EPERM when the process had no tracer a moment
  * before: another tracer came first (another run -p: named).  false when no tracer is seen

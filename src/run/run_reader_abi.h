@@ -9,16 +9,19 @@
  *   RUN_PAGE_SIZE bytes: the page holding fastclock's line (memfd offset 0; read-only in the
  *     served process: only the refresher writes it; the line lies at header.line_offset),
  *   RUN_PAGE_SIZE bytes: this header (memfd offset RUN_PAGE_SIZE; read-write: count mode's
- *     counters are written by the served processes). */
+ *     counters are written by the served processes),
+ *   RUN_PAGE_SIZE bytes: the process page (anonymous, private, MADV_WIPEONFORK): what the
+ *     reader learnt of the process it runs in, zeros again in every forked child. */
 #ifndef CLOCKSCOPE_RUN_READER_ABI_H
 #define CLOCKSCOPE_RUN_READER_ABI_H
 
 #include <stdint.h>
 
-#define RUN_READER_CODE_SIZE 4096u
+#define RUN_READER_CODE_SIZE 8192u
 #define RUN_PAGE_SIZE 4096u
 #define RUN_PAGE_MAGIC 0x31707363u /* "csp1" */
-#define RUN_PAGE_VERSION 1u
+#define RUN_PAGE_VERSION 2u
+#define RUN_PATH_SIZE 128u
 
 /* The entry points the reader provides, in the order of arch_vdso_entries.name. */
 enum run_entry { RUN_ENTRY_CLOCK_GETTIME, RUN_ENTRY_GETTIMEOFDAY, RUN_ENTRY_TIME, RUN_ENTRIES };
@@ -49,11 +52,49 @@ struct run_page_header {
     /* Count mode: calls per slot, added by the served processes with relaxed atomic adds
      * (a count is a value, ordering nothing), read by the refresher at the end. */
     uint64_t calls[RUN_COUNT_SLOTS];
+    /* The refresher's time namespace, written by run before any entry point jumps to the
+     * reader (run_page.c).  Its line holds that namespace's clocks; a served process in
+     * another one (a child forked after unshare(CLONE_NEWTIME)) adds the difference of the
+     * two namespaces' offsets, which its first read learns (struct run_process_page). */
+    uint32_t timens;             /* RUN_TIMENS_* */
+    uint32_t timens_pad;
+    uint64_t timens_inode;       /* of /proc/self/ns/time, RUN_TIMENS_KNOWN */
+    int64_t timens_monotonic_ns; /* its offsets from the host's clocks, RUN_TIMENS_KNOWN */
+    int64_t timens_boottime_ns;
+    /* The files the reader consults, by name here: it has no string data of its own. */
+    char ns_path[RUN_PATH_SIZE];       /* /proc/self/ns/time */
+    char children_path[RUN_PATH_SIZE]; /* /proc/self/ns/time_for_children */
+    char offsets_path[RUN_PATH_SIZE];  /* /proc/self/timens_offsets */
 };
+
+/* header.timens.  0 is a kernel without time namespaces (or a header that says nothing):
+ * every process has the refresher's clocks. */
+#define RUN_TIMENS_NONE 0u
+#define RUN_TIMENS_KNOWN 1u   /* inode and offsets above */
+#define RUN_TIMENS_UNKNOWN 2u /* namespaces exist, the refresher's could not be read (no
+                               * /proc): served processes leave MONOTONIC and BOOTTIME to the
+                               * kernel */
+
+/* The process page: which namespace the process's clocks are in, learnt at its first read
+ * (state 0, as the kernel leaves the page in a forked child) and kept for its life.  Written
+ * by whichever thread gets there first, deltas before the state (release); every thread
+ * and signal handler that finds state 0 learns the same values again. */
+struct run_process_page {
+    uint32_t state;      /* RUN_PROCESS_* */
+    uint32_t pad;
+    int64_t monotonic_delta_ns; /* this process's CLOCK_MONOTONIC - the refresher's */
+    int64_t boottime_delta_ns;  /* the same for CLOCK_BOOTTIME */
+};
+#define RUN_PROCESS_UNKNOWN 0u /* not read yet in this process */
+#define RUN_PROCESS_KNOWN 1u   /* the deltas hold */
+#define RUN_PROCESS_KERNEL 2u  /* another namespace whose offsets cannot be read (no /proc,
+                                * or unshared again since): MONOTONIC, BOOTTIME and the
+                                * coarse monotonic clock go to the kernel */
 
 #define RUN_LINE_PAGE_OFFSET RUN_READER_CODE_SIZE
 #define RUN_HEADER_OFFSET (RUN_READER_CODE_SIZE + RUN_PAGE_SIZE)
-#define RUN_REGION_SIZE (RUN_READER_CODE_SIZE + 2 * RUN_PAGE_SIZE)
+#define RUN_PROCESS_OFFSET (RUN_READER_CODE_SIZE + 2 * RUN_PAGE_SIZE)
+#define RUN_REGION_SIZE (RUN_READER_CODE_SIZE + 3 * RUN_PAGE_SIZE)
 #define RUN_MEMFD_SIZE (2 * RUN_PAGE_SIZE)
 _Static_assert(sizeof(struct run_page_header) <= RUN_PAGE_SIZE, "header fits");
 

@@ -14,6 +14,7 @@
 #include "arch/inject.h"
 #include "common/elf_probe.h"
 #include "fastclock/fastclock.h"
+#include "run/run_page.h"
 #include "run/run_reader_abi.h"
 #include "run/run_refresher.h"
 #include "run/run_trace.h"
@@ -268,10 +269,7 @@ bool run_served_start(const char *path, const char *kind, const struct run_mode 
         close(memfd), close(life[0]), close(life[1]);
         return false;
     }
-    page->magic = RUN_PAGE_MAGIC;
-    page->version = RUN_PAGE_VERSION;
-    page->flags = count ? RUN_FLAG_COUNT : 0;
-    page->serve_mask = 0;
+    run_page_init(page, count);
     /* The write end goes to the program (not close-on-exec), high. */
     int life_w = to_high_fd(life[1], false);
     pid_t target = getpid();

@@ -20,6 +20,7 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #define MAX_VDSO_SIZE (1u << 20)
 
@@ -338,6 +339,18 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, const char *me
         e = step(pid, heal, insn_at, SYS_mprotect, a6, &ret, taken, why, sizeof why);
         if (!e && ret != 0) {
             snprintf(why, sizeof why, "mprotect of the line page failed: %s", strerror((int)-ret));
+            e = EIO;
+        }
+    }
+    if (!e) {
+        /* The process page starts as zeros in every forked child: the child's first read
+         * then learns its own time namespace (reader.c).  A kernel without MADV_WIPEONFORK
+         * (before 4.14) has no time namespaces either, and nothing to learn. */
+        long a7[6] = {region + RUN_PROCESS_OFFSET, RUN_PAGE_SIZE, MADV_WIPEONFORK, 0, 0, 0};
+        e = step(pid, heal, insn_at, SYS_madvise, a7, &ret, taken, why, sizeof why);
+        if (!e && ret != 0 && !(ret == -EINVAL && access("/proc/self/ns/time", F_OK) != 0)) {
+            snprintf(why, sizeof why, "madvise(MADV_WIPEONFORK) of the process page failed: %s",
+                     strerror((int)-ret));
             e = EIO;
         }
     }

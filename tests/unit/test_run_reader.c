@@ -10,15 +10,20 @@
 #include "arch/inject.h"
 #include "fastclock/fc_line.h"
 #include "fastclock/fc_read.h"
+#include "run/run_page.h"
 #include "run/run_reader_abi.h"
+#include "run/run_timens.h"
 #include "run/run_vpatch.h"
 #include "run_reader_blob.h"
 
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #if defined(__x86_64__)
 /* Where the jump at `at` of length n lands (e9 rel32 or movabs+jmp *%r11), 0 if neither. */
@@ -234,5 +239,177 @@ TEST(run_reader_holds_realtime_within_the_hysteresis_of_a_stale_floor)
     printf("  held at the floor %d of %d, below a far floor %d judged of %d\n", held,
            (rounds + 1) / 2, through, rounds / 2);
     munmap(r.region, RUN_REGION_SIZE);
+#endif
+}
+
+TEST(run_timens_parse_reads_the_kernels_text_and_refuses_the_rest)
+{
+    int64_t m = 1, b = 1;
+    /* The kernel's "%-10s %10lld %9ld" lines; a negative offset as a timespec. */
+    const char *k = "monotonic      86400         0\nboottime      172800         5\n";
+    CHECK(run_timens_parse(k, (long)strlen(k), &m, &b) && m == 86400000000000ll && b == 172800000000005ll);
+    const char *neg = "monotonic         -1 800000000\nboottime          -4         0\n";
+    CHECK(run_timens_parse(neg, (long)strlen(neg), &m, &b) && m == -200000000ll && b == -4000000000ll);
+    const char *ids = "7 3 0\n1 2 0\n"; /* clock ids, either order */
+    CHECK(run_timens_parse(ids, (long)strlen(ids), &m, &b) && m == 2000000000ll && b == 3000000000ll);
+    /* Refused whole, the outputs untouched. */
+    const char *bad[] = {"", "monotonic 1 0\n", "monotonic 1 0\nmonotonic 1 0\n",
+                         "monotonic 1 1000000000\nboottime 1 0\n", "monotonic 1 0 x\nboottime 1 0\n",
+                         "monotonix 1 0\nboottime 1 0\n", "monotonic 1 0\nboottime 1 0",
+                         "monotonic 1 -5\nboottime 1 0\n", "monotonic 99999999999 0\nboottime 1 0\n",
+                         "monotonic 1 0\nboottime 1 0\nrealtime 1 0\n", "2 1 0\n7 1 0\n",
+                         "monotonic1 0\nboottime 1 0\n", "monotonic - 0\nboottime 1 0\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        m = b = 42;
+        CHECK(!run_timens_parse(bad[i], (long)strlen(bad[i]), &m, &b) && m == 42 && b == 42);
+    }
+    CHECK(!run_timens_parse(k, -1, &m, &b) && !run_timens_parse(k, 0, &m, &b));
+    /* Mutated: never a read outside the text; what is accepted has both clocks in range. */
+    uint64_t x = 12345;
+    for (int i = 0; i < 20000; i++) {
+        char buf[128];
+        snprintf(buf, sizeof buf, "%s", i % 2 ? k : neg);
+        for (int j = 0; j < 1 + i % 4; j++)
+            check_mutate(buf, sizeof buf, "monotcbi 0123456789-\n\t7", &x);
+        size_t n = strlen(buf);
+        char *exact = malloc(n ? n : 1); /* no terminator: ASan sees any read past it */
+        memcpy(exact, buf, n);
+        if (run_timens_parse(exact, (long)n, &m, &b))
+            CHECK(m >= -RUN_TIMENS_MAX_S * 1000000000ll - 1 && b >= -RUN_TIMENS_MAX_S * 1000000000ll - 1);
+        free(exact);
+    }
+}
+
+#if RUN_READER_BLOB_AVAILABLE
+static bool write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    bool ok = f && fputs(text, f) >= 0;
+    return f && fclose(f) == 0 && ok;
+}
+
+static uint64_t reader_ns(struct reader *r, clockid_t id)
+{
+    struct timespec ts = {0, 0};
+    return r->clock_gettime(id, &ts) == 0 ? ts_ns(&ts) : 0;
+}
+#endif
+
+TEST(run_reader_learns_its_time_namespace_at_its_first_read)
+{
+#if !RUN_READER_BLOB_AVAILABLE
+    SKIP("this build has no injectable reader");
+#else
+    /* The namespaces stand in as files: the refresher's "ns/time" link is the file ref (its
+     * inode), its offsets 2 s and 3 s; a served process's are other files, read through the
+     * header's paths.  Every served value is exact (slope 0), so a delta wrong by 1 ns
+     * fails.  Then a forked child: the kernel zeroes its process page (MADV_WIPEONFORK),
+     * and it learns its own namespace again at its first read. */
+    char dir[] = "/tmp/clockscope-timens-XXXXXX";
+    CHECK(mkdtemp(dir));
+    char ref[64], mine[64], ref_off[64], my_off[64], bad_off[64];
+    snprintf(ref, sizeof ref, "%s/ref", dir);
+    snprintf(mine, sizeof mine, "%s/mine", dir);
+    snprintf(ref_off, sizeof ref_off, "%s/ref_offsets", dir);
+    snprintf(my_off, sizeof my_off, "%s/my_offsets", dir);
+    snprintf(bad_off, sizeof bad_off, "%s/bad_offsets", dir);
+    CHECK(write_file(ref, "") && write_file(mine, ""));
+    CHECK(write_file(ref_off, "monotonic          2         0\nboottime           3         0\n"));
+    CHECK(write_file(my_off, "monotonic          5         0\nboottime           6 999999999\n"));
+    CHECK(write_file(bad_off, "monotonic          5         0\n"));
+    struct reader r;
+    const uint64_t anchor = 500000000000ull;
+    const int64_t real = 1000000000000000000ll, boot = 7000000001ll;
+    CHECK(reader_map(&r, anchor, real, boot));
+    struct run_process_page *p = (struct run_process_page *)(r.region + RUN_PROCESS_OFFSET);
+    CHECK(madvise(p, RUN_PAGE_SIZE, MADV_WIPEONFORK) == 0);
+    run_page_timens(r.h, ref, ref, ref_off);
+    struct stat st;
+    CHECK(stat(ref, &st) == 0);
+    CHECK(r.h->timens == RUN_TIMENS_KNOWN && r.h->timens_inode == (uint64_t)st.st_ino);
+    CHECK(r.h->timens_monotonic_ns == 2000000000ll && r.h->timens_boottime_ns == 3000000000ll);
+
+    /* The refresher's own namespace: no delta, one stat. */
+    CHECK(reader_ns(&r, CLOCK_MONOTONIC) == anchor && p->state == RUN_PROCESS_KNOWN);
+    CHECK(r.h->kernel_calls == 1 && p->monotonic_delta_ns == 0 && p->boottime_delta_ns == 0);
+
+    /* Another namespace, its own for its children too: MONOTONIC 3 s and BOOTTIME
+     * 3.999999999 s above the refresher's, on every entry point; REALTIME as it was. */
+    snprintf(r.h->ns_path, sizeof r.h->ns_path, "%s", mine);
+    snprintf(r.h->children_path, sizeof r.h->children_path, "%s", mine);
+    snprintf(r.h->offsets_path, sizeof r.h->offsets_path, "%s", my_off);
+    p->state = RUN_PROCESS_UNKNOWN;
+    CHECK(reader_ns(&r, CLOCK_REALTIME) == anchor + (uint64_t)real); /* learns first */
+    CHECK(p->state == RUN_PROCESS_KNOWN && r.h->kernel_calls == 1 + 5);
+    CHECK(reader_ns(&r, CLOCK_MONOTONIC) == anchor + 3000000000ull);
+    CHECK(reader_ns(&r, CLOCK_MONOTONIC_COARSE) == anchor + 3000000000ull);
+    CHECK(reader_ns(&r, CLOCK_BOOTTIME) == anchor + (uint64_t)boot + 3999999999ull);
+    struct timeval tv;
+    CHECK(r.gettimeofday(&tv, NULL) == 0 && (uint64_t)tv.tv_sec == (anchor + (uint64_t)real) / 1000000000ull);
+    CHECK(r.h->kernel_calls == 6);
+
+    /* A stale line: the kernel's value, taken in this process's namespace, is held at the
+     * line's floor in the refresher's, and comes back in this one's. */
+    r.l->seq = FC_SEQ_STEP * 2 | FC_SEQ_STALE;
+    r.l->floor_ns = 0;
+    uint64_t before = kernel_ns(CLOCK_MONOTONIC), v = reader_ns(&r, CLOCK_MONOTONIC),
+             after = kernel_ns(CLOCK_MONOTONIC);
+    CHECK(v >= before && v <= after); /* the kernel's own: the floor lies far below */
+    /* A floor 0.1 s above the kernel's clock as the refresher's namespace has it (3 s
+     * below this one's): held there, 0.1 s above the kernel here.  (Past FC_CLOCK_JUMP_NS
+     * a floor would be one from before a jump, and the kernel's value would win.) */
+    r.l->floor_ns = after - 3000000000ull + 100000000ull;
+    CHECK(reader_ns(&r, CLOCK_MONOTONIC) == after + 100000000ull);
+    r.l->floor_ns = anchor;
+    r.l->seq = FC_SEQ_STEP * 3;
+
+    /* A forked child learns again: here from other offsets (as a child in a new namespace
+     * would find); the parent's page is untouched. */
+    snprintf(r.h->offsets_path, sizeof r.h->offsets_path, "%s", ref_off);
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* 2: the page was not wiped (qemu-user takes MADV_WIPEONFORK and does nothing). */
+        if (p->state != RUN_PROCESS_UNKNOWN)
+            _exit(2);
+        bool ok = reader_ns(&r, CLOCK_MONOTONIC) == anchor && p->state == RUN_PROCESS_KNOWN &&
+                  p->monotonic_delta_ns == 0;
+        _exit(ok ? 0 : 1);
+    }
+    int ws;
+    CHECK(pid > 0 && waitpid(pid, &ws, 0) == pid && WIFEXITED(ws));
+    if (WEXITSTATUS(ws) == 2 && test_emulated())
+        printf("  the emulator does not wipe a MADV_WIPEONFORK page: the forked child not judged\n");
+    else
+        CHECK(WEXITSTATUS(ws) == 0);
+    CHECK(p->state == RUN_PROCESS_KNOWN && p->monotonic_delta_ns == 3000000000ll);
+    snprintf(r.h->offsets_path, sizeof r.h->offsets_path, "%s", my_off);
+
+    /* Offsets that cannot be known: a process that unshared again (its children's namespace
+     * is not its own), an unreadable offsets file, a refresher whose namespace is unknown.
+     * MONOTONIC, its coarse twin and BOOTTIME then come from the kernel; REALTIME is served. */
+    for (int c = 0; c < 3; c++) {
+        p->state = RUN_PROCESS_UNKNOWN;
+        snprintf(r.h->children_path, sizeof r.h->children_path, "%s", c == 0 ? ref : mine);
+        snprintf(r.h->offsets_path, sizeof r.h->offsets_path, "%s", c == 1 ? bad_off : my_off);
+        r.h->timens = c == 2 ? RUN_TIMENS_UNKNOWN : RUN_TIMENS_KNOWN;
+        uint64_t calls = r.h->kernel_calls;
+        CHECK(reader_ns(&r, CLOCK_REALTIME) == anchor + (uint64_t)real);
+        CHECK(p->state == RUN_PROCESS_KERNEL);
+        before = kernel_ns(CLOCK_MONOTONIC);
+        v = reader_ns(&r, CLOCK_MONOTONIC);
+        CHECK(v >= before && v <= kernel_ns(CLOCK_MONOTONIC));
+        before = kernel_ns(CLOCK_BOOTTIME);
+        v = reader_ns(&r, CLOCK_BOOTTIME);
+        CHECK(v >= before && v <= kernel_ns(CLOCK_BOOTTIME));
+        CHECK(reader_ns(&r, CLOCK_MONOTONIC_COARSE) != anchor + 3000000000ull);
+        CHECK(r.h->kernel_calls == calls + (c == 0 ? 2 : c == 1 ? 5 : 0) + 3);
+    }
+    /* No namespaces at all: every process has the refresher's clocks, no syscall asked. */
+    p->state = RUN_PROCESS_UNKNOWN;
+    r.h->timens = RUN_TIMENS_NONE;
+    uint64_t calls = r.h->kernel_calls;
+    CHECK(reader_ns(&r, CLOCK_MONOTONIC) == anchor && r.h->kernel_calls == calls);
+    munmap(r.region, RUN_REGION_SIZE);
+    unlink(ref), unlink(mine), unlink(ref_off), unlink(my_off), unlink(bad_off), rmdir(dir);
 #endif
 }

@@ -7,6 +7,11 @@
 
 /* asm-generic numbers; there is no time syscall (nor a vDSO time entry) */
 #define READER_NR_CLOCK_GETTIME 113
+/* for a process's first read: which time namespace it is in (reader.c) */
+#define READER_NR_OPENAT 56
+#define READER_NR_CLOSE 57
+#define READER_NR_READ 63
+#define READER_NR_NEWFSTATAT 79
 #define READER_NR_GETTIMEOFDAY 169
 
 static inline long reader_syscall2(long nr, long a, long b)
@@ -15,6 +20,17 @@ static inline long reader_syscall2(long nr, long a, long b)
     register long x0 __asm__("x0") = a;
     register long x1 __asm__("x1") = b;
     __asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1) : "memory");
+    return x0;
+}
+
+static inline long reader_syscall4(long nr, long a, long b, long c, long d)
+{
+    register long x8 __asm__("x8") = nr;
+    register long x0 __asm__("x0") = a;
+    register long x1 __asm__("x1") = b;
+    register long x2 __asm__("x2") = c;
+    register long x3 __asm__("x3") = d;
+    __asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
     return x0;
 }
 

@@ -33,6 +33,7 @@
 #include "arch/reader_arch.h"
 #include "fastclock/fc_read.h"
 #include "run/run_reader_abi.h"
+#include "run/run_timens.h"
 
 #include <stdint.h>
 
@@ -60,6 +61,11 @@ static inline struct run_page_header *header(void)
     return (struct run_page_header *)(code_start() + RUN_HEADER_OFFSET);
 }
 
+static inline struct run_process_page *process(void)
+{
+    return (struct run_process_page *)(code_start() + RUN_PROCESS_OFFSET);
+}
+
 static inline void add(uint64_t *counter)
 {
     __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
@@ -81,11 +87,88 @@ static inline const struct fc_line *line(struct run_page_header *h)
     return (const struct fc_line *)(code_start() + RUN_LINE_PAGE_OFFSET + off);
 }
 
-/* The value of a served clock (which: FC_CLOCK_*, id its clock id) in ns, after a first
- * pass did not give one; false when the kernel must answer (no usable line).  fc_read.h's
- * protocol, as libfastclock's readers.  Out of line: the common case never comes here. */
+/* ---- the process's time namespace (its first read) ---- */
+
+#define AT_FDCWD_ (-100)
+#define O_RDONLY_CLOEXEC_ 02000000 /* O_RDONLY | O_CLOEXEC, the same on the three arches */
+
+/* The inode of a /proc/self/ns link's namespace; 0 when it cannot be known.  st_ino is the
+ * second 64-bit word of struct stat on the three arches (x86_64's and asm-generic's). */
+static __attribute__((noinline)) uint64_t ns_inode(struct run_page_header *h, const char *path)
+{
+    uint64_t st[24]; /* struct stat: 144 bytes on x86_64, 128 in asm-generic */
+    add(&h->kernel_calls);
+    if (reader_syscall4(READER_NR_NEWFSTATAT, AT_FDCWD_, (long)path, (long)st, 0) != 0)
+        return 0;
+    return st[1];
+}
+
+/* This process's namespace offsets (/proc/self/timens_offsets: those of the namespace its
+ * children get, which is its own once ns_inode(time) == ns_inode(time_for_children)). */
+static __attribute__((noinline)) int own_offsets(struct run_page_header *h, const char *path,
+                                                 int64_t *mono, int64_t *boot)
+{
+    char buf[256];
+    add(&h->kernel_calls), add(&h->kernel_calls), add(&h->kernel_calls);
+    long fd = reader_syscall4(READER_NR_OPENAT, AT_FDCWD_, (long)path, O_RDONLY_CLOEXEC_, 0);
+    if (fd < 0)
+        return 0;
+    long n = reader_syscall4(READER_NR_READ, fd, (long)buf, sizeof buf, 0);
+    reader_syscall4(READER_NR_CLOSE, fd, 0, 0, 0);
+    /* Both lines in one read (the kernel's seq_file gives them at once), or nothing. */
+    return n > 0 && n < (long)sizeof buf && run_timens_parse(buf, n, mono, boot);
+}
+
+/* The process page's state, learnt at the first read in this process: a forked child
+ * finds the page zeroed (MADV_WIPEONFORK), so its first read asks which namespace it is in
+ * before any value is served.  A few syscalls, once per process; the answer is the same
+ * whichever thread or handler asks, so racing askers write the same values. */
+static __attribute__((noinline)) uint32_t learn_process(struct run_page_header *h,
+                                                        struct run_process_page *p)
+{
+    uint32_t state = RUN_PROCESS_KERNEL;
+    int64_t mono = 0, boot = 0;
+    uint32_t timens = __atomic_load_n(&h->timens, __ATOMIC_RELAXED);
+    if (timens == RUN_TIMENS_NONE) {
+        state = RUN_PROCESS_KNOWN; /* no namespaces: the refresher's clocks are everyone's */
+    } else if (timens == RUN_TIMENS_KNOWN) {
+        uint64_t mine = ns_inode(h, h->ns_path);
+        if (mine && mine == __atomic_load_n(&h->timens_inode, __ATOMIC_RELAXED)) {
+            state = RUN_PROCESS_KNOWN;
+        } else if (mine && mine == ns_inode(h, h->children_path) &&
+                   own_offsets(h, h->offsets_path, &mono, &boot)) {
+            mono -= (int64_t)__atomic_load_n(&h->timens_monotonic_ns, __ATOMIC_RELAXED);
+            boot -= (int64_t)__atomic_load_n(&h->timens_boottime_ns, __ATOMIC_RELAXED);
+            state = RUN_PROCESS_KNOWN;
+        }
+    }
+    __atomic_store_n(&p->monotonic_delta_ns, mono, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->boottime_delta_ns, boot, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->state, state, __ATOMIC_RELEASE);
+    return state;
+}
+
+/* The process's state, learnt if it is not yet. */
+static inline uint32_t process_state(struct run_page_header *h, struct run_process_page *p)
+{
+    uint32_t st = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE);
+    return st != RUN_PROCESS_UNKNOWN ? st : learn_process(h, p);
+}
+
+/* What a served clock (FC_CLOCK_*) of this process is above the refresher's. */
+static inline int64_t delta_of(const struct run_process_page *p, int which)
+{
+    return which == FC_CLOCK_MONOTONIC ? __atomic_load_n(&p->monotonic_delta_ns, __ATOMIC_RELAXED)
+         : which == FC_CLOCK_BOOTTIME ? __atomic_load_n(&p->boottime_delta_ns, __ATOMIC_RELAXED)
+         : 0;
+}
+
+/* The value of a served clock (which: FC_CLOCK_*, id its clock id) in ns, in the
+ * refresher's namespace (delta: this process's clock above it), after a first pass did not
+ * give one; false when the kernel must answer (no usable line).  fc_read.h's protocol, as
+ * libfastclock's readers.  Out of line: the common case never comes here. */
 static __attribute__((noinline)) int line_value_slow(struct run_page_header *h, int which, long id,
-                                                     uint64_t *out)
+                                                     int64_t delta, uint64_t *out)
 {
     const struct fc_line *l = line(h);
     if (!l)
@@ -117,21 +200,25 @@ static __attribute__((noinline)) int line_value_slow(struct run_page_header *h, 
         struct k_timespec ts;
         if (kernel(h, NR_CLOCK_GETTIME, id, (long)&ts) != 0)
             return 0;
-        uint64_t k = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+        uint64_t k = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec - (uint64_t)delta;
         if (fc_line_stale_value(l, which, s1, k, out))
             return 1;
     }
 }
 
 /* The common case inline (one pass on a live line), the rest out of line. */
+/* The value in this process's namespace. */
 static inline __attribute__((always_inline)) int line_value(struct run_page_header *h, int which,
-                                                            long id, uint64_t *out)
+                                                            long id, int64_t delta, uint64_t *out)
 {
     const struct fc_line *l = line(h);
     uint64_t s1;
-    if (__builtin_expect(l != 0, 1) && __builtin_expect(fc_line_read(l, which, out, &s1) == FC_READ_VALUE, 1))
-        return 1;
-    return line_value_slow(h, which, id, out);
+    if (!(__builtin_expect(l != 0, 1) &&
+          __builtin_expect(fc_line_read(l, which, out, &s1) == FC_READ_VALUE, 1)) &&
+        !line_value_slow(h, which, id, delta, out))
+        return 0;
+    *out += (uint64_t)delta;
+    return 1;
 }
 
 #define CLOCK_ID_REALTIME_COARSE 5
@@ -155,11 +242,14 @@ static inline long fine_id(long clk)
 }
 
 /* FC_CLOCK_* of a served (fine) clock id, or -1.  MONOTONIC first: the clock every runtime
- * reads most (Go's nanotime, every timeout). */
+ * reads most (Go's nanotime, every timeout).  In a process whose namespace offsets cannot
+ * be known only REALTIME, which no namespace changes. */
 static inline int served(struct run_page_header *h, long clk)
 {
     uint32_t mask = __atomic_load_n(&h->serve_mask, __ATOMIC_RELAXED);
     if ((unsigned long)clk >= 32 || !((mask >> clk) & 1))
+        return -1;
+    if (clk != 0 && process_state(h, process()) != RUN_PROCESS_KNOWN)
         return -1;
     return clk == 1 ? FC_CLOCK_MONOTONIC : clk == 0 ? FC_CLOCK_REALTIME
          : clk == 7 ? FC_CLOCK_BOOTTIME : -1;
@@ -184,11 +274,15 @@ static __attribute__((noinline)) long counted(struct run_page_header *h, unsigne
 static inline __attribute__((always_inline)) int fast_value(long clk, uint64_t *out)
 {
     struct run_page_header *h = header();
+    const struct run_process_page *p = process();
     uint32_t mask = __atomic_load_n(&h->serve_mask, __ATOMIC_RELAXED);
     uint32_t flags = __atomic_load_n(&h->flags, __ATOMIC_RELAXED);
-    /* clk 0 or 1, its bit in the mask, not counting: the three tests on one cache line. */
+    /* The process's namespace known (its first read learns it, on the slow path); acquire:
+     * its deltas were written before it. */
+    uint32_t state = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE);
+    /* clk 0 or 1, its bit in the mask, not counting: three tests on one cache line. */
     if (__builtin_expect((unsigned long)clk > 1 || !((mask >> clk) & 1) ||
-                         (flags & RUN_FLAG_COUNT), 0))
+                         (flags & RUN_FLAG_COUNT) || state != RUN_PROCESS_KNOWN, 0))
         return 0;
     const struct fc_line *l = line(h);
     if (__builtin_expect(!l, 0))
@@ -198,7 +292,9 @@ static inline __attribute__((always_inline)) int fast_value(long clk, uint64_t *
      * changed under it is read again by the slow path. */
     if (__builtin_expect(fc_line_read_once(l, (int)(clk ^ 1), &s) != FC_READ_VALUE, 0))
         return 0;
-    *out = s.v + (uint64_t)s.offset;
+    /* MONOTONIC (clk 1) in this process's namespace; REALTIME (0) is everyone's. */
+    int64_t delta = clk ? __atomic_load_n(&p->monotonic_delta_ns, __ATOMIC_RELAXED) : 0;
+    *out = s.v + (uint64_t)s.offset + (uint64_t)delta;
     return 1;
 }
 
@@ -208,12 +304,13 @@ static __attribute__((noinline)) long clock_gettime_slow(long clk, struct k_time
     if (__builtin_expect(__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RUN_FLAG_COUNT, 0))
         return counted(h, (unsigned long)clk < RUN_COUNT_CLOCKS ? (unsigned)clk : RUN_COUNT_OTHER_CLOCK,
                        NR_CLOCK_GETTIME, clk, (long)ts);
+    process_state(h, process()); /* learnt here too: the fast path waits for it */
     long fine = fine_id(clk);
     int which = served(h, fine);
     uint64_t v;
     /* No usable line: a coarse id whose fine twin is served gets the fine kernel clock,
      * not its own, which lies up to a tick below a fine value served a moment before. */
-    if (which < 0 || !line_value(h, which, fine, &v))
+    if (which < 0 || !line_value(h, which, fine, delta_of(process(), which), &v))
         return kernel(h, NR_CLOCK_GETTIME, which < 0 ? clk : fine, (long)ts);
     ts->tv_sec = (int64_t)(v / 1000000000ull);
     ts->tv_nsec = (int64_t)(v % 1000000000ull);
@@ -237,7 +334,8 @@ static __attribute__((noinline)) long gettimeofday_slow(struct k_timeval *tv, vo
         return counted(h, RUN_COUNT_GETTIMEOFDAY, NR_GETTIMEOFDAY, (long)tv, (long)tz);
     uint64_t v;
     /* A timezone, or no timeval: the kernel, as the vDSO's own fallback does. */
-    if (tz || !tv || served(h, 0) < 0 || !line_value(h, FC_CLOCK_REALTIME, 0, &v))
+    process_state(h, process()); /* learnt here too: the fast path waits for it */
+    if (tz || !tv || served(h, 0) < 0 || !line_value(h, FC_CLOCK_REALTIME, 0, 0, &v))
         return kernel(h, NR_GETTIMEOFDAY, (long)tv, (long)tz);
     tv->tv_sec = (int64_t)(v / 1000000000ull);
     tv->tv_usec = (int64_t)(v % 1000000000ull / 1000u);
@@ -262,7 +360,8 @@ static __attribute__((noinline)) long time_slow(int64_t *t)
     if (__builtin_expect(__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RUN_FLAG_COUNT, 0))
         return counted(h, RUN_COUNT_TIME, NR_TIME, (long)t, 0);
     uint64_t v;
-    if (served(h, 0) < 0 || !line_value(h, FC_CLOCK_REALTIME, 0, &v))
+    process_state(h, process());
+    if (served(h, 0) < 0 || !line_value(h, FC_CLOCK_REALTIME, 0, 0, &v))
         return kernel(h, NR_TIME, (long)t, 0);
     int64_t s = (int64_t)(v / 1000000000ull);
     if (t)

@@ -795,6 +795,93 @@ def test_a_process_in_another_time_namespace_is_served_its_own_clocks(cs, progs,
         out + err[-2000:]
 
 
+def only_child(pid):
+    """The one child of pid (the process unshare --fork started), once it exists."""
+    deadline = time.monotonic() + DEADLINE
+    while time.monotonic() < deadline:
+        try:
+            kids = open(f"/proc/{pid}/task/{pid}/children").read().split()
+        except OSError:
+            kids = []
+        if kids:
+            return int(kids[0])
+        time.sleep(0.01)
+    pytest.fail(f"pid {pid} started no child")
+
+
+# run/run_reader_abi.h: the region is the reader's code (8 KiB), the line page, the header;
+# the header's line_offset is its fifth 32-bit word, the line's seq its first 64-bit word.
+READER_CODE_SIZE, PAGE_SIZE = 8192, 4096
+
+
+def line_refreshed_in(pid, region):
+    """Whether the line the served process reads (through its own mapping, as it reads it)
+    changes within 5 s: the helper's writes reach it (a copy of the line, not shared,
+    would stay as it was copied: every read stale, a syscall)."""
+    with open(f"/proc/{pid}/mem", "rb", buffering=0) as mem:  # unbuffered: read anew
+        mem.seek(region + READER_CODE_SIZE + PAGE_SIZE + 16)
+        line_offset = struct.unpack("<I", mem.read(4))[0]
+        at = region + READER_CODE_SIZE + line_offset
+        mem.seek(at)
+        first = mem.read(8)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+            mem.seek(at)
+            if mem.read(8) != first:
+                return True
+    return False
+
+
+@pytest.mark.parametrize("where", ["another user", "a PID namespace"])
+def test_root_serves_another_users_process_and_one_in_a_pid_namespace(cs, progs, tmp_path, where):
+    """Root may ptrace any process, so it may serve any (issue 34.9): one of another user
+    (setpriv to nobody), and one in its own PID and mount namespace with its own /proc
+    (unshare --pid --mount-proc, as a container's).  Neither could open a memfd of run's
+    helper by /proc/HELPER/fd ("Permission denied", "No such file or directory"): the
+    memfd is made in the target and run opens it through /proc/TARGET/fd.  Served, every
+    read right, undone to a pristine vDSO, twice."""
+    need_counter()
+    if os.geteuid() != 0:
+        pytest.skip("needs root")
+    if where == "another user":
+        need_tool("setpriv")
+        d = tmp_path / "shared"
+        d.mkdir(mode=0o755)
+        os.chmod(tmp_path, 0o755)
+        exe = d / "live_target"
+        exe.write_bytes(progs["live_target"].read_bytes())
+        exe.chmod(0o755)
+        t = Target("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", exe, "2")
+    else:
+        need_tool("unshare")
+        t = Target("unshare", "--pid", "--fork", "--mount-proc", progs["live_target"], "2")
+    try:
+        line = t.ready()
+        pid = t.pid if where == "another user" else only_child(t.pid)
+        if where == "another user":
+            assert f"ready pid {pid}" in line and os.stat(f"/proc/{pid}").st_uid == 65534
+        else:
+            assert line.startswith("ready pid 1 "), line  # pid 1 inside its namespace
+        inner = InnerPid(t, pid)
+        pristine = vdso_bytes("self")
+        for _ in range(2):
+            a = run([cs, "run", "--mode", "fast", "--verbose", "-p", pid], timeout=DEADLINE)
+            assert a.returncode == 0 and "patched vDSO" in a.stderr, a.stderr
+            region = int(re.search(r"reader at 0x([0-9a-f]+)", a.stderr).group(1), 16)
+            assert line_refreshed_in(pid, region), "the target's line never changed"
+            assert ran_on(inner, 20) is None
+            u = run([cs, "run", "--undo", pid], timeout=DEADLINE)
+            assert u.returncode == 0, u.stderr
+            assert vdso_bytes(pid) == pristine
+            assert ran_on(inner) is None
+        rc, out, err = t.finish()
+    finally:
+        t.kill()
+    assert rc == 0 and re.search(r"^ok live_target threads 2 reads \d+ outside 0$", out, re.M), \
+        out + err[-2000:]
+
+
 def test_attach_names_the_threads_whose_calls_return_eintr(cs, progs):
     """A ptrace stop ends some blocking calls with EINTR (the kernel does so for any attach:
     strace -p, gdb): epoll_wait does, read is restarted.  run -p says which thread's call

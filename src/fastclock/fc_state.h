@@ -32,10 +32,14 @@ _Static_assert(FC_SHIFT == FC_LINE_SHIFT, "the writer's fixed point is the line'
  * clock function, `recent` and its due point.  A sparse read finds them cold (evicted from
  * the caches and the TLB during the pause): each page costs a page walk, in a VM a
  * two-dimensional one of hundreds of ns, which is why the vDSO's cold read, one data page,
- * is cheap.  One named section, in definition order (no_reorder), the line 256-aligned:
- * the line (128 bytes), the function (8), `recent` at 192 and its due point: 208 bytes
- * that never straddle a page. */
+ * is cheap.  One named section, in definition order (no_reorder), the line page-aligned:
+ * the line (128 bytes), the function (8), `recent` at 192 and its due point (208 bytes),
+ * then fc_hot_page_end to the page's end.  Nothing else shares the page, so that a process
+ * can map it from shared memory (clockscope run's helper, src/run/run_refresher.c) knowing
+ * that only libfastclock's writer and readers ever write it. */
 #define FC_HOT_DATA __attribute__((section(".data.fastclock_hot"), no_reorder))
+#define FC_HOT_PAGE_SIZE 4096
+extern FC_HIDDEN char fc_hot_page_end[]; /* the padding: ends the hot page */
 
 extern FC_HIDDEN struct fc_line fc_line;
 /* The kernel's clocks: clock_gettime, or the shim's real one (set before the first call,

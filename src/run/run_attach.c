@@ -389,6 +389,30 @@ static const uint8_t *scratch_of(const struct run_vpatch_target *t, uint64_t *of
     return (const uint8_t *)mine->base + *off;
 }
 
+/* The memfd run_vpatch made in the target becomes the data pages' home: opened through
+ * /proc/PID/fd/N (the tracer may: root across users, and from outside the target's PID
+ * namespace, where the target could not open anything of the helper's), the helper's pages
+ * moved into it.  This helper's own memfd is then unused. */
+struct adopt_ctx {
+    struct run_page_header *page;
+    bool line;
+};
+
+static bool adopt(pid_t pid, long fd_in_target, void *ctx, char *why, size_t wl)
+{
+    const struct adopt_ctx *ac = ctx;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd/%ld", (int)pid, fd_in_target);
+    int to = open(path, O_RDWR | O_CLOEXEC);
+    if (to < 0) {
+        snprintf(why, wl, "cannot open its new memfd (%s): %s", path, strerror(errno));
+        return false;
+    }
+    bool ok = run_refresher_move(to, ac->page, ac->line, why, wl);
+    close(to);
+    return ok;
+}
+
 int run_attach(pid_t pid, const struct run_mode *mode, bool verbose, const char *output)
 {
     char why[400] = "";
@@ -461,8 +485,8 @@ int run_attach(pid_t pid, const struct run_mode *mode, bool verbose, const char 
         } else if (e) {
             say_refusal(pid, e, why);
         } else {
-            char path[64];
-            snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)getpid(), memfd);
+            struct adopt_ctx ac = {.page = page, .line = !count};
+            const struct run_vpatch_share share = {.adopt = adopt, .ctx = &ac};
             say_interrupted(pid, &s, "to serve the process");
             struct run_heal heal;
             e = run_heal_begin(&heal, s.inj, base + scratch, pristine, room, &s.main_taken, why,
@@ -471,11 +495,12 @@ int run_attach(pid_t pid, const struct run_mode *mode, bool verbose, const char 
                 snprintf(how, sizeof how, "%s", why);
                 res = RUN_VPATCH_TRACE_FAILED;
             } else {
-                res = run_vpatch(s.inj, -1, path, how, sizeof how, &s.main_taken, &heal);
+                res = run_vpatch(s.inj, -1, &share, how, sizeof how, &s.main_taken, &heal);
             }
             run_heal_end(&heal);
             let_go(pid, &s);
             if (res == RUN_VPATCH_OK) {
+                close(memfd); /* the pages live in the target's memfd (adopt) */
                 status = 0;
                 if (verbose)
                     fprintf(stderr, "clockscope run: pid %d: %s; %s%s%s (refresher: pid %d)\n",

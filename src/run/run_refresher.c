@@ -5,6 +5,7 @@
 
 #include "fastclock/fastclock.h"
 #include "fastclock/fc_state.h"
+#include "fastclock/fc_writer.h"
 #include "shim/shim.h"
 
 #include <errno.h>
@@ -107,24 +108,66 @@ const char *run_refresher_start_said(void)
     return start_said;
 }
 
+/* The page libfastclock's hot data has to itself (fc_state.h: the line at its start, the
+ * padding to its end), or 0. */
+static uintptr_t line_page(void)
+{
+    uintptr_t pg = (uintptr_t)&fc_line;
+    __asm__("" : "+r"(pg)); /* the page, not the 128-byte object the compiler knows */
+    bool alone = pg % FC_HOT_PAGE_SIZE == 0 &&
+                 (uintptr_t)fc_hot_page_end + FC_HOT_PAGE_SIZE - 256 == pg + FC_HOT_PAGE_SIZE;
+    return alone ? pg : 0;
+}
+
+bool run_refresher_move(int to, struct run_page_header *page, bool line, char *why, size_t wl)
+{
+    uintptr_t pg = line_page();
+    if (ftruncate(to, RUN_MEMFD_SIZE) != 0) {
+        snprintf(why, wl, "cannot size its memfd: %s", strerror(errno));
+        return false;
+    }
+    /* The hot page's writers are libfastclock's writer, held off here, and its readers, of
+     * which this process has none (it reads no clock through libfastclock); the header's
+     * are this thread and the served processes, none served yet.  So nothing is written
+     * between the copy and the new mapping. */
+    fc_take_refreshing();
+    bool ok = pwrite(to, page, RUN_PAGE_SIZE, RUN_PAGE_SIZE) == (ssize_t)RUN_PAGE_SIZE &&
+              (!line || (pg && pwrite(to, (const void *)pg, RUN_PAGE_SIZE, 0) == (ssize_t)RUN_PAGE_SIZE));
+    if (!ok)
+        snprintf(why, wl, "cannot fill its memfd: %s", errno ? strerror(errno) : "short write");
+    /* MAP_FIXED over the same addresses: the old memfd's pages go, the values stay. */
+    if (ok && line && mmap((void *)pg, RUN_PAGE_SIZE, PROT_READ | PROT_WRITE,
+                           MAP_SHARED | MAP_FIXED, to, 0) != (void *)pg) {
+        snprintf(why, wl, "cannot map its memfd: %s", strerror(errno));
+        ok = false;
+    }
+    if (ok && mmap(page, RUN_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, to,
+                   RUN_PAGE_SIZE) != (void *)page) {
+        snprintf(why, wl, "cannot map its memfd: %s", strerror(errno));
+        ok = false;
+    }
+    fc_release_refreshing();
+    return ok;
+}
+
 bool run_refresher_prepare(int memfd, struct run_page_header *page, const struct run_mode *mode,
                            char *why, size_t wl)
 {
     long pagesz = sysconf(_SC_PAGESIZE);
-    uintptr_t addr = (uintptr_t)&fc_line, pg = addr & ~(uintptr_t)(pagesz - 1);
-    if (pagesz != (long)RUN_PAGE_SIZE || addr + sizeof fc_line > pg + (uintptr_t)pagesz) {
-        snprintf(why, wl, "fastclock's line does not fit one %u-byte page here", RUN_PAGE_SIZE);
+    uintptr_t pg = line_page();
+    if (pagesz != (long)RUN_PAGE_SIZE || pagesz != FC_HOT_PAGE_SIZE || !pg) {
+        snprintf(why, wl, "fastclock's line is not alone on a %u-byte page here", RUN_PAGE_SIZE);
         return false;
     }
-    /* Before libfastclock has started (no thread, no line yet): the page's other contents
-     * are this process's own data, copied so that nothing changes for it. */
+    /* Before libfastclock has started (no thread, no line yet): the hot page's initial
+     * contents (the line's constant words) copied. */
     if (pwrite(memfd, (const void *)pg, (size_t)pagesz, 0) != pagesz ||
         mmap((void *)pg, (size_t)pagesz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, memfd, 0) !=
             (void *)pg) {
         snprintf(why, wl, "cannot share fastclock's line: %s", strerror(errno));
         return false;
     }
-    page->line_offset = (uint32_t)(addr - pg);
+    page->line_offset = (uint32_t)((uintptr_t)&fc_line - pg);
     struct fastclock_info info;
     fastclock_info(&info);
     if (info.source != FASTCLOCK_SOURCE_COUNTER) {

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #define MAX_VDSO_SIZE (1u << 20)
+#define RUN_MFD_NOEXEC_SEAL 0x0008u /* linux/memfd.h, Linux 6.3 */
 
 #if RUN_READER_BLOB_AVAILABLE
 /* An entry the reader does not provide (time() where the vDSO has none): never planned,
@@ -258,12 +259,12 @@ static int step(pid_t pid, struct run_heal *heal, uint64_t insn_at, long nr, con
     return run_trace_syscall(pid, insn_at, nr, args, ret, taken, why, wl);
 }
 
-enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, const char *memfd_path,
-                                  char *how, size_t hl, struct run_trace_signals *taken,
-                                  struct run_heal *heal)
+enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target,
+                                  const struct run_vpatch_share *share, char *how, size_t hl,
+                                  struct run_trace_signals *taken, struct run_heal *heal)
 {
 #if !RUN_READER_BLOB_AVAILABLE
-    (void)pid, (void)memfd_in_target, (void)memfd_path, (void)taken, (void)heal;
+    (void)pid, (void)memfd_in_target, (void)share, (void)taken, (void)heal;
     if (arch_inject_supported(how, hl))
         snprintf(how, hl, "this build has no injectable reader");
     return RUN_VPATCH_UNSUPPORTED;
@@ -309,19 +310,28 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, const char *me
         e = EIO, region = -1;
     }
     long memfd = memfd_in_target;
-    if (!e && memfd_path) {
-        /* A running process has no descriptor of the memfd: it opens the helper's, by a
-         * path written into its new (still writable) code page. */
-        size_t plen = strlen(memfd_path) + 1;
-        if ((e = run_trace_write(pid, (uint64_t)region, memfd_path, plen)))
-            snprintf(why, sizeof why, "cannot write the memfd's path: %s", strerror(e));
-        long ao[6] = {AT_FDCWD, region, O_RDWR | O_CLOEXEC, 0, 0, 0};
-        if (!e && !(e = step(pid, heal, insn_at, SYS_openat, ao, &memfd, taken, why,
-                                          sizeof why)) && is_err(memfd)) {
-            snprintf(why, sizeof why, "it cannot open %s: %s", memfd_path, strerror((int)-memfd));
-            e = EIO;
-            memfd = -1;
+    if (!e && share) {
+        /* A running process has no descriptor of the memfd: it makes one, named by text
+         * written into its new (still writable) code page; no execute permission
+         * (MFD_NOEXEC_SEAL, where vm.memfd_noexec asks for it), or none to give where the
+         * kernel predates the flag (EINVAL). */
+        static const char name[] = "clockscope-run-page";
+        if ((e = run_trace_write(pid, (uint64_t)region, name, sizeof name)))
+            snprintf(why, sizeof why, "cannot write the memfd's name: %s", strerror(e));
+        for (unsigned flags = MFD_CLOEXEC | RUN_MFD_NOEXEC_SEAL;; flags = MFD_CLOEXEC) {
+            long am[6] = {region, flags, 0, 0, 0, 0};
+            if (e || (e = step(pid, heal, insn_at, SYS_memfd_create, am, &memfd, taken, why,
+                               sizeof why)) || memfd != -EINVAL || flags == MFD_CLOEXEC)
+                break;
         }
+        if (!e && is_err(memfd)) {
+            snprintf(why, sizeof why, "memfd_create in it failed: %s", strerror((int)-memfd));
+            e = EIO;
+        }
+        if (e)
+            memfd = -1;
+        else if (!share->adopt(pid, memfd, share->ctx, why, sizeof why))
+            e = EIO;
     }
     if (!e) {
         long a2[6] = {region + RUN_LINE_PAGE_OFFSET, RUN_MEMFD_SIZE, PROT_READ | PROT_WRITE,

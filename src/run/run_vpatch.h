@@ -62,18 +62,26 @@ enum run_vpatch_result run_vpatch_read(pid_t pid, struct run_vpatch_target *t, c
 /* The reader's region a patched clock_gettime entry jumps to (from the jump's operand). */
 bool run_vpatch_region_of(const struct run_vpatch_target *t, uint64_t *region);
 
+/* A running process (run -p) has no descriptor of the data pages' memfd: run_vpatch creates
+ * one in it (memfd_create) and hands its number to adopt, which opens it through
+ * /proc/PID/fd/N (as root may across users and PID namespaces, where the process could not
+ * open a helper's) and moves the helper's pages into it; false with the reason. */
+struct run_vpatch_share {
+    bool (*adopt)(pid_t pid, long fd_in_target, void *ctx, char *why, size_t wl);
+    void *ctx;
+};
+
 /* Patches the stopped tracee.  memfd_in_target is the data page's memfd as numbered in the
- * tracee (inherited through exec; closed in it here), or -1 and memfd_path: a path the
- * tracee opens it by (/proc/HELPER/fd/N, for a running process: run -p).  On RUN_VPATCH_OK, `how` says what was
+ * tracee (inherited through exec; closed in it here), or -1 and share (run -p, above).  On RUN_VPATCH_OK, `how` says what was
  * patched; otherwise it says why not, and the tracee is left as it was.  Signals the
  * thread dequeued meanwhile are kept in *taken, for run_trace_detach_giving_back.  heal:
  * the syscalls run through run -p's self-healing stub (run_heal_begin done; the caller
  * ends it), or NULL: from the syscall instruction written over clock_gettime's entry (the
  * exec stop, where the program dies with run: PTRACE_O_EXITKILL). */
 struct run_heal;
-enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target, const char *memfd_path,
-                                  char *how, size_t hl, struct run_trace_signals *taken,
-                                  struct run_heal *heal);
+enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target,
+                                  const struct run_vpatch_share *share, char *how, size_t hl,
+                                  struct run_trace_signals *taken, struct run_heal *heal);
 /* The bytes of a vDSO image past everything its ELF headers describe, to the end of its
  * last page: zeros nobody reads or executes, where run -p's self-healing step is written
  * (run/run_heal.h).  false when the headers are malformed or nothing is left. */

@@ -232,31 +232,36 @@ def test_count_in_forked_children(cs, tmp_path):
 
 
 def test_a_child_in_a_new_time_namespace_reads_its_own_clocks(cs, tmp_path):
-    """Issue 30.2: a program whose line is live unshares a time namespace, sets its
-    CLOCK_MONOTONIC and CLOCK_BOOTTIME offsets (-1000 s, then +1000 s) and forks: the child's
-    served clocks are its kernel's (inside the raw-syscall bracket, SHIM_BOUND_NS), not its
-    parent's, from its first read and through its refreshes (fastclock re-anchors at the fork
-    handler and at a refresh that finds the kernel's clock moved by more than 250 ms; before,
-    the child was 1000 s ahead, slewing at 5% for hours, or jumped).  Needs CAP_SYS_ADMIN and
-    a kernel with time namespaces (5.6): CI runs as root on such a kernel; elsewhere this
-    skips, saying why."""
+    """Issues 30.2 and 34.3: a program whose line is live unshares a time namespace, sets its
+    CLOCK_MONOTONIC and CLOCK_BOOTTIME offsets and forks: the child's served clocks are its
+    kernel's (inside the raw-syscall bracket, SHIM_BOUND_NS), not its parent's, from its first
+    read and through its refreshes, and its CLOCK_REALTIME, which no namespace changes, never
+    moves.  Offsets far past fastclock's 250 ms jump bound (-1000 s, +1000 s) and below it
+    (-240 ms .. +200 ms, 1 ms each way), BOOTTIME's apart from MONOTONIC's (150 ms:-3 s) and
+    alone (0:-3 s): the fork handler compares the parent's look at the kernel's clocks with
+    the child's and re-anchors on any namespace change (before, offsets below 250 ms were
+    slewed over seconds with REALTIME up to 200 ms ahead meanwhile, and BOOTTIME kept its
+    parent's offset until a refresh).  Needs CAP_SYS_ADMIN and a kernel with time namespaces
+    (5.6): CI runs as root on such a kernel; elsewhere this skips, saying why."""
     need_tool("cc")
     if not counter_expected():
         pytest.skip("the counter is not used here: the kernel answers (no line to re-anchor)")
     exe = tmp_path / "fc_timens"
     proc = run(["cc", "-O1", "-o", exe, ROOT / "tests/progs/fc_timens.c"])
     assert proc.returncode == 0, proc.stderr
-    proc = run([cs, "run", "--mode", "fast", "--", exe, "-1000000", "1000000"], timeout=60)
+    offsets = ["-1000000", "1000000", "-200", "200", "100", "-240", "-1", "1", "150:-3000", "0:-3000"]
+    proc = run([cs, "run", "--mode", "fast", "--", exe, *offsets], timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     skip = re.search(r"^skip (.*)$", proc.stdout, re.M)
     if skip:
         pytest.skip(f"no time namespace here ({skip.group(1)}); CI, as root, has them")
     # The negative offset is clipped above -uptime (the kernel refuses a clock below 0).
-    applied = re.findall(r"^applied (-?\d+) (\d)$", proc.stdout, re.M)
-    assert len(applied) == 2 and applied[0][0] == "-1000000" and applied[1][0] == "1000000", proc.stdout
+    applied = re.findall(r"^applied (\S+) (\d)$", proc.stdout, re.M)
+    assert [off for off, _ in applied] == offsets, proc.stdout
     assert all(ok == "1" for _, ok in applied), proc.stdout  # the child's kernel clock moved
-    rows = re.findall(r"^ns (-?\d+) (\w+) (-?\d+) (-?\d+)$", proc.stdout, re.M)
-    assert len(rows) == 6, proc.stdout
+    rows = re.findall(r"^ns (\S+) (\w+) (-?\d+) (-?\d+)$", proc.stdout, re.M)
+    assert len(rows) == 3 * len(offsets), proc.stdout
+    assert {clock for _, clock, _, _ in rows} == {"monotonic", "boottime", "realtime"}, proc.stdout
     for off, clock, below, above in rows:
         assert int(below) <= SHIM_BOUND_NS and int(above) <= SHIM_BOUND_NS, (off, clock, proc.stdout)
 

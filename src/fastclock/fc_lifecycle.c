@@ -194,11 +194,20 @@ static void start_checker(void)
 
 /* ---- fork ---- */
 
+/* The parent's look at the kernel's clocks, taken in the prepare handler with the refresh
+ * lock held: the child compares its own with it (fc_follow_moved_clock), so that a child
+ * forked into another time namespace re-anchors on its clock whatever the offset's size. */
+static struct fc_look fork_look;
+static bool fork_look_ok;
+
 static void atfork_prepare(void)
 {
     pthread_mutex_lock(&fc_lock);
     fc_take_refreshing(); /* no half-written line in the child */
     pthread_mutex_lock(&ticker_mx); /* never held by the ticker while it refreshes */
+    fork_look_ok = atomic_load(&fc_line.source) == FC_SOURCE_COUNTER;
+    if (fork_look_ok)
+        fc_take_look(&fork_look, FC_LOOK_TRIES);
 }
 
 static void atfork_parent(void)
@@ -229,10 +238,10 @@ static void atfork_child(void)
     init_ticker_sync();
     atomic_store_explicit(&fc_refreshing, 0u, memory_order_relaxed);
     /* A child forked into a new time namespace (unshare(CLONE_NEWTIME) before the fork):
-     * same counter, other CLOCK_MONOTONIC and BOOTTIME.  Checked before fork returns in
-     * the child, so that its first read is already its own clock's. */
+     * same counter, other CLOCK_MONOTONIC and BOOTTIME, same REALTIME.  Checked before fork
+     * returns in the child, so that its first read is already its own clock's. */
     if (fc_w.atfork_registered && atomic_load(&fc_line.source) != FC_SOURCE_UNINIT)
-        fc_follow_moved_clock();
+        fc_follow_moved_clock(fork_look_ok ? &fork_look : NULL);
     if (fc_w.checker_running)
         start_checker();
     if (fc_w.ticker_running) {
@@ -339,6 +348,8 @@ static void init_locked(void)
     atomic_store_explicit(&fc_line.real_offset, fc_clock_offset(CLOCK_REALTIME), memory_order_relaxed);
     atomic_store_explicit(&fc_line.boot_offset, fc_clock_offset(CLOCK_BOOTTIME), memory_order_relaxed);
     atomic_store_explicit(&fc_line.seq, FC_SEQ_STALE, memory_order_relaxed);
+    fc_take_look(&fc_w.look, FC_LOOK_TRIES); /* the first refresh's look is compared with it */
+    fc_w.look_ok = true;
     __atomic_store_n(&fastclock_recent_cache, k0, __ATOMIC_RELAXED);
     if (!fc_w.clocksource_pending) /* else its reason, set by counter_safe */
         describe_safe("CPUs being compared (the kernel clock answers until then)");
@@ -399,7 +410,7 @@ static bool ticker_sleep(uint64_t ns)
 
 /* The ticker refreshes the line once it is past half its period, so that readers find it
  * fresh whatever their pattern (a sparse reader then reads the counter, not the kernel):
- * with the longest period, 100 ms, a refresh every ~50 ms, a few us of work (22 kernel
+ * with the longest period, 100 ms, a refresh every ~50 ms, a few us of work (11 kernel
  * clock reads and the 2 us write section).  The automatic ticker (period 0) parks when no
  * read came for TICKER_IDLE_NS: it stops refreshing and looks for reads at doubling
  * intervals up to TICKER_PARKED_MAX_NS, so that an idle process is not woken 20 times a

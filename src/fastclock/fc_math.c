@@ -71,3 +71,23 @@ struct fc_segment fc_stale_segment(const struct fc_segment *cur, uint64_t t_anch
                            rate_mult ? rate_mult : cur->mult};
     return next;
 }
+
+static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
+
+int64_t fc_namespace_shift(const struct fc_look *a, const struct fc_look *b, uint64_t rate_mult,
+                           bool *like_suspend)
+{
+    *like_suspend = false;
+    int64_t d_real = b->real - a->real, d_boot = b->boot - a->boot;
+    int64_t noise = (int64_t)(a->noise_ns + b->noise_ns) + FC_NAMESPACE_MARGIN_NS;
+    if (abs64(d_real) <= noise || b->ticks < a->ticks)
+        return 0;
+    uint64_t elapsed = fc_ticks_to_ns(b->ticks - a->ticks, rate_mult);
+    /* MONOTONIC's move against the counter: what it advanced beyond the counter's time. */
+    int64_t moved = (int64_t)(b->mono_ns - a->mono_ns) - (int64_t)elapsed;
+    int64_t slack = (int64_t)((unsigned __int128)elapsed * FC_NAMESPACE_RATE_SLACK_PPM / 1000000u);
+    if (abs64(moved + d_real) > noise + slack)
+        return 0;
+    *like_suspend = abs64(d_boot - d_real) <= noise;
+    return -d_real;
+}

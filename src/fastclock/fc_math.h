@@ -83,6 +83,40 @@ struct fc_segment fc_next_segment(const struct fc_segment *cur, uint64_t t_ancho
 struct fc_segment fc_stale_segment(const struct fc_segment *cur, uint64_t t_anchor, uint64_t kernel_ns,
                              uint64_t limit_ticks, uint64_t rate_mult);
 
+/* A look at the kernel's clocks against the counter, all from one sandwich
+ * counter/MONOTONIC/REALTIME/BOOTTIME/MONOTONIC/counter, so that no clock change falls
+ * between its parts: the pair (ticks, mono_ns) at the sandwich's midpoints, the offsets
+ * REALTIME - MONOTONIC and BOOTTIME - MONOTONIC, and noise_ns, how far each may be off
+ * (half the sandwich's width). */
+struct fc_look {
+    uint64_t ticks, mono_ns;
+    int64_t real, boot;
+    uint64_t noise_ns;
+};
+
+/* Slack on top of the two looks' noise: the kernel's clocks are computed from separate
+ * bases, rounded to the ns (a few ns), and a sandwich's parts are not evenly spaced. */
+#define FC_NAMESPACE_MARGIN_NS 1000
+/* How far the kernel's MONOTONIC may drift from the counter at the measured rate: the rate's
+ * own error (50 ppm stated, far less measured) plus NTP's frequency (+-500 ppm) and its
+ * offset slew (at most 500 ppm). */
+#define FC_NAMESPACE_RATE_SLACK_PPM 1000
+
+/* How far a time namespace change moved CLOCK_MONOTONIC between look a and the later look b
+ * (0: no change seen).  A namespace shifts MONOTONIC (and BOOTTIME) against the counter and
+ * never REALTIME, whose offset from MONOTONIC the kernel changes only when the time is set;
+ * so a change shows as REALTIME - MONOTONIC falling by exactly the amount MONOTONIC moved
+ * against the counter (at rate_mult).  Both witnesses must agree: a REALTIME step alone moves
+ * only the offset, a counter step (a paused VM) only the pair, and neither is a shift.
+ * Exact to the looks' noise plus the rate's slack over the time between them: a change
+ * larger than that is always seen, whatever its size or sign.
+ * *like_suspend: BOOTTIME - MONOTONIC moved with REALTIME - MONOTONIC, as in a suspend
+ * during which the counter ran on (MONOTONIC paused, BOOTTIME and REALTIME went on), which
+ * the clocks cannot tell from a namespace that shifts MONOTONIC alone: a caller that must
+ * never step back (values were served meanwhile) treats it as a suspend. */
+int64_t fc_namespace_shift(const struct fc_look *a, const struct fc_look *b, uint64_t rate_mult,
+                           bool *like_suspend);
+
 /* The mult after bending rate_mult to remove offset_ns over horizon_ns, bounded by
  * max_ppm (positive offset = fastclock ahead = slow down). */
 uint64_t fc_slewed_mult(uint64_t rate_mult, int64_t offset_ns, uint64_t horizon_ns,

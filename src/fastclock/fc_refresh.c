@@ -35,6 +35,7 @@
 #define WRITER_WAIT_NS 2000ull           /* see the ordering argument in fc_read.h */
 #define SAMPLE_MAX_AGE_NS 1000000ull     /* a refresh's samples are at most this old at commit */
 #define SUSPEND_JUMP_NS 1000000ll        /* BOOTTIME - MONOTONIC moved: suspended */
+#define LOOK_MAX_NOISE_NS 20000ull       /* a wider look (preempted) is taken again */
 
 _Static_assert(MAX_PERIOD_NS + GRACE_NS <= FC_MAX_EXTRAPOLATION_NS,
                "a line's limit must keep the read path's d * mult within 64 bits");
@@ -60,6 +61,24 @@ int64_t fc_clock_offset(clockid_t id)
         }
     }
     return best;
+}
+
+void fc_take_look(struct fc_look *out, int tries)
+{
+    uint64_t mult = atomic_load_explicit(&fc_line.mult, memory_order_relaxed);
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < tries; i++) {
+        uint64_t c1 = fc_counter_ordered();
+        uint64_t a = fc_kernel_ns(CLOCK_MONOTONIC), x = fc_kernel_ns(CLOCK_REALTIME),
+                 y = fc_kernel_ns(CLOCK_BOOTTIME), b = fc_kernel_ns(CLOCK_MONOTONIC);
+        uint64_t c2 = fc_counter_ordered();
+        if (c2 - c1 >= best)
+            continue;
+        best = c2 - c1;
+        uint64_t mid = a + (b - a) / 2, w = fc_ticks_to_ns(c2 - c1, mult);
+        *out = (struct fc_look){c1 + (c2 - c1) / 2, mid, (int64_t)(x - mid), (int64_t)(y - mid),
+                                (w > b - a ? w : b - a) / 2 + 1};
+    }
 }
 
 static struct fc_segment current_segment(void)
@@ -207,20 +226,35 @@ static void commit(void)
     uint64_t limit = atomic_load_explicit(&fc_line.limit_ticks, memory_order_relaxed);
     bool stale = (atomic_load_explicit(&fc_line.seq, memory_order_relaxed) & FC_SEQ_STALE) ||
                  now - cur.anchor_ticks >= limit;
-    int64_t real = fc_w.real, boot = fc_w.boot;
+    int64_t real = fc_w.now.real, boot = fc_w.now.boot;
     int64_t old_boot = atomic_load_explicit(&fc_line.boot_offset, memory_order_relaxed);
     int64_t old_real = atomic_load_explicit(&fc_line.real_offset, memory_order_relaxed);
+    /* The process entered another time namespace since the last look (setns: its
+     * MONOTONIC and BOOTTIME moved, REALTIME did not; fc_namespace_shift, exact to the
+     * looks' noise).  The line re-anchors on the kernel in the same write that publishes the
+     * new offsets: REALTIME = line + real_offset never moves with it, and MONOTONIC follows
+     * the kernel's at once, down too, as the kernel's own values do.  A change shaped like a
+     * suspend with a running counter is left to the suspend's handling, which never steps
+     * back: values were served between the two looks. */
+    bool like_suspend = false;
+    int64_t ns_shift = fc_w.look_ok ? fc_namespace_shift(&fc_w.look, &fc_w.now,
+                                                         fc_w.rate_mult ? fc_w.rate_mult : cur.mult,
+                                                         &like_suspend)
+                                    : 0;
+    bool namespaced = ns_shift != 0 && !like_suspend;
+    fc_w.look = fc_w.now, fc_w.look_ok = true;
     /* Suspended since the last refresh: BOOTTIME - MONOTONIC moved.  The rate baseline
      * spans the suspend, so it restarts (docs/fastclock.md, "Suspend"). */
-    bool suspended = boot - old_boot > SUSPEND_JUMP_NS || old_boot - boot > SUSPEND_JUMP_NS;
+    bool suspended = !namespaced && (boot - old_boot > SUSPEND_JUMP_NS || old_boot - boot > SUSPEND_JUMP_NS);
     /* A REALTIME offset that moved by less than the readers' hysteresis is noise: kept. */
-    if (real - old_real < (int64_t)FC_REALTIME_HYSTERESIS_NS &&
+    if (!namespaced && real - old_real < (int64_t)FC_REALTIME_HYSTERESIS_NS &&
         old_real - real < (int64_t)FC_REALTIME_HYSTERESIS_NS)
         real = old_real;
 
     /* The kernel's clock moved against the counter by more than FC_CLOCK_JUMP_NS (a new
-     * time namespace, a restored checkpoint, a migrated VM): the new segment starts at the
-     * kernel's value, never a slew across it (hours at 5%); the rate baseline restarts. */
+     * time namespace, a restored checkpoint, a migrated VM), or by a namespace change of any
+     * size: the new segment starts at the kernel's value, never a slew across it (hours at
+     * 5%); the rate baseline restarts. */
     /* The segment extrapolated to t_s (128-bit: a stale line's too, however long ago its
      * anchor), against the kernel: the rate is known to 50 ppm from the start and far
      * better after a few refreshes, so only an idle spell of over an hour could part them
@@ -228,7 +262,7 @@ static void commit(void)
      * anyway.  Missing a jump of a stale line would also poison the rate: its baseline
      * would span the jump. */
     int64_t offset = (int64_t)(fc_segment_eval(&cur, fc_w.t_s) - fc_w.k_s);
-    bool jumped = offset > (int64_t)FC_CLOCK_JUMP_NS || offset < -(int64_t)FC_CLOCK_JUMP_NS;
+    bool jumped = namespaced || offset > (int64_t)FC_CLOCK_JUMP_NS || offset < -(int64_t)FC_CLOCK_JUMP_NS;
 
     /* The measured rate, never the published (bent) slope: bending a bent slope again
      * would make the offset correction an integrator that oscillates. */
@@ -301,13 +335,50 @@ static void commit(void)
         fc_atomic_max_recent(next.anchor_ns);
 }
 
-bool fc_follow_moved_clock(void)
+/* A write section that publishes the REALTIME and BOOTTIME offsets alone, the segment
+ * unchanged (the fork child: the kernel's offsets changed, its MONOTONIC did not). */
+static void publish_offsets(int64_t real, int64_t boot)
+{
+    uint64_t seq;
+    uint64_t t_a = write_begin(&seq, false);
+    struct fc_segment same = fc_sig.old;
+    write_next(&same, t_a, real, boot);
+    if (same.anchor_ticks != fc_sig.old.anchor_ticks) { /* a handler's value, folded in */
+        if (fc_sig.old_limit != 0) {
+            publish(&same, fc_w.period_ns, real, boot);
+        } else { /* not live yet: the kernel answers, from the new floor */
+            atomic_store_explicit(&fc_line.anchor_ticks, same.anchor_ticks, memory_order_relaxed);
+            atomic_store_explicit(&fc_line.anchor_ns, same.anchor_ns, memory_order_relaxed);
+            atomic_store_explicit(&fc_line.floor_ns, same.anchor_ns, memory_order_relaxed);
+        }
+    }
+    atomic_store_explicit(&fc_line.real_offset, real, memory_order_relaxed);
+    atomic_store_explicit(&fc_line.boot_offset, boot, memory_order_relaxed);
+    write_end(seq);
+}
+
+static bool apart(int64_t a, int64_t b, int64_t bound) { return a - b > bound || b - a > bound; }
+
+bool fc_follow_moved_clock(const struct fc_look *before)
 {
     /* The counter only when on it: a counter that traps is why a line is on the kernel. */
     bool counter = atomic_load_explicit(&fc_line.source, memory_order_relaxed) == FC_SOURCE_COUNTER;
     uint64_t t = 0, k = fc_kernel_ns(CLOCK_MONOTONIC), w;
-    if (counter)
+    struct fc_look now = {0};
+    int64_t ns_shift = 0;
+    if (counter) {
+        fc_take_look(&now, FC_LOOK_TRIES);
+        /* A namespace change between the parent's look and this one (the child was forked
+         * into another time namespace).  A suspend-shaped change counts too: this child has
+         * served no value yet, and its parent's were all below the kernel's MONOTONIC now
+         * unless a namespace moved it (then lower values are the kernel's own). */
+        bool like_suspend;
+        if (before)
+            ns_shift = fc_namespace_shift(before, &now, fc_w.rate_mult ? fc_w.rate_mult
+                                                                       : atomic_load(&fc_line.mult),
+                                          &like_suspend);
         fc_sample_pair(fc_counter_ordered_fn, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t, &k, &w);
+    }
     uint64_t floor = atomic_load_explicit(&fc_kernel_floor, memory_order_relaxed);
     bool moved = false;
     if (floor > k + FC_CLOCK_JUMP_NS) { /* on the kernel clock: a floor from before */
@@ -323,8 +394,9 @@ bool fc_follow_moved_clock(void)
          * the kernel by how long ago it was set: only a floor above it means a jump). */
         int64_t off = live ? (int64_t)(fc_segment_eval(&cur, t) - k)
                            : (int64_t)(atomic_load_explicit(&fc_line.floor_ns, memory_order_relaxed) - k);
-        if (off > (int64_t)FC_CLOCK_JUMP_NS || (live && off < -(int64_t)FC_CLOCK_JUMP_NS)) {
-            int64_t real = fc_clock_offset(CLOCK_REALTIME), boot = fc_clock_offset(CLOCK_BOOTTIME);
+        if (ns_shift || off > (int64_t)FC_CLOCK_JUMP_NS || (live && off < -(int64_t)FC_CLOCK_JUMP_NS)) {
+            /* The offsets from this look, as measured: no hysteresis, the line moves with them. */
+            int64_t real = now.real, boot = now.boot;
             uint64_t seq;
             uint64_t t_a = write_begin(&seq, false);
             fc_sample_pair(fc_counter_ordered_fn, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t_a,
@@ -347,7 +419,14 @@ bool fc_follow_moved_clock(void)
             fc_w.step = 0;
             fc_w.jumps++;
             moved = true;
+        } else if (before && (apart(now.boot, before->boot, (int64_t)(now.noise_ns + before->noise_ns)) ||
+                              apart(now.real, before->real, (int64_t)FC_REALTIME_HYSTERESIS_NS))) {
+            /* BOOTTIME moved alone (a namespace whose BOOTTIME offset differs from its
+             * MONOTONIC one, a suspend), or REALTIME was set: served at once, not at the
+             * next refresh. */
+            publish_offsets(now.real, now.boot);
         }
+        fc_w.look = now, fc_w.look_ok = true;
     }
     if (moved)
         __atomic_store_n(&fastclock_recent_cache, k, __ATOMIC_RELAXED);
@@ -371,12 +450,12 @@ static bool step_once(void)
         fc_w.step = 1;
         return false;
     case 1:
-        fc_w.real = fc_clock_offset(CLOCK_REALTIME);
-        fc_w.step = 2;
-        return false;
-    case 2:
-        fc_w.boot = fc_clock_offset(CLOCK_BOOTTIME);
-        fc_w.step = 3;
+        /* The offsets and a pair, in one sandwich (fc_take_look): a namespace entered
+         * between two separate samples would pass for a clock step.  A preempted look is
+         * taken again at the next step. */
+        fc_take_look(&fc_w.now, FC_LOOK_TRIES);
+        if (fc_w.now.noise_ns <= LOOK_MAX_NOISE_NS)
+            fc_w.step = 3;
         return false;
     case 3:
         fc_w.step = 4;
@@ -426,9 +505,9 @@ void fc_release_refreshing(void)
     atomic_store_explicit(&fc_refreshing, 0u, memory_order_release);
 }
 
-/* A whole refresh: up to 8 attempts of its 5 steps.  An attempt starts again when its
- * samples are older than SAMPLE_MAX_AGE_NS at the commit, which happens when this thread
- * is preempted between steps (a loaded machine, an emulated CPU); callers are background
+/* A whole refresh: up to 40 steps, 8 attempts of its 4 steps with room for looks taken
+ * again.  An attempt starts again when its samples are older than SAMPLE_MAX_AGE_NS at the
+ * commit (a look, when it was preempted), which happens when this thread is preempted (a loaded machine, an emulated CPU); callers are background
  * threads (the checker, the ticker) or explicit requests, never a user's read. */
 void fc_refresh_locked(void)
 {

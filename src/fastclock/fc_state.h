@@ -83,7 +83,8 @@ struct fc_writer {
     uint64_t recheck_ns;
     _Atomic uint64_t refreshes;
     uint64_t suspends; /* BOOTTIME - MONOTONIC jumps seen */
-    uint64_t jumps;    /* re-anchors on a kernel clock that moved (FC_CLOCK_JUMP_NS) */
+    uint64_t jumps;    /* re-anchors on a kernel clock that moved (a time namespace, or
+                          more than FC_CLOCK_JUMP_NS) */
     uint64_t init_ns;
     uint64_t stated_hz;
     char stated_source[48];
@@ -101,7 +102,9 @@ struct fc_writer {
     /* the refresh in progress */
     int step;
     uint64_t t_s, k_s, w_s;
-    int64_t real, boot;
+    struct fc_look now;  /* this refresh's look at the kernel's clocks (its offsets) */
+    struct fc_look look; /* the last refresh's (or initialisation's, or the fork's) */
+    bool look_ok;
 };
 extern FC_HIDDEN struct fc_writer fc_w;
 

@@ -26,10 +26,19 @@ FC_HIDDEN void fc_release_refreshing(void);
 FC_HIDDEN void fc_refresh_locked(void);
 /* Leaves the counter for the kernel clock without a backward step; fc_refreshing held. */
 FC_HIDDEN void fc_leave_counter(const char *why);
-/* Compares the line (or the kernel floor) with the kernel's CLOCK_MONOTONIC now and, more
- * than FC_CLOCK_JUMP_NS apart, re-anchors on the kernel (the fork handler: a child in a new
- * time namespace); fc_refreshing held, or no other thread.  True when it re-anchored. */
-FC_HIDDEN bool fc_follow_moved_clock(void);
+/* The fork child's handler (fc_refreshing held, no other thread): compares the kernel's
+ * clocks now with `before` (the parent's look, taken in the prepare handler; NULL: none)
+ * and with the line.  A time namespace change (fc_namespace_shift, exact to the looks'
+ * noise), or the line or the kernel floor more than FC_CLOCK_JUMP_NS from the kernel's
+ * CLOCK_MONOTONIC (a restored checkpoint: no look from before), re-anchors the line on the
+ * kernel with fresh offsets; a changed REALTIME or BOOTTIME offset alone is published at
+ * once.  True when it re-anchored. */
+FC_HIDDEN bool fc_follow_moved_clock(const struct fc_look *before);
+/* A look's sandwiches: 4 kernel reads each, so that a refresh step stays within 9. */
+#define FC_LOOK_TRIES 2
+/* A look at the kernel's clocks against the counter (fc_math.h): the tightest of `tries`
+ * sandwiches.  Reads the counter: only while fastclock is on it. */
+FC_HIDDEN void fc_take_look(struct fc_look *out, int tries);
 /* The REALTIME or BOOTTIME offset from MONOTONIC: the tighter of 3 MONOTONIC sandwiches. */
 FC_HIDDEN int64_t fc_clock_offset(clockid_t id);
 

@@ -6,7 +6,7 @@
  * noise (a fixed pseudo-random sequence), and the readers' pauses are virtual.  So the
  * accuracy checks below (calibration from a stated rate 40 ppm off, convergence, a counter
  * that stalls or jumps, the bounded slew, sparse reads on a stale line, the kernel's clock
- * jumping 1000 s) give the same answer on any machine, loaded or not, natively or under
+ * jumping 1000 s, the process entering time namespaces) give the same answer on any machine, loaded or not, natively or under
  * qemu-user: they can fail only when the code is wrong.  Prints "check NAME ok" or
  * "check NAME FAIL details", then "seam failed N" (tests/test_fastclock.py). */
 #define _GNU_SOURCE
@@ -26,6 +26,7 @@
 #define STATED_HZ 2445503816ull           /* what the CPU states: 40 ppm fast */
 static _Atomic uint64_t vt = 1000000000000ull; /* virtual true time, ns (1000 s: room below) */
 static _Atomic int64_t shift_ns;          /* the kernel clock minus the true time */
+static _Atomic int64_t ns_mono_ns, ns_boot_ns; /* a time namespace's offsets (not REALTIME's) */
 static _Atomic uint64_t noise_state = 12345;
 static int failed;
 
@@ -57,8 +58,10 @@ static int virtual_clock(clockid_t id, struct timespec *ts)
     if (id == CLOCK_REALTIME)
         ns += 1700000000000000000ull;
     else if (id == CLOCK_BOOTTIME)
-        ns += 5000000000ull;
-    else if (id == CLOCK_MONOTONIC_COARSE || id == CLOCK_REALTIME_COARSE)
+        ns += 5000000000ull + (uint64_t)atomic_load(&ns_boot_ns);
+    else if (id == CLOCK_MONOTONIC || id == CLOCK_MONOTONIC_COARSE)
+        ns += (uint64_t)atomic_load(&ns_mono_ns);
+    if (id == CLOCK_MONOTONIC_COARSE || id == CLOCK_REALTIME_COARSE)
         ns -= ns % 4000000;
     ts->tv_sec = (time_t)(ns / 1000000000u);
     ts->tv_nsec = (long)(ns % 1000000000u);
@@ -111,6 +114,40 @@ static struct run reads(uint64_t span_ns, uint64_t gap_ns, uint64_t settle_ns)
     }
     (void)prev_t;
     return r;
+}
+
+/* The process enters a time namespace (setns: its MONOTONIC and BOOTTIME move by their
+ * offsets at once, REALTIME does not) while it reads every 10 us for 400 ms: each clock
+ * against the truth read before and after it.  REALTIME must never leave it by 1 us (not
+ * even before the next refresh sees the change: the line's REALTIME is line + offset, both
+ * from before); MONOTONIC and BOOTTIME from 150 ms on (one period and the refresh's steps).
+ * Worst of the three in *worst_rt and *worst_mb; backward MONOTONIC steps only at the change
+ * (the kernel's own go back there) in *backwards when mono_ms >= 0. */
+static void enter_namespace(int64_t mono_ms, int64_t boot_ms, int64_t *worst_rt, int64_t *worst_mb,
+                            uint64_t *backwards)
+{
+    static const uint64_t base[3] = {0, 5000000000ull, 1700000000000000000ull};
+    uint64_t (*const rd[3])(void) = {fastclock_monotonic_ns, fastclock_boottime_ns, fastclock_realtime_ns};
+    reads(100000000ull, 10000, 0); /* a fresh, live line first */
+    atomic_store(&ns_mono_ns, mono_ms * 1000000);
+    atomic_store(&ns_boot_ns, boot_ms * 1000000);
+    uint64_t start = atomic_load(&vt), prev = 0;
+    *worst_rt = *worst_mb = 0, *backwards = 0;
+    for (int i = 0; atomic_load(&vt) - start < 400000000ull; i++) {
+        atomic_fetch_add(&vt, 10000);
+        int c = i % 3;
+        int64_t off = c == 0 ? atomic_load(&ns_mono_ns) : c == 1 ? atomic_load(&ns_boot_ns) : 0;
+        uint64_t tb = truth() + base[c] + (uint64_t)off, v = rd[c](), ta = truth() + base[c] + (uint64_t)off;
+        int64_t e = v < tb ? (int64_t)(tb - v) : v > ta ? (int64_t)(v - ta) : 0;
+        if (c == 2 && e > *worst_rt)
+            *worst_rt = e;
+        if (c < 2 && atomic_load(&vt) - start >= 150000000ull && e > *worst_mb)
+            *worst_mb = e;
+        if (c == 0) {
+            *backwards += prev && v < prev;
+            prev = v;
+        }
+    }
 }
 
 int main(void)
@@ -197,6 +234,39 @@ int main(void)
         r = reads(300000000ull, 10000, 100000000ull);
         check("and_back", r.worst_after < 1000, "worst %lld ns %lld", r.worst_after, 0);
     }
+    /* Time namespaces entered under a live line (issue 34.3), offsets in ms below
+     * FC_CLOCK_JUMP_NS and past it, MONOTONIC's and BOOTTIME's apart, each way, and back to
+     * none: the refresh after the change re-anchors on the kernel (no slew across it) and
+     * REALTIME never moves.  Going back is the kernel's own: a MONOTONIC offset that grows
+     * must never step back. */
+    static const int64_t ns_offsets[][2] = {{-200, -200}, {200, 200}, {-1, -1}, {150, -3000},
+                                            {0, 5}, {-240, 100}, {0, 0}};
+    int ns_ok = 1;
+    int64_t prev_mono_ms = 0;
+    for (size_t i = 0; i < sizeof ns_offsets / sizeof ns_offsets[0]; i++) {
+        int64_t rt, mb;
+        uint64_t back;
+        enter_namespace(ns_offsets[i][0], ns_offsets[i][1], &rt, &mb, &back);
+        int ok = rt < 1000 && mb < 1000 && (ns_offsets[i][0] < prev_mono_ms || back == 0);
+        if (!ok)
+            printf("namespace %lld:%lld: realtime %lld ns off, monotonic/boottime %lld, %llu backward\n",
+                   (long long)ns_offsets[i][0], (long long)ns_offsets[i][1], (long long)rt,
+                   (long long)mb, (unsigned long long)back);
+        ns_ok &= ok;
+        prev_mono_ms = ns_offsets[i][0];
+    }
+    check("time_namespace_entered_reanchors_and_realtime_stays", ns_ok, "%lld %lld", 0, 0);
+
+    /* A 50 ms suspend during which the counter ran on: MONOTONIC paused, REALTIME and
+     * BOOTTIME went on (the clocks of a namespace that shifts MONOTONIC alone).  Values
+     * were served up to the line's, above the kernel's now: MONOTONIC must never step back
+     * (the suspend's handling: a slew, or a stale line held at its floor). */
+    reads(100000000ull, 10000, 0);
+    atomic_fetch_add(&vt, 50000000);
+    atomic_fetch_sub(&ns_mono_ns, 50000000);
+    r = reads(3000000000ull, 10000, 0);
+    check("suspend_with_a_running_counter_never_steps_back", r.backwards == 0,
+          "%lld backward %lld", (long long)r.backwards, 0);
     printf("seam failed %d\n", failed);
     snprintf(path, sizeof path, "rm -rf %s", root);
     return system(path) == 0 && failed == 0 ? 0 : 1;

@@ -239,6 +239,60 @@ static void write_file(const char *path, const char *text)
     }
 }
 
+/* Issue 34.3: a time namespace change is told from everything else by two witnesses that
+ * must agree, whatever its size: REALTIME - MONOTONIC falls by exactly what MONOTONIC moved
+ * against the counter.  Synthetic looks 100 ms apart on a 1 GHz counter (mult 1.0), 50 ns of
+ * noise each. */
+static struct fc_look look_at(uint64_t ticks, int64_t mono_moved, int64_t real, int64_t boot)
+{
+    return (struct fc_look){ticks, 1000000000000ull + ticks + (uint64_t)mono_moved, real, boot, 50};
+}
+
+TEST(fastclock_namespace_shift_needs_both_witnesses)
+{
+    const uint64_t one = 1ull << FC_SHIFT, gap = 100000000;
+    const int64_t r0 = 1700000000000000000ll, b0 = 5000000000ll;
+    struct fc_look a = look_at(1000, 0, r0, b0), b;
+    bool like_suspend;
+    /* Namespaces, each way, below and far past FC_CLOCK_JUMP_NS, BOOTTIME's offset equal
+     * to MONOTONIC's or not: the shift is MONOTONIC's, exactly. */
+    static const int64_t shifts_ms[] = {-1000000, -240, -200, -1, 1, 100, 200, 1000000};
+    for (size_t i = 0; i < sizeof shifts_ms / sizeof shifts_ms[0]; i++) {
+        int64_t m = shifts_ms[i] * 1000000;
+        b = look_at(1000 + gap, m, r0 - m, b0);
+        CHECK(fc_namespace_shift(&a, &b, one, &like_suspend) == m && !like_suspend);
+        b = look_at(1000 + gap, m, r0 - m, b0 - 3000000000ll - m); /* BOOTTIME's -3 s */
+        CHECK(fc_namespace_shift(&a, &b, one, &like_suspend) == m && !like_suspend);
+    }
+    /* 5 us, far below any jump bound: still a shift (over 100 ms the rate's slack is 100 us,
+     * but the REALTIME witness is exact to the noise). */
+    b = look_at(1000 + gap, -5000, r0 + 5000, b0);
+    CHECK(fc_namespace_shift(&a, &b, one, &like_suspend) == -5000);
+    /* Noise: nothing moved beyond the looks' widths and the margin. */
+    b = look_at(1000 + gap, 300, r0 + 900, b0 - 900);
+    CHECK(fc_namespace_shift(&a, &b, one, &like_suspend) == 0);
+    /* REALTIME set (a step of 200 ms; of 5 us between looks 1 ms apart, as a fork's are):
+     * the offset moved, MONOTONIC did not.  (A step smaller than the rate's slack over the
+     * looks' interval, 100 us over 100 ms, cannot be told from a namespace change.) */
+    b = look_at(1000 + gap, 0, r0 + 200000000, b0);
+    CHECK(fc_namespace_shift(&a, &b, one, &like_suspend) == 0);
+    b = look_at(1000 + 1000000, 40, r0 - 5000, b0);
+    CHECK(fc_namespace_shift(&a, &b, one, &like_suspend) == 0);
+    /* The counter stalled or jumped (a paused VM): MONOTONIC moved, the offset did not. */
+    b = look_at(1000 + gap, -5000000, r0, b0);
+    CHECK(fc_namespace_shift(&a, &b, one, &like_suspend) == 0);
+    /* A rate error within the slack (500 ppm over 100 ms: 50 us) does not hide a shift. */
+    b = look_at(1000 + gap, -200000000 + 50000, r0 + 200000000, b0);
+    CHECK(fc_namespace_shift(&a, &b, one, &like_suspend) == -200000000);
+    /* A suspend during which the counter ran on: MONOTONIC paused for 2 s, REALTIME and
+     * BOOTTIME went on.  The clocks show a namespace shifting MONOTONIC alone; flagged. */
+    b = look_at(1000 + gap, -2000000000ll, r0 + 2000000000ll, b0 + 2000000000ll);
+    CHECK(fc_namespace_shift(&a, &b, one, &like_suspend) == -2000000000ll && like_suspend);
+    /* A later look that is not later (a counter that went back): nothing said. */
+    b = look_at(10, -200000000, r0 + 200000000, b0);
+    CHECK(fc_namespace_shift(&a, &b, one, &like_suspend) == 0);
+}
+
 TEST(fastclock_clocksource_check_reads_a_fake_sysfs)
 {
     char root[] = "/tmp/fc_sysfs_XXXXXX";
@@ -823,6 +877,58 @@ TEST(fastclock_follows_a_kernel_clock_that_jumps_instead_of_slewing)
     CHECK(follows_jump(-1000000000000ll));
     CHECK(follows_jump(1000000000000ll));
     fc_set_max_period(0);
+    CHECK(fastclock_ticker_start(0) == 0);
+}
+
+/* Issue 34.3, the fork handler: a child forked into a time namespace reads its own clocks
+ * from its first read, whatever the offsets' size, BOOTTIME's apart from MONOTONIC's, and
+ * its REALTIME does not move.  The kernel clock hook plays the namespace: in any process
+ * but the parent it shifts MONOTONIC and BOOTTIME (never REALTIME).  The ticker is off, so
+ * that no refresh in the child can mend what the fork handler left. */
+static pid_t ns_parent;
+static int64_t ns_mono_ns, ns_boot_ns;
+static int ns_clock(clockid_t id, struct timespec *ts)
+{
+    int r = clock_gettime(id, ts);
+    int64_t shift = getpid() == ns_parent ? 0 : id == CLOCK_MONOTONIC ? ns_mono_ns
+                                              : id == CLOCK_BOOTTIME ? ns_boot_ns : 0;
+    int64_t ns = (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec + shift;
+    ts->tv_sec = (time_t)(ns / 1000000000);
+    ts->tv_nsec = (long)(ns % 1000000000);
+    return r;
+}
+
+TEST(fastclock_fork_child_in_a_time_namespace_reads_its_clocks_at_once)
+{
+    if (!counter_expected())
+        SKIP("the counter is not usable here: on the kernel clock, a namespace passes straight through");
+    CHECK(wait_live());
+    fastclock_ticker_stop();
+    static const int64_t offsets_ms[][2] = {{-200, -200}, {200, 200}, {-1, -1}, {150, -3000},
+                                            {0, -3000}, {-1000000, -1000000}};
+    ns_parent = getpid();
+    for (size_t i = 0; i < sizeof offsets_ms / sizeof offsets_ms[0]; i++) {
+        ns_mono_ns = offsets_ms[i][0] * 1000000, ns_boot_ns = offsets_ms[i][1] * 1000000;
+        read_densely(100000); /* a fresh line */
+        fc_set_kernel_clock(ns_clock);
+        pid_t pid = fork();
+        if (pid == 0) {
+            /* The child's first reads, each against the real clock (shifted) around it. */
+            int64_t m = beyond(CLOCK_MONOTONIC, fastclock_monotonic_ns, ns_mono_ns);
+            int64_t b = beyond(CLOCK_BOOTTIME, fastclock_boottime_ns, ns_boot_ns);
+            int64_t r = beyond(CLOCK_REALTIME, fastclock_realtime_ns, 0);
+            int bad = m > 5000 || m < -5000 || b > 5000 || b < -5000 || r > 5000 || r < -5000;
+            if (bad)
+                fprintf(stderr, "  namespace %lld:%lld ms: monotonic %lld ns, boottime %lld, realtime %lld\n",
+                        (long long)offsets_ms[i][0], (long long)offsets_ms[i][1], (long long)m,
+                        (long long)b, (long long)r);
+            _exit(bad);
+        }
+        fc_set_kernel_clock(clock_gettime);
+        int status = 0;
+        CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
     CHECK(fastclock_ticker_start(0) == 0);
 }
 

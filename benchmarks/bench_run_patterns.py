@@ -110,6 +110,7 @@ def cases(c_prog, go_prog):
                     [prog, "threads", THREADS[-1], LOOP_CALLS, SETTLE_MS], 1))
         if prog == c_prog:
             out.append((name, "inside a signal handler", [prog, "signal", 5000], 1))
+            out.append((name, "first read of a forked child", [prog, "fork", 40], 1))
     return out
 
 

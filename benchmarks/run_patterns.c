@@ -12,6 +12,9 @@
  *                                 pause of MS ms (default 0: at once)
  *   run_patterns signal N         N reads, each inside a SIGUSR1 handler: the median and
  *                                 every read, as for sparse
+ *   run_patterns fork N           N children forked one after another, each timing its
+ *                                 first read (a served child learns its time namespace
+ *                                 then): the median and every read, as for sparse
  * Prints "ns X" (x86_64 only: exit 2 elsewhere). */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -21,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -187,7 +191,29 @@ int main(int argc, char **argv)
         print_all(samples, n, empty_pair());
         return 0;
     }
-    fprintf(stderr, "usage: run_patterns first | sparse MS N | threads T N [MS] | signal N\n");
+    if (argc >= 3 && !strcmp(argv[1], "fork")) {
+        long n = atol(argv[2]);
+        uint64_t *v = calloc((size_t)n, sizeof *v);
+        (void)one_read(); /* the parent's own first read, before the children's */
+        for (long i = 0; i < n; i++) {
+            int fd[2];
+            if (pipe(fd) != 0)
+                return 1;
+            pid_t pid = fork();
+            if (pid == 0) {
+                uint64_t t = one_read();
+                _exit(write(fd[1], &t, sizeof t) == (ssize_t)sizeof t ? 0 : 1);
+            }
+            close(fd[1]);
+            if (pid < 0 || read(fd[0], &v[i], sizeof v[i]) != (ssize_t)sizeof v[i])
+                return 1;
+            close(fd[0]);
+            waitpid(pid, NULL, 0);
+        }
+        print_all(v, n, empty_pair());
+        return 0;
+    }
+    fprintf(stderr, "usage: run_patterns first | sparse MS N | threads T N [MS] | signal N | fork N\n");
     return 2;
 }
 #else

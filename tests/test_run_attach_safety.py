@@ -809,9 +809,9 @@ def only_child(pid):
     pytest.fail(f"pid {pid} started no child")
 
 
-# run/run_reader_abi.h: the region is the reader's code (8 KiB), the line page, the header;
-# the header's line_offset is its fifth 32-bit word, the line's seq its first 64-bit word.
-READER_CODE_SIZE, PAGE_SIZE = 8192, 4096
+# run/run_reader_abi.h: the region is the reader's code (8 KiB), then the line page, the
+# line at its start, its seq the first 64-bit word.
+READER_CODE_SIZE = 8192
 
 
 def line_refreshed_in(pid, region):
@@ -819,9 +819,7 @@ def line_refreshed_in(pid, region):
     changes within 5 s: the helper's writes reach it (a copy of the line, not shared,
     would stay as it was copied: every read stale, a syscall)."""
     with open(f"/proc/{pid}/mem", "rb", buffering=0) as mem:  # unbuffered: read anew
-        mem.seek(region + READER_CODE_SIZE + PAGE_SIZE + 16)
-        line_offset = struct.unpack("<I", mem.read(4))[0]
-        at = region + READER_CODE_SIZE + line_offset
+        at = region + READER_CODE_SIZE
         mem.seek(at)
         first = mem.read(8)
         deadline = time.monotonic() + 5

@@ -226,7 +226,7 @@ static void commit(void)
     uint64_t limit = atomic_load_explicit(&fc_line.limit_ticks, memory_order_relaxed);
     bool stale = (atomic_load_explicit(&fc_line.seq, memory_order_relaxed) & FC_SEQ_STALE) ||
                  now - cur.anchor_ticks >= limit;
-    int64_t real = fc_w.now.real, boot = fc_w.now.boot;
+    int64_t real = fc_w.real, boot = fc_w.boot;
     int64_t old_boot = atomic_load_explicit(&fc_line.boot_offset, memory_order_relaxed);
     int64_t old_real = atomic_load_explicit(&fc_line.real_offset, memory_order_relaxed);
     /* The process entered another time namespace since the last look (setns: its
@@ -243,6 +243,12 @@ static void commit(void)
                                     : 0;
     bool namespaced = ns_shift != 0 && !like_suspend;
     fc_w.look = fc_w.now, fc_w.look_ok = true;
+    /* The offsets to publish: the tight single-clock sandwiches of step 1, or, after a
+     * namespace change (which may have come after step 1), sampled again now.  Never the
+     * look's own: its REALTIME read lies off its midpoint, and a signal taken inside it
+     * widens it by the handler's time (its noise bounds the detection, not the value). */
+    if (namespaced)
+        real = fc_clock_offset(CLOCK_REALTIME), boot = fc_clock_offset(CLOCK_BOOTTIME);
     /* Suspended since the last refresh: BOOTTIME - MONOTONIC moved.  The rate baseline
      * spans the suspend, so it restarts (docs/fastclock.md, "Suspend"). */
     bool suspended = !namespaced && (boot - old_boot > SUSPEND_JUMP_NS || old_boot - boot > SUSPEND_JUMP_NS);
@@ -395,8 +401,9 @@ bool fc_follow_moved_clock(const struct fc_look *before)
         int64_t off = live ? (int64_t)(fc_segment_eval(&cur, t) - k)
                            : (int64_t)(atomic_load_explicit(&fc_line.floor_ns, memory_order_relaxed) - k);
         if (ns_shift || off > (int64_t)FC_CLOCK_JUMP_NS || (live && off < -(int64_t)FC_CLOCK_JUMP_NS)) {
-            /* The offsets from this look, as measured: no hysteresis, the line moves with them. */
-            int64_t real = now.real, boot = now.boot;
+            /* The offsets as they are now, no hysteresis: the line moves with them.  From
+             * their own tight sandwiches, not the look's (its noise bounds the detection). */
+            int64_t real = fc_clock_offset(CLOCK_REALTIME), boot = fc_clock_offset(CLOCK_BOOTTIME);
             uint64_t seq;
             uint64_t t_a = write_begin(&seq, false);
             fc_sample_pair(fc_counter_ordered_fn, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t_a,
@@ -424,7 +431,7 @@ bool fc_follow_moved_clock(const struct fc_look *before)
             /* BOOTTIME moved alone (a namespace whose BOOTTIME offset differs from its
              * MONOTONIC one, a suspend), or REALTIME was set: served at once, not at the
              * next refresh. */
-            publish_offsets(now.real, now.boot);
+            publish_offsets(fc_clock_offset(CLOCK_REALTIME), fc_clock_offset(CLOCK_BOOTTIME));
         }
         fc_w.look = now, fc_w.look_ok = true;
     }
@@ -450,7 +457,16 @@ static bool step_once(void)
         fc_w.step = 1;
         return false;
     case 1:
-        /* The offsets and a pair, in one sandwich (fc_take_look): a namespace entered
+        /* The offsets to publish, each from the tightest of 3 sandwiches. */
+        fc_w.real = fc_clock_offset(CLOCK_REALTIME);
+        fc_w.step = 2;
+        return false;
+    case 2:
+        fc_w.boot = fc_clock_offset(CLOCK_BOOTTIME);
+        fc_w.step = 5;
+        return false;
+    case 5:
+        /* The namespace's witnesses, in one sandwich (fc_take_look): a namespace entered
          * between two separate samples would pass for a clock step.  A preempted look is
          * taken again at the next step. */
         fc_take_look(&fc_w.now, FC_LOOK_TRIES);
@@ -505,14 +521,15 @@ void fc_release_refreshing(void)
     atomic_store_explicit(&fc_refreshing, 0u, memory_order_release);
 }
 
-/* A whole refresh: up to 40 steps, 8 attempts of its 4 steps with room for looks taken
- * again.  An attempt starts again when its samples are older than SAMPLE_MAX_AGE_NS at the
- * commit (a look, when it was preempted), which happens when this thread is preempted (a loaded machine, an emulated CPU); callers are background
- * threads (the checker, the ticker) or explicit requests, never a user's read. */
+/* A whole refresh: up to 48 steps, 8 attempts of its 6 steps (a look taken again counts
+ * as a step).  An attempt starts again when its samples are older than SAMPLE_MAX_AGE_NS
+ * at the commit, which happens when this thread is preempted (a loaded machine, an
+ * emulated CPU); callers are background threads (the checker, the ticker) or explicit
+ * requests, never a user's read. */
 void fc_refresh_locked(void)
 {
     fc_w.step = 0;
-    for (int i = 0; i < 8 * 5 && !step_once(); i++)
+    for (int i = 0; i < 8 * 6 && !step_once(); i++)
         ;
 }
 

@@ -102,7 +102,8 @@ struct fc_writer {
     /* the refresh in progress */
     int step;
     uint64_t t_s, k_s, w_s;
-    struct fc_look now;  /* this refresh's look at the kernel's clocks (its offsets) */
+    int64_t real, boot;  /* this refresh's REALTIME and BOOTTIME offsets, to publish */
+    struct fc_look now;  /* this refresh's look at the kernel's clocks (a namespace's witness) */
     struct fc_look look; /* the last refresh's (or initialisation's, or the fork's) */
     bool look_ok;
 };

@@ -495,7 +495,10 @@ int run_attach(pid_t pid, const struct run_mode *mode, bool verbose, const char 
                 snprintf(how, sizeof how, "%s", why);
                 res = RUN_VPATCH_TRACE_FAILED;
             } else {
-                res = run_vpatch(s.inj, -1, &share, how, sizeof how, &s.main_taken, &heal);
+                struct run_process_page first;
+                bool known = run_page_process(pid, page, &first);
+                res = run_vpatch(s.inj, -1, &share, known ? &first : NULL, how, sizeof how,
+                                 &s.main_taken, &heal);
             }
             run_heal_end(&heal);
             let_go(pid, &s);

@@ -7,7 +7,8 @@
  * Layout of the injected region, all from one memfd but the code:
  *   RUN_READER_CODE_SIZE bytes of code (the reader; private, read-only and executable),
  *   RUN_PAGE_SIZE bytes: the page holding fastclock's line (memfd offset 0; read-only in the
- *     served process: only the refresher writes it; the line lies at header.line_offset),
+ *     served process: only the refresher writes it; the line lies at its start, as it does
+ *     in libfastclock's own page of hot data, which the refresher maps from there),
  *   RUN_PAGE_SIZE bytes: this header (memfd offset RUN_PAGE_SIZE; read-write: count mode's
  *     counters are written by the served processes),
  *   RUN_PAGE_SIZE bytes: the process page (anonymous, private, MADV_WIPEONFORK): what the
@@ -40,7 +41,6 @@ struct run_page_header {
     uint32_t flags;        /* RUN_FLAG_* */
     uint32_t serve_mask;   /* bit (1 << clock id): clocks the line answers (0: none); the
                             * refresher clears CLOCK_REALTIME's bit for a while after a step */
-    uint32_t line_offset;  /* where fastclock's line lies in the line page */
     /* Set by a reader that waited WRITER_STUCK_S for a write of the line to end (the
      * refresher killed inside it): later reads go to the kernel at once.  The refresher,
      * alive after all, clears it. */
@@ -80,11 +80,16 @@ struct run_page_header {
  * by whichever thread gets there first, deltas before the state (release); every thread
  * and signal handler that finds state 0 learns the same values again. */
 struct run_process_page {
+    /* The fast path's one word: 0 until the state is KNOWN, then monotonic_delta_ns ^
+     * RUN_PROCESS_KEY (never 0: no namespace offset is near -2^63).  Delta and flag in one
+     * word, so that a relaxed load of it needs no ordering with the rest. */
+    uint64_t fast_word;
     uint32_t state;      /* RUN_PROCESS_* */
     uint32_t pad;
     int64_t monotonic_delta_ns; /* this process's CLOCK_MONOTONIC - the refresher's */
     int64_t boottime_delta_ns;  /* the same for CLOCK_BOOTTIME */
 };
+#define RUN_PROCESS_KEY 0x8000000000000001ull
 #define RUN_PROCESS_UNKNOWN 0u /* not read yet in this process */
 #define RUN_PROCESS_KNOWN 1u   /* the deltas hold */
 #define RUN_PROCESS_KERNEL 2u  /* another namespace whose offsets cannot be read (no /proc,

@@ -167,7 +167,6 @@ bool run_refresher_prepare(int memfd, struct run_page_header *page, const struct
         snprintf(why, wl, "cannot share fastclock's line: %s", strerror(errno));
         return false;
     }
-    page->line_offset = (uint32_t)((uintptr_t)&fc_line - pg);
     struct fastclock_info info;
     fastclock_info(&info);
     if (info.source != FASTCLOCK_SOURCE_COUNTER) {

@@ -188,7 +188,11 @@ static _Noreturn void helper_main(const struct helper_args *a)
         }
         if (event == 0 && WSTOPSIG(st) == (SIGTRAP | 0x80)) {
             static struct run_trace_signals taken;
-            res = run_vpatch(a->target, a->memfd, NULL, how, sizeof how, &taken, NULL);
+            /* Its namespace, so that its first read need not learn it. */
+            struct run_process_page first;
+            bool known = run_page_process(a->target, a->page, &first);
+            res = run_vpatch(a->target, a->memfd, NULL, known ? &first : NULL, how, sizeof how,
+                             &taken, NULL);
             run_trace_detach_giving_back(a->target, a->target, &taken);
             break;
         }

@@ -260,11 +260,12 @@ static int step(pid_t pid, struct run_heal *heal, uint64_t insn_at, long nr, con
 }
 
 enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target,
-                                  const struct run_vpatch_share *share, char *how, size_t hl,
+                                  const struct run_vpatch_share *share,
+                                  const struct run_process_page *first, char *how, size_t hl,
                                   struct run_trace_signals *taken, struct run_heal *heal)
 {
 #if !RUN_READER_BLOB_AVAILABLE
-    (void)pid, (void)memfd_in_target, (void)share, (void)taken, (void)heal;
+    (void)pid, (void)memfd_in_target, (void)share, (void)first, (void)taken, (void)heal;
     if (arch_inject_supported(how, hl))
         snprintf(how, hl, "this build has no injectable reader");
     return RUN_VPATCH_UNSUPPORTED;
@@ -364,6 +365,9 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target,
             e = EIO;
         }
     }
+    if (!e && first && (e = run_trace_write(pid, (uint64_t)region + RUN_PROCESS_OFFSET, first,
+                                            sizeof *first)))
+        snprintf(why, sizeof why, "cannot write the process page: %s", strerror(e));
     if (!e && (e = run_trace_write(pid, (uint64_t)region, run_reader_blob, sizeof run_reader_blob)))
         snprintf(why, sizeof why, "cannot write the reader at 0x%lx: %s", region, strerror(e));
     if (!e) {

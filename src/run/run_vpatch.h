@@ -77,10 +77,14 @@ struct run_vpatch_share {
  * thread dequeued meanwhile are kept in *taken, for run_trace_detach_giving_back.  heal:
  * the syscalls run through run -p's self-healing stub (run_heal_begin done; the caller
  * ends it), or NULL: from the syscall instruction written over clock_gettime's entry (the
- * exec stop, where the program dies with run: PTRACE_O_EXITKILL). */
+ * exec stop, where the program dies with run: PTRACE_O_EXITKILL).  first: the process
+ * page's contents as run_page_process found them, written before the jumps (NULL: left
+ * zero, and the process learns them at its first read). */
 struct run_heal;
+struct run_process_page;
 enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target,
-                                  const struct run_vpatch_share *share, char *how, size_t hl,
+                                  const struct run_vpatch_share *share,
+                                  const struct run_process_page *first, char *how, size_t hl,
                                   struct run_trace_signals *taken, struct run_heal *heal);
 /* The bytes of a vDSO image past everything its ELF headers describe, to the end of its
  * last page: zeros nobody reads or executes, where run -p's self-healing step is written

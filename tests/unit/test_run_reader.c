@@ -94,7 +94,7 @@ struct reader {
     long (*time)(int64_t *);
 };
 
-#define LINE_AT 128u /* not 0: the reader must follow header.line_offset */
+#define LINE_AT 0u /* the line page's start (run/run_reader_abi.h) */
 
 /* The reader's region as run maps it, with a live line: value anchor_ns (slope 0) for a year
  * of counter ticks past now, REALTIME = MONOTONIC + real, BOOTTIME = + boot. */
@@ -109,7 +109,6 @@ static bool reader_map(struct reader *r, uint64_t anchor_ns, int64_t real, int64
     r->h = (struct run_page_header *)(r->region + RUN_HEADER_OFFSET);
     r->l = (struct fc_line *)(r->region + RUN_LINE_PAGE_OFFSET + LINE_AT);
     r->h->magic = RUN_PAGE_MAGIC, r->h->version = RUN_PAGE_VERSION;
-    r->h->line_offset = LINE_AT;
     r->h->serve_mask = (1u << CLOCK_REALTIME) | (1u << CLOCK_MONOTONIC) | (1u << CLOCK_BOOTTIME);
     struct fc_line *l = r->l;
     l->magic = FC_LINE_MAGIC;
@@ -189,9 +188,9 @@ TEST(run_reader_fast_path_answers_each_entry_point_from_the_line)
     r.l->version = FC_LINE_VERSION + 1;
     CHECK(r.clock_gettime(CLOCK_MONOTONIC, &ts) == 0 && ts_ns(&ts) != anchor && r.h->kernel_calls == 6);
     r.l->version = FC_LINE_VERSION;
-    r.h->line_offset = LINE_AT + 8; /* misaligned: no line */
+    r.l->magic = 0; /* a page without a line (count mode's: zeros) */
     CHECK(r.clock_gettime(CLOCK_MONOTONIC, &ts) == 0 && ts_ns(&ts) != anchor && r.h->kernel_calls == 7);
-    r.h->line_offset = LINE_AT;
+    r.l->magic = FC_LINE_MAGIC;
     CHECK(r.clock_gettime(CLOCK_MONOTONIC, &ts) == 0 && ts_ns(&ts) == anchor && r.h->kernel_calls == 7);
     munmap(r.region, RUN_REGION_SIZE);
 #endif
@@ -338,7 +337,7 @@ TEST(run_reader_learns_its_time_namespace_at_its_first_read)
     snprintf(r.h->ns_path, sizeof r.h->ns_path, "%s", mine);
     snprintf(r.h->children_path, sizeof r.h->children_path, "%s", mine);
     snprintf(r.h->offsets_path, sizeof r.h->offsets_path, "%s", my_off);
-    p->state = RUN_PROCESS_UNKNOWN;
+    p->state = RUN_PROCESS_UNKNOWN, p->fast_word = 0;
     CHECK(reader_ns(&r, CLOCK_REALTIME) == anchor + (uint64_t)real); /* learns first */
     CHECK(p->state == RUN_PROCESS_KNOWN && r.h->kernel_calls == 1 + 5);
     CHECK(reader_ns(&r, CLOCK_MONOTONIC) == anchor + 3000000000ull);
@@ -369,7 +368,7 @@ TEST(run_reader_learns_its_time_namespace_at_its_first_read)
     pid_t pid = fork();
     if (pid == 0) {
         /* 2: the page was not wiped (qemu-user takes MADV_WIPEONFORK and does nothing). */
-        if (p->state != RUN_PROCESS_UNKNOWN)
+        if (p->state != RUN_PROCESS_UNKNOWN || p->fast_word)
             _exit(2);
         bool ok = reader_ns(&r, CLOCK_MONOTONIC) == anchor && p->state == RUN_PROCESS_KNOWN &&
                   p->monotonic_delta_ns == 0;
@@ -388,7 +387,7 @@ TEST(run_reader_learns_its_time_namespace_at_its_first_read)
      * is not its own), an unreadable offsets file, a refresher whose namespace is unknown.
      * MONOTONIC, its coarse twin and BOOTTIME then come from the kernel; REALTIME is served. */
     for (int c = 0; c < 3; c++) {
-        p->state = RUN_PROCESS_UNKNOWN;
+        p->state = RUN_PROCESS_UNKNOWN, p->fast_word = 0;
         snprintf(r.h->children_path, sizeof r.h->children_path, "%s", c == 0 ? ref : mine);
         snprintf(r.h->offsets_path, sizeof r.h->offsets_path, "%s", c == 1 ? bad_off : my_off);
         r.h->timens = c == 2 ? RUN_TIMENS_UNKNOWN : RUN_TIMENS_KNOWN;
@@ -405,7 +404,7 @@ TEST(run_reader_learns_its_time_namespace_at_its_first_read)
         CHECK(r.h->kernel_calls == calls + (c == 0 ? 2 : c == 1 ? 5 : 0) + 3);
     }
     /* No namespaces at all: every process has the refresher's clocks, no syscall asked. */
-    p->state = RUN_PROCESS_UNKNOWN;
+    p->state = RUN_PROCESS_UNKNOWN, p->fast_word = 0;
     r.h->timens = RUN_TIMENS_NONE;
     uint64_t calls = r.h->kernel_calls;
     CHECK(reader_ns(&r, CLOCK_MONOTONIC) == anchor && r.h->kernel_calls == calls);

@@ -78,13 +78,12 @@ static __attribute__((noinline)) long kernel(struct run_page_header *h, long nr,
     return raw_syscall2(nr, a, b);
 }
 
+/* At the line page's start: no offset to load or check on the fast path (a page without
+ * a line, as in count mode, holds zeros: no magic, so the kernel answers). */
 static inline const struct fc_line *line(struct run_page_header *h)
 {
-    uint32_t off = __atomic_load_n(&h->line_offset, __ATOMIC_RELAXED);
-    /* Inside the line page, aligned as the format is (a corrupt offset: no line). */
-    if (__builtin_expect(off > RUN_PAGE_SIZE - sizeof(struct fc_line) || (off & 63), 0))
-        return 0;
-    return (const struct fc_line *)(code_start() + RUN_LINE_PAGE_OFFSET + off);
+    (void)h;
+    return (const struct fc_line *)(code_start() + RUN_LINE_PAGE_OFFSET);
 }
 
 /* ---- the process's time namespace (its first read) ---- */
@@ -145,6 +144,8 @@ static __attribute__((noinline)) uint32_t learn_process(struct run_page_header *
     __atomic_store_n(&p->monotonic_delta_ns, mono, __ATOMIC_RELAXED);
     __atomic_store_n(&p->boottime_delta_ns, boot, __ATOMIC_RELAXED);
     __atomic_store_n(&p->state, state, __ATOMIC_RELEASE);
+    if (state == RUN_PROCESS_KNOWN)
+        __atomic_store_n(&p->fast_word, (uint64_t)mono ^ RUN_PROCESS_KEY, __ATOMIC_RELAXED);
     return state;
 }
 
@@ -171,8 +172,6 @@ static __attribute__((noinline)) int line_value_slow(struct run_page_header *h, 
                                                      int64_t delta, uint64_t *out)
 {
     const struct fc_line *l = line(h);
-    if (!l)
-        return 0;
     for (uint64_t wait_start = 0, wait_ticks = 0;;) {
         uint64_t s1 = 0;
         enum fc_read_status r = fc_line_read(l, which, out, &s1);
@@ -213,8 +212,7 @@ static inline __attribute__((always_inline)) int line_value(struct run_page_head
 {
     const struct fc_line *l = line(h);
     uint64_t s1;
-    if (!(__builtin_expect(l != 0, 1) &&
-          __builtin_expect(fc_line_read(l, which, out, &s1) == FC_READ_VALUE, 1)) &&
+    if (!__builtin_expect(fc_line_read(l, which, out, &s1) == FC_READ_VALUE, 1) &&
         !line_value_slow(h, which, id, delta, out))
         return 0;
     *out += (uint64_t)delta;
@@ -277,23 +275,21 @@ static inline __attribute__((always_inline)) int fast_value(long clk, uint64_t *
     const struct run_process_page *p = process();
     uint32_t mask = __atomic_load_n(&h->serve_mask, __ATOMIC_RELAXED);
     uint32_t flags = __atomic_load_n(&h->flags, __ATOMIC_RELAXED);
-    /* The process's namespace known (its first read learns it, on the slow path); acquire:
-     * its deltas were written before it. */
-    uint32_t state = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE);
-    /* clk 0 or 1, its bit in the mask, not counting: three tests on one cache line. */
+    /* The process's namespace known (its first read learns it, on the slow path), and its
+     * MONOTONIC delta, in one word. */
+    uint64_t word = __atomic_load_n(&p->fast_word, __ATOMIC_RELAXED);
+    /* clk 0 or 1, its bit in the mask, not counting (one cache line), the word set. */
     if (__builtin_expect((unsigned long)clk > 1 || !((mask >> clk) & 1) ||
-                         (flags & RUN_FLAG_COUNT) || state != RUN_PROCESS_KNOWN, 0))
+                         (flags & RUN_FLAG_COUNT) || !word, 0))
         return 0;
     const struct fc_line *l = line(h);
-    if (__builtin_expect(!l, 0))
-        return 0;
     struct fc_line_sample s;
     /* FC_CLOCK_MONOTONIC is 0, FC_CLOCK_REALTIME 1: clk 1 and 0.  One pass: a line that
      * changed under it is read again by the slow path. */
     if (__builtin_expect(fc_line_read_once(l, (int)(clk ^ 1), &s) != FC_READ_VALUE, 0))
         return 0;
     /* MONOTONIC (clk 1) in this process's namespace; REALTIME (0) is everyone's. */
-    int64_t delta = clk ? __atomic_load_n(&p->monotonic_delta_ns, __ATOMIC_RELAXED) : 0;
+    int64_t delta = (int64_t)(word ^ RUN_PROCESS_KEY) & -(int64_t)clk;
     *out = s.v + (uint64_t)s.offset + (uint64_t)delta;
     return 1;
 }

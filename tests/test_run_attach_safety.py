@@ -757,6 +757,52 @@ class InnerPid:
         return self.t.status()
 
 
+# run/run_reader_abi.h: the region is the reader's code (8 KiB), then the line page, the
+# line at its start, its seq the first 64-bit word.
+READER_CODE_SIZE = 8192
+
+
+def line_refreshed_in(pid, region):
+    """Whether the line the served process reads (through its own mapping, as it reads it)
+    changes within 5 s: the helper's writes reach it (a copy of the line, not shared,
+    would stay as it was copied: every read stale, a syscall)."""
+    with open(f"/proc/{pid}/mem", "rb", buffering=0) as mem:  # unbuffered: read anew
+        at = region + READER_CODE_SIZE
+        mem.seek(at)
+        first = mem.read(8)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+            mem.seek(at)
+            if mem.read(8) != first:
+                return True
+    return False
+
+
+def serve_and_undo(run_cmd, pid, inner, pristine, line_shared=False):
+    """run -p PID by run_cmd (clockscope run, maybe under nsenter), the program's threads
+    reading a while (each read checked by the program), then --undo: the vDSO pristine and
+    the threads still reading.  line_shared: the helper's refreshes reach the line the
+    program reads (line_refreshed_in)."""
+    a = run(run_cmd + ["--mode", "fast", "--verbose", "-p", str(pid)], timeout=DEADLINE)
+    assert a.returncode == 0 and "patched vDSO" in a.stderr, a.stderr
+    if line_shared:
+        region = int(re.search(r"reader at 0x([0-9a-f]+)", a.stderr).group(1), 16)
+        assert line_refreshed_in(pid, region), "the target's line never changed"
+    assert ran_on(inner, 20) is None
+    u = run(run_cmd + ["--undo", str(pid)], timeout=DEADLINE)
+    assert u.returncode == 0, u.stderr
+    assert vdso_bytes(pid) == pristine
+    assert ran_on(inner) is None
+
+
+def finish_clean(t):
+    """live_target ends at the end of its stdin: ran correctly to the end, no read outside."""
+    rc, out, err = t.finish()
+    assert rc == 0 and re.search(r"^ok live_target threads 2 reads \d+ outside 0$", out, re.M), \
+        out + err[-2000:]
+
+
 @pytest.mark.parametrize("monotonic,boottime", [(86400, 172800), (-200, 0)])
 def test_a_process_in_another_time_namespace_is_served_its_own_clocks(cs, progs, monotonic, boottime):
     """A program in a time namespace whose offsets differ from run's (positive and
@@ -781,18 +827,10 @@ def test_a_process_in_another_time_namespace_is_served_its_own_clocks(cs, progs,
         pristine = vdso_bytes("self")
         inside = ["nsenter", "--time", "--target", str(pid), str(cs), "run"]
         for where in ([str(cs), "run"], inside):
-            a = run(where + ["--mode", "fast", "--verbose", "-p", str(pid)], timeout=DEADLINE)
-            assert a.returncode == 0 and "patched vDSO" in a.stderr, a.stderr
-            assert ran_on(inner, 20) is None
-            u = run(where + ["--undo", str(pid)], timeout=DEADLINE)
-            assert u.returncode == 0, u.stderr
-            assert vdso_bytes(pid) == pristine
-            assert ran_on(inner) is None
-        rc, out, err = t.finish()
+            serve_and_undo(where, pid, inner, pristine)
+        finish_clean(t)
     finally:
         t.kill()
-    assert rc == 0 and re.search(r"^ok live_target threads 2 reads \d+ outside 0$", out, re.M), \
-        out + err[-2000:]
 
 
 def only_child(pid):
@@ -807,28 +845,6 @@ def only_child(pid):
             return int(kids[0])
         time.sleep(0.01)
     pytest.fail(f"pid {pid} started no child")
-
-
-# run/run_reader_abi.h: the region is the reader's code (8 KiB), then the line page, the
-# line at its start, its seq the first 64-bit word.
-READER_CODE_SIZE = 8192
-
-
-def line_refreshed_in(pid, region):
-    """Whether the line the served process reads (through its own mapping, as it reads it)
-    changes within 5 s: the helper's writes reach it (a copy of the line, not shared,
-    would stay as it was copied: every read stale, a syscall)."""
-    with open(f"/proc/{pid}/mem", "rb", buffering=0) as mem:  # unbuffered: read anew
-        at = region + READER_CODE_SIZE
-        mem.seek(at)
-        first = mem.read(8)
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            time.sleep(0.05)
-            mem.seek(at)
-            if mem.read(8) != first:
-                return True
-    return False
 
 
 @pytest.mark.parametrize("where", ["another user", "a PID namespace"])
@@ -864,20 +880,10 @@ def test_root_serves_another_users_process_and_one_in_a_pid_namespace(cs, progs,
         inner = InnerPid(t, pid)
         pristine = vdso_bytes("self")
         for _ in range(2):
-            a = run([cs, "run", "--mode", "fast", "--verbose", "-p", pid], timeout=DEADLINE)
-            assert a.returncode == 0 and "patched vDSO" in a.stderr, a.stderr
-            region = int(re.search(r"reader at 0x([0-9a-f]+)", a.stderr).group(1), 16)
-            assert line_refreshed_in(pid, region), "the target's line never changed"
-            assert ran_on(inner, 20) is None
-            u = run([cs, "run", "--undo", pid], timeout=DEADLINE)
-            assert u.returncode == 0, u.stderr
-            assert vdso_bytes(pid) == pristine
-            assert ran_on(inner) is None
-        rc, out, err = t.finish()
+            serve_and_undo([str(cs), "run"], pid, inner, pristine, line_shared=True)
+        finish_clean(t)
     finally:
         t.kill()
-    assert rc == 0 and re.search(r"^ok live_target threads 2 reads \d+ outside 0$", out, re.M), \
-        out + err[-2000:]
 
 
 def test_attach_names_the_threads_whose_calls_return_eintr(cs, progs):

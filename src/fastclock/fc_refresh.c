@@ -341,6 +341,21 @@ static void commit(void)
         fc_atomic_max_recent(next.anchor_ns);
 }
 
+/* Inside a write section: segment s with the offsets, published on a live line; on a line
+ * not live yet (the kernel answers it), its anchor as the new floor. */
+static void install(const struct fc_segment *s, bool live, int64_t real, int64_t boot)
+{
+    if (live) {
+        publish(s, fc_w.period_ns, real, boot);
+        return;
+    }
+    atomic_store_explicit(&fc_line.anchor_ticks, s->anchor_ticks, memory_order_relaxed);
+    atomic_store_explicit(&fc_line.anchor_ns, s->anchor_ns, memory_order_relaxed);
+    atomic_store_explicit(&fc_line.floor_ns, s->anchor_ns, memory_order_relaxed);
+    atomic_store_explicit(&fc_line.real_offset, real, memory_order_relaxed);
+    atomic_store_explicit(&fc_line.boot_offset, boot, memory_order_relaxed);
+}
+
 /* A write section that publishes the REALTIME and BOOTTIME offsets alone, the segment
  * unchanged (the fork child: the kernel's offsets changed, its MONOTONIC did not). */
 static void publish_offsets(int64_t real, int64_t boot)
@@ -350,16 +365,11 @@ static void publish_offsets(int64_t real, int64_t boot)
     struct fc_segment same = fc_sig.old;
     write_next(&same, t_a, real, boot);
     if (same.anchor_ticks != fc_sig.old.anchor_ticks) { /* a handler's value, folded in */
-        if (fc_sig.old_limit != 0) {
-            publish(&same, fc_w.period_ns, real, boot);
-        } else { /* not live yet: the kernel answers, from the new floor */
-            atomic_store_explicit(&fc_line.anchor_ticks, same.anchor_ticks, memory_order_relaxed);
-            atomic_store_explicit(&fc_line.anchor_ns, same.anchor_ns, memory_order_relaxed);
-            atomic_store_explicit(&fc_line.floor_ns, same.anchor_ns, memory_order_relaxed);
-        }
+        install(&same, fc_sig.old_limit != 0, real, boot);
+    } else {
+        atomic_store_explicit(&fc_line.real_offset, real, memory_order_relaxed);
+        atomic_store_explicit(&fc_line.boot_offset, boot, memory_order_relaxed);
     }
-    atomic_store_explicit(&fc_line.real_offset, real, memory_order_relaxed);
-    atomic_store_explicit(&fc_line.boot_offset, boot, memory_order_relaxed);
     write_end(seq);
 }
 
@@ -410,15 +420,7 @@ bool fc_follow_moved_clock(const struct fc_look *before)
                            &k, &w);
             struct fc_segment next = {t_a, k, cur.mult};
             write_next(&next, t_a, real, boot);
-            if (live) {
-                publish(&next, fc_w.period_ns, real, boot);
-            } else { /* not live yet: still answered by the kernel, from the new floor */
-                atomic_store_explicit(&fc_line.anchor_ticks, next.anchor_ticks, memory_order_relaxed);
-                atomic_store_explicit(&fc_line.anchor_ns, next.anchor_ns, memory_order_relaxed);
-                atomic_store_explicit(&fc_line.floor_ns, next.anchor_ns, memory_order_relaxed);
-                atomic_store_explicit(&fc_line.real_offset, real, memory_order_relaxed);
-                atomic_store_explicit(&fc_line.boot_offset, boot, memory_order_relaxed);
-            }
+            install(&next, live, real, boot);
             /* A new seq, FC_SEQ_STALE cleared; a line that is not live (limit 0) goes stale
              * again at its first read. */
             write_end(seq);

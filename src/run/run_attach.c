@@ -86,6 +86,29 @@ static void pick_inj(pid_t pid, struct stopped *s)
  * event stop lets it run on with none to come: the attach hung, or ran while a thread
  * believed stopped executed the vDSO being written.  That thread stays where it is, its
  * signal handed back by the detach. */
+/* PTRACE_SEIZE of thread t; 0, EALREADY with the tracer named in why (another tracer
+ * holds it, seen at the moment of the refusal: it may be gone a moment later), or the
+ * errno.  TRACESYSGOOD: run_heal's steps stop at syscall stops, told apart from a SIGTRAP
+ * by the 0x80 bit.  EPERM while no tracer is seen is tried again for up to 50 ms: another
+ * run -p that held the thread may have let it go between our seize and our look at its
+ * TracerPid (then the seize succeeds, and the vDSO says it is served already); a policy
+ * that forbids ptrace answers EPERM throughout. */
+static int seize_one(pid_t pid, pid_t t, char *why, size_t wl)
+{
+    for (int tries = 0;; tries++) {
+        if (ptrace(PTRACE_SEIZE, t, NULL, (void *)(long)PTRACE_O_TRACESYSGOOD) == 0)
+            return 0;
+        int err = errno;
+        if (err != EPERM || run_trace_thread_is_zombie(pid, t))
+            return err;
+        if (run_fit_tracer_came(pid, t, why, wl))
+            return EALREADY;
+        if (tries == 50)
+            return err;
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+}
+
 static int seize_new(pid_t pid, struct stopped *s, char *why, size_t wl)
 {
     for (bool grew = true; grew;) {
@@ -109,16 +132,12 @@ static int seize_new(pid_t pid, struct stopped *s, char *why, size_t wl)
                 let_go(pid, s);
                 return E2BIG;
             }
-            /* TRACESYSGOOD: run_heal's steps stop at syscall stops, told apart from a
-             * SIGTRAP by the 0x80 bit. */
-            if (ptrace(PTRACE_SEIZE, t, NULL, (void *)(long)PTRACE_O_TRACESYSGOOD) != 0) {
-                int err = errno;
+            int err = seize_one(pid, t, why, wl);
+            if (err) {
                 if (err == ESRCH || (err == EPERM && run_trace_thread_is_zombie(pid, t)))
                     continue; /* it ended (a main thread that called pthread_exit, too) */
                 closedir(d);
                 let_go(pid, s);
-                if (err == EPERM && run_fit_tracer_came(pid, t, why, wl))
-                    return EALREADY;
                 return err;
             }
             ptrace(PTRACE_INTERRUPT, t, NULL, NULL);

@@ -48,8 +48,15 @@ static const struct fc_slew_policy SLEW = {
     .step_forward_ns = 1000000,
 };
 
-/* The REALTIME or BOOTTIME offset from MONOTONIC: the tighter of 3 MONOTONIC sandwiches. */
 int64_t fc_clock_offset(clockid_t id)
+{
+    uint64_t width;
+    return fc_clock_offset_w(id, &width);
+}
+
+/* The REALTIME or BOOTTIME offset from MONOTONIC: the tightest of 3 MONOTONIC sandwiches,
+ * and that sandwich's width (the offset is off by at most half of it). */
+int64_t fc_clock_offset_w(clockid_t id, uint64_t *width)
 {
     int64_t best = 0;
     uint64_t best_w = UINT64_MAX;
@@ -60,6 +67,7 @@ int64_t fc_clock_offset(clockid_t id)
             best = (int64_t)(x - (a + (b - a) / 2));
         }
     }
+    *width = best_w;
     return best;
 }
 
@@ -249,12 +257,22 @@ static void commit(void)
      * widens it by the handler's time (its noise bounds the detection, not the value). */
     if (namespaced)
         real = fc_clock_offset(CLOCK_REALTIME), boot = fc_clock_offset(CLOCK_BOOTTIME);
+    /* A sample is off by at most half its sandwich's width: an offset that moved by no
+     * more than that is kept.  Every try of a sample can be stretched when a signal
+     * handler that outlasts its timer's period, or a busy CPU, leaves the thread a few
+     * instructions at a time; a BOOTTIME offset published that far off (24 us seen under
+     * the SIGALRM test with a CPU kept busy) would serve BOOTTIME below the kernel's. */
+    else if (boot - old_boot <= (int64_t)(fc_w.boot_width / 2) &&
+             old_boot - boot <= (int64_t)(fc_w.boot_width / 2))
+        boot = old_boot;
     /* Suspended since the last refresh: BOOTTIME - MONOTONIC moved.  The rate baseline
      * spans the suspend, so it restarts (docs/fastclock.md, "Suspend"). */
     bool suspended = !namespaced && (boot - old_boot > SUSPEND_JUMP_NS || old_boot - boot > SUSPEND_JUMP_NS);
-    /* A REALTIME offset that moved by less than the readers' hysteresis is noise: kept. */
-    if (!namespaced && real - old_real < (int64_t)FC_REALTIME_HYSTERESIS_NS &&
-        old_real - real < (int64_t)FC_REALTIME_HYSTERESIS_NS)
+    /* A REALTIME offset that moved by less than the readers' hysteresis, or than its
+     * sample's noise (above), is noise: kept. */
+    int64_t real_noise = (int64_t)(fc_w.real_width / 2) > (int64_t)FC_REALTIME_HYSTERESIS_NS
+                       ? (int64_t)(fc_w.real_width / 2) : (int64_t)FC_REALTIME_HYSTERESIS_NS;
+    if (!namespaced && real - old_real < real_noise && old_real - real < real_noise)
         real = old_real;
 
     /* The kernel's clock moved against the counter by more than FC_CLOCK_JUMP_NS (a new
@@ -460,11 +478,11 @@ static bool step_once(void)
         return false;
     case 1:
         /* The offsets to publish, each from the tightest of 3 sandwiches. */
-        fc_w.real = fc_clock_offset(CLOCK_REALTIME);
+        fc_w.real = fc_clock_offset_w(CLOCK_REALTIME, &fc_w.real_width);
         fc_w.step = 2;
         return false;
     case 2:
-        fc_w.boot = fc_clock_offset(CLOCK_BOOTTIME);
+        fc_w.boot = fc_clock_offset_w(CLOCK_BOOTTIME, &fc_w.boot_width);
         fc_w.step = 5;
         return false;
     case 5:

@@ -103,6 +103,7 @@ struct fc_writer {
     int step;
     uint64_t t_s, k_s, w_s;
     int64_t real, boot;  /* this refresh's REALTIME and BOOTTIME offsets, to publish */
+    uint64_t real_width, boot_width; /* their sandwiches' widths (ns) */
     struct fc_look now;  /* this refresh's look at the kernel's clocks (a namespace's witness) */
     struct fc_look look; /* the last refresh's (or initialisation's, or the fork's) */
     bool look_ok;

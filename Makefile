@@ -43,7 +43,7 @@ endif
 CLI_DIRS := common vdso measure bench warp fastclock run facts doctor vm collect metrics ladder profile runtimes
 CLI_SRC  := src/main.c $(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c)) src/arch/$(ARCH).c \
             src/arch/defaults.c \
-            $(wildcard src/arch/$(ARCH)_inject.c) src/arch/inject_none.c src/shim/shim_probe.c
+            $(wildcard src/arch/$(ARCH)_inject.c) src/arch/inject_none.c
 CLI_OBJ  := $(CLI_SRC:%.c=$(O)/obj/%.o)
 LIB_OBJ  := $(filter-out $(O)/obj/src/main.o,$(CLI_OBJ))
 UNIT_SRC := $(wildcard tests/unit/*.c)
@@ -220,7 +220,7 @@ fuzz:
 	$(FUZZ_CC) -o build/fuzz/fuzz_ladder_fault tests/fuzz/fuzz_ladder_fault.c src/ladder/fault.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_cli tests/fuzz/fuzz_cli.c src/common/cli_parse.c \
 	    src/common/cli.c src/common/cpuset.c
-	$(FUZZ_CC) -o build/fuzz/fuzz_json_check tests/fuzz/fuzz_json_check.c src/collect/json_check.c
+	$(FUZZ_CC) -o build/fuzz/fuzz_json_check tests/fuzz/fuzz_json_check.c src/common/json_read.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_dts_edit tests/fuzz/fuzz_dts_edit.c src/vm/dts_edit.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_sysfs_readback tests/fuzz/fuzz_sysfs_readback.c \
 	    src/vm/sysfs_readback.c

@@ -4,6 +4,7 @@
  * defines, for the hot path only,
  *   arch_counter_ordered()  ordered after every earlier load (as arch_fast_counter_ordered)
  *   arch_counter_raw()      unordered (as arch_fast_counter_raw)
+ *   ARCH_WORD_CONSTANTS_IN_CODE  1 where a 64-bit constant is an instruction immediate
  * so that fastclock's readers make no call (issue 10).  Everything else about the arch is
  * behind arch/arch.h. */
 #ifndef CLOCKSCOPE_ARCH_COUNTER_H

@@ -2,7 +2,7 @@
 /* clockscope collect: every part (facts, doctor, bench, warp, ladder; profile on request) run as a child of this
  * binary with --json, gathered into one self-describing bundle (docs/json.md). */
 #include "collect/bundle_file.h"
-#include "collect/json_check.h"
+#include "common/json_read.h"
 #include "collect/parts.h"
 #include "commands.h"
 #include "common/cli.h"

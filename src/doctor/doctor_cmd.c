@@ -4,6 +4,7 @@
 #include "common/cli.h"
 #include "doctor/diagnosis.h"
 #include "doctor/fleet.h"
+#include "facts/archive.h"
 #include "doctor/proof.h"
 #include "doctor/report.h"
 #include "doctor/rules.h"
@@ -83,7 +84,7 @@ int cmd_doctor(int argc, char **argv)
     static struct diagnosis d;
     if (root) {
         char why[4400];
-        if (!fleet_load_root(root, &fs, why, sizeof why))
+        if (!archive_load_root(root, &fs, why, sizeof why))
             usage_error("doctor", "%s", why);
     } else {
         facts_load_live(&fs);

@@ -4,7 +4,8 @@
 #include "doctor/fleet.h"
 #include "common/cli.h"
 #include "common/json.h"
-#include "doctor/archive.h"
+#include "facts/archive.h"
+
 #include "doctor/report.h"
 #include "common/cpuset.h"
 #include "common/printable.h"
@@ -22,22 +23,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <time.h>
-
-bool fleet_load_root(const char *root, struct facts *fs, char *why, size_t whylen)
-{
-    if (!archive_is_archive(root))
-        return facts_load_root(root, fs, why, whylen);
-    struct archive_unpacked u;
-    if (!archive_unpack(root, &u, why, whylen)) {
-        memset(fs, 0, sizeof *fs);
-        return false;
-    }
-    bool ok = facts_load_root(u.root, fs, why, whylen);
-    archive_cleanup(&u);
-    if (ok)
-        snprintf(fs->origin, sizeof fs->origin, "%s", root);
-    return ok;
-}
 
 static double now_s(void)
 {
@@ -88,7 +73,7 @@ static void one_root(const char *root, bool json, struct tally *t)
     char why[4400];
     double t0 = now_s();
     t->roots++;
-    bool loaded = fleet_load_root(root, &fs, why, sizeof why);
+    bool loaded = archive_load_root(root, &fs, why, sizeof why);
     if (loaded && !holds_facts(&fs)) {
         loaded = false;
         snprintf(why, sizeof why, "holds no facts (no facts-root path such as proc/cpuinfo or "

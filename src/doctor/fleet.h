@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The doctor over many facts roots (`doctor --root A --root B ...`, `--roots DIR`): one
  * result per root, a bad root gives its own error and the others still run, then a
- * summary.  Roots may be sosreport archives (doctor/archive.h). */
+ * summary.  Roots may be sosreport archives (facts/archive.h). */
 #ifndef CLOCKSCOPE_DOCTOR_FLEET_H
 #define CLOCKSCOPE_DOCTOR_FLEET_H
 
@@ -10,10 +10,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-
-/* Loads one root (a directory or an archive, unpacked and removed again) into fs: its
- * origin is the name given.  false with why when it cannot be read. */
-bool fleet_load_root(const char *root, struct facts *fs, char *why, size_t whylen);
 
 /* Runs the doctor on every root (and every directory or archive in roots_dir, when not
  * NULL, in name order), printing JSON lines (json) or one text line per root, then the

@@ -6,6 +6,7 @@
 #include "common/cpuset.h"
 #include "measure/engine.h"
 #include "measure/method.h"
+#include "measure/time_filter.h"
 #include "vdso/vdso.h"
 
 #include <errno.h>
@@ -24,10 +25,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The third argument that marks the handler's own calls: clock_gettime, gettimeofday and
- * time take at most two, so the kernel ignores it, and the filter can tell them apart. */
-#define PROOF_MAGIC 0x5ecc0de7ea5e1100ull
-
 const char *proof_call_name(enum proof_call c)
 {
     static const char *const names[PC_COUNT] = {
@@ -45,47 +42,15 @@ static void on_sigsys(int sig, siginfo_t *si, void *uc)
     int saved = errno;
     trapped++;
     long r = syscall(si->si_syscall, arch_ucontext_syscall_arg(uc, 0),
-                     arch_ucontext_syscall_arg(uc, 1), (long)PROOF_MAGIC);
+                     arch_ucontext_syscall_arg(uc, 1), (long)TIME_FILTER_MAGIC);
     arch_ucontext_set_return(uc, r == -1 ? -errno : r);
     errno = saved;
 }
 
-int proof_time_filter(struct sock_filter *f, unsigned int action)
-{
-    long nrs[4];
-    int k = 0;
-    nrs[k++] = SYS_clock_gettime;
-    nrs[k++] = SYS_gettimeofday;
-#ifdef SYS_clock_gettime64 /* 32-bit ABIs only: a feature test, not an arch test */
-    nrs[k++] = SYS_clock_gettime64;
-#endif
-    if (arch_syscall_time_nr() >= 0)
-        nrs[k++] = arch_syscall_time_nr();
-    int n = 0;
-    f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
-    f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch_audit_arch(), 1, 0);
-    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-    f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
-    for (int i = 0; i < k; i++)
-        f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nrs[i],
-                                              (uint8_t)(k - i), 0);
-    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-    /* A time syscall: let it through only with the magic third argument (little-endian
-     * on all three arches: low word first). */
-    size_t arg2 = offsetof(struct seccomp_data, args[2]);
-    f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arg2);
-    f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)PROOF_MAGIC, 0, 2);
-    f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arg2 + 4);
-    f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(PROOF_MAGIC >> 32), 1, 0);
-    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, action);
-    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-    return n;
-}
-
 static int install_filter(void)
 {
-    struct sock_filter f[PROOF_FILTER_MAX];
-    int n = proof_time_filter(f, SECCOMP_RET_TRAP);
+    struct sock_filter f[TIME_FILTER_MAX];
+    int n = time_filter_build(f, SECCOMP_RET_TRAP);
     struct sock_fprog prog = {(unsigned short)n, f};
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return errno;

@@ -55,14 +55,6 @@ struct proof {
 };
 
 void proof_run(struct proof *p);
-/* The proof's filter: the time syscalls (clock_gettime, gettimeofday, time, and
- * clock_gettime64 where it exists) answered with `action`, except the handler's own calls
- * (the magic third argument); everything else allowed.  Fills f (PROOF_FILTER_MAX
- * entries) and returns its length.  `runtimes` counts another program's calls with the
- * same filter, action SECCOMP_RET_USER_NOTIF (a SIGSYS handler does not survive exec). */
-#define PROOF_FILTER_MAX 24
-struct sock_filter;
-int proof_time_filter(struct sock_filter *f, unsigned int action);
 const char *proof_call_name(enum proof_call c);
 const struct proof_timing *proof_timing_find(const struct proof *p, const char *id);
 /* Pure: the counting child's deadline (s) on a machine where libc's clock_gettime costs

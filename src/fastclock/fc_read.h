@@ -195,19 +195,19 @@ FC_INLINE int fc_line_stale_value(const struct fc_line *l, int which, uint64_t s
  * fc_line_stale_value (after FC_READ_PAST, the line's own s1 is not stale: the writer, not
  * the reader, decides; a reader may set FC_SEQ_STALE with a CAS from *s1 as libfastclock's
  * do).  FC_READ_KERNEL: the line is not on the counter, or its format is not this one. */
-/* fc_line_understood() and source == FC_SOURCE_COUNTER.  On x86_64 in two 64-bit loads,
- * not four: the words at offsets 8 (magic, version) and 16 (source, shift) read whole
- * (aligned 8-byte loads are single-copy atomic; little-endian: the lower-addressed field is
- * the low half; each constant is one movabs).  Elsewhere a 64-bit constant comes from a
- * literal pool (riscv64: .rodata.cst8), data beside the code that a reader copied alone to
- * another address would not carry: field by field there.  The source's load is an acquire
+/* fc_line_understood() and source == FC_SOURCE_COUNTER.  Where a 64-bit constant is part of
+ * the instruction (arch/<arch>/counter.h: ARCH_WORD_CONSTANTS_IN_CODE, x86_64's movabs) in
+ * two 64-bit loads, not four: the words at offsets 8 (magic, version) and 16 (source, shift)
+ * read whole (aligned 8-byte loads are single-copy atomic; little-endian: the
+ * lower-addressed field is the low half).  Elsewhere the constant would be data beside the
+ * code, which a reader copied alone to another address would not carry: field by field.  The source's load is an acquire
  * either way: a line switched to the counter is read after what the writer stored before. */
 typedef uint64_t __attribute__((may_alias)) fc_line_word;
 #define FC_LINE_WORD_FORMAT ((uint64_t)FC_LINE_VERSION << 32 | FC_LINE_MAGIC)
 #define FC_LINE_WORD_ON_COUNTER ((uint64_t)FC_LINE_SHIFT << 32 | FC_SOURCE_COUNTER)
 FC_INLINE int fc_line_on_counter(const struct fc_line *l)
 {
-#if defined(__x86_64__)
+#if ARCH_WORD_CONSTANTS_IN_CODE
     return __atomic_load_n((const fc_line_word *)(const void *)&l->magic, __ATOMIC_RELAXED) ==
                FC_LINE_WORD_FORMAT &&
            __atomic_load_n((const fc_line_word *)(const void *)&l->source, __ATOMIC_ACQUIRE) ==

@@ -3,7 +3,7 @@
  * metrics say exactly what those commands say. */
 #include "metrics/gather.h"
 #include "common/cpuset.h"
-#include "doctor/fleet.h"
+#include "facts/archive.h"
 #include "measure/method.h"
 #include "warp/warp_run.h"
 
@@ -72,7 +72,7 @@ bool metrics_gather(const char *root, double warp_seconds, struct metrics_run *r
     memset(r, 0, sizeof *r);
     double t0 = now_s();
     if (root) {
-        if (!fleet_load_root(root, &r->fs, r->why, sizeof r->why)) /* archives too */
+        if (!archive_load_root(root, &r->fs, r->why, sizeof r->why)) /* archives too */
             return false;
     } else {
         facts_load_live(&r->fs);

@@ -4,9 +4,7 @@
 #include "run/run_refresher.h"
 
 #include "fastclock/fastclock.h"
-#include "fastclock/fc_state.h"
-#include "fastclock/fc_writer.h"
-#include "shim/shim.h"
+#include "fastclock/fc_host.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -83,24 +81,6 @@ static void print_table(const struct run_refresher *r, double secs)
 #define TICKER_START_SECONDS 1.0
 #define LIVE_WAIT_MS 100 /* at most this long for the line to go live before the program starts */
 
-/* fastclock is on the counter (its source says so from initialisation on) but its first
- * line is not committed yet: the cross-CPU check's thread commits it, and until then the
- * line's limit is 0 (every read is the kernel's).  Waiting for the source alone, as an earlier
- * version did, returned at once: half the programs started on a line not yet live and made
- * their first reads (hundreds of them, on this machine) by syscall. */
-static bool line_pending(void)
-{
-    return __atomic_load_n(&fc_line.source, __ATOMIC_ACQUIRE) == FC_SOURCE_COUNTER &&
-           __atomic_load_n(&fc_line.limit_ticks, __ATOMIC_ACQUIRE) == 0;
-}
-
-/* Live: the line has been committed (limit_ticks set), asked apart from line_pending so
- * that what --verbose says does not depend on the wait's own test. */
-static bool line_live(void)
-{
-    return __atomic_load_n(&fc_line.limit_ticks, __ATOMIC_ACQUIRE) != 0;
-}
-
 static char start_said[96];
 
 const char *run_refresher_start_said(void)
@@ -108,20 +88,9 @@ const char *run_refresher_start_said(void)
     return start_said;
 }
 
-/* The page libfastclock's hot data has to itself (fc_state.h: the line at its start, the
- * padding to its end), or 0. */
-static uintptr_t line_page(void)
-{
-    uintptr_t pg = (uintptr_t)&fc_line;
-    __asm__("" : "+r"(pg)); /* the page, not the 128-byte object the compiler knows */
-    bool alone = pg % FC_HOT_PAGE_SIZE == 0 &&
-                 (uintptr_t)fc_hot_page_end + FC_HOT_PAGE_SIZE - 256 == pg + FC_HOT_PAGE_SIZE;
-    return alone ? pg : 0;
-}
-
 bool run_refresher_move(int to, struct run_page_header *page, bool line, char *why, size_t wl)
 {
-    uintptr_t pg = line_page();
+    uintptr_t pg = fc_host_line_page();
     if (ftruncate(to, RUN_MEMFD_SIZE) != 0) {
         snprintf(why, wl, "cannot size its memfd: %s", strerror(errno));
         return false;
@@ -130,7 +99,7 @@ bool run_refresher_move(int to, struct run_page_header *page, bool line, char *w
      * which this process has none (it reads no clock through libfastclock); the header's
      * are this thread and the served processes, none served yet.  So nothing is written
      * between the copy and the new mapping. */
-    fc_take_refreshing();
+    fc_host_hold_writer();
     bool ok = pwrite(to, page, RUN_PAGE_SIZE, RUN_PAGE_SIZE) == (ssize_t)RUN_PAGE_SIZE &&
               (!line || (pg && pwrite(to, (const void *)pg, RUN_PAGE_SIZE, 0) == (ssize_t)RUN_PAGE_SIZE));
     if (!ok)
@@ -146,7 +115,7 @@ bool run_refresher_move(int to, struct run_page_header *page, bool line, char *w
         snprintf(why, wl, "cannot map its memfd: %s", strerror(errno));
         ok = false;
     }
-    fc_release_refreshing();
+    fc_host_release_writer();
     return ok;
 }
 
@@ -154,8 +123,8 @@ bool run_refresher_prepare(int memfd, struct run_page_header *page, const struct
                            char *why, size_t wl)
 {
     long pagesz = sysconf(_SC_PAGESIZE);
-    uintptr_t pg = line_page();
-    if (pagesz != (long)RUN_PAGE_SIZE || pagesz != FC_HOT_PAGE_SIZE || !pg) {
+    uintptr_t pg = fc_host_line_page();
+    if (pagesz != (long)RUN_PAGE_SIZE || pagesz != FC_HOST_PAGE_SIZE || !pg) {
         snprintf(why, wl, "fastclock's line is not alone on a %u-byte page here", RUN_PAGE_SIZE);
         return false;
     }
@@ -178,8 +147,8 @@ bool run_refresher_prepare(int memfd, struct run_page_header *page, const struct
         const char *hook = getenv("CLOCKSCOPE_RUN_SLOW");
         uint64_t libc_t = 0, sys_t = 0, libc_r = 0, sys_r = 0;
         bool slow = hook && *hook ? *hook == '1'
-                  : shim_kernel_path_slow(clock_gettime, CLOCK_MONOTONIC, &libc_t, &sys_t) ||
-                    shim_kernel_path_slow(clock_gettime, CLOCK_REALTIME, &libc_r, &sys_r);
+                  : fc_host_kernel_path_slow(clock_gettime, CLOCK_MONOTONIC, &libc_t, &sys_t) ||
+                    fc_host_kernel_path_slow(clock_gettime, CLOCK_REALTIME, &libc_r, &sys_r);
         if (!slow) {
             snprintf(why, wl, "--mode auto: the vDSO does not enter the kernel here (a "
                      "monotonic read costs %llu counter ticks, a syscall %llu): nothing to "
@@ -195,12 +164,13 @@ bool run_refresher_prepare(int memfd, struct run_page_header *page, const struct
     }
     /* The line goes live once libfastclock's cross-CPU check has passed (a thread of its
      * own): wait for it a little, so that the program's first reads find it (until then
-     * they are syscalls: correct, slow). */
+     * they are syscalls: correct, slow; hundreds of them on a 2-CPU machine).  Waiting for
+     * the source alone would return at once: it says "counter" from initialisation on. */
     double wait_from = now_s();
-    for (int i = 0; i < LIVE_WAIT_MS && line_pending(); i++)
+    for (int i = 0; i < LIVE_WAIT_MS && fc_host_line_pending(); i++)
         nanosleep(&(struct timespec){0, 1000000}, NULL);
     double waited_ms = (now_s() - wait_from) * 1e3;
-    if (line_live())
+    if (fc_host_line_live())
         snprintf(start_said, sizeof start_said, "its line live after %.1f ms", waited_ms);
     else
         snprintf(start_said, sizeof start_said,

@@ -3,7 +3,7 @@
 #include "runtimes/syscall_count.h"
 
 #include "common/subprocess.h"
-#include "doctor/proof.h"
+#include "measure/time_filter.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,8 +35,8 @@ static _Noreturn void child(char *const argv[], int sock, int out_fd, pid_t pare
     dup2(devnull, 2);
     /* A killed clockscope leaves no probe behind (it outlives exec). */
     subprocess_die_with_parent(parent);
-    struct sock_filter f[PROOF_FILTER_MAX];
-    struct sock_fprog prog = {(unsigned short)proof_time_filter(f, SECCOMP_RET_USER_NOTIF), f};
+    struct sock_filter f[TIME_FILTER_MAX];
+    struct sock_fprog prog = {(unsigned short)time_filter_build(f, SECCOMP_RET_USER_NOTIF), f};
     int err = 0, listener = -1;
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         err = errno;

@@ -3,7 +3,7 @@
  *
  * The doctor's proof counts its own calls with a SIGSYS handler; a handler does not
  * survive exec, so for a program in another language the same filter
- * (doctor/proof.h: proof_time_filter) answers with SECCOMP_RET_USER_NOTIF instead: the
+ * (measure/time_filter.h) answers with SECCOMP_RET_USER_NOTIF instead: the
  * child installs it, hands the listener to us over a socket (SCM_RIGHTS) and execs the
  * program; we count each notification and let the syscall continue
  * (SECCOMP_USER_NOTIF_FLAG_CONTINUE): the program sees real times.  The program writes a

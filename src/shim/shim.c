@@ -8,6 +8,7 @@
  * first (errors returned unchanged); only a page that the real call wrote successfully is
  * remembered (per thread) and written directly afterwards. */
 #include "shim/shim.h"
+#include "fastclock/fc_host.h"
 
 #include "fastclock/fastclock.h"
 #include "fastclock/fc_internal.h"
@@ -170,7 +171,7 @@ static void decide_fast(bool only_where_slow, bool verbose)
             if (forced && *forced)
                 slow[i] = strcmp(forced, "0") != 0;
             else
-                slow[i] = shim_kernel_path_slow(get_real_cgt(), served[i], &libc_ticks[i], &sys_ticks[i]);
+                slow[i] = fc_host_kernel_path_slow(get_real_cgt(), served[i], &libc_ticks[i], &sys_ticks[i]);
         }
         any |= slow[i];
     }
@@ -187,7 +188,7 @@ static void decide_fast(bool only_where_slow, bool verbose)
         if (verbose)
             fprintf(stderr, "clockscope-shim: fastclock source: %s\n", info.why);
     }
-    double per_ns = verbose && only_where_slow && !(forced && *forced) ? shim_counter_ticks_per_ns(get_real_cgt())
+    double per_ns = verbose && only_where_slow && !(forced && *forced) ? fc_host_counter_ticks_per_ns(get_real_cgt())
                                                                          : 0;
     for (size_t i = 0; i < 3; i++) {
         if (slow[i])

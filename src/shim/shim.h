@@ -26,17 +26,6 @@ void shim_count_call(int which, const void *caller); /* 0 gettimeofday, 1 time *
 void shim_count_report(void);
 void shim_count_after_fork(void);
 
-/* The kernel path's cost, for auto mode (shim_probe.c): true if clock_gettime(id) through
- * libc costs at least half of a raw syscall, i.e. it enters the kernel or traps.
- * Fills the two costs in counter ticks. */
-int shim_kernel_path_slow(real_clock_gettime_fn real, clockid_t id, uint64_t *libc_ticks,
-                          uint64_t *syscall_ticks);
-
-/* Counter ticks per nanosecond, measured against the kernel's CLOCK_MONOTONIC (50 us):
- * only for --verbose, which says what the probe measured in ns, since a tick is a
- * different length on every machine.  0 when the counter did not move. */
-double shim_counter_ticks_per_ns(real_clock_gettime_fn real);
-
 /* At start: keeps `self` (the shim's path) in LD_PRELOAD or removes it, as `run` asked
  * (CLOCKSCOPE_RUN_INHERIT, CLOCKSCOPE_RUN_FOLLOW_PID: shim_env.c); false when this process
  * is one a wrapper script started rather than the program, which the shim leaves alone. */

@@ -10,7 +10,7 @@
  * measurement. */
 #include "vm/apply_fix.h"
 #include "vm/initramfs.h"
-#include "vm/json_tree.h"
+#include "common/json_read.h"
 #include "common/json.h"
 
 #include <stdio.h>

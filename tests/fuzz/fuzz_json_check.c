@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* libFuzzer harness for collect's JSON check (src/collect/json_check.c): no crash, no read
- * past the input, and what it accepts stays valid JSON when collect embeds it in the
- * bundle (as a member value, after trimming trailing whitespace). */
-#include "collect/json_check.h"
+/* libFuzzer harness for the JSON reader (src/common/json_read.c): no crash, no read past
+ * the input, no leak; json_tree_parse accepts exactly what json_check accepts; and what it
+ * accepts stays valid JSON when collect embeds it in the bundle (as a member value). */
+#include "common/json_read.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,6 +14,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *copy = malloc(size ? size : 1);      /* exact size: ASan sees any over-read */
     memcpy(copy, data, size);
     bool ok = json_check(copy, size, schema, sizeof schema, why, sizeof why);
+    char why_tree[200];
+    struct json_node *tree = json_tree_parse(copy, size, why_tree, sizeof why_tree);
+    if (!tree != !ok)
+        abort();
+    json_tree_free(tree);
     if (ok) {
         if (strnlen(schema, sizeof schema) == sizeof schema)
             abort();

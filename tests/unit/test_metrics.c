@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The Prometheus exposition writer (metrics/exposition.c) and the archive member filter
- * (doctor/archive.c): both pure, both guard what other programs will parse or write. */
+ * (facts/archive.c): both pure, both guard what other programs will parse or write. */
 #include "check.h"
-#include "doctor/archive.h"
+#include "facts/archive.h"
 #include "metrics/emit.h"
 #include "metrics/exposition.h"
 

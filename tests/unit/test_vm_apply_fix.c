@@ -3,7 +3,7 @@
  * the doctor's JSON as a tree (src/vm/apply_fix.c, src/vm/json_tree.c). */
 #include "check.h"
 #include "vm/apply_fix.h"
-#include "vm/json_tree.h"
+#include "common/json_read.h"
 
 TEST(apply_fix_cmdline_removes_and_adds_whole_words)
 {

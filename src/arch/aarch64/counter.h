@@ -4,6 +4,11 @@
 #ifndef CLOCKSCOPE_ARCH_AARCH64_COUNTER_H
 #define CLOCKSCOPE_ARCH_AARCH64_COUNTER_H
 
+/* A 64-bit constant may come from a literal pool beside the code (ldr =imm), which a
+ * reader copied alone to another address would not carry: fastclock/fc_read.h compares
+ * the line's format field by field here. */
+#define ARCH_WORD_CONSTANTS_IN_CODE 0
+
 #include <stdint.h>
 
 static inline __attribute__((always_inline)) uint64_t arch_counter_ordered(void)

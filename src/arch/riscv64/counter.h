@@ -12,6 +12,11 @@
 #ifndef CLOCKSCOPE_ARCH_RISCV64_COUNTER_H
 #define CLOCKSCOPE_ARCH_RISCV64_COUNTER_H
 
+/* A 64-bit constant comes from .rodata.cst8, data beside the code, which a reader copied
+ * alone to another address would not carry: fastclock/fc_read.h compares the line's
+ * format field by field here. */
+#define ARCH_WORD_CONSTANTS_IN_CODE 0
+
 #include <stdint.h>
 
 static inline __attribute__((always_inline)) uint64_t arch_counter_ordered(void)

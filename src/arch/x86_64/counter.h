@@ -10,6 +10,11 @@
 #ifndef CLOCKSCOPE_ARCH_X86_64_COUNTER_H
 #define CLOCKSCOPE_ARCH_X86_64_COUNTER_H
 
+/* 64-bit constants are instruction immediates (movabs): code that compares a word with one
+ * carries no data beside it, so a reader copied alone to another address still works
+ * (fastclock/fc_read.h: fc_line_on_counter reads the line's format words whole). */
+#define ARCH_WORD_CONSTANTS_IN_CODE 1
+
 #include <stdint.h>
 
 #if __STDC_HOSTED__

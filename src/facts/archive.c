@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Unpacking a sosreport archive for the doctor (archive.h). */
-#include "doctor/archive.h"
+#include "facts/archive.h"
 #include "common/subprocess.h"
 #include "facts/facts.h"
 
@@ -436,4 +436,20 @@ void archive_cleanup(struct archive_unpacked *u)
         cleanup_dir[0] = 0;
         guard_signals(false);
     }
+}
+
+bool archive_load_root(const char *root, struct facts *fs, char *why, size_t whylen)
+{
+    if (!archive_is_archive(root))
+        return facts_load_root(root, fs, why, whylen);
+    struct archive_unpacked u;
+    if (!archive_unpack(root, &u, why, whylen)) {
+        memset(fs, 0, sizeof *fs);
+        return false;
+    }
+    bool ok = facts_load_root(u.root, fs, why, whylen);
+    archive_cleanup(&u);
+    if (ok)
+        snprintf(fs->origin, sizeof fs->origin, "%s", root);
+    return ok;
 }

@@ -14,6 +14,8 @@
 #ifndef CLOCKSCOPE_ARCHIVE_H
 #define CLOCKSCOPE_ARCHIVE_H
 
+#include "facts/facts.h"
+
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,6 +35,10 @@ bool archive_is_archive(const char *path);
 bool archive_unpack(const char *path, struct archive_unpacked *u, char *why, size_t whylen);
 /* Removes the temporary directory (and restores the signal dispositions). */
 void archive_cleanup(struct archive_unpacked *u);
+
+/* Loads one facts root, a directory or an archive (unpacked, read and removed again), into
+ * fs: its origin is the name given.  false with why when it cannot be read. */
+bool archive_load_root(const char *root, struct facts *fs, char *why, size_t whylen);
 
 /* Exported for the tests: whether a member name (as `tar -t` lists it) is one to extract;
  * top (capacity toplen) holds the top directory of the first one selected ("" for none),

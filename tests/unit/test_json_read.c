@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* collect's JSON check (src/collect/json_check.c): what RFC 8259 accepts and rejects, the
- * schema it extracts, and an in-process mutation fuzz (no crash; a verdict every time). */
+/* The JSON reader (src/common/json_read.c): what RFC 8259 accepts and rejects, the schema
+ * json_check extracts, the tree json_tree_parse builds from the same parser, and an
+ * in-process mutation fuzz (no crash; a verdict every time; the two uses agree). */
 #include "check.h"
-#include "collect/json_check.h"
+#include "common/json_read.h"
 
 #include <stdlib.h>
 
@@ -49,9 +50,9 @@ TEST(json_check_names_the_offset_and_depth)
     CHECK(!json_check("{\"a\": x}", 8, NULL, 0, why, sizeof why));
     CHECK(strstr(why, "at byte 6") != NULL);
     char deep[200] = "";
-    for (int i = 0; i < JSON_CHECK_MAX_DEPTH; i++)
+    for (int i = 0; i < JSON_READ_MAX_DEPTH; i++)
         strcat(deep, "[");
-    for (int i = 0; i < JSON_CHECK_MAX_DEPTH; i++)
+    for (int i = 0; i < JSON_READ_MAX_DEPTH; i++)
         strcat(deep, "]");
     CHECK(json_check(deep, strlen(deep), NULL, 0, why, sizeof why));
     char deeper[200];
@@ -95,6 +96,12 @@ TEST(json_check_mutation_fuzz)
         memcpy(exact, buf, n);
         why[0] = '\0';
         bool good = json_check(exact, n, schema, sizeof schema, why, sizeof why);
+        char why_tree[200];
+        struct json_node *tree = json_tree_parse(exact, n, why_tree, sizeof why_tree);
+        CHECK(!tree == !good);
+        if (!good)
+            CHECK(strcmp(why, why_tree) == 0);
+        json_tree_free(tree);
         free(exact);
         if (good) {
             accepted++;
@@ -105,4 +112,51 @@ TEST(json_check_mutation_fuzz)
         }
     }
     CHECK(accepted > 100 && rejected > 1000);
+}
+
+TEST(json_tree_unescapes_strings_and_reads_numbers)
+{
+    const char *doc = "{\"k\\u00e9y\": [\"a\\\"b\\\\c\\/\\b\\f\\n\\r\\t\", \"\\ud83d\\ude00\", "
+                      "\"\\ud800x\", -1.5e3, 0, true, false, null, {}, []]}";
+    char why[200] = "";
+    struct json_node *t = json_tree_parse(doc, strlen(doc), why, sizeof why);
+    CHECK(t != NULL);
+    if (!t)
+        return;
+    const struct json_node *a = json_get(t, "k\xc3\xa9y");
+    CHECK(json_len(a) == 10);
+    CHECK(strcmp(json_str(json_at(a, 0)), "a\"b\\c/\b\f\n\r\t") == 0);
+    CHECK(strcmp(json_str(json_at(a, 1)), "\xf0\x9f\x98\x80") == 0); /* a surrogate pair joined */
+    CHECK(strcmp(json_str(json_at(a, 2)), "\xed\xa0\x80x") == 0);     /* a lone one as it is */
+    CHECK(json_num(json_at(a, 3), 0) == -1500.0);
+    CHECK(json_num(json_at(a, 4), 7) == 0.0);
+    CHECK(json_at(a, 5)->type == JSON_BOOL && json_at(a, 5)->boolean);
+    CHECK(json_at(a, 6)->type == JSON_BOOL && !json_at(a, 6)->boolean);
+    CHECK(json_at(a, 7)->type == JSON_NULL);
+    CHECK(json_at(a, 8)->type == JSON_OBJECT && !json_at(a, 8)->child);
+    CHECK(json_at(a, 9)->type == JSON_ARRAY && json_len(json_at(a, 9)) == 0);
+    CHECK(json_at(a, 10) == NULL && json_get(a, "x") == NULL && json_str(json_at(a, 3)) == NULL);
+    json_tree_free(t);
+}
+
+TEST(json_tree_refuses_as_json_check_does_and_frees_what_it_built)
+{
+    /* Each fails after nodes were built: ASan's leak check sees any not freed. */
+    const char *bad[] = {"{\"a\": [1, 2, {\"b\": \"c\"}], \"d\": x}", "[1, [2, [3]]] 4",
+                         "{\"a\": \"b\"", "[\"\\u12\"]"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char why[200] = "", why_check[200] = "";
+        CHECK(json_tree_parse(bad[i], strlen(bad[i]), why, sizeof why) == NULL);
+        CHECK(!json_check(bad[i], strlen(bad[i]), NULL, 0, why_check, sizeof why_check));
+        CHECK(strcmp(why, why_check) == 0);
+        CHECK(strncmp(why, "not JSON: ", 10) == 0);
+    }
+    /* A long number (more digits than the parser's small buffer). */
+    char num[200];
+    memset(num, '1', sizeof num - 1);
+    num[sizeof num - 1] = 0;
+    char why[200];
+    struct json_node *t = json_tree_parse(num, strlen(num), why, sizeof why);
+    CHECK(t && t->type == JSON_NUMBER && t->number > 1e198);
+    json_tree_free(t);
 }

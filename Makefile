@@ -9,7 +9,9 @@
 #   make check                the quick inner loop (under a minute): C unit tests, fast CLI tests
 #   make test                 the whole test suite (see README, docs/testing.md)
 #   make mutants              deliberate breakages (tests/mutants/*.mutant) must each fail
-#                             their tests (docs/testing.md, "Mutants")
+#                             their tests (docs/testing.md, "Mutants"): the latest commits'
+#                             files' and a rotating third of the rest; FILE=src/x.c one
+#                             file's; make mutants-all every one
 #   make install PREFIX=DIR   DIR/bin/clockscope, DIR/lib/libfastclock.{so,a}, DIR/include/fastclock.h,
 #                             DIR/lib/pkgconfig/fastclock.pc, DIR/lib/clockscope/libclockscope-shim.so,
 #                             DIR/libexec/clockscope/ARCH/clockscope (the built vm guests), man pages,
@@ -49,7 +51,7 @@ LIB_OBJ  := $(filter-out $(O)/obj/src/main.o,$(CLI_OBJ))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(O)/obj/%.o)
 
-.PHONY: all check test mutants install cross vm-binaries fuzz clean
+.PHONY: all check test mutants mutants-all install cross vm-binaries fuzz clean
 all: $(O)/clockscope fastclock-libs
 
 # libfastclock and the `clockscope run` shim: position-independent objects in $(O)/pic,
@@ -248,9 +250,15 @@ test:
 	sh scripts/install-deps.sh
 	$(PYTHON) -m pytest -q tests
 
-# Each mutant applied in a scratch copy, only its kill tests run (at most 2 at once).
+# Each mutant applied in a scratch copy, only its kill tests run (at most 2 at once): those
+# of the files the latest commits changed and a rotating third of the rest, within a budget
+# (docs/testing.md, "CI's time budget"); FILE=src/x/y.c: that file's; mutants-all:
+# every one.
 mutants:
-	$(PYTHON) tests/mutants/run.py
+	$(PYTHON) tests/mutants/run.py $(foreach f,$(FILE),--file $(f))
+
+mutants-all:
+	$(PYTHON) tests/mutants/run.py --all
 
 clean:
 	rm -rf build

@@ -2,6 +2,7 @@
 """The test machinery itself: the C unit runner accounts for every test (no cap, skips
 and failures counted apart), and the mutant runner fails on a surviving mutant and on a
 find-text that does not occur exactly once (docs/testing.md)."""
+import importlib.util
 import os
 import re
 import subprocess
@@ -49,7 +50,7 @@ def write_mutant(d, name, find, replace, kill="unit:cmdline_param_last_wins_quot
 
 
 def mutants_run(d):
-    return subprocess.run([sys.executable, RUNNER, "--dir", d], capture_output=True, text=True,
+    return subprocess.run([sys.executable, RUNNER, "--all", "--dir", d], capture_output=True, text=True,
                           timeout=600, cwd=ROOT)
 
 
@@ -154,3 +155,52 @@ def test_every_mutant_applies_and_every_c_mutant_compiles(native_build, tmp_path
             target.write_text(text)
     assert not problems, "\n".join(problems)
     assert compiled >= 200  # the C mutants were compiled, not skipped
+
+
+def load_runner():
+    spec = importlib.util.spec_from_file_location("mutants_run", RUNNER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_rotation_covers_the_catalogue_in_its_slices():
+    run = load_runner()
+    # Ten directories of ten mutants each, named (and so ordered) by directory.
+    mutants = [{"name": f"m{i:03d}", "file": f"src/{'abcdefghij'[i // 10]}/f{i}.c", "kill": []}
+               for i in range(100)]
+    slices = [run.rotation_slice(mutants, count) for count in range(run.ROTATION_SLICES)]
+    names = [m["name"] for s in slices for m in s]
+    assert sorted(names) == sorted(m["name"] for m in mutants), "every mutant in one slice"
+    assert all(abs(len(s) - 100 / run.ROTATION_SLICES) <= 1 for s in slices)
+    assert all(len({m["file"].split("/")[1] for m in s}) == 10 for s in slices), "interleaved"
+    assert run.rotation_slice(mutants, run.ROTATION_SLICES + 1) == slices[1]
+
+
+def test_a_mutant_is_the_submissions_when_its_file_or_its_test_changed():
+    run = load_runner()
+    m = {"name": "x", "file": "src/a/x.c",
+         "kill": ["tests/test_a.py::test_one", "unit:some_test", "unit-san:other"]}
+    assert run.touches(m, {"src/a/x.c"})
+    assert run.touches(m, {"tests/test_a.py"})
+    assert not run.touches(m, {"src/a/y.c", "tests/test_b.py", "unit:some_test"})
+
+
+def test_the_submission_is_the_recent_commits_and_the_work_tree(tmp_path):
+    run = load_runner()
+    def git(*args, when):
+        env = dict(os.environ, GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when,
+                   GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
+                   GIT_COMMITTER_EMAIL="t@t")
+        subprocess.run(["git", *args], cwd=tmp_path, env=env, check=True, capture_output=True)
+    git("init", "-q", when="2026-01-01T00:00:00")
+    for name, when in (("old.c", "2026-01-01T00:00:00"), ("older_edit.c", "2026-01-02T00:00:00"),
+                       ("new.c", "2026-01-05T00:00:00"), ("newer.c", "2026-01-05T08:00:00")):
+        (tmp_path / name).write_text(name)
+        git("add", name, when=when)
+        git("commit", "-q", "-m", name, when=when)
+    (tmp_path / "old.c").write_text("edited, not committed")
+    (tmp_path / "untracked.c").write_text("x")
+    assert run.changed_files(12, root=tmp_path) == {"new.c", "newer.c", "old.c", "untracked.c"}
+    assert run.changed_files(24 * 5, root=tmp_path) == {"old.c", "older_edit.c", "new.c",
+                                                         "newer.c", "untracked.c"}

@@ -20,10 +20,20 @@ would prove nothing.  A mutant of the C sources must build, or every test that b
 would "kill" it.  Exit status: 0 when every mutant was killed; 1 when one survived, did not
 build, its find-text did not occur exactly once, or the baseline failed; 2 bad usage.
 
-    python3 tests/mutants/run.py [--jobs N] [--keep] [--each] [NAME ...]
+    python3 tests/mutants/run.py [--jobs N] [--keep] [--each] [--all | --budget S]
+                                 [--file PATH ...] [NAME ...]
 
 --each runs every kill test of a mutant on its own and says which of them kill it (for the
 catalogue in docs/testing.md); by default a mutant's tests stop at the first failure.
+
+Which mutants run (docs/testing.md, "CI's time budget"): NAME ... or --file PATH
+(the mutants of those source files) pick exactly those; --all, every one.  Otherwise (what
+`make mutants` and CI run): every mutant of a file the submission changed (its `file:`, or
+a test file its `kill:` names, changed in the commits of the RECENT_HOURS before HEAD's,
+or in the work tree), then one of ROTATION_SLICES interleaved slices of the rest, the
+slice picked by HEAD's commit count, so that consecutive submissions cover the whole
+catalogue between them; within --budget seconds for the whole stage, after which no
+further mutant of the slice starts (the changed files' mutants always all run).
 """
 import argparse
 import os
@@ -39,6 +49,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 MUTANTS = ROOT / "tests" / "mutants"
 TIMEOUT_S = 900
+# A submission's commits are made within one working session: those of the RECENT_HOURS
+# before HEAD's are the submission (a clean clone has no other record of where it began).
+RECENT_HOURS = 12
+# The rest of the catalogue in this many slices, one per run: about 300 mutants at ~4 s each
+# with two at a time is ~10 min in all; a third of it keeps CI's whole run within its time.
+ROTATION_SLICES = 3
+DEFAULT_BUDGET_S = 1200
 
 
 class MutantError(Exception):
@@ -154,6 +171,60 @@ def check_it_builds(repo, m):
                           f"{errors[0].strip()}")
 
 
+def git(*args, root=ROOT):
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def changed_files(hours=RECENT_HOURS, root=ROOT):
+    """The files the commits of the `hours` before HEAD's commit changed, and the work
+    tree's changes (tracked and untracked)."""
+    head_time = int(git("log", "-1", "--format=%ct", "HEAD", root=root).strip())
+    commits = git("log", "--format=%H %ct", "HEAD", root=root).splitlines()
+    recent = [c.split()[0] for c in commits if int(c.split()[1]) >= head_time - hours * 3600]
+    files = set()
+    if recent:
+        parents = git("log", "-1", "--format=%P", recent[-1], root=root).split()
+        base = parents[0] if parents else git("hash-object", "-t", "tree", "/dev/null",
+                                              root=root).strip()
+        files.update(git("diff", "--name-only", base, "HEAD", root=root).split())
+    files.update(git("diff", "--name-only", "HEAD", root=root).split())
+    files.update(git("ls-files", "--others", "--exclude-standard", root=root).split())
+    return files
+
+
+def touches(m, files):
+    """A mutant is the submission's when its file or a test file it is killed by changed."""
+    if m["file"] in files:
+        return True
+    return any(k.split("::")[0] in files for k in m["kill"] if k.startswith("tests/"))
+
+
+def rotation_slice(mutants, count, slices=ROTATION_SLICES):
+    """The `count % slices`-th of `slices` interleaved slices of mutants (by name), so that
+    each slice reaches every part of the tree."""
+    ordered = sorted(mutants, key=lambda m: m["name"])
+    return [m for i, m in enumerate(ordered) if i % slices == count % slices]
+
+
+def select(mutants, args):
+    """(mutants to run in order, mutants that must run whatever the budget, what to say)."""
+    if args.names or args.all:
+        return mutants, mutants, f"{len(mutants)} named" if args.names else "all"
+    if args.file:
+        picked = [m for m in mutants if m["file"] in args.file]
+        return picked, picked, f"{len(picked)} of {', '.join(args.file)}"
+    files = changed_files()
+    mine = [m for m in mutants if touches(m, files)]
+    count = int(git("rev-list", "--count", "HEAD").strip())
+    rest = rotation_slice([m for m in mutants if m not in mine], count)
+    k = count % ROTATION_SLICES + 1
+    return (mine + rest, mine,
+            f"{len(mine)} of the files this submission changed, then slice {k} of "
+            f"{ROTATION_SLICES} of the other {len(mutants) - len(mine)} ({len(rest)}) within "
+            f"{args.budget:.0f} s")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("names", nargs="*", help="only these mutants (file names without .mutant)")
@@ -164,7 +235,19 @@ def main():
                     help="where the .mutant files are (default tests/mutants)")
     ap.add_argument("--each", action="store_true",
                     help="run each kill test on its own and report every one that kills")
+    ap.add_argument("--all", action="store_true", help="every mutant, no budget")
+    ap.add_argument("--file", action="append", default=[], metavar="PATH",
+                    help="the mutants of this source file (repeatable)")
+    ap.add_argument("--budget", type=float, default=DEFAULT_BUDGET_S, metavar="S",
+                    help="seconds after which no further rotating mutant starts "
+                         f"(default {DEFAULT_BUDGET_S})")
     args = ap.parse_args()
+    if args.budget <= 0:
+        ap.error("--budget must be positive")
+    if args.file:
+        unknown = [f for f in args.file if not (ROOT / f).is_file()]
+        if unknown:
+            ap.error(f"no such file: {', '.join(unknown)}")
 
     paths = sorted(args.dir.glob("*.mutant"))
     if args.names:
@@ -181,6 +264,14 @@ def main():
             mutants.append(parse_mutant(p))
         except MutantError as e:
             problems.append(str(e))
+
+    everyone = len(mutants)
+    mutants, required, said = select(mutants, args)
+    required_names = {m["name"] for m in required}
+    print(f"mutants: {len(mutants)} of {everyone}: {said}", flush=True)
+    if not mutants:
+        print("mutants: none selected")
+        return 0 if not problems else 1
 
     t0 = time.monotonic()
     scratch = Path(tempfile.mkdtemp(prefix="clockscope-mutants-"))
@@ -209,6 +300,8 @@ def main():
 
     def one(m):
         start = time.monotonic()
+        if m["name"] not in required_names and start - t0 > args.budget:
+            return m, None, None, -1.0  # the budget is spent: left for another run
         work = scratch / m["name"]
         shutil.copytree(base, work, symlinks=True)
         log_path = scratch / f"{m['name']}.log"
@@ -232,10 +325,12 @@ def main():
                 shutil.rmtree(work, ignore_errors=True)
         return m, killer, None, time.monotonic() - start
 
-    killed = 0
+    killed = left = 0
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         for m, killer, error, secs in pool.map(one, mutants):
-            if error:
+            if secs < 0:
+                left += 1
+            elif error:
                 problems.append(error)
                 print(f"  ERROR    {m['name']}: {error}", flush=True)
             elif killer:
@@ -245,8 +340,10 @@ def main():
                 problems.append(f"{m['name']} survived: {m['what']}")
                 print(f"  SURVIVED {m['name']:40s} {m['what']} (log: {scratch}/{m['name']}.log)",
                       flush=True)
-    total = len(paths)
-    print(f"mutants: {killed}/{total} killed in {time.monotonic() - t0:.0f} s")
+    total = len(mutants) - left
+    print(f"mutants: {killed}/{total} killed in {time.monotonic() - t0:.0f} s"
+          + (f"; {left} left for another run (the budget of {args.budget:.0f} s was spent)"
+             if left else ""))
     for p in problems:
         print(f"mutants: {p}")
     if not args.keep and not problems:

@@ -1,11 +1,147 @@
 /* SPDX-License-Identifier: MIT */
+/* bench's worker processes: how many, their shares of the run, spawning them, what each
+ * one measures, and the line protocol they report in. */
 #include "bench/bench_workers.h"
 
+#include "common/progress.h"
 #include "common/stats.h"
+#include "common/subprocess.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+int bench_processes_for(int requested, const struct measure_config *cfg)
+{
+    if (requested)
+        return requested;
+    int n = cfg->samples / cfg->min_samples;
+    return n < 1 ? 1 : n > ACROSS_MAX ? ACROSS_MAX : n;
+}
+
+/* A worker's share of the per-method budget: on a busy machine, where preempted samples
+ * are retaken until the budget runs out, N workers each with the whole budget took N times
+ * as long as one process; at least what the minimum of samples takes when none is lost. */
+static void worker_budget(struct measure_config *cfg, int nproc)
+{
+    /* The least samples a worker insists on when the budget is spent: the minimum shared
+     * too (at least 3: a median of its own), or a busy machine would make N workers take N
+     * times the minimum that one process settled for. */
+    int least_samples = (cfg->min_samples + nproc - 1) / nproc;
+    cfg->min_samples = least_samples < 3 ? 3 : least_samples;
+    double least = 2.0 * cfg->min_samples * cfg->sample_target_ns;
+    cfg->budget_ns = cfg->budget_ns / nproc < least ? least : cfg->budget_ns / nproc;
+}
+
+void bench_worker_share(struct measure_config *cfg, int nproc)
+{
+    if (nproc <= 1)
+        return;
+    cfg->warmup_ns = cfg->warmup_ns / nproc < 1e6 ? 1e6 : cfg->warmup_ns / nproc;
+    worker_budget(cfg, nproc);
+}
+
+void bench_share_config(struct measure_config *cfg, int nproc)
+{
+    if (nproc <= 1)
+        return;
+    /* rounded down (41 / 5: 8 each, 40 in all): each worker also pays its own
+     * calibration, which one process paid once */
+    bench_worker_share(cfg, nproc); /* for the JSON's config: what each worker had */
+    int per = cfg->samples / nproc;
+    cfg->samples = per < cfg->min_samples ? cfg->min_samples : per;
+}
+
+int bench_worker_main(const struct method *const *sel, size_t nsel,
+                      const struct measure_config *cfg, const int *cpus, int threads)
+{
+    static struct measurement r;
+    for (size_t i = 0; i < nsel; i++) {
+        const struct method *m = sel[i];
+        if (!m->available)
+            continue;
+        measure_method(m, cfg, cpus, threads, &r);
+        bench_worker_print(stdout, m->id, &r);
+    }
+    return fflush(stdout) != 0 || ferror(stdout) ? 1 : 0;
+}
+
+/* A comma-joined copy of a list option (the parser split it in place). */
+static void join(char *buf, size_t len, const char *const *items, int n)
+{
+    buf[0] = 0;
+    for (int i = 0; i < n; i++)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? "," : "", items[i]);
+}
+
+/* One worker process run and parsed into runs.  false: it failed (said on stderr). */
+static bool run_worker(char **argv, int p, int nproc, const char *const *ids, size_t nids,
+                       struct measure_runs *runs)
+{
+    char *out = NULL, err[400] = "", why[300] = "";
+    size_t len = 0;
+    struct run_outcome oc;
+    bool ok = false;
+    if (!run_capture_all(argv, 30 * 60 * 1000, 64u << 20, &out, &len, err, sizeof err, &oc,
+                         why, sizeof why))
+        fprintf(stderr, "clockscope bench: cannot start a worker process: %s\n", why);
+    else if (oc.exit_status != 0 || oc.truncated)
+        fprintf(stderr, "clockscope bench: worker process %d of %d failed (%s%d)%s%s\n",
+                p + 1, nproc, oc.signal ? "signal " : "exit status ",
+                oc.signal ? oc.signal : oc.exit_status, err[0] ? ": " : "", err);
+    else if (!bench_worker_parse(out, ids, nids, runs, why, sizeof why))
+        fprintf(stderr, "clockscope bench: worker process %d of %d: %s\n", p + 1, nproc, why);
+    else
+        ok = true;
+    free(out);
+    return ok;
+}
+
+bool bench_run_workers(const struct bench_options *o, const struct measure_config *cfg,
+                       int nproc, const char *const *ids, size_t nids,
+                       struct measure_runs *runs, struct progress *pg)
+{
+    char threads[16], samples[16], cpus[CPUSET_MAX * 5], only[4096], clock[512], nenv[16];
+    snprintf(threads, sizeof threads, "%d", o->threads);
+    snprintf(samples, sizeof samples, "%d", cfg->samples);
+    cpus[0] = 0;
+    for (int i = 0; i < o->threads; i++)
+        snprintf(cpus + strlen(cpus), sizeof cpus - strlen(cpus), "%s%d", i ? "," : "",
+                 o->cpus.cpu[i]);
+    join(only, sizeof only, o->patterns, o->npatterns);
+    join(clock, sizeof clock, o->clock_names, o->nclock_names);
+    char *argv[16];
+    int n = 0;
+    argv[n++] = "/proc/self/exe";
+    argv[n++] = "bench";
+    argv[n++] = "--threads";
+    argv[n++] = threads;
+    argv[n++] = "--cpus";
+    argv[n++] = cpus;
+    argv[n++] = "--samples";
+    argv[n++] = samples;
+    if (o->quick)
+        argv[n++] = "--quick";
+    if (o->npatterns) {
+        argv[n++] = "--only";
+        argv[n++] = only;
+    }
+    if (o->nclock_names) {
+        argv[n++] = "--clock";
+        argv[n++] = clock;
+    }
+    argv[n] = NULL;
+    snprintf(nenv, sizeof nenv, "%d", nproc);
+    setenv(BENCH_WORKER_ENV, nenv, 1);
+    bool ok = true;
+    for (int p = 0; ok && p < nproc; p++) {
+        progress_say(pg, (double)p / nproc, -1, "worker process %d of %d: %zu methods", p + 1,
+                     nproc, nids);
+        ok = run_worker(argv, p, nproc, ids, nids, runs);
+    }
+    unsetenv(BENCH_WORKER_ENV);
+    return ok;
+}
 
 /* Protocol (one method; the worker prints them in selection order):
  *   r ID MEDIAN P10 P90 P99 MIN MAX MEAN SPREAD LOOP CPS CALLS_PER_SAMPLE SAMPLES PREEMPTED
@@ -60,6 +196,26 @@ static bool next_line(const char **p, char *buf, size_t cap)
     return true;
 }
 
+/* An "r" line's figures after its id into cur.  false: not a result. */
+static bool parse_result(const char *rest, struct measurement *cur)
+{
+    struct summary *s = &cur->ns_per_call;
+    unsigned long long cps_n;
+    int noisy, timer, nthreads;
+    if (!rest || sscanf(rest, "%lg %lg %lg %lg %lg %lg %lg %lg %lg %lg %llu %zu %zu %d %d %lg %d",
+                        &s->median, &s->p10, &s->p90, &s->p99, &s->min, &s->max, &s->mean,
+                        &s->spread, &cur->loop_ns_per_call, &cur->calls_per_sec, &cps_n,
+                        &cur->samples, &cur->preempted_samples, &noisy, &timer,
+                        &cur->elapsed_ns, &nthreads) != 17 ||
+        nthreads < 1 || nthreads > MEASURE_MAX_THREADS)
+        return false;
+    cur->calls_per_sample = cps_n;
+    cur->noisy = noisy != 0;
+    cur->timer = (clockid_t)timer;
+    cur->nthreads = nthreads;
+    return true;
+}
+
 bool bench_worker_parse(const char *out, const char *const *ids, size_t nids,
                         struct measure_runs *runs, char *why, size_t whylen)
 {
@@ -100,24 +256,12 @@ bool bench_worker_parse(const char *out, const char *const *ids, size_t nids,
                 cur = NULL;
                 continue;
             }
-            struct summary *s = &cur->ns_per_call;
-            unsigned long long cps_n;
-            int noisy, timer, nthreads;
             char *rest = strtok_r(NULL, "", &save);
-            if (!rest || sscanf(rest, "%lg %lg %lg %lg %lg %lg %lg %lg %lg %lg %llu %zu %zu %d %d %lg %d",
-                                &s->median, &s->p10, &s->p90, &s->p99, &s->min, &s->max, &s->mean,
-                                &s->spread, &cur->loop_ns_per_call, &cur->calls_per_sec, &cps_n,
-                                &cur->samples, &cur->preempted_samples, &noisy, &timer,
-                                &cur->elapsed_ns, &nthreads) != 17 ||
-                nthreads < 1 || nthreads > MEASURE_MAX_THREADS) {
+            if (!parse_result(rest, cur)) {
                 snprintf(why, whylen, "worker output line %d: not a result", lineno);
                 return false;
             }
-            cur->calls_per_sample = cps_n;
-            cur->noisy = noisy != 0;
-            cur->timer = (clockid_t)timer;
-            cur->nthreads = nthreads;
-            threads_left = nthreads;
+            threads_left = cur->nthreads;
         } else if (strcmp(tok, "t") == 0 && cur && threads_left > 0) {
             struct thread_measurement *t = &cur->threads[cur->nthreads - threads_left--];
             char *rest = strtok_r(NULL, "", &save);

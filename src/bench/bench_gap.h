@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 struct bench_gap_options {
-    struct gap_list gaps;         /* gap 0 (the hot loop) is bench.c's; others are here */
+    struct gap_list gaps;         /* gap 0 (the hot loop) is bench_cmd.c's; others are here */
     uint32_t reads;               /* --reads: for gaps without :N; 0 = gap_default_reads */
     enum bracket_request bracket; /* --bracket */
 };

@@ -65,7 +65,7 @@ struct measurement {
     struct thread_measurement threads[MEASURE_MAX_THREADS];
     /* The per-call samples behind ns_per_call (net of the loop, all threads pooled, the
      * first MEASURE_KEEP_MAX): a worker process hands them to the parent, which pools
-     * them over processes (bench_workers.c), and bench's JSON gives them, thinned, to the
+     * them over processes (measure/combine.c), and bench's JSON gives them, thinned, to the
      * report's bootstrap interval of a ratio of medians (docs/report.md). */
     size_t nkept;
     double kept[MEASURE_KEEP_MAX];

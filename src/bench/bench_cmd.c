@@ -226,7 +226,7 @@ static void bench_config(const struct bench_options *o, struct measure_config *c
         cfg->samples = o->samples;
 }
 
-/* Before the sparse reads, the long part, how long they will take: the true figure. */
+/* The sparse reads are the long part: how long they will take, said before they start. */
 static void say_sparse_estimate(const struct bench_result *br, const struct progress *pg)
 {
     if (!pg->on || !bench_gap_any_sparse(&br->o->gap.gaps))

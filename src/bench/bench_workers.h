@@ -3,7 +3,7 @@
  * hot-loop figures are taken in several short processes, each this binary exec'ed anew
  * (its own address-space layout), one after the other on the same CPUs; each worker
  * measures every selected method and prints what the engine found in a line protocol;
- * the parent pools them: the figure is the median over processes (measure/across.c). */
+ * the parent pools them: the figure is the median over processes (measure/combine.c). */
 #ifndef CLOCKSCOPE_BENCH_WORKERS_H
 #define CLOCKSCOPE_BENCH_WORKERS_H
 

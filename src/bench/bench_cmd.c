@@ -282,7 +282,7 @@ static void take_figures(struct bench_result *br, struct progress *pg)
         }
         struct measure_runs *mr = w->runs = &br->runs[k++];
         if (br->nproc == 1) {
-            /* in this process: today's figure, exactly */
+            /* one process: its figure is the figure, nothing to combine */
             progress_say(pg, (double)done / (double)br->nids, -1, "%s", m->id);
             done++;
             measure_method(m, &br->cfg, o->cpus.cpu, o->threads, &mr->proc[0]);

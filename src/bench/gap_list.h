@@ -13,7 +13,7 @@
 #define GAP_READS_MAX 100000u
 
 struct gap_item {
-    uint64_t gap_ns; /* 0: the hot loop (today's bench measurement) */
+    uint64_t gap_ns; /* 0: the hot loop (bench's dense measurement) */
     uint32_t reads;  /* reads per method wanted; 0: not given (the default applies) */
 };
 

@@ -415,29 +415,29 @@ static void match_rows(struct scanner *sc, const struct line *ln)
 
 static void reset(struct logscan *s)
 {
-    struct log_events *lists[] = {&s->switches, &s->registered, &s->demotions, &s->tsc_unstable,
-                                  &s->warps, &s->calibration, &s->benign, &s->arm_errata,
-                                  &s->arm_compat, &s->override_refused, &s->xen_no_vdso,
-                                  &s->tsc_found_unstable};
-    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
-        lists[i]->n = 0;
+#define CLEAR_LIST(name) s->name.n = 0;
+#define CLEAR_FLAG(name) s->name = false;
+    LOGSCAN_EVENT_LISTS(CLEAR_LIST)
+    LOGSCAN_FLAGS(CLEAR_FLAG)
+#undef CLEAR_LIST
+#undef CLEAR_FLAG
     s->read = true;
     s->lines = 0;
     s->cmdline[0] = s->version[0] = s->virt[0] = 0;
-    s->bare_metal = s->hyperv = s->tsc_refined = s->tsc_detected = false;
-    s->riscv_timer = s->arch_timer = s->x86_hint = false;
     memset(&s->tsc_claim, 0, sizeof s->tsc_claim);
 }
 
 /* Whether a line can matter at all: every message a row reads contains one of these
- * (lower-case) words.  Checking them on the lower-cased copy first keeps a 16 MiB log fast. */
+ * (lower-case) words.  Checking them on the lower-cased copy first keeps a 16 MiB log fast;
+ * the unit test logscan_every_anchor_passes_the_prefilter holds them to the table. */
 static bool worth_scanning(const struct line *ln)
 {
     static const char *const words[] = {
         "clocksource", "tsc", "hpet", "acpi_pm", "timer", "cntvct", "cntpct", "erratum",
         "riscv", "linux version", "command line", "hypervisor", "hyper-v", "paravirtualized",
         "qemu", "xen", "wd_", "cs_", "time:", "calibrat", "watchdog", "x86/", "skew",
-        "detected",
+        "detected", "readout", "read-back", "vcpu_time_info", "synchronization",
+        "could not calculate",
     };
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         if (strstr(ln->lower, words[i]))
@@ -448,6 +448,15 @@ static bool worth_scanning(const struct line *ln)
 /* The watchdog's second and third lines name the watchdog and the accused clock:
  *   "'hpet' wd_now: ... " / "'acpi_pm' wd_nsec: ..." and "'tsc' cs_now: ...".
  * True when the line was one of them. */
+static const char *const watchdog_words[] = {"wd_now", "wd_nsec", "wd_last"};
+static const char *const accused_words[] = {"cs_now", "cs_nsec", "cs_last"};
+#define BOOT_START "Linux version " /* a boot's first line */
+
+static bool has_any(const struct line *ln, const char *const words[3])
+{
+    return has(ln, words[0]) || has(ln, words[1]) || has(ln, words[2]);
+}
+
 static bool continues_watchdog(struct scanner *sc, const struct line *ln)
 {
     struct log_event *e = sc->pending;
@@ -455,9 +464,9 @@ static bool continues_watchdog(struct scanner *sc, const struct line *ln)
     const char *q = e ? strchr(ln->msg, '\'') : NULL;
     if (!q)
         return false;
-    if (has(ln, "wd_now") || has(ln, "wd_nsec") || has(ln, "wd_last")) {
+    if (has_any(ln, watchdog_words)) {
         word_at(q + 1, e->watchdog, sizeof e->watchdog);
-    } else if (!(has(ln, "cs_now") || has(ln, "cs_nsec") || has(ln, "cs_last"))) {
+    } else if (!has_any(ln, accused_words)) {
         return false;
     }
     add_line(e, ln->kl);
@@ -479,7 +488,7 @@ static void scan_line(struct scanner *sc, const struct klog_line *kl)
         s->x86_hint = true;
     if (continues_watchdog(sc, &ln))
         return;
-    if (strncmp(ln.msg, "Linux version ", 14) == 0) {
+    if (strncmp(ln.msg, BOOT_START, strlen(BOOT_START)) == 0) {
         /* A new boot: what the earlier one said no longer describes this machine. */
         int boots = s->boots + 1;
         reset(s); /* not memset: a log of many boots must not cost a 300 KB clear per line */
@@ -509,6 +518,39 @@ void logscan_run(const char *text, size_t len, struct logscan *out)
         scan_line(&sc, &line);
     if (strcasestr(out->virt, "Hyper-V") || strcasestr(out->virt, "Microsoft"))
         out->hyperv = true;
+}
+
+bool logscan_worth_scanning(const char *msg)
+{
+    struct klog_line kl;
+    memset(&kl, 0, sizeof kl);
+    snprintf(kl.raw, sizeof kl.raw, "%s", msg);
+    kl.msg = kl.raw;
+    struct line ln;
+    line_init(&ln, &kl);
+    return worth_scanning(&ln);
+}
+
+/* The least line each anchor of the table matches (the anchor, then the row's `with`
+ * words and its first `with_any`), then the words of the lines read outside the table
+ * (the watchdog's continuations, a boot's start). */
+bool logscan_least_line(size_t i, char *out, size_t len)
+{
+    const size_t rows = sizeof matchers / sizeof matchers[0];
+    for (size_t r = 0; r < rows; r++) {
+        const struct matcher *m = &matchers[r];
+        for (size_t k = 0; k < 3 && m->anchor[k]; k++)
+            if (i-- == 0) {
+                snprintf(out, len, "%s %s %s %s", m->anchor[k], m->with[0] ? m->with[0] : "",
+                         m->with[1] ? m->with[1] : "", m->with_any[0] ? m->with_any[0] : "");
+                return true;
+            }
+    }
+    const char *word = i < 3 ? watchdog_words[i] : i < 6 ? accused_words[i - 3]
+                     : i == 6 ? BOOT_START : NULL;
+    if (word)
+        snprintf(out, len, "%s", word);
+    return word != NULL;
 }
 
 const char *logscan_last_switch(const struct logscan *s)

@@ -53,37 +53,54 @@ struct log_events {
     struct log_event e[LOG_MAX_EVENTS];
 };
 
+/* The event lists and the flags, each with what it holds: struct logscan's members and
+ * logscan.c's reset() are generated from these lists, so that a list or a flag added here
+ * is cleared at every boot without anyone remembering to. */
+#define LOGSCAN_EVENT_LISTS(X)                                                                 \
+    X(switches)           /* "Switched to clocksource X" and older forms */                   \
+    X(registered)         /* "clocksource: X: mask: ..." */                                   \
+    X(demotions)          /* the watchdog marking X unstable (every generation) */            \
+    X(tsc_unstable)       /* "Marking TSC unstable due to R" */                               \
+    X(warps)              /* boot-time TSC sync failure */                                    \
+    X(calibration)        /* TSC calibration failures */                                      \
+    X(benign)             /* look-alikes that change nothing */                               \
+    X(arm_errata)         /* arch_timer workarounds that trap CNTVCT / disable the vDSO */    \
+    X(arm_compat)         /* workarounds that only disable the 32-bit compat vDSO */          \
+    X(override_refused)   /* "Override clocksource X is not HRT compatible" */                \
+    X(xen_no_vdso)        /* Xen without a vcpu time page for user space */                   \
+    X(tsc_found_unstable) /* "TSC found unstable after boot" */
+#define LOGSCAN_FLAGS(X)                                                                       \
+    X(bare_metal)   /* "Booting paravirtualized kernel on bare hardware" */                   \
+    X(hyperv)       /* Hyper-V mentioned */                                                   \
+    X(tsc_refined)  /* "Refined TSC clocksource calibration: N MHz" */                        \
+    X(tsc_detected) /* "tsc: Detected N MHz" */                                               \
+    X(riscv_timer)  /* the RISC-V timer named */                                              \
+    X(x86_hint)     /* names only x86 has: tsc, hpet, acpi_pm, x86/ */                        \
+    X(arch_timer)   /* the arm generic timer named */
+
+#define LOGSCAN_LIST_MEMBER(name) struct log_events name;
+#define LOGSCAN_FLAG_MEMBER(name) bool name;
+
 struct logscan {
     bool read;                 /* a log was available */
     size_t lines;              /* lines in the last boot */
     int boots;                 /* boots seen (a "Linux version" line starts one) */
-    struct log_events switches;      /* "Switched to clocksource X" and older forms */
-    struct log_events registered;    /* "clocksource: X: mask: ..." */
-    struct log_events demotions;     /* the watchdog marking X unstable (every generation) */
-    struct log_events tsc_unstable;  /* "Marking TSC unstable due to R" */
-    struct log_events warps;         /* boot-time TSC sync failure */
-    struct log_events calibration;   /* TSC calibration failures */
-    struct log_events benign;        /* look-alikes that change nothing */
-    struct log_events arm_errata;    /* arch_timer workarounds that trap CNTVCT / disable the vDSO */
-    struct log_events arm_compat;    /* workarounds that only disable the 32-bit compat vDSO */
-    struct log_events override_refused; /* "Override clocksource X is not HRT compatible" */
-    struct log_events xen_no_vdso;   /* Xen without a vcpu time page for user space */
-    struct log_events tsc_found_unstable; /* "TSC found unstable after boot" */
+    LOGSCAN_EVENT_LISTS(LOGSCAN_LIST_MEMBER)
     char cmdline[1024];        /* "Kernel command line:" of the last boot */
     char version[256];         /* "Linux version ..." of the last boot */
     char virt[64];             /* what the log says about the hypervisor, "" if nothing */
-    bool bare_metal;           /* "Booting paravirtualized kernel on bare hardware" */
-    bool hyperv;               /* Hyper-V mentioned */
-    bool tsc_refined;          /* "Refined TSC clocksource calibration: N MHz" */
-    bool tsc_detected;         /* "tsc: Detected N MHz" */
+    LOGSCAN_FLAGS(LOGSCAN_FLAG_MEMBER)
     struct tsc_calibration tsc_claim; /* the last refined calibration, else the last "Detected" */
-    bool riscv_timer;
-    bool x86_hint;             /* names only x86 has: tsc, hpet, acpi_pm, x86/ */
-    bool arch_timer;
 };
 
 void logscan_run(const char *text, size_t len, struct logscan *out);
 /* The last switch event's clocksource, or NULL. */
 const char *logscan_last_switch(const struct logscan *s);
+
+/* For the tests, which hold the prefilter to the table: whether a message passes the
+ * prefilter (a line that does not is never matched), and the i-th least line a row of the
+ * table matches (or a line read outside it matches); false past the last. */
+bool logscan_worth_scanning(const char *msg);
+bool logscan_least_line(size_t i, char *out, size_t len);
 
 #endif

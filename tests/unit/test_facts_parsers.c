@@ -82,6 +82,27 @@ static struct logscan scan;
 
 static void scan_text(const char *t) { logscan_run(t, strlen(t), &scan); }
 
+/* The prefilter is a hand-kept list of words for speed: a row whose least line none of
+ * them is in would never see a line.  Each least line, in the case the kernel prints it and
+ * in upper case, must pass; a line of none of them must not. */
+TEST(logscan_every_anchor_passes_the_prefilter)
+{
+    size_t n = 0;
+    char a[256];
+    for (; logscan_least_line(n, a, sizeof a); n++) {
+        char upper[256];
+        size_t k = 0;
+        for (; a[k] && k + 1 < sizeof upper; k++)
+            upper[k] = (char)toupper((unsigned char)a[k]);
+        upper[k] = 0;
+        if (!logscan_worth_scanning(a) || !logscan_worth_scanning(upper))
+            fprintf(stderr, "  \"%s\" does not pass the prefilter\n", a);
+        CHECK(logscan_worth_scanning(a) && logscan_worth_scanning(upper));
+    }
+    CHECK(n > 50); /* the table's rows and the words read outside it */
+    CHECK(!logscan_worth_scanning("usb 1-1: new high-speed USB device number 2"));
+}
+
 TEST(logscan_reads_watchdog_demotion_with_its_watchdog)
 {
     scan_text("[ 9.0] clocksource: Switched to clocksource tsc\n"

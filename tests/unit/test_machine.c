@@ -1,53 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The machine model (facts/machine.c), its hypervisor table (facts/hypervisor.c), the
- * header view (facts/sysinfo.c) and the scanner's TSC calibration claim: one answer per fact,
- * whatever the witness, and no crash on malformed or mutated fact text. */
+/* The machine model (facts/machine.c) and the header view of it (facts/sysinfo.c): one
+ * answer per fact, whatever the witness, and no crash on malformed or mutated fact text. */
 #include "check.h"
-#include "facts/hypervisor.h"
 #include "facts/machine.h"
 #include "facts/sysinfo.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-TEST(hypervisor_cpuid_signatures_name_each_hypervisor)
-{
-    static const struct { const char *sig, *name; } cases[] = {
-        {"KVMKVMKVM", "kvm"},  /* "KVMKVMKVM\0\0\0" as arch_cpu_hypervisor() prints it */
-        {"Linux KVM Hv", "kvm"}, {"Microsoft Hv", "microsoft"}, {"VMwareVMware", "vmware"},
-        {"XenVMMXenVMM", "xen"}, {"TCGTCGTCGTCG", "qemu"}, {"ACRNACRNACRN", "acrn"},
-        {"VBoxVBoxVBox", "oracle"},
-        /* Spaces that belong to the signature, and the same signature saved trimmed. */
-        {"bhyve bhyve ", "bhyve"}, {"bhyve bhyve", "bhyve"},
-        {" QNXQVMBSQG ", "qnx"}, {"QNXQVMBSQG", "qnx"},
-        {" prl hyperv ", "parallels"}, {" lrpepyh vr ", "parallels"},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *got = hypervisor_from_cpuid_signature(cases[i].sig);
-        CHECK(got && !strcmp(got, cases[i].name));
-    }
-}
-
-TEST(hypervisor_cpuid_rejects_near_misses)
-{
-    static const char *const bad[] = {
-        "", " ", "            ", "KVM", "KVMKVM", "KVMKVMKVMKVM", "kvmkvmkvm", "XKVMKVMKVM",
-        "bhyve", "bhyve bhyve bhyve", "QNX", "Microsoft", "Microsoft Hv!", "??????",
-        "GenuineIntel", "AuthenticAMD",
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        CHECK(hypervisor_from_cpuid_signature(bad[i]) == NULL);
-}
-
-TEST(hypervisor_dmi_names)
-{
-    CHECK(!strcmp(hypervisor_from_dmi("QEMU", "Standard PC (Q35 + ICH9, 2009)"), "qemu"));
-    CHECK(!strcmp(hypervisor_from_dmi("Microsoft Corporation", "Virtual Machine"), "microsoft"));
-    CHECK(!strcmp(hypervisor_from_dmi("innotek GmbH", ""), "oracle"));
-    CHECK(!strcmp(hypervisor_from_dmi("", "Google Compute Engine"), "google"));
-    CHECK(hypervisor_from_dmi("Dell Inc.", "PowerEdge R740") == NULL);
-    CHECK(hypervisor_from_dmi("", "") == NULL);
-}
 
 /* Facts from text, as a facts root would give them. */
 static void set(struct facts *fs, enum fact_id id, const char *text)
@@ -167,27 +126,6 @@ TEST(header_is_a_view_of_the_machine_model)
     facts_free(&fs);
 }
 
-static struct logscan scan;
-
-TEST(logscan_keeps_the_kernels_tsc_calibration_claim)
-{
-    const char *log = "[0.0] tsc: Detected 2445.000 MHz processor\n"
-                      "[0.1] tsc: Detected 2400.000 MHz TSC\n"
-                      "[2.0] tsc: Refined TSC clocksource calibration: 2445.406 MHz\n"
-                      "[3.0] tsc: Detected 1.000 MHz processor\n";
-    logscan_run(log, strlen(log), &scan);
-    CHECK(scan.tsc_detected && scan.tsc_refined);
-    CHECK(scan.tsc_claim.refined && scan.tsc_claim.hz == 2445406000u);
-    const char *old = "Detected 2394.000 MHz processor.\nhpet: Detected 25 MHz timer\n";
-    logscan_run(old, strlen(old), &scan);
-    CHECK(scan.tsc_detected && !scan.tsc_refined && scan.tsc_claim.hz == 2394000000u);
-    /* A malformed figure is not a calibration: no flag, no claim. */
-    const char *bad = "tsc: Detected 2394.0000000 MHz processor\n"
-                      "tsc: Refined TSC clocksource calibration: x MHz\n";
-    logscan_run(bad, strlen(bad), &scan);
-    CHECK(!scan.tsc_detected && !scan.tsc_refined && scan.tsc_claim.hz == 0);
-}
-
 /* Mutated clockscope/cpu, cpuinfo, vDSO and virt facts: machine_derive must neither crash
  * nor read past a fact (the suite runs this under ASan/UBSan). */
 TEST(machine_survives_mutated_facts)
@@ -228,21 +166,6 @@ TEST(machine_survives_mutated_facts)
     }
 }
 
-/* The first matching row decides: a 2.6.x "checking TSC synchronization [...]: passed." is
- * benign and must not also become a warp (the warp row's anchor matches it too); the
- * paravirt line names the hypervisor and must not be read as a Hyper-V mention. */
-TEST(logscan_first_matching_row_decides)
-{
-    const char *log = "checking TSC synchronization [CPU#0 -> CPU#1]: passed.\n"
-                      "Booting paravirtualized kernel on KVM\n"
-                      "Marking TSC unstable due to TSC halts in idle\n";
-    logscan_run(log, strlen(log), &scan);
-    CHECK(scan.benign.n == 1 && scan.warps.n == 0);
-    CHECK(!strcmp(scan.virt, "KVM") && !scan.hyperv);
-    CHECK(scan.tsc_unstable.n == 1 && scan.tsc_unstable.e[0].reason == TSC_R_OTHER &&
-          !strcmp(scan.tsc_unstable.e[0].name, "TSC halts in idle"));
-}
-
 #include "doctor/diagnosis.h"
 
 static struct diagnosis dg;
@@ -279,27 +202,4 @@ TEST(doctor_counter_facts_come_from_the_model)
     CHECK(evidence_has("counter-facts", "kernel.perf_user_access = 1 (riscv/arm64: whether user space "
                                         "may read the cycle counter; 2 permits it on riscv)"));
     facts_free(&fs);
-}
-
-/* Calibration failures and benign look-alikes carry their kind, so the rules read the kind
- * and not the text again. */
-TEST(logscan_classifies_calibration_and_benign_events)
-{
-    const char *log = "tsc: Fast TSC calibration failed\n"
-                      "tsc: Unable to calibrate against PIT\n"
-                      "tsc: HPET/PMTIMER calibration failed\n"
-                      "[Firmware Bug]: TSC_DEADLINE disabled due to Errata\n"
-                      "TSC ADJUST compensate: CPU1 observed 1 warp. Adjust: 1\n"
-                      "clocksource: timekeeping watchdog on CPU3: hpet retried 2 times before success\n";
-    logscan_run(log, strlen(log), &scan);
-    CHECK(scan.calibration.n == 3);
-    CHECK(scan.calibration.e[0].kind == EK_CALIBRATION_FIRST_TRY &&
-          scan.calibration.e[1].kind == EK_CALIBRATION_FIRST_TRY &&
-          scan.calibration.e[2].kind == EK_CALIBRATION_FATAL);
-    CHECK(scan.benign.n == 3 && scan.benign.e[0].kind == EK_BENIGN_TSC_DEADLINE &&
-          scan.benign.e[1].kind == EK_BENIGN_TSC_SYNC && scan.benign.e[2].kind == EK_BENIGN_WATCHDOG);
-    const char *khz = "tsc: Marking TSC unstable due to could not calculate TSC khz\n";
-    logscan_run(khz, strlen(khz), &scan);
-    CHECK(scan.tsc_unstable.n == 1 && scan.calibration.n == 1 &&
-          scan.calibration.e[0].kind == EK_CALIBRATION_FATAL);
 }

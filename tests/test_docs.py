@@ -66,3 +66,37 @@ def test_common_exports_carry_their_files_prefix():
             wrong.append(f"{header}: {name}")
     assert not wrong, ("exports without their file's prefix (rename them, or list them in "
                        "docs/ARCHITECTURE.md's common/ and here):\n  " + "\n  ".join(wrong))
+
+
+# The first commit held to the rule: a subject of at most 72 characters (what `git log
+# --oneline` and a mail subject show whole), the why in the body.  Earlier history is kept
+# as it is.
+SUBJECT_RULE_FROM = "005d66392a771ccdbbf21936807e06f8ed9df5b2"
+SUBJECT_MAX = 72
+
+
+def commit_subjects(since):
+    known = subprocess.run(["git", "cat-file", "-e", f"{since}^{{commit}}"], cwd=ROOT,
+                           capture_output=True).returncode == 0
+    rng = [f"{since}^..HEAD"] if known else ["-1", "HEAD"]  # a shallow clone: HEAD alone
+    out = subprocess.run(["git", "log", "--no-merges", "--format=%h %s", *rng], cwd=ROOT,
+                         capture_output=True, text=True, check=True).stdout
+    return [line.split(" ", 1) for line in out.splitlines()]
+
+
+def test_commit_subjects_fit_in_72_characters():
+    subjects = commit_subjects(SUBJECT_RULE_FROM)
+    assert subjects, "no commits found"
+    long = [f"{h} ({len(s)}): {s}" for h, s in subjects if len(s) > SUBJECT_MAX]
+    assert not long, (f"commit subjects over {SUBJECT_MAX} characters (say the why in the "
+                      "body):\n  " + "\n  ".join(long))
+
+
+def test_the_subject_check_sees_a_long_subject():
+    """From a commit of the earlier history whose subject is long: the check must see it."""
+    long_one = "2b35fe4d59d16ca77f8934fde3c1790f4b0e5cb8"
+    known = subprocess.run(["git", "cat-file", "-e", long_one], cwd=ROOT).returncode == 0
+    subjects = commit_subjects(long_one)
+    if known:
+        assert [s for h, s in subjects if long_one.startswith(h)][0].startswith("review: ")
+        assert any(len(s) > SUBJECT_MAX for _, s in subjects)

@@ -314,29 +314,115 @@ static const struct cli_option collect_decl[] = {
 
 const struct cli_spec collect_cli = {.cmd = "collect", .help = help, .options = collect_decl};
 
+/* The stem of the new file a bundle goes to when stdout is a terminal: the machine's
+ * name (--name, else the host name) and the time. */
+static void terminal_stem(char *stem, size_t stemlen, const char *name)
+{
+    char host[256] = "";
+    if (name)
+        snprintf(host, sizeof host, "%s", name);
+    else if (gethostname(host, sizeof host - 1) != 0)
+        host[0] = 0;
+    bundle_default_stem(stem, stemlen, host, time(NULL));
+}
+
+/* Marks the parts to run: those --parts names, or without it every part not kept for
+ * when it is asked for.  Returns how many. */
+static size_t select_parts(bool *selected, const struct collect_options *o)
+{
+    for (size_t i = 0; i < collect_nparts; i++)
+        selected[i] = o->nparts == 0 && !part_on_request(&collect_parts[i]);
+    for (int k = 0; k < o->nparts; k++)
+        selected[part_find(o->parts[k]) - collect_parts] = true;
+    size_t total = 0;
+    for (size_t i = 0; i < collect_nparts; i++)
+        total += selected[i];
+    return total;
+}
+
+static void free_runs(struct part_run *runs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(runs[i].out);
+}
+
+/* Runs the selected parts one after another into runs[], with a progress line each;
+ * a stop signal ends us by that signal without a bundle.  Returns how many ran. */
+static size_t run_selected(struct part_run *runs, const bool *selected, size_t total,
+                           const struct collect_config *cfg, size_t *failed)
+{
+    const char *program = self_program();
+    size_t n = 0;
+    for (size_t i = 0; i < collect_nparts; i++) {
+        if (!selected[i])
+            continue;
+        struct part_run *r = &runs[n++];
+        r->part = &collect_parts[i];
+        fprintf(stderr, "clockscope collect: [%zu/%zu] %s (%s) ...", n, total, r->part->name,
+                r->part->what);
+        fflush(stderr);
+        run_part(r, cfg, program);
+        if (subprocess_stop_signal()) {
+            fprintf(stderr, " stopped by signal %d (%s)\n", subprocess_stop_signal(),
+                    strsignal(subprocess_stop_signal()));
+            free_runs(runs, n);
+            subprocess_end_by_signal(subprocess_stop_signal());
+        }
+        if (r->ok) {
+            fprintf(stderr, " ok, %.1f s\n", r->elapsed_s);
+        } else {
+            (*failed)++;
+            fprintf(stderr, " FAILED after %.1f s: %s\n", r->elapsed_s, r->error);
+        }
+    }
+    return n;
+}
+
+/* Writes the bundle of runs to output ("-" stdout), or with output NULL to a new file
+ * named from stem, and says where on stderr.  Returns the exit status. */
+static int write_bundle(const char *output, const char *stem, const char *name,
+                        const struct collect_config *cfg, struct part_run *runs, size_t n,
+                        size_t failed, const char *started, double t0)
+{
+    char err[200], written_to[300] = "";
+    char *data = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&data, &len);
+    if (!mem) {
+        fprintf(stderr, "clockscope collect: out of memory\n");
+        return 1;
+    }
+    bundle_json(mem, name, cfg, runs, n, started, mono_s() - t0);
+    bool written = fclose(mem) == 0 &&
+                   (output ? bundle_write(output, data, len, err, sizeof err)
+                           : bundle_write_new(stem, data, len, written_to, sizeof written_to,
+                                              err, sizeof err));
+    if (output && strcmp(output, "-") != 0)
+        snprintf(written_to, sizeof written_to, "%s", output);
+    free(data);
+    free_runs(runs, n);
+    if (!written) {
+        fprintf(stderr, "clockscope collect: %s\n", err);
+        return 1;
+    }
+    fprintf(stderr, "clockscope collect: %zu of %zu parts recorded in %.1f s%s%s\n", n - failed,
+            n, mono_s() - t0, written_to[0] ? ", bundle written to " : "", written_to);
+    return failed ? EXIT_PARTIAL : 0;
+}
+
 int cmd_collect(int argc, char **argv)
 {
     struct collect_options o = {0};
     cli_parse(&collect_cli, argc, argv, &o);
-    const char *name = o.name;
     /* Thousands of lines of JSON are no use on a terminal: there, unless -o says otherwise,
      * the bundle goes to a new file named after the machine and the time (output NULL). */
     const char *output = o.output ? o.output : isatty(STDOUT_FILENO) ? NULL : "-";
-    char stem[200] = "", written_to[300] = "";
-    if (!output) {
-        char host[256] = "";
-        if (name)
-            snprintf(host, sizeof host, "%s", name);
-        else if (gethostname(host, sizeof host - 1) != 0)
-            host[0] = 0;
-        bundle_default_stem(stem, sizeof stem, host, time(NULL));
-    }
+    char stem[200] = "";
+    if (!output)
+        terminal_stem(stem, sizeof stem, o.name);
     struct collect_config cfg = {o.quick, o.warp_seconds, o.timeout_s};
     bool selected[16];
-    for (size_t i = 0; i < collect_nparts; i++)
-        selected[i] = o.nparts == 0 && !part_on_request(&collect_parts[i]);
-    for (int k = 0; k < o.nparts; k++)
-        selected[part_find(o.parts[k]) - collect_parts] = true;
+    size_t total = select_parts(selected, &o);
     char err[200];
     if (cfg.warp_seconds == 0)
         cfg.warp_seconds = cfg.quick ? 1 : 2;
@@ -363,59 +449,10 @@ int cmd_collect(int argc, char **argv)
     struct tm tm;
     strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
     double t0 = mono_s();
-    const char *program = self_program();
     static struct part_run runs[16];
-    size_t n = 0, failed = 0, total = 0;
-    for (size_t i = 0; i < collect_nparts; i++)
-        total += selected[i];
-    for (size_t i = 0; i < collect_nparts; i++) {
-        if (!selected[i])
-            continue;
-        struct part_run *r = &runs[n++];
-        r->part = &collect_parts[i];
-        fprintf(stderr, "clockscope collect: [%zu/%zu] %s (%s) ...", n, total, r->part->name,
-                r->part->what);
-        fflush(stderr);
-        run_part(r, &cfg, program);
-        if (subprocess_stop_signal()) {
-            fprintf(stderr, " stopped by signal %d (%s)\n", subprocess_stop_signal(),
-                    strsignal(subprocess_stop_signal()));
-            for (size_t k = 0; k < n; k++)
-                free(runs[k].out);
-            subprocess_end_by_signal(subprocess_stop_signal());
-        }
-        if (r->ok) {
-            fprintf(stderr, " ok, %.1f s\n", r->elapsed_s);
-        } else {
-            failed++;
-            fprintf(stderr, " FAILED after %.1f s: %s\n", r->elapsed_s, r->error);
-        }
-    }
-
+    size_t failed = 0;
+    size_t n = run_selected(runs, selected, total, &cfg, &failed);
     if (subprocess_stop_signal()) /* after the last part: no bundle either */
         subprocess_end_by_signal(subprocess_stop_signal());
-    char *data = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&data, &len);
-    if (!mem) {
-        fprintf(stderr, "clockscope collect: out of memory\n");
-        return 1;
-    }
-    bundle_json(mem, name, &cfg, runs, n, started, mono_s() - t0);
-    bool written = fclose(mem) == 0 &&
-                   (output ? bundle_write(output, data, len, err, sizeof err)
-                           : bundle_write_new(stem, data, len, written_to, sizeof written_to,
-                                              err, sizeof err));
-    if (output && strcmp(output, "-") != 0)
-        snprintf(written_to, sizeof written_to, "%s", output);
-    free(data);
-    for (size_t i = 0; i < n; i++)
-        free(runs[i].out);
-    if (!written) {
-        fprintf(stderr, "clockscope collect: %s\n", err);
-        return 1;
-    }
-    fprintf(stderr, "clockscope collect: %zu of %zu parts recorded in %.1f s%s%s\n", n - failed,
-            n, mono_s() - t0, written_to[0] ? ", bundle written to " : "", written_to);
-    return failed ? EXIT_PARTIAL : 0;
+    return write_bundle(output, stem, o.name, &cfg, runs, n, failed, started, t0);
 }

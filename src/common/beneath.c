@@ -60,6 +60,38 @@ static int kernel_open(int dirfd, const char *relpath, int flags)
 #endif
 }
 
+/* Copies the next component of the path at *p into name and steps past it: 0, or
+ * ENAMETOOLONG for a component longer than a file name can be. */
+static int take_name(char **p, char name[NAME_MAX + 1])
+{
+    size_t n = strcspn(*p, "/");
+    if (n > NAME_MAX)
+        return ENAMETOOLONG;
+    memcpy(name, *p, n);
+    name[n] = 0;
+    *p += n;
+    return 0;
+}
+
+/* Puts a link's target (tl bytes) in front of the rest of the path (p, inside path):
+ * the walk goes on from path's start.  0, or the errno for a link that cannot be
+ * followed beneath the root. */
+static int splice_link(char *path, size_t size, const char *p, const char *target, ssize_t tl)
+{
+    if (target[0] == '/' || tl == 0)
+        return tl ? EXDEV : ENOENT;
+    char rest[2 * PATH_MAX];
+    snprintf(rest, sizeof rest, "%s", p);
+    if ((size_t)tl + strlen(rest) >= size)
+        return ENAMETOOLONG;
+    /* target + rest; rest keeps its own leading '/' ("l/x" -> "target/x"), and
+     * a link at the end stays at the end ("l" -> "target", no slash added). */
+    size_t tlen = (size_t)tl, rlen = strlen(rest);
+    memcpy(path, target, tlen);
+    memcpy(path + tlen, rest, rlen + 1);
+    return 0;
+}
+
 /* User-space resolution with the kernel's rules.  `stack` holds an O_PATH fd per directory
  * entered below dirfd: ".." pops it (so a ".." is never looked up in the file system, and
  * cannot climb above dirfd), a link's target is spliced in front of the rest of the path,
@@ -86,14 +118,8 @@ static int fallback_open(int dirfd, const char *relpath, int flags)
             break;
         }
         char name[NAME_MAX + 1];
-        size_t n = strcspn(p, "/");
-        if (n > NAME_MAX) {
-            err = ENAMETOOLONG;
+        if ((err = take_name(&p, name)) != 0)
             break;
-        }
-        memcpy(name, p, n);
-        name[n] = 0;
-        p += n;
         bool last = p[strspn(p, "/")] == 0;
         if (strcmp(name, ".") == 0)
             continue;
@@ -113,22 +139,8 @@ static int fallback_open(int dirfd, const char *relpath, int flags)
                 err = ELOOP;
                 break;
             }
-            if (target[0] == '/' || tl == 0) {
-                err = tl ? EXDEV : ENOENT;
+            if ((err = splice_link(path, sizeof path, p, target, tl)) != 0)
                 break;
-            }
-            /* The rest of the path now follows the link's target. */
-            char rest[sizeof path];
-            snprintf(rest, sizeof rest, "%s", p);
-            if ((size_t)tl + strlen(rest) >= sizeof path) {
-                err = ENAMETOOLONG;
-                break;
-            }
-            /* target + rest; rest keeps its own leading '/' ("l/x" -> "target/x"), and
-             * a link at the end stays at the end ("l" -> "target", no slash added). */
-            size_t tlen = (size_t)tl, rlen = strlen(rest);
-            memcpy(path, target, tlen);
-            memcpy(path + tlen, rest, rlen + 1);
             p = path;
             continue;
         }

@@ -73,93 +73,136 @@ static const char *string_at(const unsigned char *buf, uint64_t off, uint64_t en
     return (const char *)buf + off;
 }
 
-bool elf_deps_read(const char *path, struct elf_deps *d, char *why, size_t wl)
-{
-    memset(d, 0, sizeof *d);
+/* The file read whole, with where its program headers and its dynamic section lie. */
+struct elf_image {
+    const char *path;
+    const unsigned char *buf;
     size_t size;
-    unsigned char *buf = slurp(path, &size, why, wl);
-    if (!buf)
-        return false;
-    bool ok = false;
-    const unsigned char *h = buf;
-    uint64_t phoff = le(h + 32, 8), phentsize = le(h + 54, 2), phnum = le(h + 56, 2);
-    uint64_t dyn_off = 0, dyn_size = 0;
+    uint64_t phoff, phentsize, phnum;
+    uint64_t dyn_off, dyn_size;
+};
+
+static const unsigned char *program_header(const struct elf_image *im, uint64_t i)
+{
+    return im->buf + im->phoff + i * im->phentsize;
+}
+
+/* Checks the ELF header and that the program headers lie inside the file. */
+static bool check_header(struct elf_image *im, char *why, size_t wl)
+{
+    const unsigned char *h = im->buf;
+    im->phoff = le(h + 32, 8), im->phentsize = le(h + 54, 2), im->phnum = le(h + 56, 2);
     if (memcmp(h, "\x7f" "ELF", 4) != 0 || h[4] != 2 || h[5] != 1) {
-        snprintf(why, wl, "'%s' is not a 64-bit little-endian ELF file", path);
-        goto out;
+        snprintf(why, wl, "'%s' is not a 64-bit little-endian ELF file", im->path);
+        return false;
     }
-    if (phnum > MAX_PHNUM || phentsize < 56 || phoff > size || phnum * phentsize > size - phoff) {
-        snprintf(why, wl, "'%s': malformed ELF program headers", path);
-        goto out;
+    if (im->phnum > MAX_PHNUM || im->phentsize < 56 || im->phoff > im->size ||
+        im->phnum * im->phentsize > im->size - im->phoff) {
+        snprintf(why, wl, "'%s': malformed ELF program headers", im->path);
+        return false;
     }
-    for (uint64_t i = 0; i < phnum; i++) {
-        const unsigned char *ph = buf + phoff + i * phentsize;
+    return true;
+}
+
+/* PT_INTERP into d->interp, and where PT_DYNAMIC lies (the last one wins). */
+static bool read_program_headers(struct elf_image *im, struct elf_deps *d, char *why, size_t wl)
+{
+    for (uint64_t i = 0; i < im->phnum; i++) {
+        const unsigned char *ph = program_header(im, i);
         uint64_t type = le(ph, 4), off = le(ph + 8, 8), filesz = le(ph + 32, 8);
         if ((type == PT_INTERP_TYPE || type == PT_DYNAMIC_TYPE) &&
-            (off > size || filesz > size - off)) {
-            snprintf(why, wl, "'%s': a program header points outside the file", path);
-            goto out;
+            (off > im->size || filesz > im->size - off)) {
+            snprintf(why, wl, "'%s': a program header points outside the file", im->path);
+            return false;
         }
         if (type == PT_INTERP_TYPE) {
-            const char *s = string_at(buf, off, off + filesz);
+            const char *s = string_at(im->buf, off, off + filesz);
             if (!s || s[0] != '/') {
-                snprintf(why, wl, "'%s': malformed PT_INTERP", path);
-                goto out;
+                snprintf(why, wl, "'%s': malformed PT_INTERP", im->path);
+                return false;
             }
             memcpy(d->interp, s, strlen(s) + 1);
         } else if (type == PT_DYNAMIC_TYPE) {
-            dyn_off = off;
-            dyn_size = filesz;
+            im->dyn_off = off;
+            im->dyn_size = filesz;
         }
     }
-    uint64_t strtab = 0, strsz = 0;
-    bool have_strtab = false;
-    for (uint64_t e = dyn_off; dyn_size && e + 16 <= dyn_off + dyn_size; e += 16) {
-        uint64_t tag = le(buf + e, 8), val = le(buf + e + 8, 8);
+    return true;
+}
+
+/* The dynamic string table's place in the file (*str_off, *strsz; *have false for a file
+ * without DT_STRTAB): its address mapped through the PT_LOAD segment holding it. */
+static bool find_strtab(const struct elf_image *im, uint64_t *str_off, uint64_t *strsz,
+                        bool *have, char *why, size_t wl)
+{
+    uint64_t strtab = 0;
+    for (uint64_t e = im->dyn_off; im->dyn_size && e + 16 <= im->dyn_off + im->dyn_size; e += 16) {
+        uint64_t tag = le(im->buf + e, 8), val = le(im->buf + e + 8, 8);
         if (tag == DT_NULL_TAG)
             break;
         if (tag == DT_STRTAB_TAG) {
             strtab = val;
-            have_strtab = true;
+            *have = true;
         } else if (tag == DT_STRSZ_TAG) {
-            strsz = val;
+            *strsz = val;
         }
     }
-    uint64_t str_off = 0;
     bool mapped = false;
-    for (uint64_t i = 0; have_strtab && i < phnum && !mapped; i++) {
-        const unsigned char *ph = buf + phoff + i * phentsize;
+    for (uint64_t i = 0; *have && i < im->phnum && !mapped; i++) {
+        const unsigned char *ph = program_header(im, i);
         uint64_t type = le(ph, 4), off = le(ph + 8, 8), vaddr = le(ph + 16, 8);
         uint64_t filesz = le(ph + 32, 8);
         if (type == PT_LOAD_TYPE && strtab >= vaddr && strtab - vaddr < filesz) {
-            str_off = off + (strtab - vaddr);
+            *str_off = off + (strtab - vaddr);
             mapped = true;
         }
     }
-    if (have_strtab && (!mapped || str_off > size || strsz > size - str_off)) {
-        snprintf(why, wl, "'%s': its dynamic string table lies outside the file", path);
-        goto out;
+    if (*have && (!mapped || *str_off > im->size || *strsz > im->size - *str_off)) {
+        snprintf(why, wl, "'%s': its dynamic string table lies outside the file", im->path);
+        return false;
     }
-    for (uint64_t e = dyn_off; dyn_size && e + 16 <= dyn_off + dyn_size; e += 16) {
-        uint64_t tag = le(buf + e, 8), val = le(buf + e + 8, 8);
+    return true;
+}
+
+/* Every DT_NEEDED name into d->needed, each a plain file name. */
+static bool read_needed(const struct elf_image *im, struct elf_deps *d, char *why, size_t wl)
+{
+    uint64_t str_off = 0, strsz = 0;
+    bool have_strtab = false;
+    if (!find_strtab(im, &str_off, &strsz, &have_strtab, why, wl))
+        return false;
+    for (uint64_t e = im->dyn_off; im->dyn_size && e + 16 <= im->dyn_off + im->dyn_size; e += 16) {
+        uint64_t tag = le(im->buf + e, 8), val = le(im->buf + e + 8, 8);
         if (tag == DT_NULL_TAG)
             break;
         if (tag != DT_NEEDED_TAG)
             continue;
-        const char *name = have_strtab && val < strsz ? string_at(buf, str_off + val, str_off + strsz)
-                                                     : NULL;
+        const char *name = have_strtab && val < strsz
+                               ? string_at(im->buf, str_off + val, str_off + strsz)
+                               : NULL;
         if (!name || !*name || strchr(name, '/')) {
-            snprintf(why, wl, "'%s': a malformed DT_NEEDED entry", path);
-            goto out;
+            snprintf(why, wl, "'%s': a malformed DT_NEEDED entry", im->path);
+            return false;
         }
         if (d->n_needed == ELF_DEPS_MAX_NEEDED) {
-            snprintf(why, wl, "'%s' needs more than %d libraries", path, ELF_DEPS_MAX_NEEDED);
-            goto out;
+            snprintf(why, wl, "'%s' needs more than %d libraries", im->path, ELF_DEPS_MAX_NEEDED);
+            return false;
         }
         memcpy(d->needed[d->n_needed++], name, strlen(name) + 1);
     }
-    ok = true;
-out:
+    return true;
+}
+
+bool elf_deps_read(const char *path, struct elf_deps *d, char *why, size_t wl)
+{
+    memset(d, 0, sizeof *d);
+    struct elf_image im = {.path = path};
+    unsigned char *buf = slurp(path, &im.size, why, wl);
+    if (!buf)
+        return false;
+    im.buf = buf;
+    bool ok = check_header(&im, why, wl) && read_program_headers(&im, d, why, wl) &&
+              read_needed(&im, d, why, wl);
     free(buf);
     return ok;
 }

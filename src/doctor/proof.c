@@ -168,6 +168,77 @@ static void probe_call_costs(double *libc_ns, double *syscall_ns)
     *syscall_ns = sys[2];
 }
 
+/* Reads the child's report from fd until it is whole or deadline_s has passed.  Returns
+ * whether it is whole. */
+static bool read_child_report(int fd, double deadline_s, struct child_report *rep)
+{
+    const int64_t deadline_ms = (int64_t)(deadline_s * 1000);
+    size_t got = 0;
+    struct pollfd pf = {fd, POLLIN, 0};
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    while (got < sizeof *rep) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        int64_t waited_ms = (int64_t)(now.tv_sec - start.tv_sec) * 1000 +
+                            (now.tv_nsec - start.tv_nsec) / 1000000;
+        if (waited_ms >= deadline_ms)
+            break;
+        int r = poll(&pf, 1, (int)(deadline_ms - waited_ms));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            continue;
+        ssize_t n = read(fd, (char *)rep + got, sizeof *rep - got);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    return got == sizeof *rep;
+}
+
+/* Takes the child's counts into p when they can be trusted; otherwise says why not in
+ * p->count_why. */
+static void take_counts(struct proof *p, const struct child_report *rep)
+{
+    if (rep->setup_errno) {
+        snprintf(p->count_why, sizeof p->count_why,
+                 "seccomp filters are not available here (%s)%s", strerror(rep->setup_errno),
+                 rep->setup_errno == EINVAL ? ": qemu-user and kernels without "
+                                              "CONFIG_SECCOMP_FILTER refuse them" : "");
+        return;
+    }
+    for (int c = 0; c < PC_COUNT; c++) {
+        p->syscalls[c] = rep->syscalls[c];
+        p->call_errors[c] = rep->errors[c];
+    }
+    p->backwards = rep->backwards;
+    if (rep->errors[PC_CONTROL] || rep->errors[PC_CPUTIME]) {
+        /* The handler's emulation itself failed (a register layout this arch's
+         * arch_ucontext_* got wrong): no call's result can be trusted, so neither can a
+         * "broken" verdict drawn from them. */
+        snprintf(p->count_why, sizeof p->count_why,
+                 "the emulated control calls failed (%ld raw, %ld CPU-time of %d): the SIGSYS "
+                 "emulation does not work here, so the counts are not trusted",
+                 rep->errors[PC_CONTROL], rep->errors[PC_CPUTIME], PROOF_CALLS);
+        return;
+    }
+    if (rep->syscalls[PC_CONTROL] != PROOF_CALLS) {
+        snprintf(p->count_why, sizeof p->count_why,
+                 "the control loop of %d raw syscalls counted %ld: the filter does not see "
+                 "syscalls here, so the counts are not trusted", PROOF_CALLS,
+                 rep->syscalls[PC_CONTROL]);
+        return;
+    }
+    if (rep->syscalls[PC_CPUTIME] < PROOF_CALLS) {
+        snprintf(p->count_why, sizeof p->count_why,
+                 "%d calls of clock_gettime(CLOCK_PROCESS_CPUTIME_ID), which always enter the "
+                 "kernel, counted %ld syscalls: the count misses library syscalls here",
+                 PROOF_CALLS, rep->syscalls[PC_CPUTIME]);
+        return;
+    }
+    p->counted = true;
+}
+
 static void count_syscalls(struct proof *p)
 {
     p->calls = PROOF_CALLS;
@@ -201,35 +272,15 @@ static void count_syscalls(struct proof *p)
     probe_call_costs(&libc_ns, &syscall_ns);
     p->probe_syscall_ns = syscall_ns;
     p->count_deadline_s = proof_child_deadline_s(libc_ns, syscall_ns);
-    const int64_t deadline_ms = (int64_t)(p->count_deadline_s * 1000);
     struct child_report rep;
-    size_t got = 0;
-    struct pollfd pf = {fds[0], POLLIN, 0};
-    struct timespec start, now;
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    while (got < sizeof rep) {
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        int64_t waited_ms = (int64_t)(now.tv_sec - start.tv_sec) * 1000 +
-                            (now.tv_nsec - start.tv_nsec) / 1000000;
-        if (waited_ms >= deadline_ms)
-            break;
-        int r = poll(&pf, 1, (int)(deadline_ms - waited_ms));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            continue;
-        ssize_t n = read(fds[0], (char *)&rep + got, sizeof rep - got);
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
+    bool whole = read_child_report(fds[0], p->count_deadline_s, &rep);
     close(fds[0]);
-    if (got < sizeof rep)
+    if (!whole)
         kill(pid, SIGKILL);
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    if (got < sizeof rep) {
+    if (!whole) {
         if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL)
             snprintf(p->count_why, sizeof p->count_why,
                      "the counting child died of %s", strsignal(WTERMSIG(status)));
@@ -239,43 +290,7 @@ static void count_syscalls(struct proof *p)
                      p->count_deadline_s, p->probe_syscall_ns);
         return;
     }
-    if (rep.setup_errno) {
-        snprintf(p->count_why, sizeof p->count_why,
-                 "seccomp filters are not available here (%s)%s", strerror(rep.setup_errno),
-                 rep.setup_errno == EINVAL ? ": qemu-user and kernels without "
-                                             "CONFIG_SECCOMP_FILTER refuse them" : "");
-        return;
-    }
-    for (int c = 0; c < PC_COUNT; c++) {
-        p->syscalls[c] = rep.syscalls[c];
-        p->call_errors[c] = rep.errors[c];
-    }
-    p->backwards = rep.backwards;
-    if (rep.errors[PC_CONTROL] || rep.errors[PC_CPUTIME]) {
-        /* The handler's emulation itself failed (a register layout this arch's
-         * arch_ucontext_* got wrong): no call's result can be trusted, so neither can a
-         * "broken" verdict drawn from them. */
-        snprintf(p->count_why, sizeof p->count_why,
-                 "the emulated control calls failed (%ld raw, %ld CPU-time of %d): the SIGSYS "
-                 "emulation does not work here, so the counts are not trusted",
-                 rep.errors[PC_CONTROL], rep.errors[PC_CPUTIME], PROOF_CALLS);
-        return;
-    }
-    if (rep.syscalls[PC_CONTROL] != PROOF_CALLS) {
-        snprintf(p->count_why, sizeof p->count_why,
-                 "the control loop of %d raw syscalls counted %ld: the filter does not see "
-                 "syscalls here, so the counts are not trusted", PROOF_CALLS,
-                 rep.syscalls[PC_CONTROL]);
-        return;
-    }
-    if (rep.syscalls[PC_CPUTIME] < PROOF_CALLS) {
-        snprintf(p->count_why, sizeof p->count_why,
-                 "%d calls of clock_gettime(CLOCK_PROCESS_CPUTIME_ID), which always enter the "
-                 "kernel, counted %ld syscalls: the count misses library syscalls here",
-                 PROOF_CALLS, rep.syscalls[PC_CPUTIME]);
-        return;
-    }
-    p->counted = true;
+    take_counts(p, &rep);
 }
 
 static void time_methods(struct proof *p)

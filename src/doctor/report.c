@@ -78,13 +78,9 @@ static void print_finding(FILE *out, const struct finding *f, bool full)
         fprintf(out, "  (--verbose: %d more evidence, %d more fixes)\n", more_ev, more_fix);
 }
 
-void report_text(FILE *out, const struct facts *fs, const struct proof *p,
-                 const struct diagnosis *d, bool verbose)
+/* Whether clock_gettime has its fast path here, and how that is known. */
+static void print_fast_path(FILE *out, const struct facts *fs, const struct diagnosis *d)
 {
-    const struct machine *c = &d->machine;
-    fprintf(out, "clockscope doctor: %s%s\n", d->inferred ? "inferred (not decided): " : "",
-            headline(d->verdict));
-    wrap(out, "why: ", d->summary, 2, 100);
     const char *how = d->decided_by_proof ? "proven live" : d->inferred ? "inferred"
                       : fs->live ? "from live facts" : "from the facts root";
     if (d->fast_path == 1 && d->counter_traps) {
@@ -101,6 +97,67 @@ void report_text(FILE *out, const struct facts *fs, const struct proof *p,
         fprintf(out, "  fast path for clock_gettime(CLOCK_MONOTONIC): %s   (%s)\n",
                 d->fast_path == 1 ? "yes" : d->fast_path == 0 ? "no" : "not known", how);
     }
+}
+
+/* The first action of a diagnosis that is not OK, as the command to run. */
+static void print_first_fix(FILE *out, const struct diagnosis *d)
+{
+    struct ranked_action first[1];
+    if (d->verdict == V_OK || diagnosis_actions(d, first, 1) != 1)
+        return;
+    char cmd[400];
+    action_command_line(first[0].action, cmd, sizeof cmd);
+    if (!cmd[0])
+        return;
+    char line[700];
+    snprintf(line, sizeof line, "%s   (risk: %s)", cmd, first[0].action->risk);
+    wrap(out, first[0].action->kind == ACT_SYSFS ? "to fix now: "
+              : first[0].action->kind == ACT_CMDLINE ? "to fix at the next boot: "
+                                                     : "to fix for one program: ",
+         line, 2, 100);
+}
+
+/* The info findings by id alone, on one line. */
+static void print_info_ids(FILE *out, const struct diagnosis *d)
+{
+    int ninfo = 0;
+    for (int i = 0; i < d->nfindings; i++)
+        if (d->findings[i].severity == SEV_INFO) {
+            if (!ninfo++)
+                fprintf(out, "\ninfo:");
+            fprintf(out, " %s", d->findings[i].id);
+        }
+    if (ninfo)
+        fprintf(out, "\n");
+}
+
+/* The proof, in one line, when it is not already shown in full. */
+static void print_proof_line(FILE *out, const struct proof *p, const struct diagnosis *d)
+{
+    if (!(p && p->ran && p->counted && d->verdict == V_OK))
+        return;
+    const struct proof_timing *m = proof_timing_find(p, "libc.clock_gettime.monotonic");
+    const struct proof_timing *r = proof_timing_find(p, "libc.clock_gettime.realtime");
+    const struct proof_timing *s = proof_timing_find(p, "syscall.clock_gettime.monotonic");
+    char line[400];
+    int n = snprintf(line, sizeof line, "%ld calls each of clock_gettime(MONOTONIC) and "
+                     "(REALTIME) made %ld and %ld syscalls", p->calls,
+                     p->syscalls[PC_MONOTONIC], p->syscalls[PC_REALTIME]);
+    if (m && r && s && n > 0 && (size_t)n < sizeof line)
+        snprintf(line + n, sizeof line - (size_t)n, "; %s / %s per call, raw "
+                 "syscall %s", NS_TEXT(m->ns_per_call), NS_TEXT(r->ns_per_call),
+                 NS_TEXT(s->ns_per_call));
+    wrap(out, "proof: ", line, 0, 100);
+}
+
+void report_text(FILE *out, const struct facts *fs, const struct proof *p,
+                 const struct diagnosis *d, bool verbose)
+{
+    const struct machine *c = &d->machine;
+    fprintf(out, "clockscope doctor: %s%s\n", d->inferred ? "inferred (not decided): " : "",
+            headline(d->verdict));
+    wrap(out, "why: ", d->summary, 2, 100);
+    print_fast_path(out, fs, d);
     fprintf(out, "  machine: %s%s, kernel %s, virtualization %s, clocksource %s\n",
             c->machine[0] ? c->machine : c->family[0] ? c->family : "arch unknown", "",
             c->kernel.known ? c->kernel.release : "unknown", c->virt[0] ? c->virt : "unknown",
@@ -108,19 +165,7 @@ void report_text(FILE *out, const struct facts *fs, const struct proof *p,
     if (c->emulation.kind[0])   /* every figure measured here is the emulator's */
         fprintf(out, "  emulated CPU: %s (%s): timings here are the emulator's, not a CPU's\n",
                 c->emulation.kind, c->emulation.evidence[0]);
-    struct ranked_action first[1];
-    if (d->verdict != V_OK && diagnosis_actions(d, first, 1) == 1) {
-        char cmd[400];
-        action_command_line(first[0].action, cmd, sizeof cmd);
-        if (cmd[0]) {
-            char line[700];
-            snprintf(line, sizeof line, "%s   (risk: %s)", cmd, first[0].action->risk);
-            wrap(out, first[0].action->kind == ACT_SYSFS ? "to fix now: "
-                      : first[0].action->kind == ACT_CMDLINE ? "to fix at the next boot: "
-                                                             : "to fix for one program: ",
-                 line, 2, 100);
-        }
-    }
+    print_first_fix(out, d);
     if (!fs->live)
         fprintf(out, "  facts root: %s\n", fs->origin);
     for (int i = 0; i < F_COUNT && !fs->live; i++) /* not known, and why: never "absent" */
@@ -137,30 +182,8 @@ void report_text(FILE *out, const struct facts *fs, const struct proof *p,
             if (d->findings[i].severity == SEV_INFO)
                 print_finding(out, &d->findings[i], true);
     } else {
-        int ninfo = 0;
-        for (int i = 0; i < d->nfindings; i++)
-            if (d->findings[i].severity == SEV_INFO) {
-                if (!ninfo++)
-                    fprintf(out, "\ninfo:");
-                fprintf(out, " %s", d->findings[i].id);
-            }
-        if (ninfo)
-            fprintf(out, "\n");
-        /* The proof, in one line, when it is not already shown in full. */
-        if (p && p->ran && p->counted && d->verdict == V_OK) {
-            const struct proof_timing *m = proof_timing_find(p, "libc.clock_gettime.monotonic");
-            const struct proof_timing *r = proof_timing_find(p, "libc.clock_gettime.realtime");
-            const struct proof_timing *s = proof_timing_find(p, "syscall.clock_gettime.monotonic");
-            char line[400];
-            int n = snprintf(line, sizeof line, "%ld calls each of clock_gettime(MONOTONIC) and "
-                             "(REALTIME) made %ld and %ld syscalls", p->calls,
-                             p->syscalls[PC_MONOTONIC], p->syscalls[PC_REALTIME]);
-            if (m && r && s && n > 0 && (size_t)n < sizeof line)
-                snprintf(line + n, sizeof line - (size_t)n, "; %s / %s per call, raw "
-                         "syscall %s", NS_TEXT(m->ns_per_call), NS_TEXT(r->ns_per_call),
-                         NS_TEXT(s->ns_per_call));
-            wrap(out, "proof: ", line, 0, 100);
-        }
+        print_info_ids(out, d);
+        print_proof_line(out, p, d);
     }
     fprintf(out, "\n--verbose shows every finding in full, --json everything. Exit status %d (%s).\n",
             verdict_exit_status(d->verdict), verdict_name(d->verdict));

@@ -17,22 +17,78 @@ struct cs_finding {
     const char *title; /* %s: the clocksource */
 };
 
+/* No current clocksource: say which of its sources were absent and which unreadable. */
+static void clocksource_unknown(struct diagnosis *d, const struct machine *c)
+{
+    struct finding *f = finding_add(d, "clocksource-unknown", SEV_INFO,
+                                    "The current clocksource is not known");
+    /* Unreadable is "not known", never "absent": say which it was. */
+    bool cs_unreadable = c->current_cs_unreadable[0], log_unreadable = c->log_unreadable[0];
+    finding_evidence(f, "%s%s%s and %s%s%s", cs_unreadable
+                     ? "current_clocksource unreadable (" : "no current_clocksource file",
+                     c->current_cs_unreadable, cs_unreadable ? ")" : "",
+                     log_unreadable ? "the kernel log unreadable ("
+                     : "no \"Switched to clocksource\" line in the kernel log",
+                     c->log_unreadable, log_unreadable ? ")" : "");
+    finding_meaning(f, "The verdict rests on the other facts; a live `clockscope doctor` on "
+                    "the machine reads it and proves the path.");
+}
+
+/* The first available clocksource, in order of preference, that the vDSO can serve. */
+static const char *vdso_capable_alternative(const struct machine *c)
+{
+    static const char *const prefs[] = {"tsc", "arch_sys_counter", "hyperv_clocksource_tsc_page",
+                                        "kvm-clock", "riscv_clocksource"};
+    for (size_t i = 0; i < sizeof prefs / sizeof prefs[0]; i++)
+        if (machine_cs_available(c, prefs[i]) && !is(prefs[i], c->current_cs)) {
+            struct cs_judgement alt;
+            cs_judge(c, prefs[i], &alt);
+            if (alt.cls == CS_FAST || alt.cls == CS_DEPENDS)
+                return prefs[i];
+        }
+    return NULL;
+}
+
+/* A clocksource that makes every read slow: switch to a better one, or say none is. */
+static void slow_clocksource_fixes(struct finding *f, const struct machine *c,
+                                   const struct proof *p)
+{
+    const char *better = vdso_capable_alternative(c);
+    if (better)
+        switch_fix(f, c, better);
+    else if (c->available_cs[0])
+        finding_fix(f, "no vDSO-capable clocksource is available (%s): see the other findings "
+                    "for why; a kernel or firmware upgrade is the lasting fix", c->available_cs);
+    coarse_fix(f, c, p);
+    if (!better && c->available_cs[0])
+        finding_action_firmware(f, "a kernel or firmware upgrade that registers a vDSO-capable "
+                                "clocksource (see the other findings for why none is)", "none");
+}
+
+/* A clocksource the vDSO serves only on some kernels or hosts; Xen's fixes. */
+static void conditional_clocksource_fixes(struct finding *f, const struct machine *c,
+                                          const struct cs_judgement *j)
+{
+    if (j->pvclock)
+        finding_meaning(f, "Whether the host sets the stable bit cannot be read from these facts.");
+    finding_meaning(f, "A live `clockscope doctor` on the machine itself counts the syscalls "
+                    "clock_gettime really makes.");
+    if (is(c->current_cs, "xen") && machine_cs_available(c, "tsc")) {
+        switch_fix(f, c, "tsc");
+    } else if (is(c->current_cs, "xen")) {
+        finding_fix(f, "on EC2, AWS recommends the tsc clocksource on Xen instances "
+                    "(clocksource=tsc tsc=reliable; risk: trusts the host's TSC), or move "
+                    "to a Nitro (KVM) instance type");
+        finding_action_cmdline(f, "clocksource=tsc tsc=reliable", NULL, "trusts the host's TSC");
+        finding_action_firmware(f, "a Nitro (KVM) instance type", "none");
+    }
+}
+
 void rule_clocksource(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
     const struct machine *c = &d->machine;
     if (!c->current_cs[0]) {
-        struct finding *f = finding_add(d, "clocksource-unknown", SEV_INFO,
-                                        "The current clocksource is not known");
-        /* Unreadable is "not known", never "absent": say which it was. */
-        bool cs_unreadable = c->current_cs_unreadable[0], log_unreadable = c->log_unreadable[0];
-        finding_evidence(f, "%s%s%s and %s%s%s", cs_unreadable
-                         ? "current_clocksource unreadable (" : "no current_clocksource file",
-                         c->current_cs_unreadable, cs_unreadable ? ")" : "",
-                         log_unreadable ? "the kernel log unreadable ("
-                         : "no \"Switched to clocksource\" line in the kernel log",
-                         c->log_unreadable, log_unreadable ? ")" : "");
-        finding_meaning(f, "The verdict rests on the other facts; a live `clockscope doctor` on "
-                        "the machine reads it and proves the path.");
+        clocksource_unknown(d, c);
         return;
     }
     jd->cs_known = true;
@@ -66,41 +122,10 @@ void rule_clocksource(struct diagnosis *d, struct judgement *jd, const struct pr
     if (c->kernel.known)
         finding_evidence(f, "kernel %s (from %s)", c->kernel.release, c->kernel_source);
     meaning_from_judgement(f, "", j);
-    if (j->cls == CS_SYSCALL || j->cls == CS_DEVICE_READ) {
-        const char *better = NULL;
-        static const char *const prefs[] = {"tsc", "arch_sys_counter", "hyperv_clocksource_tsc_page",
-                                            "kvm-clock", "riscv_clocksource"};
-        for (size_t i = 0; i < sizeof prefs / sizeof prefs[0] && !better; i++)
-            if (machine_cs_available(c, prefs[i]) && !is(prefs[i], c->current_cs)) {
-                struct cs_judgement alt;
-                cs_judge(c, prefs[i], &alt);
-                if (alt.cls == CS_FAST || alt.cls == CS_DEPENDS)
-                    better = prefs[i];
-            }
-        if (better)
-            switch_fix(f, c, better);
-        else if (c->available_cs[0])
-            finding_fix(f, "no vDSO-capable clocksource is available (%s): see the other findings "
-                        "for why; a kernel or firmware upgrade is the lasting fix", c->available_cs);
-        coarse_fix(f, c, p);
-        if (!better && c->available_cs[0])
-            finding_action_firmware(f, "a kernel or firmware upgrade that registers a vDSO-capable "
-                                    "clocksource (see the other findings for why none is)", "none");
-    } else if (j->cls == CS_DEPENDS) {
-        if (j->pvclock)
-            finding_meaning(f, "Whether the host sets the stable bit cannot be read from these facts.");
-        finding_meaning(f, "A live `clockscope doctor` on the machine itself counts the syscalls "
-                        "clock_gettime really makes.");
-        if (is(c->current_cs, "xen") && machine_cs_available(c, "tsc")) {
-            switch_fix(f, c, "tsc");
-        } else if (is(c->current_cs, "xen")) {
-            finding_fix(f, "on EC2, AWS recommends the tsc clocksource on Xen instances "
-                        "(clocksource=tsc tsc=reliable; risk: trusts the host's TSC), or move "
-                        "to a Nitro (KVM) instance type");
-            finding_action_cmdline(f, "clocksource=tsc tsc=reliable", NULL, "trusts the host's TSC");
-            finding_action_firmware(f, "a Nitro (KVM) instance type", "none");
-        }
-    }
+    if (j->cls == CS_SYSCALL || j->cls == CS_DEVICE_READ)
+        slow_clocksource_fixes(f, c, p);
+    else if (j->cls == CS_DEPENDS)
+        conditional_clocksource_fixes(f, c, j);
 }
 
 void rule_override_refused(struct diagnosis *d, struct judgement *jd, const struct proof *p)

@@ -64,6 +64,58 @@ static bool log_copy_cut(const char *log_copy, const char *proc_cmdline)
     return n >= LOG_CUT_MIN && n < strlen(proc_cmdline) && strncmp(proc_cmdline, log_copy, n) == 0;
 }
 
+/* clocksource= (or its older name clock=): slow when the vDSO cannot read what it forces. */
+static void cmdline_clocksource(struct diagnosis *d, struct judgement *jd, const char *where)
+{
+    struct machine *c = &d->machine;
+    char v[128];
+    const char *key = "clocksource";
+    if (!cmdline_param(c->cmdline, "clocksource", v, sizeof v) &&
+        !cmdline_param(c->cmdline, (key = "clock"), v, sizeof v))
+        return;
+    char given[sizeof v];
+    snprintf(given, sizeof given, "%s", v);
+    if (is(v, "pmtmr"))
+        snprintf(v, sizeof v, "acpi_pm");
+    struct cs_judgement j;
+    cs_judge(c, v, &j);
+    bool slow = j.cls == CS_SYSCALL || j.cls == CS_DEVICE_READ;
+    struct finding *f = finding_add(d, "cmdline-clocksource", slow ? SEV_WARNING : SEV_NOTICE,
+                                    "The command line selects clocksource '%s'", v);
+    finding_evidence(f, "command line (%s): %s", c->cmdline_source, c->cmdline);
+    meaning_from_judgement(f, "clocksource= overrides the kernel's choice whenever that "
+                           "clocksource registers (kernel/time/clocksource.c, "
+                           "boot_override_clocksource). ", &j);
+    if (c->current_cs[0] && !is(c->current_cs, v))
+        finding_meaning(f, "It did not take effect here: the current clocksource is '%s'.",
+                        c->current_cs);
+    if (slow) {
+        jd->cmdline_forces_slow = true;
+        snprintf(jd->forced_cs, sizeof jd->forced_cs, "%.*s", (int)sizeof jd->forced_cs - 1, v);
+        finding_fix(f, "remove clocksource=%s from the command line; %s", v, where);
+        char param[160];
+        snprintf(param, sizeof param, "%s=%s", key, given);
+        finding_action_cmdline(f, NULL, param, "none: the kernel then chooses the best clocksource");
+    }
+}
+
+/* The log's command line differs from /proc/cmdline: one of them is not what the
+ * admin thinks (built-in parts, a different boot entry).  A log copy cut by a line
+ * limit is the same command line. */
+static void cmdline_log_differs(struct diagnosis *d)
+{
+    const struct machine *c = &d->machine;
+    if (!(is(c->cmdline_source, "proc/cmdline") && c->log.cmdline[0] &&
+          strcmp(c->log.cmdline, c->cmdline) != 0 && !log_copy_cut(c->log.cmdline, c->cmdline)))
+        return;
+    struct finding *f = finding_add(d, "cmdline-differs", SEV_INFO,
+                                    "The kernel log's command line differs from /proc/cmdline");
+    finding_evidence(f, "proc/cmdline: %s", c->cmdline);
+    finding_evidence(f, "kernel log: %s", c->log.cmdline);
+    finding_meaning(f, "Parts may be built into the kernel (CONFIG_CMDLINE) or come from "
+                    "another boot entry; the rules read /proc/cmdline.");
+}
+
 void rule_cmdline(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
     (void)p;
@@ -74,34 +126,7 @@ void rule_cmdline(struct diagnosis *d, struct judgement *jd, const struct proof 
     const char *where = "it comes from the boot loader (GRUB_CMDLINE_LINUX in /etc/default/grub) "
                         "or is built into the kernel (CONFIG_CMDLINE: zcat /proc/config.gz | grep "
                         "CMDLINE)";
-    const char *key = "clocksource";
-    if (cmdline_param(c->cmdline, "clocksource", v, sizeof v) ||
-        cmdline_param(c->cmdline, (key = "clock"), v, sizeof v)) {
-        char given[sizeof v];
-        snprintf(given, sizeof given, "%s", v);
-        if (is(v, "pmtmr"))
-            snprintf(v, sizeof v, "acpi_pm");
-        struct cs_judgement j;
-        cs_judge(c, v, &j);
-        bool slow = j.cls == CS_SYSCALL || j.cls == CS_DEVICE_READ;
-        struct finding *f = finding_add(d, "cmdline-clocksource", slow ? SEV_WARNING : SEV_NOTICE,
-                                        "The command line selects clocksource '%s'", v);
-        finding_evidence(f, "command line (%s): %s", c->cmdline_source, c->cmdline);
-        meaning_from_judgement(f, "clocksource= overrides the kernel's choice whenever that "
-                               "clocksource registers (kernel/time/clocksource.c, "
-                               "boot_override_clocksource). ", &j);
-        if (c->current_cs[0] && !is(c->current_cs, v))
-            finding_meaning(f, "It did not take effect here: the current clocksource is '%s'.",
-                            c->current_cs);
-        if (slow) {
-            jd->cmdline_forces_slow = true;
-            snprintf(jd->forced_cs, sizeof jd->forced_cs, "%.*s", (int)sizeof jd->forced_cs - 1, v);
-            finding_fix(f, "remove clocksource=%s from the command line; %s", v, where);
-            char param[160];
-            snprintf(param, sizeof param, "%s=%s", key, given);
-            finding_action_cmdline(f, NULL, param, "none: the kernel then chooses the best clocksource");
-        }
-    }
+    cmdline_clocksource(d, jd, where);
     if (cmdline_param(c->cmdline, "tsc", v, sizeof v))
         cmdline_tsc(d, jd, v, where);
     if (cmdline_param(c->cmdline, "notsc", v, sizeof v)) {
@@ -147,16 +172,5 @@ void rule_cmdline(struct diagnosis *d, struct judgement *jd, const struct proof 
         finding_meaning(f, "Fine when the TSC is stable (then tsc is current); otherwise the guest "
                         "falls back to HPET or ACPI PM timer.");
     }
-    /* The log's command line differs from /proc/cmdline: one of them is not what the
-     * admin thinks (built-in parts, a different boot entry).  A log copy cut by a line
-     * limit is the same command line. */
-    if (is(c->cmdline_source, "proc/cmdline") && c->log.cmdline[0] &&
-        strcmp(c->log.cmdline, c->cmdline) != 0 && !log_copy_cut(c->log.cmdline, c->cmdline)) {
-        struct finding *f = finding_add(d, "cmdline-differs", SEV_INFO,
-                                        "The kernel log's command line differs from /proc/cmdline");
-        finding_evidence(f, "proc/cmdline: %s", c->cmdline);
-        finding_evidence(f, "kernel log: %s", c->log.cmdline);
-        finding_meaning(f, "Parts may be built into the kernel (CONFIG_CMDLINE) or come from "
-                        "another boot entry; the rules read /proc/cmdline.");
-    }
+    cmdline_log_differs(d);
 }

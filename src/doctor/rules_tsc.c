@@ -49,6 +49,51 @@ static void tsc_reboot_and_params_fixes(struct finding *f, const struct machine 
         finding_action_cmdline(f, "tsc=reliable", NULL, risk);
 }
 
+/* What the watchdog that accused the TSC says about where the fault likely is. */
+static void watchdog_accuser_meaning(struct finding *f, const struct machine *c,
+                                     const struct log_event *e)
+{
+    if (!e->watchdog[0])
+        return;
+    bool emulated = machine_is_vm(c) &&
+                    (is(e->watchdog, "hpet") || is(e->watchdog, "acpi_pm") || is(e->watchdog, "pit"));
+    if (emulated)
+        finding_meaning(f, "The accuser is '%s' in a %s guest, an emulated timer whose reads "
+                        "the host can delay: often the watchdog is the broken timer, not the "
+                        "TSC.", e->watchdog, c->virt);
+    else
+        finding_meaning(f, "The accuser was '%s'; on bare metal the usual causes are long "
+                        "SMIs or firmware stalls, a broken HPET, or (before Linux 5.14, "
+                        "\"clocksource: Retry clock read if long delays detected\") a "
+                        "watchdog read delayed by load.", e->watchdog);
+}
+
+/* The fixes for a TSC the watchdog demoted: in a VM on the host's side, on bare metal
+ * in the firmware or the kernel. */
+static void watchdog_demotion_fixes(struct finding *f, const struct machine *c,
+                                    const struct proof *p)
+{
+    tsc_reboot_and_params_fixes(f, c);
+    if (machine_is_vm(c))
+        finding_fix(f, "host side: give the guest an invariant TSC (QEMU/KVM: -cpu host,+invtsc "
+                    "or a CPU model with invtsc; risk: blocks live migration to hosts with "
+                    "another TSC rate) and a current hypervisor");
+    else
+        finding_fix(f, "firmware: update the BIOS/UEFI (SMI handlers, TSC synchronization); "
+                    "kernel: Linux >= 5.17 turns the TSC watchdog off on CPUs with "
+                    "constant_tsc, nonstop_tsc and TSC_ADJUST on up to 2 sockets "
+                    "(\"x86/tsc: Disable clocksource watchdog for TSC on qualified platorms\")");
+    coarse_fix(f, c, p);
+    if (machine_is_vm(c))
+        finding_action_firmware(f, "host side: give the guest an invariant TSC (QEMU/KVM: -cpu "
+                                "host,+invtsc) and a current hypervisor", "blocks live "
+                                "migration to hosts with another TSC rate");
+    else
+        finding_action_firmware(f, "update the BIOS/UEFI (SMI handlers, TSC synchronization); "
+                                "Linux >= 5.17 on CPUs with constant_tsc, nonstop_tsc and "
+                                "TSC_ADJUST", "none");
+}
+
 void rule_tsc_demotions(struct diagnosis *d, struct judgement *jd, const struct proof *p)
 {
     const struct machine *c = &d->machine;
@@ -101,19 +146,7 @@ void rule_tsc_demotions(struct diagnosis *d, struct judgement *jd, const struct 
                                 "says what matters.", e->name);
             continue;
         }
-        if (e->watchdog[0]) {
-            bool emulated = machine_is_vm(c) &&
-                            (is(e->watchdog, "hpet") || is(e->watchdog, "acpi_pm") || is(e->watchdog, "pit"));
-            if (emulated)
-                finding_meaning(f, "The accuser is '%s' in a %s guest, an emulated timer whose reads "
-                                "the host can delay: often the watchdog is the broken timer, not the "
-                                "TSC.", e->watchdog, c->virt);
-            else
-                finding_meaning(f, "The accuser was '%s'; on bare metal the usual causes are long "
-                                "SMIs or firmware stalls, a broken HPET, or (before Linux 5.14, "
-                                "\"clocksource: Retry clock read if long delays detected\") a "
-                                "watchdog read delayed by load.", e->watchdog);
-        }
+        watchdog_accuser_meaning(f, c, e);
         finding_meaning(f, "kernel/time/clocksource.c compares every clocksource flagged "
                         "MUST_VERIFY (the TSC) against a watchdog clocksource each 0.5 s; when "
                         "they disagree by more than the threshold, it marks the TSC unstable, "
@@ -121,26 +154,51 @@ void rule_tsc_demotions(struct diagnosis *d, struct judgement *jd, const struct 
                         "the boot.");
         if (s->tsc_found_unstable.n)
             finding_log_evidence(f, &s->tsc_found_unstable.e[0]);
-        tsc_reboot_and_params_fixes(f, c);
-        if (machine_is_vm(c))
-            finding_fix(f, "host side: give the guest an invariant TSC (QEMU/KVM: -cpu host,+invtsc "
-                        "or a CPU model with invtsc; risk: blocks live migration to hosts with "
-                        "another TSC rate) and a current hypervisor");
-        else
-            finding_fix(f, "firmware: update the BIOS/UEFI (SMI handlers, TSC synchronization); "
-                        "kernel: Linux >= 5.17 turns the TSC watchdog off on CPUs with "
-                        "constant_tsc, nonstop_tsc and TSC_ADJUST on up to 2 sockets "
-                        "(\"x86/tsc: Disable clocksource watchdog for TSC on qualified platorms\")");
-        coarse_fix(f, c, p);
-        if (machine_is_vm(c))
-            finding_action_firmware(f, "host side: give the guest an invariant TSC (QEMU/KVM: -cpu "
-                                    "host,+invtsc) and a current hypervisor", "blocks live "
-                                    "migration to hosts with another TSC rate");
-        else
-            finding_action_firmware(f, "update the BIOS/UEFI (SMI handlers, TSC synchronization); "
-                                    "Linux >= 5.17 on CPUs with constant_tsc, nonstop_tsc and "
-                                    "TSC_ADJUST", "none");
+        watchdog_demotion_fixes(f, c, p);
     }
+}
+
+/* The boot-time check found the CPUs' TSCs apart. */
+static void tsc_unsynchronized(struct diagnosis *d, const struct log_event *e,
+                               const struct proof *p)
+{
+    const struct machine *c = &d->machine;
+    struct finding *f = finding_add(d, "tsc-unsynchronized", SEV_WARNING,
+                                    "The TSCs of different CPUs are not synchronized");
+    finding_log_evidence(f, e);
+    finding_meaning(f, "arch/x86/kernel/tsc_sync.c found the CPUs' TSCs apart at boot: "
+                    "the TSC cannot be a system-wide clock, so the kernel does not use it.");
+    finding_fix(f, "firmware: update the BIOS/UEFI (it must start the TSCs together or "
+                "program TSC_ADJUST); do NOT boot with tsc=reliable: time would go "
+                "backwards between CPUs");
+    coarse_fix(f, c, p);
+    finding_action_firmware(f, "update the BIOS/UEFI: it must start the TSCs together or "
+                            "program TSC_ADJUST (not tsc=reliable: time would go "
+                            "backwards between CPUs)", "none");
+}
+
+/* mark_tsc_unstable() for a reason of its own: a CPU without an invariant TSC. */
+static void tsc_unstable_for_reason(struct diagnosis *d, const struct log_event *e,
+                                    const struct proof *p)
+{
+    const struct machine *c = &d->machine;
+    struct finding *f = finding_add(d, "tsc-marked-unstable", SEV_WARNING,
+                                    "The kernel marked the TSC unstable: %s", e->name);
+    finding_log_evidence(f, e);
+    finding_meaning(f, "mark_tsc_unstable() (arch/x86/kernel/tsc.c) takes the TSC out of "
+                    "use for the whole boot; reasons such as \"TSC halts in idle\" or "
+                    "\"cpufreq changes\" mean a CPU without an invariant TSC (no "
+                    "constant_tsc/nonstop_tsc).");
+    finding_fix(f, "a CPU with an invariant TSC, or a kernel that knows this CPU's TSC "
+                "is invariant; tsc=reliable only if the TSC really is constant-rate "
+                "(risk: wrong time otherwise)");
+    if (c->cpu.parsed && cpuinfo_has_flag(&c->cpu, "constant_tsc") &&
+        cpuinfo_has_flag(&c->cpu, "nonstop_tsc"))
+        finding_action_cmdline(f, "tsc=reliable", NULL, "wrong time if the TSC is not "
+                               "really constant-rate");
+    coarse_fix(f, c, p);
+    finding_action_firmware(f, "a CPU with an invariant TSC, or a kernel that knows this "
+                            "CPU's TSC is invariant", "none");
 }
 
 void rule_tsc_unstable_reasons(struct diagnosis *d, struct judgement *jd, const struct proof *p)
@@ -181,23 +239,11 @@ void rule_tsc_unstable_reasons(struct diagnosis *d, struct judgement *jd, const 
         if (later_tsc)
             continue;
         jd->tsc_unusable = true;
-        struct finding *f;
         if (e->reason == TSC_R_SYNC) {
             jd->tsc_unusable_why = "the boot-time TSC synchronization check failed";
             if (s->warps.n)
                 continue; /* the warp finding carries it, with the measured warp */
-            f = finding_add(d, "tsc-unsynchronized", SEV_WARNING,
-                            "The TSCs of different CPUs are not synchronized");
-            finding_log_evidence(f, e);
-            finding_meaning(f, "arch/x86/kernel/tsc_sync.c found the CPUs' TSCs apart at boot: "
-                            "the TSC cannot be a system-wide clock, so the kernel does not use it.");
-            finding_fix(f, "firmware: update the BIOS/UEFI (it must start the TSCs together or "
-                        "program TSC_ADJUST); do NOT boot with tsc=reliable: time would go "
-                        "backwards between CPUs");
-            coarse_fix(f, c, p);
-            finding_action_firmware(f, "update the BIOS/UEFI: it must start the TSCs together or "
-                                    "program TSC_ADJUST (not tsc=reliable: time would go "
-                                    "backwards between CPUs)", "none");
+            tsc_unsynchronized(d, e, p);
         } else if (e->reason == TSC_R_CALIBRATION) {
             jd->tsc_unusable_why = "the kernel could not calibrate the TSC";
             jd->tsc_unusable_native = true;
@@ -207,23 +253,7 @@ void rule_tsc_unstable_reasons(struct diagnosis *d, struct judgement *jd, const 
             continue; /* the command-line finding carries it */
         } else {
             jd->tsc_unusable_why = "the kernel marked the TSC unstable";
-            f = finding_add(d, "tsc-marked-unstable", SEV_WARNING,
-                            "The kernel marked the TSC unstable: %s", e->name);
-            finding_log_evidence(f, e);
-            finding_meaning(f, "mark_tsc_unstable() (arch/x86/kernel/tsc.c) takes the TSC out of "
-                            "use for the whole boot; reasons such as \"TSC halts in idle\" or "
-                            "\"cpufreq changes\" mean a CPU without an invariant TSC (no "
-                            "constant_tsc/nonstop_tsc).");
-            finding_fix(f, "a CPU with an invariant TSC, or a kernel that knows this CPU's TSC "
-                        "is invariant; tsc=reliable only if the TSC really is constant-rate "
-                        "(risk: wrong time otherwise)");
-            if (c->cpu.parsed && cpuinfo_has_flag(&c->cpu, "constant_tsc") &&
-                cpuinfo_has_flag(&c->cpu, "nonstop_tsc"))
-                finding_action_cmdline(f, "tsc=reliable", NULL, "wrong time if the TSC is not "
-                                       "really constant-rate");
-            coarse_fix(f, c, p);
-            finding_action_firmware(f, "a CPU with an invariant TSC, or a kernel that knows this "
-                                    "CPU's TSC is invariant", "none");
+            tsc_unstable_for_reason(d, e, p);
         }
     }
 }

@@ -55,57 +55,91 @@ static void verdict_x86(struct diagnosis *d, const struct judgement *jd)
     return;
 }
 
+/* The verdict from a known clocksource's class. */
+static void verdict_from_clocksource(struct diagnosis *d, const struct judgement *jd)
+{
+    const struct machine *c = &d->machine;
+    switch (jd->cs.cls) {
+    case CS_FAST:
+        set_verdict(d, V_OK, 1, "clocksource '%s' is read by the vDSO in user space",
+                    c->current_cs);
+        return;
+    case CS_SYSCALL:
+        if (c->log.arm_errata.n && !strcmp(c->current_cs, "arch_sys_counter"))
+            set_verdict(d, V_SLOW, 0, "a timer erratum workaround traps CNTVCT and turns the "
+                        "vDSO counter off, although the clocksource is arch_sys_counter");
+        else
+            set_verdict(d, V_SLOW, !strcmp(c->current_cs, "hpet") && !c->kernel.known ? -1 : 0,
+                        "clocksource '%s' has no vDSO path: every clock_gettime is a syscall%s%s%s",
+                        c->current_cs, !strcmp(c->current_cs, "hpet") && !c->kernel.known
+                        ? " (kernels before 5.6 read the HPET in the vDSO instead: an uncached "
+                          "device read, as slow)" : "",
+                        jd->tsc_unusable_why ? "; the TSC is out because " : "",
+                        jd->tsc_unusable_why ? jd->tsc_unusable_why : "");
+        return;
+    case CS_DEVICE_READ:
+        set_verdict(d, V_SLOW, -1, "clocksource '%s': every read is an uncached device "
+                    "access", c->current_cs);
+        return;
+    case CS_DEPENDS:
+        if (jd->cs.pvclock && is(c->current_cs, "kvm-clock")) {
+            set_inferred(d, V_OK, 1, "whether the host sets kvm-clock's stable bit "
+                         "(clockscope/cpu kvm_clock_stable_bit from a live `clockscope facts "
+                         "--save`)", "clocksource 'kvm-clock': the vDSO reads it when the host "
+                         "sets the stable bit, as KVM hosts on a stable TSC do");
+            return;
+        }
+        if (jd->cs.pvclock && is(c->current_cs, "xen")) {
+            set_inferred(d, V_SLOW, -1, "whether Xen places a vcpu time page with the stable "
+                         "bit for user space", "clocksource 'xen': the vDSO reads it only with "
+                         "a stable vcpu time page, which EC2's Xen hosts commonly do not give");
+            return;
+        }
+        set_verdict(d, V_UNKNOWN, -1, "clocksource '%s': %s; a live run decides",
+                    c->current_cs, jd->cs.why);
+        return;
+    case CS_COUNTER_TRAP:
+        verdict_riscv_time_csr(d, jd);
+        return;
+    default:
+        set_verdict(d, V_UNKNOWN, -1, "clocksource '%s' is not one this doctor knows",
+                    c->current_cs);
+        return;
+    }
+}
+
+/* arm64 without a known clocksource: the kernel log's timer errata decide. */
+static void verdict_arm64(struct diagnosis *d)
+{
+    const struct machine *c = &d->machine;
+    if (c->log.arm_errata.n) {
+        set_verdict(d, V_SLOW, 0, "a timer erratum workaround traps CNTVCT and turns the "
+                    "vDSO counter off");
+        return;
+    }
+    if (c->log.read && c->log.lines > 0 && (c->log.arch_timer || c->log.switches.n)) {
+        set_verdict(d, V_OK, 1, "arm64 with the architected timer and no trapping erratum in "
+                    "the kernel log: the vDSO reads CNTVCT_EL0 (inferred)");
+        return;
+    }
+    if (machine_is_vm(c)) {
+        /* Guests see the architected timer, and the erratum-affected parts (Allwinner A64,
+         * NXP LS10xx/LS20xx, HiSilicon Hip05-07, Cortex-A73) are boards and old servers. */
+        set_verdict(d, V_OK, 1, "arm64 %s guest with no sign of a timer erratum: the vDSO reads "
+                    "CNTVCT_EL0 from arch_sys_counter (inferred; neither the clocksource nor the "
+                    "kernel log was given)", c->virt);
+        return;
+    }
+    set_verdict(d, V_UNKNOWN, -1, "arm64 without the clocksource or a kernel log: a timer "
+                "erratum cannot be ruled out");
+}
+
 static void verdict_from_facts(struct diagnosis *d, const struct judgement *jd)
 {
     const struct machine *c = &d->machine;
     if (jd->cs_known) {
-        switch (jd->cs.cls) {
-        case CS_FAST:
-            set_verdict(d, V_OK, 1, "clocksource '%s' is read by the vDSO in user space",
-                        c->current_cs);
-            return;
-        case CS_SYSCALL:
-            if (c->log.arm_errata.n && !strcmp(c->current_cs, "arch_sys_counter"))
-                set_verdict(d, V_SLOW, 0, "a timer erratum workaround traps CNTVCT and turns the "
-                            "vDSO counter off, although the clocksource is arch_sys_counter");
-            else
-                set_verdict(d, V_SLOW, !strcmp(c->current_cs, "hpet") && !c->kernel.known ? -1 : 0,
-                            "clocksource '%s' has no vDSO path: every clock_gettime is a syscall%s%s%s",
-                            c->current_cs, !strcmp(c->current_cs, "hpet") && !c->kernel.known
-                            ? " (kernels before 5.6 read the HPET in the vDSO instead: an uncached "
-                              "device read, as slow)" : "",
-                            jd->tsc_unusable_why ? "; the TSC is out because " : "",
-                            jd->tsc_unusable_why ? jd->tsc_unusable_why : "");
-            return;
-        case CS_DEVICE_READ:
-            set_verdict(d, V_SLOW, -1, "clocksource '%s': every read is an uncached device "
-                        "access", c->current_cs);
-            return;
-        case CS_DEPENDS:
-            if (jd->cs.pvclock && is(c->current_cs, "kvm-clock")) {
-                set_inferred(d, V_OK, 1, "whether the host sets kvm-clock's stable bit "
-                             "(clockscope/cpu kvm_clock_stable_bit from a live `clockscope facts "
-                             "--save`)", "clocksource 'kvm-clock': the vDSO reads it when the host "
-                             "sets the stable bit, as KVM hosts on a stable TSC do");
-                return;
-            }
-            if (jd->cs.pvclock && is(c->current_cs, "xen")) {
-                set_inferred(d, V_SLOW, -1, "whether Xen places a vcpu time page with the stable "
-                             "bit for user space", "clocksource 'xen': the vDSO reads it only with "
-                             "a stable vcpu time page, which EC2's Xen hosts commonly do not give");
-                return;
-            }
-            set_verdict(d, V_UNKNOWN, -1, "clocksource '%s': %s; a live run decides",
-                        c->current_cs, jd->cs.why);
-            return;
-        case CS_COUNTER_TRAP:
-            verdict_riscv_time_csr(d, jd);
-            return;
-        default:
-            set_verdict(d, V_UNKNOWN, -1, "clocksource '%s' is not one this doctor knows",
-                        c->current_cs);
-            return;
-        }
+        verdict_from_clocksource(d, jd);
+        return;
     }
     if (jd->cmdline_forces_slow && jd->forced_cs[0]) {
         set_verdict(d, V_SLOW, 0, "the command line forces clocksource '%s', which has no vDSO "
@@ -117,26 +151,7 @@ static void verdict_from_facts(struct diagnosis *d, const struct judgement *jd)
         return;
     }
     if (!strcmp(c->family, "arm64")) {
-        if (c->log.arm_errata.n) {
-            set_verdict(d, V_SLOW, 0, "a timer erratum workaround traps CNTVCT and turns the "
-                        "vDSO counter off");
-            return;
-        }
-        if (c->log.read && c->log.lines > 0 && (c->log.arch_timer || c->log.switches.n)) {
-            set_verdict(d, V_OK, 1, "arm64 with the architected timer and no trapping erratum in "
-                        "the kernel log: the vDSO reads CNTVCT_EL0 (inferred)");
-            return;
-        }
-        if (machine_is_vm(c)) {
-            /* Guests see the architected timer, and the erratum-affected parts (Allwinner A64,
-             * NXP LS10xx/LS20xx, HiSilicon Hip05-07, Cortex-A73) are boards and old servers. */
-            set_verdict(d, V_OK, 1, "arm64 %s guest with no sign of a timer erratum: the vDSO reads "
-                        "CNTVCT_EL0 from arch_sys_counter (inferred; neither the clocksource nor the "
-                        "kernel log was given)", c->virt);
-            return;
-        }
-        set_verdict(d, V_UNKNOWN, -1, "arm64 without the clocksource or a kernel log: a timer "
-                    "erratum cannot be ruled out");
+        verdict_arm64(d);
         return;
     }
     if (!strcmp(c->family, "riscv") && c->kernel.known && kernel_version_cmp(&c->kernel, 5, 8) < 0) {

@@ -180,6 +180,61 @@ static void guard_signals(bool on)
 
 /* ---- tar ---- */
 
+/* In the forked child: tar with every file it writes capped at ARCHIVE_MEMBER_MAX (past it
+ * the kernel kills it with SIGXFSZ), no input, and its stderr on errfd. */
+static _Noreturn void exec_tar(char *const argv[], int errfd, pid_t parent)
+{
+    subprocess_die_with_parent(parent);
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_FSIZE, &rl) == 0) {
+        rl.rlim_cur = ARCHIVE_MEMBER_MAX;
+        if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < rl.rlim_cur)
+            rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_FSIZE, &rl);
+    }
+    signal(SIGXFSZ, SIG_DFL);
+    int null = open("/dev/null", O_RDWR);
+    if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(errfd, 2) < 0)
+        _exit(127);
+    execv(argv[0], argv);
+    _exit(127);
+}
+
+/* Keeps the tail of what tar says on fd in err until it closes it, or kills tar at
+ * ARCHIVE_TIMEOUT_MS.  Returns whether the deadline passed. */
+static bool read_tar_stderr(int fd, pid_t pid, char *err, size_t errlen)
+{
+    if (errlen)
+        err[0] = 0;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    char chunk[1024];
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        long left = ARCHIVE_TIMEOUT_MS - ((t.tv_sec - t0.tv_sec) * 1000 +
+                                          (t.tv_nsec - t0.tv_nsec) / 1000000);
+        if (left <= 0) {
+            kill(pid, SIGKILL);
+            return true;
+        }
+        /* poll, not select: a descriptor above FD_SETSIZE must not overflow an fd_set. */
+        struct pollfd pf = {fd, POLLIN, 0};
+        int r = poll(&pf, 1, (int)left);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r == 0)
+            continue;   /* the deadline is checked above */
+        if (r < 0)
+            return false;   /* never retried without progress */
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        subprocess_tail_append(err, errlen, chunk, (size_t)n);
+    }
+}
+
 /* Runs tar (argv) with stdout and stdin on /dev/null, a file size limit, a deadline; the
  * tail of its stderr in err.  Returns its exit status, or -1 with why. */
 static int run_tar_extract(char *const argv[], char *err, size_t errlen, char *why, size_t whylen)
@@ -197,55 +252,11 @@ static int run_tar_extract(char *const argv[], char *err, size_t errlen, char *w
         close(pe[1]);
         return -1;
     }
-    if (pid == 0) {
-        subprocess_die_with_parent(parent);
-        struct rlimit rl;
-        if (getrlimit(RLIMIT_FSIZE, &rl) == 0) {
-            rl.rlim_cur = ARCHIVE_MEMBER_MAX;
-            if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < rl.rlim_cur)
-                rl.rlim_cur = rl.rlim_max;
-            setrlimit(RLIMIT_FSIZE, &rl);
-        }
-        signal(SIGXFSZ, SIG_DFL);
-        int null = open("/dev/null", O_RDWR);
-        if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(pe[1], 2) < 0)
-            _exit(127);
-        execv(argv[0], argv);
-        _exit(127);
-    }
+    if (pid == 0)
+        exec_tar(argv, pe[1], parent);
     tar_pid = pid;
     close(pe[1]);
-    if (errlen)
-        err[0] = 0;
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    bool timed_out = false;
-    char chunk[1024];
-    for (;;) {
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        long left = ARCHIVE_TIMEOUT_MS - ((t.tv_sec - t0.tv_sec) * 1000 +
-                                          (t.tv_nsec - t0.tv_nsec) / 1000000);
-        if (left <= 0) {
-            timed_out = true;
-            kill(pid, SIGKILL);
-            break;
-        }
-        /* poll, not select: a descriptor above FD_SETSIZE must not overflow an fd_set. */
-        struct pollfd pf = {pe[0], POLLIN, 0};
-        int r = poll(&pf, 1, (int)left);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r == 0)
-            continue;   /* the deadline is checked above */
-        if (r < 0)
-            break;      /* never retried without progress */
-        ssize_t n = read(pe[0], chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        subprocess_tail_append(err, errlen, chunk, (size_t)n);
-    }
+    bool timed_out = read_tar_stderr(pe[0], pid, err, errlen);
     close(pe[0]);
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)

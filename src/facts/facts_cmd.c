@@ -97,6 +97,74 @@ static const struct cli_option facts_decl[] = {
 
 const struct cli_spec facts_cli = {.cmd = "facts", .help = help, .options = facts_decl};
 
+/* The facts as a clockscope.facts/1 document on stdout. */
+static void facts_json(const struct facts *fs, const char *save)
+{
+    struct json j;
+    json_init(&j, stdout, 2);
+    json_begin_object(&j);
+    json_kv_string(&j, "schema", "clockscope.facts/1");
+    json_kv_string(&j, "origin", fs->live ? "live" : fs->origin);
+    if (save)
+        json_kv_string(&j, "saved_to", save);
+    json_key(&j, "facts");
+    json_begin_array(&j);
+    for (int i = 0; i < F_COUNT; i++) {
+        const struct fact *f = &fs->f[i];
+        json_begin_object(&j);
+        json_kv_string(&j, "path", fact_path(i));
+        json_kv_string(&j, "status", f->status == FACT_OK ? "ok"
+                                     : f->status == FACT_MISSING ? "missing" : "unreadable");
+        if (f->status != FACT_MISSING)
+            json_kv_string(&j, "source", f->source);
+        if (f->status == FACT_OK) {
+            char summary[4300];
+            fact_summary(f, summary, sizeof summary);
+            json_kv_string(&j, "summary", summary);
+            json_kv_uint(&j, "bytes", f->len);
+            json_kv_bool(&j, "truncated", f->truncated);
+        }
+        if (f->status == FACT_UNREADABLE)
+            json_kv_string(&j, "why", f->why);
+        json_end_object(&j);
+    }
+    json_end_array(&j);
+    json_key(&j, "notes");
+    json_begin_array(&j);
+    for (int i = 0; i < fs->nnotes; i++)
+        json_string(&j, fs->notes[i]);
+    json_end_array(&j);
+    json_end_object(&j);
+    json_finish(&j);
+}
+
+/* The facts as text on stdout. */
+static void facts_text(const struct facts *fs)
+{
+    printf("facts from %s:\n", fs->live ? "this machine" : fs->origin);
+    for (int i = 0; i < F_COUNT; i++) {
+        const struct fact *f = &fs->f[i];
+        /* The path, then on the next line what it says (and where it came from when that
+         * is not simply the path). */
+        printf("  %s\n", fact_path(i));
+        if (f->status == FACT_OK) {
+            char summary[4300];
+            fact_summary(f, summary, sizeof summary);
+            size_t sl = strlen(f->source), pl = strlen(fact_path(i));
+            bool plain = sl > pl && f->source[sl - pl - 1] == '/' &&
+                         strcmp(f->source + sl - pl, fact_path(i)) == 0;
+            printf("      %s%s%s%s\n", summary, plain ? "" : "  (", plain ? "" : f->source,
+                   plain ? "" : ")");
+        } else if (f->status == FACT_MISSING) {
+            printf("      not known\n");
+        } else {
+            printf("      unreadable: %s\n", f->why);
+        }
+    }
+    for (int i = 0; i < fs->nnotes; i++)
+        printf("  note: %s\n", fs->notes[i]);
+}
+
 int cmd_facts(int argc, char **argv)
 {
     struct facts_options o = {0};
@@ -120,67 +188,10 @@ int cmd_facts(int argc, char **argv)
         if (!json)
             printf("facts saved to %s: read them with clockscope doctor --root %s\n", save, save);
     }
-    if (json) {
-        struct json j;
-        json_init(&j, stdout, 2);
-        json_begin_object(&j);
-        json_kv_string(&j, "schema", "clockscope.facts/1");
-        json_kv_string(&j, "origin", fs.live ? "live" : fs.origin);
-        if (save)
-            json_kv_string(&j, "saved_to", save);
-        json_key(&j, "facts");
-        json_begin_array(&j);
-        for (int i = 0; i < F_COUNT; i++) {
-            const struct fact *f = &fs.f[i];
-            json_begin_object(&j);
-            json_kv_string(&j, "path", fact_path(i));
-            json_kv_string(&j, "status", f->status == FACT_OK ? "ok"
-                                         : f->status == FACT_MISSING ? "missing" : "unreadable");
-            if (f->status != FACT_MISSING)
-                json_kv_string(&j, "source", f->source);
-            if (f->status == FACT_OK) {
-                char summary[4300];
-                fact_summary(f, summary, sizeof summary);
-                json_kv_string(&j, "summary", summary);
-                json_kv_uint(&j, "bytes", f->len);
-                json_kv_bool(&j, "truncated", f->truncated);
-            }
-            if (f->status == FACT_UNREADABLE)
-                json_kv_string(&j, "why", f->why);
-            json_end_object(&j);
-        }
-        json_end_array(&j);
-        json_key(&j, "notes");
-        json_begin_array(&j);
-        for (int i = 0; i < fs.nnotes; i++)
-            json_string(&j, fs.notes[i]);
-        json_end_array(&j);
-        json_end_object(&j);
-        json_finish(&j);
-    } else if (!save) {
-        printf("facts from %s:\n", fs.live ? "this machine" : fs.origin);
-        for (int i = 0; i < F_COUNT; i++) {
-            const struct fact *f = &fs.f[i];
-            /* The path, then on the next line what it says (and where it came from when that
-             * is not simply the path). */
-            printf("  %s\n", fact_path(i));
-            if (f->status == FACT_OK) {
-                char summary[4300];
-                fact_summary(f, summary, sizeof summary);
-                size_t sl = strlen(f->source), pl = strlen(fact_path(i));
-                bool plain = sl > pl && f->source[sl - pl - 1] == '/' &&
-                             strcmp(f->source + sl - pl, fact_path(i)) == 0;
-                printf("      %s%s%s%s\n", summary, plain ? "" : "  (", plain ? "" : f->source,
-                       plain ? "" : ")");
-            } else if (f->status == FACT_MISSING) {
-                printf("      not known\n");
-            } else {
-                printf("      unreadable: %s\n", f->why);
-            }
-        }
-        for (int i = 0; i < fs.nnotes; i++)
-            printf("  note: %s\n", fs.notes[i]);
-    }
+    if (json)
+        facts_json(&fs, save);
+    else if (!save)
+        facts_text(&fs);
     facts_free(&fs);
     return 0;
 }

@@ -70,6 +70,82 @@ static bool all_digits(const char *s, const char *end)
     return true;
 }
 
+/* "6,1234,12345678,-;" a /dev/kmsg record header at s: sets *ts from its microseconds and
+ * returns what follows, or NULL when s has none. */
+static const char *strip_kmsg_header(const char *s, double *ts)
+{
+    const char *semi = strchr(s, ';');
+    if (!semi || semi - s >= 48)
+        return NULL;
+    const char *c1 = strchr(s, ',');
+    const char *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+    const char *c3 = c2 ? strchr(c2 + 1, ',') : NULL;
+    if (!(c3 && c3 < semi && all_digits(s, c1) && all_digits(c1 + 1, c2) &&
+          all_digits(c2 + 1, c3)))
+        return NULL;
+    double usec;
+    if (parse_seconds_since_boot(c2 + 1, c3, &usec))
+        *ts = usec / 1e6;
+    return semi + 1;
+}
+
+/* "kern  :info  : " (dmesg -x) at s: a syslog facility and a level, each padded before ':'.
+ * Returns what follows them, or s when they are not there. */
+static const char *skip_facility_level(const char *s)
+{
+    static const char *const facilities[] = {"kern", "user", "mail", "daemon", "auth",
+                                             "syslog", "lpr", "news", "uucp", "cron",
+                                             "authpriv", "ftp", "local0", "local1", "local2",
+                                             "local3", "local4", "local5", "local6", "local7"};
+    static const char *const levels[] = {"emerg", "alert", "crit", "err", "warn",
+                                         "notice", "info", "debug"};
+    const char *p = s;
+    for (int field = 0; field < 2; field++) {
+        size_t w = strcspn(p, " :");
+        const char *const *names = field ? levels : facilities;
+        size_t count = field ? sizeof levels / sizeof levels[0]
+                             : sizeof facilities / sizeof facilities[0];
+        bool ok = false;
+        for (size_t i = 0; i < count && !ok; i++)
+            ok = strlen(names[i]) == w && strncmp(p, names[i], w) == 0;
+        if (!ok)
+            return s;
+        p += w;
+        while (*p == ' ')
+            p++;
+        if (*p != ':')
+            return s;
+        p++;
+        while (*p == ' ')
+            p++;
+    }
+    return p;
+}
+
+/* "... kernel: " from journalctl or syslog: the text before it is a date, a host and
+ * perhaps a facility, none of which contains ": " or a bracket.  Returns what follows the
+ * tag (and a "[...] " after it), or NULL when s has no such prefix. */
+static const char *strip_kernel_tag(const char *s, double *ts)
+{
+    size_t scan = strnlen(s, 200);
+    for (const char *k = s; (k = strstr(k, "kernel:")) != NULL && (size_t)(k - s) < scan; k++) {
+        if (k != s && k[-1] != ' ')
+            continue;
+        bool prefix_like = true;
+        for (const char *p = s; p < k; p++)
+            if ((*p == ':' && p[1] == ' ') || *p == '[' || *p == ']')
+                prefix_like = false;
+        if (!prefix_like)
+            return NULL;
+        s = k + strlen("kernel:");
+        while (*s == ' ')
+            s++;
+        const char *after = strip_bracket(s, ts);
+        return after ? after : s;
+    }
+    return NULL;
+}
+
 const char *klog_strip_prefix(const char *line, double *ts)
 {
     const char *s = line;
@@ -82,75 +158,16 @@ const char *klog_strip_prefix(const char *line, double *ts)
         if (gt && gt - s <= 4 && all_digits(s + 1, gt))
             s = gt + 1;
     }
-    /* "6,1234,12345678,-;" a /dev/kmsg record header. */
-    const char *semi = strchr(s, ';');
-    if (semi && semi - s < 48) {
-        const char *c1 = strchr(s, ',');
-        const char *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
-        const char *c3 = c2 ? strchr(c2 + 1, ',') : NULL;
-        if (c3 && c3 < semi && all_digits(s, c1) && all_digits(c1 + 1, c2) &&
-            all_digits(c2 + 1, c3)) {
-            double usec;
-            if (parse_seconds_since_boot(c2 + 1, c3, &usec))
-                *ts = usec / 1e6;
-            return semi + 1;
-        }
-    }
-    /* "kern  :info  : " (dmesg -x): a syslog facility and a level, each padded before ':'. */
-    {
-        static const char *const facilities[] = {"kern", "user", "mail", "daemon", "auth",
-                                                 "syslog", "lpr", "news", "uucp", "cron",
-                                                 "authpriv", "ftp", "local0", "local1", "local2",
-                                                 "local3", "local4", "local5", "local6", "local7"};
-        static const char *const levels[] = {"emerg", "alert", "crit", "err", "warn",
-                                             "notice", "info", "debug"};
-        const char *p = s;
-        bool ok = false;
-        for (int field = 0; field < 2; field++) {
-            size_t w = strcspn(p, " :");
-            const char *const *names = field ? levels : facilities;
-            size_t count = field ? sizeof levels / sizeof levels[0]
-                                 : sizeof facilities / sizeof facilities[0];
-            ok = false;
-            for (size_t i = 0; i < count && !ok; i++)
-                ok = strlen(names[i]) == w && strncmp(p, names[i], w) == 0;
-            if (!ok)
-                break;
-            p += w;
-            while (*p == ' ')
-                p++;
-            if (*p != ':') {
-                ok = false;
-                break;
-            }
-            p++;
-            while (*p == ' ')
-                p++;
-        }
-        if (ok)
-            s = p;
-    }
-    const char *after = strip_bracket(s, ts);
+    const char *after = strip_kmsg_header(s, ts);
     if (after)
         return after;
-    /* "... kernel: " from journalctl or syslog: the text before it is a date, a host and
-     * perhaps a facility, none of which contains ": " or a bracket. */
-    size_t scan = strnlen(s, 200);
-    for (const char *k = s; (k = strstr(k, "kernel:")) != NULL && (size_t)(k - s) < scan; k++) {
-        if (k != s && k[-1] != ' ')
-            continue;
-        bool prefix_like = true;
-        for (const char *p = s; p < k; p++)
-            if ((*p == ':' && p[1] == ' ') || *p == '[' || *p == ']')
-                prefix_like = false;
-        if (!prefix_like)
-            break;
-        s = k + strlen("kernel:");
-        while (*s == ' ')
-            s++;
-        after = strip_bracket(s, ts);
-        return after ? after : s;
-    }
+    s = skip_facility_level(s);
+    after = strip_bracket(s, ts);
+    if (after)
+        return after;
+    after = strip_kernel_tag(s, ts);
+    if (after)
+        return after;
     /* "2024-01-01T12:00:00,123456+00:00 " (dmesg --time-format iso). */
     if (isdigit((unsigned char)s[0]) && isdigit((unsigned char)s[3]) && s[4] == '-' &&
         s[7] == '-' && s[10] == 'T') {

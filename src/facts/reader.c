@@ -109,14 +109,11 @@ static int reopen_regular(int pathfd, const struct stat *want, const struct fact
     return fd;
 }
 
-void fact_read(const struct fact_reader *r, const char *relpath, size_t cap, bool keep_tail,
-               struct fact *f)
+/* Opens the fact at relpath (path: root and relpath) for reading when it is a regular file;
+ * st says what it is.  Returns the fd, or -1 with f marked missing or unreadable. */
+static int open_fact(const struct fact_reader *r, const char *relpath, const char *path,
+                     struct stat *st, struct fact *f)
 {
-    char path[4400];
-    const char *sep = r->root[0] && r->root[strlen(r->root) - 1] == '/' ? "" : "/";
-    snprintf(path, sizeof path, "%s%s%s", r->root, sep, relpath);
-    fact_free(f);
-    snprintf(f->source, sizeof f->source, "%s", path);
     /* Looked at before it is opened: O_PATH opens nothing (a device node planted where a
      * file should be is never opened: opening some has effects, /dev/watchdog arms), and
      * only a regular file is then reopened for reading (reopen_regular). */
@@ -126,76 +123,87 @@ void fact_read(const struct fact_reader *r, const char *relpath, size_t cap, boo
             f->status = FACT_MISSING;
         else
             fact_set_unreadable(f, path, beneath_strerror(errno));
-        return;
+        return -1;
     }
-    struct stat st = {0};
     errno = 0;
     int fd = -1;
-    if (fstat(pathfd, &st) == 0 && S_ISREG(st.st_mode))
-        fd = reopen_regular(pathfd, &st, r, relpath, path);
+    if (fstat(pathfd, st) == 0 && S_ISREG(st->st_mode))
+        fd = reopen_regular(pathfd, st, r, relpath, path);
     int e = errno;
     close(pathfd);
     if (fd < 0) {
-        const char *what = S_ISREG(st.st_mode) ? (e == ESTALE ? "changed while being opened"
-                                                              : strerror(e))
-                           : st.st_mode == 0 ? "cannot stat"
-                           : S_ISDIR(st.st_mode) ? "a directory, not a file"
-                           : S_ISFIFO(st.st_mode) ? "a FIFO, not a file"
-                           : S_ISCHR(st.st_mode) ? "a character device, not a file (not opened)"
-                           : S_ISBLK(st.st_mode) ? "a block device, not a file (not opened)"
+        const char *what = S_ISREG(st->st_mode) ? (e == ESTALE ? "changed while being opened"
+                                                               : strerror(e))
+                           : st->st_mode == 0 ? "cannot stat"
+                           : S_ISDIR(st->st_mode) ? "a directory, not a file"
+                           : S_ISFIFO(st->st_mode) ? "a FIFO, not a file"
+                           : S_ISCHR(st->st_mode) ? "a character device, not a file (not opened)"
+                           : S_ISBLK(st->st_mode) ? "a block device, not a file (not opened)"
                            : "not a regular file";
         fact_set_unreadable(f, path, what);
-        return;
     }
+    return fd;
+}
+
+/* A file of size bytes, more than cap: its first half, a marker, and as much of its end
+ * as fills cap.  Returns the length, or -1 with errno when its start cannot be read. */
+static ssize_t read_head_and_tail(int fd, char *buf, size_t cap, off_t size)
+{
+    ssize_t n = read_up_to(fd, buf, cap / 2);
+    if (n < 0)
+        return -1;
+    size_t len = (size_t)n;
+    static const char marker[] = "\n[clockscope: middle of the file skipped]\n";
+    memcpy(buf + len, marker, sizeof marker - 1);
+    len += sizeof marker - 1;
+    size_t tail = cap - len;
+    if (lseek(fd, size - (off_t)tail, SEEK_SET) >= 0) {
+        ssize_t t = read_up_to(fd, buf + len, tail);
+        if (t > 0)
+            len += (size_t)t;
+    }
+    return (ssize_t)len;
+}
+
+void fact_read(const struct fact_reader *r, const char *relpath, size_t cap, bool keep_tail,
+               struct fact *f)
+{
+    char path[4400];
+    const char *sep = r->root[0] && r->root[strlen(r->root) - 1] == '/' ? "" : "/";
+    snprintf(path, sizeof path, "%s%s%s", r->root, sep, relpath);
+    fact_free(f);
+    snprintf(f->source, sizeof f->source, "%s", path);
+    struct stat st = {0};
+    int fd = open_fact(r, relpath, path, &st, f);
+    if (fd < 0)
+        return;
     /* sysfs and procfs files report size 0 or 4096 whatever they hold: read until EOF. */
     char *buf = malloc(cap + 1);
-    if (!buf) {
-        close(fd);
-        fact_set_unreadable(f, path, "out of memory");
-        return;
-    }
-    size_t len = 0;
+    const char *why = NULL;
     bool truncated = false;
+    ssize_t n;
+    if (!buf) {
+        why = "out of memory";
+        goto out;
+    }
     if (keep_tail && (uint64_t)st.st_size > cap) {
-        size_t half = cap / 2;
-        ssize_t n = read_up_to(fd, buf, half);
-        if (n >= 0) {
-            len = (size_t)n;
-            static const char marker[] = "\n[clockscope: middle of the file skipped]\n";
-            memcpy(buf + len, marker, sizeof marker - 1);
-            len += sizeof marker - 1;
-            size_t tail = cap - len;
-            if (lseek(fd, st.st_size - (off_t)tail, SEEK_SET) >= 0) {
-                ssize_t t = read_up_to(fd, buf + len, tail);
-                if (t > 0)
-                    len += (size_t)t;
-            }
-            truncated = true;
-        } else {
-            len = 0;
-        }
+        n = read_head_and_tail(fd, buf, cap, st.st_size);
         if (n < 0) {
-            int e = errno;
-            free(buf);
-            close(fd);
-            fact_set_unreadable(f, path, strerror(e));
-            return;
+            why = strerror(errno);
+            goto out;
         }
+        truncated = true;
     } else {
-        ssize_t n = read_up_to(fd, buf, cap);
+        n = read_up_to(fd, buf, cap);
         if (n < 0) {
-            int e = errno;
-            free(buf);
-            close(fd);
-            fact_set_unreadable(f, path, e == EAGAIN ? "no data (would block)" : strerror(e));
-            return;
+            why = errno == EAGAIN ? "no data (would block)" : strerror(errno);
+            goto out;
         }
-        len = (size_t)n;
         char probe;
-        if (len == cap && read(fd, &probe, 1) == 1)
+        if ((size_t)n == cap && read(fd, &probe, 1) == 1)
             truncated = true;
     }
-    close(fd);
+    size_t len = (size_t)n;
     buf[len] = 0;
     replace_nuls(buf, len);
     f->text = buf;
@@ -203,6 +211,12 @@ void fact_read(const struct fact_reader *r, const char *relpath, size_t cap, boo
     f->status = FACT_OK;
     f->truncated = truncated;
     f->full_size = st.st_size > 0 && (uint64_t)st.st_size > len ? (size_t)st.st_size : len;
+out:
+    close(fd);
+    if (why) {
+        free(buf);
+        fact_set_unreadable(f, path, why);
+    }
 }
 
 const char *fact_line(const struct fact *f, char *buf, size_t len)

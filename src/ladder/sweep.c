@@ -244,6 +244,79 @@ static void summarize(struct sweep_run *r, struct sweep_item *it)
     it->p99_ns = s.p99;
 }
 
+/* The clocks read at one edge of the measured window: wall time, each thread's CPU time
+ * (the server's first) and how often the server slept. */
+struct window_edge {
+    uint64_t t;
+    double cpu[SWEEP_MAX_CLIENTS + 1];
+    long sleeps;
+};
+
+static void read_edge(struct sweep_run *r, pthread_t server, const pthread_t *clients,
+                      struct window_edge *e)
+{
+    e->cpu[0] = thread_cpu_ns(server);
+    e->sleeps = thread_sleeps(atomic_load(&r->server_tid));
+    for (int i = 0; i < r->nclients; i++)
+        e->cpu[i + 1] = thread_cpu_ns(clients[i]);
+}
+
+/* Keeps the window open, a window_s at a time up to SWEEP_STRETCH_S, until at least
+ * SWEEP_MIN_REQUESTS requests have completed. */
+static void stretch_window(struct sweep_run *r, const struct sweep_job *job)
+{
+    for (int stretch = 1; stretch * job->window_s < SWEEP_STRETCH_S; stretch++) {
+        unsigned long done = 0;
+        for (int i = 0; i < job->nclients; i++)
+            done += atomic_load_explicit(&r->slots[i].done, memory_order_relaxed);
+        if (done >= SWEEP_MIN_REQUESTS)
+            break;
+        sleep_s(job->window_s);
+    }
+}
+
+/* The run's buffers, sized for its clients.  Returns whether they were all had. */
+static bool alloc_run(struct sweep_run *r)
+{
+    size_t n = (size_t)r->nclients;
+    r->lat_per_client = SWEEP_LATENCIES_MAX / n;
+    r->slots = aligned_alloc(LADDER_LINE, sizeof(struct slot) * n);
+    r->lat = malloc(sizeof(uint32_t) * SWEEP_LATENCIES_MAX);
+    r->lat_n = calloc(n, sizeof *r->lat_n);
+    r->requests = calloc(n, sizeof *r->requests);
+    if (!r->slots || !r->lat || !r->lat_n || !r->requests)
+        return false;
+    memset(r->slots, 0, sizeof(struct slot) * n);
+    return true;
+}
+
+/* The item's figures from the run and the window's two edges.  Returns 1 when no
+ * request completed (it->why says so), else 0. */
+static int fill_item(struct sweep_item *it, struct sweep_run *r, const struct window_edge *e0,
+                     const struct window_edge *e1)
+{
+    it->window_s = (double)(e1->t - e0->t) / 1e9;
+    for (int i = 0; i < r->nclients; i++)
+        it->requests += r->requests[i];
+    double client_cpu = 0;
+    for (int i = 0; i < r->nclients; i++)
+        client_cpu += e1->cpu[i + 1] - e0->cpu[i + 1];
+    if (it->requests == 0) {
+        snprintf(it->why, sizeof it->why, "no request completed in %.3f s", it->window_s);
+        return 1;
+    }
+    double req = (double)it->requests;
+    long sleeps0 = e0->sleeps, sleeps1 = e1->sleeps;
+    it->throughput_per_s = req / it->window_s;
+    it->server_cpu_ns_per_request = (e1->cpu[0] - e0->cpu[0]) / req;
+    it->client_cpu_ns_per_request = client_cpu / req;
+    it->server_cpu_share = (e1->cpu[0] - e0->cpu[0]) / (it->window_s * 1e9);
+    it->server_sleeps_per_request =
+        sleeps0 >= 0 && sleeps1 >= sleeps0 ? (double)(sleeps1 - sleeps0) / req : NAN;
+    summarize(r, it);
+    return 0;
+}
+
 static int sweep_runner(void *shared, const void *arg)
 {
     struct sweep_item *it = shared;
@@ -254,14 +327,8 @@ static int sweep_runner(void *shared, const void *arg)
                           .server_cpu = job->server_cpu, .client_cpus = job->client_cpus,
                           .nclient_cpus = job->nclient_cpus, .efd = -1,
                           .stall = job->fault == FAULT_HANG};
-    r.lat_per_client = SWEEP_LATENCIES_MAX / (size_t)job->nclients;
-    r.slots = aligned_alloc(LADDER_LINE, sizeof(struct slot) * (size_t)job->nclients);
-    r.lat = malloc(sizeof(uint32_t) * SWEEP_LATENCIES_MAX);
-    r.lat_n = calloc((size_t)job->nclients, sizeof *r.lat_n);
-    r.requests = calloc((size_t)job->nclients, sizeof *r.requests);
-    if (!r.slots || !r.lat || !r.lat_n || !r.requests)
+    if (!alloc_run(&r))
         return 1;
-    memset(r.slots, 0, sizeof(struct slot) * (size_t)job->nclients);
     if (job->mode == SWEEP_EVENTFD && (r.efd = eventfd(0, 0)) < 0)
         return 1;
     pin_self(job->server_cpu);
@@ -277,29 +344,16 @@ static int sweep_runner(void *shared, const void *arg)
     }
     pthread_barrier_wait(&r.start);
     sleep_s(job->warm_s);
-    double cpu0[SWEEP_MAX_CLIENTS + 1], cpu1[SWEEP_MAX_CLIENTS + 1];
-    uint64_t t0 = now_ns();
+    struct window_edge e0, e1;
+    e0.t = now_ns();
     atomic_store(&r.phase, PHASE_MEASURE);
-    cpu0[0] = thread_cpu_ns(server);
-    long sleeps0 = thread_sleeps(atomic_load(&r.server_tid));
-    for (int i = 0; i < job->nclients; i++)
-        cpu0[i + 1] = thread_cpu_ns(clients[i]);
+    read_edge(&r, server, clients, &e0);
     sleep_s(job->window_s);
-    for (int stretch = 1; stretch * job->window_s < SWEEP_STRETCH_S; stretch++) {
-        unsigned long done = 0;
-        for (int i = 0; i < job->nclients; i++)
-            done += atomic_load_explicit(&r.slots[i].done, memory_order_relaxed);
-        if (done >= SWEEP_MIN_REQUESTS)
-            break;
-        sleep_s(job->window_s);
-    }
+    stretch_window(&r, job);
     /* Every clock read before the window closes: a client that has seen PHASE_DONE may
      * have exited, and an exited thread's CPU clock cannot be read. */
-    uint64_t t1 = now_ns();
-    cpu1[0] = thread_cpu_ns(server);
-    long sleeps1 = thread_sleeps(atomic_load(&r.server_tid));
-    for (int i = 0; i < job->nclients; i++)
-        cpu1[i + 1] = thread_cpu_ns(clients[i]);
+    e1.t = now_ns();
+    read_edge(&r, server, clients, &e1);
     atomic_store(&r.phase, PHASE_DONE);
     for (int i = 0; i < job->nclients; i++)
         pthread_join(clients[i], NULL);
@@ -307,26 +361,7 @@ static int sweep_runner(void *shared, const void *arg)
     atomic_fetch_add(&r.events.value, 1);
     wake_server(&r);
     pthread_join(server, NULL);
-
-    it->window_s = (double)(t1 - t0) / 1e9;
-    for (int i = 0; i < job->nclients; i++)
-        it->requests += r.requests[i];
-    double client_cpu = 0;
-    for (int i = 0; i < job->nclients; i++)
-        client_cpu += cpu1[i + 1] - cpu0[i + 1];
-    if (it->requests == 0) {
-        snprintf(it->why, sizeof it->why, "no request completed in %.3f s", it->window_s);
-        return 1;
-    }
-    double req = (double)it->requests;
-    it->throughput_per_s = req / it->window_s;
-    it->server_cpu_ns_per_request = (cpu1[0] - cpu0[0]) / req;
-    it->client_cpu_ns_per_request = client_cpu / req;
-    it->server_cpu_share = (cpu1[0] - cpu0[0]) / (it->window_s * 1e9);
-    it->server_sleeps_per_request =
-        sleeps0 >= 0 && sleeps1 >= sleeps0 ? (double)(sleeps1 - sleeps0) / req : NAN;
-    summarize(&r, it);
-    return 0;
+    return fill_item(it, &r, &e0, &e1);
 }
 
 const char *sweep_mode_name(enum sweep_mode m)

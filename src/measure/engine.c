@@ -175,7 +175,7 @@ static uint64_t calibrate(const struct method *m, const struct measure_config *c
     }
 }
 
-static void summarize_run(struct run *r, double empty_median, double n, double *net_out,
+static void summarize_run(const struct run *r, double empty_median, double n, double *net_out,
                           size_t *net_count, struct thread_measurement *tm)
 {
     double per_call[MAX_SAMPLES];
@@ -187,6 +187,103 @@ static void summarize_run(struct run *r, double empty_median, double n, double *
     stats_summarize(per_call, r->samples, &tm->ns_per_call);
     tm->cpu = r->cpu;
     tm->calls_per_sec = tm->ns_per_call.median > 0 ? 1e9 / tm->ns_per_call.median : INFINITY;
+}
+
+/* Takes every run's samples: one run on this thread (with the reference's calls, when
+ * there is one, measured beside it), several on threads of their own.  Returns false with
+ * out->error when a thread could not be pinned to its CPU. */
+static bool take_all_samples(struct run *runs, int nthreads, const struct method *m,
+                             const struct measure_config *c, struct measurement *out)
+{
+    if (nthreads == 1) {
+        if (c->reference && c->reference->available && c->reference->batch &&
+            c->reference != m) {
+            struct measure_config rc = *c;
+            rc.sample_target_ns = c->sample_target_ns / 4;
+            rc.warmup_ns = 0;
+            runs[0].ref_n = calibrate(c->reference, &rc, out->timer);
+        }
+        take_samples(&runs[0]);
+        return true;
+    }
+    pthread_t tids[MEASURE_MAX_THREADS];
+    int started = 0;
+    for (; started < nthreads; started++)
+        if (pthread_create(&tids[started], NULL, thread_main, &runs[started]) != 0)
+            break;
+    if (started < nthreads) {
+        /* The barrier would never open: this is fatal for the whole run. */
+        fprintf(stderr, "clockscope: cannot start measuring thread %d\n", started);
+        exit(1);
+    }
+    for (int t = 0; t < nthreads; t++)
+        pthread_join(tids[t], NULL);
+    bool ok = true;
+    for (int t = 0; t < nthreads; t++)
+        if (runs[t].pin_failed) {
+            snprintf(out->error, sizeof out->error, "cannot pin a thread to CPU %d", runs[t].cpu);
+            ok = false;
+        }
+    return ok;
+}
+
+/* The reference's time per call and the method's ratio to it, from one run's samples
+ * (loop_ns: the empty loop's time per call, taken off the method's). */
+static void reference_figures(const struct run *r, double loop_ns, uint64_t n,
+                              struct measurement *out)
+{
+    double ref[MAX_SAMPLES], sorted[MAX_SAMPLES], net[MAX_SAMPLES];
+    size_t ns = r->samples;
+    for (size_t i = 0; i < ns; i++) {
+        ref[i] = sorted[i] = r->ref_ns[i] / (double)r->ref_n;
+        net[i] = (r->method_ns[i] - loop_ns * (double)n) / (double)n;
+    }
+    struct summary rs;
+    stats_summarize(sorted, ns, &rs);
+    out->has_ref = true;
+    out->ref_ns = rs.median;
+    out->relative = reference_ratio(net, ref, ns);
+}
+
+/* Pools the runs' samples (n calls each) into out's figures.  Returns false when out of
+ * memory. */
+static bool pool_runs(const struct run *runs, int nthreads, uint64_t n,
+                      const struct measure_config *c, struct measurement *out)
+{
+    double *pooled = malloc(sizeof(double) * MAX_SAMPLES * (size_t)nthreads);
+    double *empty = malloc(sizeof(double) * MAX_SAMPLES);
+    bool ok = pooled && empty;
+    if (!ok)
+        goto out;
+    size_t pooled_n = 0;
+    double loop_sum = 0;
+    for (int t = 0; t < nthreads; t++) {
+        memcpy(empty, runs[t].empty_ns, sizeof(double) * runs[t].samples);
+        struct summary es;
+        stats_summarize(empty, runs[t].samples, &es);
+        loop_sum += es.median / (double)n;
+        summarize_run(&runs[t], es.median, (double)n, pooled, &pooled_n, &out->threads[t]);
+        out->calls_per_sec += out->threads[t].calls_per_sec;
+        out->samples += runs[t].samples;
+        out->preempted_samples += runs[t].preempted;
+    }
+    out->nkept = pooled_n < MEASURE_KEEP_MAX ? pooled_n : MEASURE_KEEP_MAX;
+    memcpy(out->kept, pooled, out->nkept * sizeof *pooled);
+    stats_summarize(pooled, pooled_n, &out->ns_per_call);
+    out->loop_ns_per_call = loop_sum / nthreads;
+    out->calls_per_sample = n;
+    out->nthreads = nthreads;
+    out->noisy = !(out->ns_per_call.spread <= c->noisy_spread) ||
+                 runs[0].samples < (size_t)c->min_samples;
+    for (int t = 0; t < nthreads; t++)
+        out->noisy |= runs[t].samples < (size_t)c->min_samples;
+    out->ok = true;
+    if (runs[0].ref_n && nthreads == 1 && runs[0].samples > 0)
+        reference_figures(&runs[0], loop_sum, n, out);
+out:
+    free(pooled);
+    free(empty);
+    return ok;
 }
 
 bool measure_method(const struct method *m, const struct measure_config *c, const int *cpus,
@@ -212,86 +309,15 @@ bool measure_method(const struct method *m, const struct measure_config *c, cons
     }
     pthread_barrier_t start;
     pthread_barrier_init(&start, NULL, (unsigned)nthreads);
-    pthread_t tids[MEASURE_MAX_THREADS];
     for (int t = 0; t < nthreads; t++) {
         runs[t] = (struct run){.m = m, .c = c, .timer = out->timer, .n = n, .cpu = cpus[t],
                                .pin = nthreads > 1, .start = &start};
     }
-    bool ok = true;
-    if (nthreads == 1) {
-        if (c->reference && c->reference->available && c->reference->batch &&
-            c->reference != m) {
-            struct measure_config rc = *c;
-            rc.sample_target_ns = c->sample_target_ns / 4;
-            rc.warmup_ns = 0;
-            runs[0].ref_n = calibrate(c->reference, &rc, out->timer);
-        }
-        take_samples(&runs[0]);
-    } else {
-        int started = 0;
-        for (; started < nthreads; started++)
-            if (pthread_create(&tids[started], NULL, thread_main, &runs[started]) != 0)
-                break;
-        if (started < nthreads) {
-            /* The barrier would never open: this is fatal for the whole run. */
-            fprintf(stderr, "clockscope: cannot start measuring thread %d\n", started);
-            exit(1);
-        }
-        for (int t = 0; t < nthreads; t++)
-            pthread_join(tids[t], NULL);
-        for (int t = 0; t < nthreads; t++)
-            if (runs[t].pin_failed) {
-                snprintf(out->error, sizeof out->error, "cannot pin a thread to CPU %d", runs[t].cpu);
-                ok = false;
-            }
-    }
+    bool ok = take_all_samples(runs, nthreads, m, c, out);
     pthread_barrier_destroy(&start);
-
-    double *pooled = malloc(sizeof(double) * MAX_SAMPLES * (size_t)nthreads);
-    double *empty = malloc(sizeof(double) * MAX_SAMPLES);
-    size_t pooled_n = 0;
-    double loop_sum = 0;
-    for (int t = 0; ok && pooled && empty && t < nthreads; t++) {
-        memcpy(empty, runs[t].empty_ns, sizeof(double) * runs[t].samples);
-        struct summary es;
-        stats_summarize(empty, runs[t].samples, &es);
-        loop_sum += es.median / (double)n;
-        summarize_run(&runs[t], es.median, (double)n, pooled, &pooled_n, &out->threads[t]);
-        out->calls_per_sec += out->threads[t].calls_per_sec;
-        out->samples += runs[t].samples;
-        out->preempted_samples += runs[t].preempted;
-    }
-    if (ok && pooled && empty) {
-        out->nkept = pooled_n < MEASURE_KEEP_MAX ? pooled_n : MEASURE_KEEP_MAX;
-        memcpy(out->kept, pooled, out->nkept * sizeof *pooled);
-        stats_summarize(pooled, pooled_n, &out->ns_per_call);
-        out->loop_ns_per_call = loop_sum / nthreads;
-        out->calls_per_sample = n;
-        out->nthreads = nthreads;
-        out->noisy = !(out->ns_per_call.spread <= c->noisy_spread) ||
-                     runs[0].samples < (size_t)c->min_samples;
-        for (int t = 0; t < nthreads; t++)
-            out->noisy |= runs[t].samples < (size_t)c->min_samples;
-        out->ok = true;
-        if (runs[0].ref_n && nthreads == 1 && runs[0].samples > 0) {
-            double ref[MAX_SAMPLES], sorted[MAX_SAMPLES], net[MAX_SAMPLES];
-            size_t ns = runs[0].samples;
-            for (size_t i = 0; i < ns; i++) {
-                ref[i] = sorted[i] = runs[0].ref_ns[i] / (double)runs[0].ref_n;
-                net[i] = (runs[0].method_ns[i] - loop_sum * (double)n) / (double)n;
-            }
-            struct summary rs;
-            stats_summarize(sorted, ns, &rs);
-            out->has_ref = true;
-            out->ref_ns = rs.median;
-            out->relative = reference_ratio(net, ref, ns);
-        }
-    } else if (ok) {
+    if (ok && !pool_runs(runs, nthreads, n, c, out))
         snprintf(out->error, sizeof out->error, "out of memory");
-    }
     out->elapsed_ns = (double)(now_ns(out->timer) - t_start);
-    free(pooled);
-    free(empty);
     free(runs);
     return out->ok;
 }

@@ -63,10 +63,9 @@ static uint64_t timed_read(const struct bracket *b, const struct method *m)
     return t1 - t0;
 }
 
-bool sparse_measure_gap(const struct method *const *ms, size_t nm, const struct bracket *b,
-                        uint64_t gap_ns, uint32_t reads, struct sparse_gap *out, char *err,
-                        size_t errlen, void (*tick)(void *ctx, size_t kept, size_t wanted),
-                        void *tick_ctx)
+/* out, emptied, with room for nm methods and the bracket, reads each. */
+static bool sparse_gap_alloc(const struct method *const *ms, size_t nm, uint64_t gap_ns,
+                             uint32_t reads, struct sparse_gap *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     size_t nslots = nm + 1;
@@ -85,6 +84,25 @@ bool sparse_measure_gap(const struct method *const *ms, size_t nm, const struct 
     }
     for (size_t i = 0; i < nm; i++)
         out->methods[i].m = ms[i];
+    return true;
+}
+
+static size_t kept_in_all(const struct sparse_gap *out, size_t nslots)
+{
+    size_t kept = 0;
+    for (size_t k = 0; k < nslots; k++)
+        kept += out->kept[k];
+    return kept;
+}
+
+bool sparse_measure_gap(const struct method *const *ms, size_t nm, const struct bracket *b,
+                        uint64_t gap_ns, uint32_t reads, struct sparse_gap *out, char *err,
+                        size_t errlen, void (*tick)(void *ctx, size_t kept, size_t wanted),
+                        void *tick_ctx)
+{
+    if (!sparse_gap_alloc(ms, nm, gap_ns, reads, out, err, errlen))
+        return false;
+    size_t nslots = nm + 1;
 
     uint64_t start = mono_ns();
     /* A machine so busy that most rounds are preempted: stop after this many attempts
@@ -134,12 +152,8 @@ bool sparse_measure_gap(const struct method *const *ms, size_t nm, const struct 
             got++;
         }
         full += out->kept[s] == reads;
-        if (tick) {
-            size_t kept = 0;
-            for (size_t k = 0; k < nslots; k++)
-                kept += out->kept[k];
-            tick(tick_ctx, kept, nslots * reads);
-        }
+        if (tick)
+            tick(tick_ctx, kept_in_all(out, nslots), nslots * reads);
     }
     out->rounds_kept = reads;
     for (size_t s = 0; s < nslots; s++)

@@ -163,6 +163,57 @@ static bool header_line(const char *s, size_t len, int line, struct tally *t, st
     return true;
 }
 
+/* The symbol and object of an entry's columns (s, len: after the percentages).  The marker
+ * "[.]" (user), "[k]" (kernel), "[g]", "[u]", "[H]": the symbol follows, the object is the
+ * column before it. */
+static struct attr_frame frame_from_columns(const char *s, size_t len)
+{
+    struct attr_frame f = {.sym = s, .sym_len = len, .dso = "", .dso_len = 0};
+    const char *m = NULL;
+    for (size_t i = 0; i + 3 <= len && !m; i++)
+        if (s[i] == '[' && s[i + 2] == ']' && (i + 3 == len || s[i + 3] == ' ') &&
+            (i == 0 || s[i - 1] == ' ') && strchr(".kguH", s[i + 1]) && s[i + 1])
+            m = s + i;
+    if (m) {
+        f.sym = m + 3;
+        f.sym_len = len - (size_t)(m + 3 - s);
+        perf_trim(&f.sym, &f.sym_len);
+        const char *end = m;
+        while (end > s && end[-1] == ' ')
+            end--;
+        const char *b = end;
+        while (b > s && b[-1] != ' ' && b[-1] != '\t')
+            b--;
+        f.dso = b;
+        f.dso_len = (size_t)(end - b);
+        f.kernel = m[1] == 'k' || m[1] == 'g' || attr_dso_is_kernel(f.dso, f.dso_len);
+        return f;
+    }
+    /* No marker: columns apart by two or more blanks; the last is the symbol. */
+    const char *last = NULL, *prev = NULL;
+    for (size_t i = 0; i + 1 < len; i++)
+        if (s[i] == ' ' && s[i + 1] == ' ') {
+            size_t j = i;
+            while (j < len && s[j] == ' ')
+                j++;
+            prev = last;
+            last = s + j;
+            i = j - 1;
+        }
+    if (last) {
+        f.sym = last;
+        f.sym_len = len - (size_t)(last - s);
+        const char *b = prev ? prev : s;
+        const char *e = last;
+        while (e > b && e[-1] == ' ')
+            e--;
+        f.dso = b;
+        f.dso_len = (size_t)(e - b);
+        f.kernel = attr_dso_is_kernel(f.dso, f.dso_len);
+    }
+    return f;
+}
+
 static bool entry_line(const char *s, size_t len, int line, struct tally *t, struct report_state *st,
                        char *err, size_t errlen)
 {
@@ -207,51 +258,7 @@ static bool entry_line(const char *s, size_t len, int line, struct tally *t, str
         snprintf(err, errlen, "line %d: an entry with a percentage but no symbol", line);
         return false;
     }
-    struct attr_frame f = {.sym = s, .sym_len = len, .dso = "", .dso_len = 0};
-    /* The marker "[.]" (user), "[k]" (kernel), "[g]", "[u]", "[H]": the symbol follows,
-     * the object is the column before it. */
-    const char *m = NULL;
-    for (size_t i = 0; i + 3 <= len && !m; i++)
-        if (s[i] == '[' && s[i + 2] == ']' && (i + 3 == len || s[i + 3] == ' ') &&
-            (i == 0 || s[i - 1] == ' ') && strchr(".kguH", s[i + 1]) && s[i + 1])
-            m = s + i;
-    if (m) {
-        f.sym = m + 3;
-        f.sym_len = len - (size_t)(m + 3 - s);
-        perf_trim(&f.sym, &f.sym_len);
-        const char *end = m;
-        while (end > s && end[-1] == ' ')
-            end--;
-        const char *b = end;
-        while (b > s && b[-1] != ' ' && b[-1] != '\t')
-            b--;
-        f.dso = b;
-        f.dso_len = (size_t)(end - b);
-        f.kernel = m[1] == 'k' || m[1] == 'g' || attr_dso_is_kernel(f.dso, f.dso_len);
-    } else {
-        /* No marker: columns apart by two or more blanks; the last is the symbol. */
-        const char *last = NULL, *prev = NULL;
-        for (size_t i = 0; i + 1 < len; i++)
-            if (s[i] == ' ' && s[i + 1] == ' ') {
-                size_t j = i;
-                while (j < len && s[j] == ' ')
-                    j++;
-                prev = last;
-                last = s + j;
-                i = j - 1;
-            }
-        if (last) {
-            f.sym = last;
-            f.sym_len = len - (size_t)(last - s);
-            const char *b = prev ? prev : s;
-            const char *e = last;
-            while (e > b && e[-1] == ' ')
-                e--;
-            f.dso = b;
-            f.dso_len = (size_t)(e - b);
-            f.kernel = attr_dso_is_kernel(f.dso, f.dso_len);
-        }
-    }
+    struct attr_frame f = frame_from_columns(s, len);
     if (!f.sym_len) {
         snprintf(err, errlen, "line %d: an entry with a marker but no symbol", line);
         return false;

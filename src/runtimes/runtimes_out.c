@@ -39,50 +39,33 @@ static void kernel_cell(const struct runtime_row *r, char *buf, size_t len)
                  r->syscalls_per_call);
 }
 
-void runtimes_print_table(const struct sysinfo *si, const struct runtimes_result *res)
+/* One measured row, with its notes under it. */
+static void print_ready_row(const struct runtime_row *r)
 {
-    sysinfo_print_header(stdout, "runtimes", si);
-    printf("each API timed in its runtime's own loop; 'harness' is that loop without the "
-           "call (named below),\nsubtracted sample by sample from 'as timed' to give ns/call; "
-           "'kernel': enters the kernel here, syscalls per call, counted\nas the doctor's "
-           "proof counts them (seccomp)%s\n\n",
-           res->counted ? "" : " -- not counted");
-    if (sysinfo_busy(si))
-        printf("note: load average %.2f on %d CPUs: other work shares these cores\n\n",
-               si->loadavg_1m, si->cpus_online);
-    printf("%-7s %-25s %9s %9s %9s %10s %7s %6s  %-18s %-11s %s\n", "runtime", "api",
-           "ns/call", "harness", "as timed", "calls/s", "spread", "x ref", "clock", "path",
-           "kernel");
-    const char *last = "";
-    for (int i = 0; i < res->nrows; i++) {
-        const struct runtime_row *r = &res->rows[i];
-        if (strcmp(r->runtime, last) != 0 && last[0])
-            printf("\n");
-        last = r->runtime;
-        if (r->state != RT_READY) {
-            printf("%-7s %s: %s\n", r->runtime, state_name(r->state), r->why);
-            continue;
-        }
-        char kernel[32];
-        kernel_cell(r, kernel, sizeof kernel);
-        printf("%-7s %-25s %9.1f %9.1f %9.1f", r->runtime, r->api, r->ns_per_call, r->harness_ns,
-               r->timed_ns);
-        print_rate(r->timed_ns);
-        char rel[16] = "-";
-        if (r->has_ref)
-            snprintf(rel, sizeof rel, "%.2f", r->refv.relative);
-        printf(" %6.1f%%%c %6s  %-18s %-11s %s\n", r->spread * 100, r->noisy ? '!' : ' ', rel,
-               r->clock, r->via, kernel);
-        char said[400];
-        if (reference_sentence(&r->across, r->has_ref ? &r->refv : NULL, r->ref, said,
-                               sizeof said) > 0)
-            printf("%-7s   ^ %s\n", "", said);
-        if (r->harness_bound)
-            printf("%-7s   ^ the harness (%s) is %.0f%% of this figure: it measures the "
-                   "call, not the clock\n", "", r->harness, 100 * r->harness_ns / r->timed_ns);
-    }
+    char kernel[32];
+    kernel_cell(r, kernel, sizeof kernel);
+    printf("%-7s %-25s %9.1f %9.1f %9.1f", r->runtime, r->api, r->ns_per_call, r->harness_ns,
+           r->timed_ns);
+    print_rate(r->timed_ns);
+    char rel[16] = "-";
+    if (r->has_ref)
+        snprintf(rel, sizeof rel, "%.2f", r->refv.relative);
+    printf(" %6.1f%%%c %6s  %-18s %-11s %s\n", r->spread * 100, r->noisy ? '!' : ' ', rel,
+           r->clock, r->via, kernel);
+    char said[400];
+    if (reference_sentence(&r->across, r->has_ref ? &r->refv : NULL, r->ref, said,
+                           sizeof said) > 0)
+        printf("%-7s   ^ %s\n", "", said);
+    if (r->harness_bound)
+        printf("%-7s   ^ the harness (%s) is %.0f%% of this figure: it measures the "
+               "call, not the clock\n", "", r->harness, 100 * r->harness_ns / r->timed_ns);
+}
+
+/* Each runtime's version and harness, once. */
+static void print_harnesses(const struct runtimes_result *res)
+{
     printf("\nharness per runtime:");
-    last = "";
+    const char *last = "";
     for (int i = 0; i < res->nrows; i++) {
         const struct runtime_row *r = &res->rows[i];
         if (r->state == RT_READY && strcmp(r->runtime, last) != 0) {
@@ -91,9 +74,13 @@ void runtimes_print_table(const struct sysinfo *si, const struct runtimes_result
         }
     }
     printf("\n");
-    /* The reference of each runtime that has one: its level over the processes, so that a
-     * reader sees the machine's speed beside the figures ('x ref' is ns/call over it). */
-    last = "";
+}
+
+/* The reference of each runtime that has one: its level over the processes, so that a
+ * reader sees the machine's speed beside the figures ('x ref' is ns/call over it). */
+static void print_references(const struct runtimes_result *res)
+{
+    const char *last = "";
     for (int i = 0; i < res->nrows; i++) {
         const struct runtime_row *r = &res->rows[i];
         if (r->state != RT_READY || !r->has_ref || strcmp(r->runtime, last) == 0)
@@ -117,6 +104,35 @@ void runtimes_print_table(const struct sysinfo *si, const struct runtimes_result
                "figure that holds when this machine's speed changes\n", r->runtime, r->ref,
                sm.median, lo, hi);
     }
+}
+
+void runtimes_print_table(const struct sysinfo *si, const struct runtimes_result *res)
+{
+    sysinfo_print_header(stdout, "runtimes", si);
+    printf("each API timed in its runtime's own loop; 'harness' is that loop without the "
+           "call (named below),\nsubtracted sample by sample from 'as timed' to give ns/call; "
+           "'kernel': enters the kernel here, syscalls per call, counted\nas the doctor's "
+           "proof counts them (seccomp)%s\n\n",
+           res->counted ? "" : " -- not counted");
+    if (sysinfo_busy(si))
+        printf("note: load average %.2f on %d CPUs: other work shares these cores\n\n",
+               si->loadavg_1m, si->cpus_online);
+    printf("%-7s %-25s %9s %9s %9s %10s %7s %6s  %-18s %-11s %s\n", "runtime", "api",
+           "ns/call", "harness", "as timed", "calls/s", "spread", "x ref", "clock", "path",
+           "kernel");
+    const char *last = "";
+    for (int i = 0; i < res->nrows; i++) {
+        const struct runtime_row *r = &res->rows[i];
+        if (strcmp(r->runtime, last) != 0 && last[0])
+            printf("\n");
+        last = r->runtime;
+        if (r->state != RT_READY)
+            printf("%-7s %s: %s\n", r->runtime, state_name(r->state), r->why);
+        else
+            print_ready_row(r);
+    }
+    print_harnesses(res);
+    print_references(res);
     if (!res->counted)
         printf("syscalls not counted: %s\n", res->count_why);
     /* Where the shim can help and where only the clocksource can. */

@@ -104,6 +104,78 @@ static double paired_net(const struct probe_row *pr, struct summary *s)
     return s->median;
 }
 
+/* Every process's pairs: the API's net per call, the reference timed around it, and the
+ * API as timed, kept for the figure at the run's fastest speed. */
+struct row_pairs {
+    double net[ACROSS_MAX][PROBE_MAX_SAMPLES], ref[ACROSS_MAX][PROBE_MAX_SAMPLES],
+        timed[ACROSS_MAX][PROBE_MAX_SAMPLES];
+    size_t n[ACROSS_MAX];
+};
+
+/* The row's name, clock, path and harness, as the first process gave them. */
+static void row_identity(struct runtime_row *r, const struct probe_output *po,
+                         const struct probe_row *first, const char *program)
+{
+    r->state = RT_READY;
+    snprintf(r->version, sizeof r->version, "%s", po->version);
+    snprintf(r->program, sizeof r->program, "%s", program);
+    memcpy(r->api, first->api, sizeof r->api);
+    memcpy(r->clock, first->clock, sizeof r->clock);
+    memcpy(r->via, first->via, sizeof r->via);
+    memcpy(r->harness, first->harness, sizeof r->harness);
+    r->iterations = first->iterations;
+}
+
+/* Process r->nproc's pairs (pr) into pairs, and its reference level and ratio into r. */
+static void take_reference_pairs(struct runtime_row *r, const struct probe_row *pr,
+                                 struct row_pairs *pairs)
+{
+    /* pair i: the API's net and the reference timed around it */
+    double *net_i = pairs->net[r->nproc], *ref_i = pairs->ref[r->nproc];
+    double sorted[PROBE_MAX_SAMPLES];
+    for (int i = 0; i < pr->nsamples; i++) {
+        net_i[i] = ((double)pr->timed_ns[i] - (double)pr->harness_ns[i]) /
+                   (double)pr->iterations;
+        pairs->timed[r->nproc][i] = (double)pr->timed_ns[i] / (double)pr->iterations;
+        ref_i[i] = sorted[i] = (double)pr->ref_ns[i] / (double)pr->ref_iterations;
+    }
+    pairs->n[r->nproc] = (size_t)pr->nsamples;
+    struct summary rs;
+    stats_summarize(sorted, (size_t)pr->nsamples, &rs);
+    r->proc_ref_ns[r->nproc] = rs.median;
+    r->proc_rel[r->nproc] = reference_ratio(net_i, ref_i, (size_t)pr->nsamples);
+    snprintf(r->ref, sizeof r->ref, "%s", pr->ref);
+}
+
+/* The machine's speed moved during the run (the reference says so): a pair timed in a
+ * slow spell is slow in everything it times, the call and its harness alike, so its
+ * figure is the spell's (measure/reference.h).  The figure is then the median over
+ * the processes at the run's fastest speed, each from its pairs at speed; the others
+ * stay in the JSON, marked. */
+static void figure_at_speed(struct runtime_row *r, const struct row_pairs *pairs)
+{
+    if (!(r->has_ref && r->refv.moved)) {
+        for (int p = 0; p < r->nproc; p++)
+            r->proc_at_speed[p] = r->has_ref;
+        return;
+    }
+    const double *fig[ACROSS_MAX], *ref[ACROSS_MAX], *tim[ACROSS_MAX];
+    for (int p = 0; p < r->nproc; p++)
+        fig[p] = pairs->net[p], ref[p] = pairs->ref[p], tim[p] = pairs->timed[p];
+    double at_net, at_timed;
+    bool ignored[ACROSS_MAX];
+    r->refv.at_speed = reference_figure_at_speed(fig, ref, pairs->n, (size_t)r->nproc,
+                                                 r->refv.ref_min, REFERENCE_MOVED_RATIO,
+                                                 r->proc_at_speed, &at_net);
+    reference_figure_at_speed(tim, ref, pairs->n, (size_t)r->nproc, r->refv.ref_min,
+                              REFERENCE_MOVED_RATIO, ignored, &at_timed);
+    if (r->refv.at_speed > 0) {
+        r->ns_per_call = at_net;
+        r->timed_ns = at_timed;
+        r->refv.figure_at_speed = true;
+    }
+}
+
 /* One API over the processes: pr[p] is its row in process p's output (NULL: missing);
  * nproc of them ran, asked were asked for (the rest were added for speed). */
 static void measured_row(struct runtimes_result *res, const struct runtime_def *def,
@@ -114,14 +186,7 @@ static void measured_row(struct runtimes_result *res, const struct runtime_def *
     if (!r)
         return;
     const struct probe_row *first = &po[0]->rows[k];
-    r->state = RT_READY;
-    snprintf(r->version, sizeof r->version, "%s", po[0]->version);
-    snprintf(r->program, sizeof r->program, "%s", program);
-    memcpy(r->api, first->api, sizeof r->api);
-    memcpy(r->clock, first->clock, sizeof r->clock);
-    memcpy(r->via, first->via, sizeof r->via);
-    memcpy(r->harness, first->harness, sizeof r->harness);
-    r->iterations = first->iterations;
+    row_identity(r, po[0], first, program);
     /* The clock's cost is taken pair by pair: each API sample minus the harness sample the
      * probe took right after it, then the median of those differences.  A slow spell that
      * lasts a pair cancels in it; the difference of the two medians would keep the whole of
@@ -131,9 +196,8 @@ static void measured_row(struct runtimes_result *res, const struct runtime_def *
      * (measure/across.c), and the harness reported is what was subtracted (as timed - net),
      * so the three figures add up. */
     static double pooled[ACROSS_MAX * PROBE_MAX_SAMPLES];
-    static double pair_net[ACROSS_MAX][PROBE_MAX_SAMPLES], pair_ref[ACROSS_MAX][PROBE_MAX_SAMPLES],
-        pair_timed[ACROSS_MAX][PROBE_MAX_SAMPLES];
-    size_t pair_n[ACROSS_MAX] = {0};
+    static struct row_pairs pairs;
+    memset(pairs.n, 0, sizeof pairs.n);
     size_t npooled = 0;
     double within[ACROSS_MAX];
     r->nproc = 0;
@@ -156,25 +220,10 @@ static void measured_row(struct runtimes_result *res, const struct runtime_def *
             pooled[npooled++] = ((double)pr->timed_ns[i] - (double)pr->harness_ns[i]) /
                                 (double)pr->iterations;
         r->nsamples += pr->nsamples;
-        if (pr->has_ref && r->has_ref) {
-            /* pair i: the API's net and the reference timed around it */
-            double *net_i = pair_net[r->nproc], *ref_i = pair_ref[r->nproc];
-            double sorted[PROBE_MAX_SAMPLES];
-            for (int i = 0; i < pr->nsamples; i++) {
-                net_i[i] = ((double)pr->timed_ns[i] - (double)pr->harness_ns[i]) /
-                           (double)pr->iterations;
-                pair_timed[r->nproc][i] = (double)pr->timed_ns[i] / (double)pr->iterations;
-                ref_i[i] = sorted[i] = (double)pr->ref_ns[i] / (double)pr->ref_iterations;
-            }
-            pair_n[r->nproc] = (size_t)pr->nsamples;
-            struct summary rs;
-            stats_summarize(sorted, (size_t)pr->nsamples, &rs);
-            r->proc_ref_ns[r->nproc] = rs.median;
-            r->proc_rel[r->nproc] = reference_ratio(net_i, ref_i, (size_t)pr->nsamples);
-            snprintf(r->ref, sizeof r->ref, "%s", pr->ref);
-        } else {
+        if (pr->has_ref && r->has_ref)
+            take_reference_pairs(r, pr, &pairs);
+        else
             r->has_ref = false;
-        }
         r->nproc++;
     }
     r->has_ref = r->has_ref && r->nproc > 0;
@@ -189,31 +238,7 @@ static void measured_row(struct runtimes_result *res, const struct runtime_def *
     stats_summarize(within, (size_t)r->nproc, &w);
     r->ns_per_call = r->across.median;
     r->timed_ns = timed.median;
-    /* The machine's speed moved during the run (the reference says so): a pair timed in a
-     * slow spell is slow in everything it times, the call and its harness alike, so its
-     * figure is the spell's (measure/reference.h).  The figure is then the median over
-     * the processes at the run's fastest speed, each from its pairs at speed; the others
-     * stay in the JSON, marked. */
-    if (r->has_ref && r->refv.moved) {
-        const double *fig[ACROSS_MAX], *ref[ACROSS_MAX], *tim[ACROSS_MAX];
-        for (int p = 0; p < r->nproc; p++)
-            fig[p] = pair_net[p], ref[p] = pair_ref[p], tim[p] = pair_timed[p];
-        double at_net, at_timed;
-        bool ignored[ACROSS_MAX];
-        r->refv.at_speed = reference_figure_at_speed(fig, ref, pair_n, (size_t)r->nproc,
-                                                     r->refv.ref_min, REFERENCE_MOVED_RATIO,
-                                                     r->proc_at_speed, &at_net);
-        reference_figure_at_speed(tim, ref, pair_n, (size_t)r->nproc, r->refv.ref_min,
-                                  REFERENCE_MOVED_RATIO, ignored, &at_timed);
-        if (r->refv.at_speed > 0) {
-            r->ns_per_call = at_net;
-            r->timed_ns = at_timed;
-            r->refv.figure_at_speed = true;
-        }
-    } else {
-        for (int p = 0; p < r->nproc; p++)
-            r->proc_at_speed[p] = r->has_ref;
-    }
+    figure_at_speed(r, &pairs);
     r->harness_ns = r->timed_ns - r->ns_per_call;
     r->p10_ns = net.p10;
     r->p90_ns = net.p90;

@@ -95,43 +95,47 @@ static bool count_from_gnu_hash(const struct vdso_image *img, size_t off, size_t
     return false;
 }
 
-bool vdso_parse(const void *buf, size_t size, struct vdso_image *img, char *err, size_t errlen)
+/* The ELF identification and header: a 64-bit little-endian shared object whose program
+ * headers lie inside the image. */
+static bool check_header(struct vdso_image *img, Elf64_Ehdr *eh, char *err, size_t errlen)
 {
-    memset(img, 0, sizeof *img);
-    img->base = buf;
-    img->size = size;
-    if (!buf || size < EI_NIDENT)
+    size_t size = img->size;
+    if (!img->base || size < EI_NIDENT)
         FAIL("image too small (%zu bytes) to be an ELF file", size);
-    const unsigned char *id = buf;
+    const unsigned char *id = img->base;
     if (memcmp(id, ELFMAG, SELFMAG) != 0)
         FAIL("not an ELF image (bad magic)");
     if (id[EI_CLASS] != ELFCLASS64)
         FAIL("not a 64-bit ELF image (class %u): 32-bit vDSOs are not supported", id[EI_CLASS]);
     if (id[EI_DATA] != ELFDATA2LSB)
         FAIL("not a little-endian ELF image (data encoding %u)", id[EI_DATA]);
-    Elf64_Ehdr eh;
-    if (!read_at(img, 0, &eh, sizeof eh))
-        FAIL("truncated ELF header (%zu of %zu bytes)", size, sizeof eh);
-    img->machine = eh.e_machine;
-    if (eh.e_type != ET_DYN)
-        FAIL("not a shared object (e_type %u)", eh.e_type);
-    if (eh.e_phentsize != sizeof(Elf64_Phdr))
-        FAIL("unexpected program header size %u", eh.e_phentsize);
-    if (eh.e_phnum == 0 || !in_bounds(img, eh.e_phoff, (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr)))
+    if (!read_at(img, 0, eh, sizeof *eh))
+        FAIL("truncated ELF header (%zu of %zu bytes)", size, sizeof *eh);
+    img->machine = eh->e_machine;
+    if (eh->e_type != ET_DYN)
+        FAIL("not a shared object (e_type %u)", eh->e_type);
+    if (eh->e_phentsize != sizeof(Elf64_Phdr))
+        FAIL("unexpected program header size %u", eh->e_phentsize);
+    if (eh->e_phnum == 0 || !in_bounds(img, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr)))
         FAIL("program headers lie outside the image (offset %llu, %u entries)",
-             (unsigned long long)eh.e_phoff, eh.e_phnum);
+             (unsigned long long)eh->e_phoff, eh->e_phnum);
+    return true;
+}
 
+/* The first PT_LOAD (where addresses map to the image) and PT_DYNAMIC, into *dyn_ph. */
+static bool find_segments(struct vdso_image *img, const Elf64_Ehdr *eh, Elf64_Phdr *dyn_ph,
+                          char *err, size_t errlen)
+{
     bool have_load = false, have_dynamic = false;
-    Elf64_Phdr dyn_ph = {0};
-    for (unsigned i = 0; i < eh.e_phnum; i++) {
+    for (unsigned i = 0; i < eh->e_phnum; i++) {
         Elf64_Phdr ph;
-        read_at(img, eh.e_phoff + (uint64_t)i * sizeof ph, &ph, sizeof ph);
+        read_at(img, eh->e_phoff + (uint64_t)i * sizeof ph, &ph, sizeof ph);
         if (ph.p_type == PT_LOAD && !have_load) {
             img->load_vaddr = ph.p_vaddr;
             img->load_offset = ph.p_offset;
             have_load = true;
         } else if (ph.p_type == PT_DYNAMIC) {
-            dyn_ph = ph;
+            *dyn_ph = ph;
             have_dynamic = true;
         }
     }
@@ -139,44 +143,67 @@ bool vdso_parse(const void *buf, size_t size, struct vdso_image *img, char *err,
         FAIL("no PT_LOAD segment");
     if (!have_dynamic)
         FAIL("no PT_DYNAMIC segment");
-    if (!in_bounds(img, dyn_ph.p_offset, dyn_ph.p_filesz))
+    if (!in_bounds(img, dyn_ph->p_offset, dyn_ph->p_filesz))
         FAIL("dynamic section lies outside the image");
+    return true;
+}
 
-    uint64_t symtab = 0, strtab = 0, strsz = 0, hash = 0, gnu_hash = 0, versym = 0, verdef = 0;
-    uint64_t syment = sizeof(Elf64_Sym);
-    size_t ndyn = dyn_ph.p_filesz / sizeof(Elf64_Dyn);
+/* The addresses the dynamic section gives (0: absent). */
+struct dyn_tables {
+    uint64_t symtab, strtab, strsz, hash, gnu_hash, versym, verdef, syment;
+};
+
+static void read_dynamic(const struct vdso_image *img, const Elf64_Phdr *dyn_ph,
+                         struct dyn_tables *t)
+{
+    *t = (struct dyn_tables){.syment = sizeof(Elf64_Sym)};
+    size_t ndyn = dyn_ph->p_filesz / sizeof(Elf64_Dyn);
     for (size_t i = 0; i < ndyn; i++) {
         Elf64_Dyn d;
-        read_at(img, dyn_ph.p_offset + i * sizeof d, &d, sizeof d);
+        read_at(img, dyn_ph->p_offset + i * sizeof d, &d, sizeof d);
         if (d.d_tag == DT_NULL)
             break;
         switch (d.d_tag) {
-        case DT_SYMTAB: symtab = d.d_un.d_ptr; break;
-        case DT_STRTAB: strtab = d.d_un.d_ptr; break;
-        case DT_STRSZ: strsz = d.d_un.d_val; break;
-        case DT_SYMENT: syment = d.d_un.d_val; break;
-        case DT_HASH: hash = d.d_un.d_ptr; break;
-        case DT_GNU_HASH: gnu_hash = d.d_un.d_ptr; break;
-        case DT_VERSYM: versym = d.d_un.d_ptr; break;
-        case DT_VERDEF: verdef = d.d_un.d_ptr; break;
+        case DT_SYMTAB: t->symtab = d.d_un.d_ptr; break;
+        case DT_STRTAB: t->strtab = d.d_un.d_ptr; break;
+        case DT_STRSZ: t->strsz = d.d_un.d_val; break;
+        case DT_SYMENT: t->syment = d.d_un.d_val; break;
+        case DT_HASH: t->hash = d.d_un.d_ptr; break;
+        case DT_GNU_HASH: t->gnu_hash = d.d_un.d_ptr; break;
+        case DT_VERSYM: t->versym = d.d_un.d_ptr; break;
+        case DT_VERDEF: t->verdef = d.d_un.d_ptr; break;
         default: break;
         }
     }
-    if (!symtab || !strtab || !strsz)
-        FAIL("dynamic section lacks DT_SYMTAB, DT_STRTAB or DT_STRSZ");
-    if (syment != sizeof(Elf64_Sym))
-        FAIL("unexpected symbol entry size %llu", (unsigned long long)syment);
-    if (!vaddr_to_off(img, symtab, &img->dynsym_off) || !vaddr_to_off(img, strtab, &img->dynstr_off))
-        FAIL("symbol or string table address lies outside the image");
-    if (!in_bounds(img, img->dynstr_off, strsz))
-        FAIL("string table (%llu bytes) runs past the image", (unsigned long long)strsz);
-    img->dynstr_size = strsz;
+}
 
+/* The symbol and string tables' places in the image. */
+static bool locate_tables(struct vdso_image *img, const struct dyn_tables *t, char *err,
+                          size_t errlen)
+{
+    if (!t->symtab || !t->strtab || !t->strsz)
+        FAIL("dynamic section lacks DT_SYMTAB, DT_STRTAB or DT_STRSZ");
+    if (t->syment != sizeof(Elf64_Sym))
+        FAIL("unexpected symbol entry size %llu", (unsigned long long)t->syment);
+    if (!vaddr_to_off(img, t->symtab, &img->dynsym_off) ||
+        !vaddr_to_off(img, t->strtab, &img->dynstr_off))
+        FAIL("symbol or string table address lies outside the image");
+    if (!in_bounds(img, img->dynstr_off, t->strsz))
+        FAIL("string table (%llu bytes) runs past the image", (unsigned long long)t->strsz);
+    img->dynstr_size = t->strsz;
+    return true;
+}
+
+/* How many symbols there are (the ELF has no count: a hash table gives it), and the
+ * version tables when they are there. */
+static bool count_symbols(struct vdso_image *img, const struct dyn_tables *t, char *err,
+                          size_t errlen)
+{
     size_t off, n = 0;
     bool counted = false;
-    if (hash && vaddr_to_off(img, hash, &off))
+    if (t->hash && vaddr_to_off(img, t->hash, &off))
         counted = count_from_hash(img, off, &n);
-    if (!counted && gnu_hash && vaddr_to_off(img, gnu_hash, &off))
+    if (!counted && t->gnu_hash && vaddr_to_off(img, t->gnu_hash, &off))
         counted = count_from_gnu_hash(img, off, &n);
     if (!counted)
         FAIL("cannot count symbols: no usable DT_HASH or DT_GNU_HASH");
@@ -186,12 +213,26 @@ bool vdso_parse(const void *buf, size_t size, struct vdso_image *img, char *err,
         FAIL("symbol table (%zu entries) runs past the image", n);
     img->nsyms = n;
 
-    if (versym && vaddr_to_off(img, versym, &img->versym_off) &&
+    if (t->versym && vaddr_to_off(img, t->versym, &img->versym_off) &&
         in_bounds(img, img->versym_off, (uint64_t)n * 2))
         img->has_versym = true;
-    if (verdef && vaddr_to_off(img, verdef, &img->verdef_off))
+    if (t->verdef && vaddr_to_off(img, t->verdef, &img->verdef_off))
         img->has_verdef = true;
     return true;
+}
+
+bool vdso_parse(const void *buf, size_t size, struct vdso_image *img, char *err, size_t errlen)
+{
+    memset(img, 0, sizeof *img);
+    img->base = buf;
+    img->size = size;
+    Elf64_Ehdr eh;
+    Elf64_Phdr dyn_ph = {0};
+    struct dyn_tables t;
+    if (!check_header(img, &eh, err, errlen) || !find_segments(img, &eh, &dyn_ph, err, errlen))
+        return false;
+    read_dynamic(img, &dyn_ph, &t);
+    return locate_tables(img, &t, err, errlen) && count_symbols(img, &t, err, errlen);
 }
 
 /* Finds the name of version index `ndx` by walking the Verdef chain. */

@@ -88,21 +88,62 @@ static void progress(struct progress *pg, size_t i, size_t n, const char *what, 
                  what, id, i, n);
 }
 
-void warp_run_all(struct warp_run *r, struct method_list *ml)
+/* The methods to check (selected and available here) into r->results, and the counters
+ * whose rate is bracketed into r->rates.  Returns how many methods are compared across
+ * CPUs (a per-thread clock is not). */
+static size_t select_methods(struct warp_run *r, struct method_list *ml)
 {
-    struct warp_options *o = r->o;
-    struct progress pg;
-    progress_init(&pg, "warp", o->progress);
-    pg.on &= !o->quiet;
     size_t nwarp = 0;
     for (size_t i = 0; i < ml->count; i++)
-        if (warp_selected(o, &ml->m[i]) && ml->m[i].available) {
+        if (warp_selected(r->o, &ml->m[i]) && ml->m[i].available) {
             r->results[r->nresults++].m = &ml->m[i];
             nwarp += !warp_per_thread_clock(&ml->m[i]);
         }
     for (size_t i = 0; i < ml->count; i++)
         if (ml->m[i].unit == UNIT_TICKS && ml->m[i].read && ml->m[i].available)
             r->rates[r->nrates++].m = &ml->m[i];
+    return nwarp;
+}
+
+/* The cross-CPU check of every method that has a common timeline, each given an equal
+ * share of the time left before deadline (nwarp of them). */
+static void cross_cpu_checks(struct warp_run *r, struct progress *pg, size_t step,
+                             size_t nsteps, size_t nwarp, double deadline)
+{
+    size_t warp_left = nwarp;
+    for (size_t i = 0; i < r->nresults; i++) {
+        struct method_result *mr = &r->results[i];
+        if (warp_per_thread_clock(mr->m)) {
+            snprintf(mr->error, sizeof mr->error,
+                     "per-thread clock: no common timeline across threads, not compared");
+            continue;
+        }
+        progress(pg, ++step, nsteps, "the cross-CPU check", mr->m->id, deadline);
+        mr->ran = true;
+        /* Each method gets an equal share of what is left, so that thread start-up and the
+         * resolution phase's overshoot do not push the run past --seconds. */
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC_RAW, &now);
+        double left = deadline - ((double)now.tv_sec + (double)now.tv_nsec / 1e9);
+        double warp_each = left / (double)warp_left--;
+        if (warp_each < MIN_WARP_SECONDS)
+            warp_each = MIN_WARP_SECONDS;
+        mr->cross_ok = warp_collect(mr->m, r->o->cpus.cpu, r->o->cpus.count, warp_each, &mr->c,
+                                    mr->error, sizeof mr->error);
+        if (mr->cross_ok)
+            warp_summarize(&mr->c.matrix, &mr->s);
+        else
+            r->failures++;
+    }
+}
+
+void warp_run_all(struct warp_run *r, struct method_list *ml)
+{
+    struct warp_options *o = r->o;
+    struct progress pg;
+    progress_init(&pg, "warp", o->progress);
+    pg.on &= !o->quiet;
+    size_t nwarp = select_methods(r, ml);
     double res_each = r->nresults ? o->seconds * RESOLUTION_SHARE / (double)r->nresults : 0;
 
     /* The main thread stays on the first CPU: rate brackets must read one CPU's counter. */
@@ -118,7 +159,7 @@ void warp_run_all(struct warp_run *r, struct method_list *ml)
     clock_gettime(CLOCK_MONOTONIC_RAW, &w0);
     double deadline = (double)w0.tv_sec + (double)w0.tv_nsec / 1e9 + o->seconds;
 
-    size_t step = 0, nsteps = r->nresults + nwarp, warp_left = nwarp;
+    size_t step = 0, nsteps = r->nresults + nwarp;
     for (size_t i = 0; i < r->nresults; i++) {
         struct method_result *mr = &r->results[i];
         progress(&pg, ++step, nsteps, "resolution", mr->m->id, deadline);
@@ -127,30 +168,7 @@ void warp_run_all(struct warp_run *r, struct method_list *ml)
         mr->getres_ns = mr->m->clock && clock_getres(mr->m->clock_id, &ts) == 0
                             ? (double)timespec_ns(&ts) : NAN;
     }
-    for (size_t i = 0; i < r->nresults; i++) {
-        struct method_result *mr = &r->results[i];
-        if (warp_per_thread_clock(mr->m)) {
-            snprintf(mr->error, sizeof mr->error,
-                     "per-thread clock: no common timeline across threads, not compared");
-            continue;
-        }
-        progress(&pg, ++step, nsteps, "the cross-CPU check", mr->m->id, deadline);
-        mr->ran = true;
-        /* Each method gets an equal share of what is left, so that thread start-up and the
-         * resolution phase's overshoot do not push the run past --seconds. */
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC_RAW, &now);
-        double left = deadline - ((double)now.tv_sec + (double)now.tv_nsec / 1e9);
-        double warp_each = left / (double)warp_left--;
-        if (warp_each < MIN_WARP_SECONDS)
-            warp_each = MIN_WARP_SECONDS;
-        mr->cross_ok = warp_collect(mr->m, o->cpus.cpu, o->cpus.count, warp_each, &mr->c,
-                                    mr->error, sizeof mr->error);
-        if (mr->cross_ok)
-            warp_summarize(&mr->c.matrix, &mr->s);
-        else
-            r->failures++;
-    }
+    cross_cpu_checks(r, &pg, step, nsteps, nwarp, deadline);
     progress_end(&pg);
     clock_sample_take(&drift_end);
     for (size_t i = 0; i < r->nrates; i++) {

@@ -171,25 +171,9 @@ static void print_pairs(const struct warp_run *r, const struct method_result *mr
         }
 }
 
-void warp_print_text(const struct warp_run *r, const struct method_list *ml)
+/* Each method's cross-CPU check: reads, comparisons, backward steps and the worst. */
+static void print_cross_cpu(const struct warp_run *r)
 {
-    const struct warp_options *o = r->o;
-    const struct sysinfo *si = &r->si;
-    sysinfo_print_header(stdout, "warp", si);
-    printf("CPUs");
-    for (int i = 0; i < o->cpus.count; i++)
-        printf("%s%d", i ? "," : " ", o->cpus.cpu[i]);
-    printf("; %.1f s in all\n", r->elapsed_s);
-    print_verdict(r);
-    if (o->cpus.count == 1)
-        printf("only one CPU: nothing to compare across CPUs; each read is compared with the "
-               "previous one on the same CPU\n");
-    if (sysinfo_busy(si))
-        printf("note: load average %.2f on %d CPUs: fewer reads per method, and how often an "
-               "unordered read warps\n      depends on when the threads really run side "
-               "by side\n",
-               si->loadavg_1m, si->cpus_online);
-
     printf("\ncross-CPU monotonicity: one thread per CPU; each read is compared with the one "
            "published just before it\n");
     printf("%-36s %8s %8s %9s %11s  %s\n", "id", "reads", "cross", "backward", "worst",
@@ -211,11 +195,12 @@ void warp_print_text(const struct warp_run *r, const struct method_list *ml)
         if (mr->s.backward_steps)
             print_pairs(r, mr);
     }
+}
 
-    for (size_t i = 0; i < ml->count; i++)
-        if (warp_selected(o, &ml->m[i]) && !ml->m[i].available)
-            printf("%-36s not available: %s\n", ml->m[i].id, ml->m[i].why);
-
+/* Each counter's rate over the run, against what is stated and what the kernel found. */
+static void print_rates(const struct warp_run *r)
+{
+    const struct sysinfo *si = &r->si;
     printf("\ncounter rate against CLOCK_MONOTONIC_RAW over the run (clocksource %s)\n",
            si->clocksource[0] ? si->clocksource : "unknown");
     printf("  when the clocksource is this counter, MONOTONIC_RAW is the counter scaled by the\n"
@@ -244,16 +229,22 @@ void warp_print_text(const struct warp_run *r, const struct method_list *ml)
             printf("; vs kernel %+.2f ppm", rate_error_ppm(e->rate.hz, (double)r->kernel.hz));
         printf("\n");
     }
+}
 
-    const struct clock_drift *d = &r->drift;
+static void print_drift(const struct clock_drift *d)
+{
     printf("\nclock drift over %.2f s\n", d->seconds);
     printf("  CLOCK_MONOTONIC vs CLOCK_MONOTONIC_RAW: %+.3f ppm %s %.3f (NTP slew)\n",
            d->monotonic_slew_ppm, plus_minus(), d->slew_uncertainty_ppm);
     printf("  CLOCK_REALTIME - CLOCK_MONOTONIC changed by %+.0f ns %s %.0f: %s\n",
            d->realtime_step_ns, plus_minus(), d->realtime_step_uncertainty_ns,
            d->realtime_stepped ? "REALTIME was stepped" : "no step");
+}
 
-    printf("\nresolution: back-to-back reads on CPU %d\n", o->cpus.cpu[0]);
+/* Each method's resolution: the smallest step of back-to-back reads on one CPU. */
+static void print_resolution(const struct warp_run *r)
+{
+    printf("\nresolution: back-to-back reads on CPU %d\n", r->o->cpus.cpu[0]);
     printf("%-36s %9s %12s %12s %8s\n", "id", "reads", "getres", "smallest", "stalls");
     for (size_t i = 0; i < r->nresults; i++) {
         const struct method_result *mr = &r->results[i];
@@ -264,6 +255,36 @@ void warp_print_text(const struct warp_run *r, const struct method_list *ml)
         printf("%-36s %9s %12s %12s %7.1f%%\n", mr->m->id, reads, getres, step,
                100 * resolution_stall_fraction(&mr->res));
     }
+}
+
+void warp_print_text(const struct warp_run *r, const struct method_list *ml)
+{
+    const struct warp_options *o = r->o;
+    const struct sysinfo *si = &r->si;
+    sysinfo_print_header(stdout, "warp", si);
+    printf("CPUs");
+    for (int i = 0; i < o->cpus.count; i++)
+        printf("%s%d", i ? "," : " ", o->cpus.cpu[i]);
+    printf("; %.1f s in all\n", r->elapsed_s);
+    print_verdict(r);
+    if (o->cpus.count == 1)
+        printf("only one CPU: nothing to compare across CPUs; each read is compared with the "
+               "previous one on the same CPU\n");
+    if (sysinfo_busy(si))
+        printf("note: load average %.2f on %d CPUs: fewer reads per method, and how often an "
+               "unordered read warps\n      depends on when the threads really run side "
+               "by side\n",
+               si->loadavg_1m, si->cpus_online);
+
+    print_cross_cpu(r);
+
+    for (size_t i = 0; i < ml->count; i++)
+        if (warp_selected(o, &ml->m[i]) && !ml->m[i].available)
+            printf("%-36s not available: %s\n", ml->m[i].id, ml->m[i].why);
+
+    print_rates(r);
+    print_drift(&r->drift);
+    print_resolution(r);
     printf("\n%s\n", r->judged_backward ? "FAULT: see the verdict at the top (exit 1)"
                                          : "(the verdict is at the top)");
 }
@@ -365,6 +386,73 @@ static void method_json(struct json *j, const struct warp_run *r, const struct m
     json_end_object(j);
 }
 
+static void config_json(struct json *j, const struct warp_options *o)
+{
+    json_key(j, "config");
+    json_begin_object(j);
+    json_kv_double(j, "seconds", o->seconds);
+    json_key(j, "cpus");
+    json_begin_array(j);
+    for (int i = 0; i < o->cpus.count; i++)
+        json_int(j, o->cpus.cpu[i]);
+    json_end_array(j);
+    json_end_object(j);
+}
+
+/* The counters' rates, with what is stated and what the kernel found. */
+static void rate_json(struct json *j, const struct warp_run *r)
+{
+    json_key(j, "rate");
+    json_begin_object(j);
+    if (r->stated_hz)
+        json_kv_uint(j, "stated_hz", r->stated_hz);
+    else
+        json_kv_null(j, "stated_hz");
+    json_kv_string(j, "stated_source", r->stated_source);
+    if (r->kernel.hz) {
+        json_kv_uint(j, "kernel_tsc_hz", r->kernel.hz);
+        json_kv_bool(j, "kernel_tsc_refined", r->kernel.refined);
+        json_kv_string(j, "kernel_tsc_line", r->kernel.line);
+        json_kv_double(j, "kernel_tsc_digit_ppm",
+                       (double)r->kernel.step_hz / (double)r->kernel.hz * 1e6);
+    } else {
+        json_kv_null(j, "kernel_tsc_hz");
+    }
+    json_key(j, "counters");
+    json_begin_array(j);
+    for (size_t i = 0; i < r->nrates; i++) {
+        const struct rate_entry *e = &r->rates[i];
+        json_begin_object(j);
+        json_kv_string(j, "id", e->m->id);
+        /* Whole Hz: the writer's 6 significant digits would hide ppm-level errors. */
+        if (e->rate_ok)
+            json_kv_uint(j, "measured_hz", (uint64_t)llround(e->rate.hz));
+        else
+            json_kv_null(j, "measured_hz");
+        kv_ns(j, "uncertainty_ppm", e->rate_ok ? e->rate.uncertainty_ppm : NAN);
+        kv_ns(j, "error_ppm",
+              e->rate_ok ? rate_error_ppm(e->rate.hz, (double)r->stated_hz) : NAN);
+        kv_ns(j, "error_ppm_vs_kernel",
+              e->rate_ok ? rate_error_ppm(e->rate.hz, (double)r->kernel.hz) : NAN);
+        json_end_object(j);
+    }
+    json_end_array(j);
+    json_end_object(j);
+}
+
+static void drift_json(struct json *j, const struct clock_drift *d)
+{
+    json_key(j, "drift");
+    json_begin_object(j);
+    json_kv_double(j, "seconds", d->seconds);
+    kv_ns(j, "monotonic_slew_ppm", d->monotonic_slew_ppm);
+    kv_ns(j, "slew_uncertainty_ppm", d->slew_uncertainty_ppm);
+    json_kv_double(j, "realtime_step_ns", d->realtime_step_ns);
+    json_kv_double(j, "realtime_step_uncertainty_ns", d->realtime_step_uncertainty_ns);
+    json_kv_bool(j, "realtime_stepped", d->realtime_stepped);
+    json_end_object(j);
+}
+
 void warp_print_json(const struct warp_run *r, const struct method_list *ml)
 {
     struct json j;
@@ -373,15 +461,7 @@ void warp_print_json(const struct warp_run *r, const struct method_list *ml)
     json_kv_string(&j, "schema", "clockscope.warp/1");
     json_key(&j, "machine");
     sysinfo_json(&j, &r->si);
-    json_key(&j, "config");
-    json_begin_object(&j);
-    json_kv_double(&j, "seconds", r->o->seconds);
-    json_key(&j, "cpus");
-    json_begin_array(&j);
-    for (int i = 0; i < r->o->cpus.count; i++)
-        json_int(&j, r->o->cpus.cpu[i]);
-    json_end_array(&j);
-    json_end_object(&j);
+    config_json(&j, r->o);
     json_kv_bool(&j, "cross_cpu", r->o->cpus.count > 1);
     json_key(&j, "methods");
     json_begin_array(&j);
@@ -397,53 +477,9 @@ void warp_print_json(const struct warp_run *r, const struct method_list *ml)
     }
     json_end_array(&j);
 
-    json_key(&j, "rate");
-    json_begin_object(&j);
-    if (r->stated_hz)
-        json_kv_uint(&j, "stated_hz", r->stated_hz);
-    else
-        json_kv_null(&j, "stated_hz");
-    json_kv_string(&j, "stated_source", r->stated_source);
-    if (r->kernel.hz) {
-        json_kv_uint(&j, "kernel_tsc_hz", r->kernel.hz);
-        json_kv_bool(&j, "kernel_tsc_refined", r->kernel.refined);
-        json_kv_string(&j, "kernel_tsc_line", r->kernel.line);
-        json_kv_double(&j, "kernel_tsc_digit_ppm",
-                       (double)r->kernel.step_hz / (double)r->kernel.hz * 1e6);
-    } else {
-        json_kv_null(&j, "kernel_tsc_hz");
-    }
-    json_key(&j, "counters");
-    json_begin_array(&j);
-    for (size_t i = 0; i < r->nrates; i++) {
-        const struct rate_entry *e = &r->rates[i];
-        json_begin_object(&j);
-        json_kv_string(&j, "id", e->m->id);
-        /* Whole Hz: the writer's 6 significant digits would hide ppm-level errors. */
-        if (e->rate_ok)
-            json_kv_uint(&j, "measured_hz", (uint64_t)llround(e->rate.hz));
-        else
-            json_kv_null(&j, "measured_hz");
-        kv_ns(&j, "uncertainty_ppm", e->rate_ok ? e->rate.uncertainty_ppm : NAN);
-        kv_ns(&j, "error_ppm",
-              e->rate_ok ? rate_error_ppm(e->rate.hz, (double)r->stated_hz) : NAN);
-        kv_ns(&j, "error_ppm_vs_kernel",
-              e->rate_ok ? rate_error_ppm(e->rate.hz, (double)r->kernel.hz) : NAN);
-        json_end_object(&j);
-    }
-    json_end_array(&j);
-    json_end_object(&j);
+    rate_json(&j, r);
 
-    const struct clock_drift *d = &r->drift;
-    json_key(&j, "drift");
-    json_begin_object(&j);
-    json_kv_double(&j, "seconds", d->seconds);
-    kv_ns(&j, "monotonic_slew_ppm", d->monotonic_slew_ppm);
-    kv_ns(&j, "slew_uncertainty_ppm", d->slew_uncertainty_ppm);
-    json_kv_double(&j, "realtime_step_ns", d->realtime_step_ns);
-    json_kv_double(&j, "realtime_step_uncertainty_ns", d->realtime_step_uncertainty_ns);
-    json_kv_bool(&j, "realtime_stepped", d->realtime_stepped);
-    json_end_object(&j);
+    drift_json(&j, &r->drift);
 
     json_kv_int(&j, "faults", r->judged_backward);
     json_kv_int(&j, "failures", r->failures);

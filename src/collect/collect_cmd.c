@@ -384,7 +384,7 @@ static int write_bundle(const char *output, const char *stem, const char *name,
                         const struct collect_config *cfg, struct part_run *runs, size_t n,
                         size_t failed, const char *started, double t0)
 {
-    char err[200], written_to[300] = "";
+    char err[200] = "the bundle could not be assembled in memory", written_to[300] = "";
     char *data = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&data, &len);

@@ -227,6 +227,95 @@ static bool line_due(uint64_t now)
 }
 
 /* The write section of a refresh: the new segment from the samples of the earlier steps. */
+/* Whether the process entered another time namespace since the last look (setns: its
+ * MONOTONIC and BOOTTIME moved, REALTIME did not; fc_namespace_shift, exact to the looks'
+ * noise).  The line then re-anchors on the kernel in the same write that publishes the new
+ * offsets: REALTIME = line + real_offset never moves with it, and MONOTONIC follows the
+ * kernel's at once, down too, as the kernel's own values do.  A change shaped like a suspend
+ * with a running counter is left to the suspend's handling, which never steps back: values
+ * were served between the two looks.  The look taken now is the next one's reference. */
+static bool entered_namespace(const struct fc_segment *cur)
+{
+    bool like_suspend = false;
+    int64_t ns_shift = fc_w.look_ok ? fc_namespace_shift(&fc_w.look, &fc_w.now,
+                                                         fc_w.rate_mult ? fc_w.rate_mult : cur->mult,
+                                                         &like_suspend)
+                                    : 0;
+    fc_w.look = fc_w.now, fc_w.look_ok = true;
+    return ns_shift != 0 && !like_suspend;
+}
+
+/* The offsets to publish, in *real and *boot (step 1's samples): the tight single-clock
+ * sandwiches of step 1, or, after a namespace change (which may have come after step 1),
+ * sampled again now.  Never the look's own: its REALTIME read lies off its midpoint, and a
+ * signal taken inside it widens it by the handler's time (its noise bounds the detection,
+ * not the value).  Returns whether the machine was suspended since the last refresh. */
+static bool settle_offsets(bool namespaced, int64_t *real, int64_t *boot)
+{
+    int64_t old_boot = atomic_load_explicit(&fc_line.boot_offset, memory_order_relaxed);
+    int64_t old_real = atomic_load_explicit(&fc_line.real_offset, memory_order_relaxed);
+    if (namespaced)
+        *real = fc_clock_offset(CLOCK_REALTIME), *boot = fc_clock_offset(CLOCK_BOOTTIME);
+    /* A sample is off by at most half its sandwich's width: an offset that moved by no
+     * more than that is kept.  Every try of a sample can be stretched when a signal
+     * handler that outlasts its timer's period, or a busy CPU, leaves the thread a few
+     * instructions at a time; a BOOTTIME offset published that far off (24 us seen under
+     * the SIGALRM test with a CPU kept busy) would serve BOOTTIME below the kernel's. */
+    else if (*boot - old_boot <= (int64_t)(fc_w.boot_width / 2) &&
+             old_boot - *boot <= (int64_t)(fc_w.boot_width / 2))
+        *boot = old_boot;
+    /* Suspended since the last refresh: BOOTTIME - MONOTONIC moved.  The rate baseline
+     * spans the suspend, so it restarts (docs/fastclock.md, "Suspend"). */
+    bool suspended = !namespaced && (*boot - old_boot > SUSPEND_JUMP_NS || old_boot - *boot > SUSPEND_JUMP_NS);
+    /* A REALTIME offset that moved by less than the readers' hysteresis, or than its
+     * sample's noise (above), is noise: kept. */
+    int64_t real_noise = (int64_t)(fc_w.real_width / 2) > (int64_t)FC_REALTIME_HYSTERESIS_NS
+                       ? (int64_t)(fc_w.real_width / 2) : (int64_t)FC_REALTIME_HYSTERESIS_NS;
+    if (!namespaced && *real - old_real < real_noise && old_real - *real < real_noise)
+        *real = old_real;
+    return suspended;
+}
+
+/* The rate the next segment takes: the measured one, never the published (bent) slope:
+ * bending a bent slope again would make the offset correction an integrator that
+ * oscillates.  The baseline restarts at this sample when `restart` (a suspend, a jump, a
+ * step) or when the sample is not past it; a better-known rate replaces the measured one. */
+static uint64_t measured_rate(const struct fc_segment *cur, bool restart)
+{
+    uint64_t rate = fc_w.rate_mult;
+    if (restart || fc_w.t_s <= fc_w.base_ticks || fc_w.k_s <= fc_w.base_ns) {
+        fc_w.base_ticks = fc_w.t_s, fc_w.base_ns = fc_w.k_s, fc_w.base_width = fc_w.w_s;
+        return rate;
+    }
+    double span = (double)(fc_w.k_s - fc_w.base_ns);
+    double uncertainty = (double)fc_ticks_to_ns(fc_w.base_width + fc_w.w_s, cur->mult) / span;
+    if (uncertainty < fc_w.rate_uncertainty) {
+        rate = fc_mult_from_ratio(fc_w.k_s - fc_w.base_ns, fc_w.t_s - fc_w.base_ticks);
+        fc_w.rate_mult = rate;
+        fc_w.rate_uncertainty = uncertainty;
+    }
+    if (fc_w.k_s - fc_w.base_ns >= REBASE_NS) {
+        fc_w.base_ticks = fc_w.t_s, fc_w.base_ns = fc_w.k_s, fc_w.base_width = fc_w.w_s;
+        fc_w.rate_uncertainty *= 2;
+    }
+    return rate;
+}
+
+/* In the write section: a line that jumped or went stale anchored on the kernel's value
+ * read after the writer's wait (*t_a moved to it), above every value a stale reader
+ * returned (read before its s2 load saw the old even seq, so WRITER_WAIT_NS before t_a):
+ * the tightest of three counter/kernel/counter sandwiches, t_a their midpoint, so that a
+ * preemption inside one does not anchor the line on a stale kernel value. */
+static struct fc_segment anchored_on_kernel(const struct fc_segment *cur, uint64_t *t_a,
+                                            bool jumped, uint64_t limit, uint64_t rate)
+{
+    uint64_t k, width;
+    fc_sample_pair(fc_counter_ordered_fn, fc_kernel_clock, CLOCK_MONOTONIC, 3, t_a, &k, &width);
+    if (jumped)
+        return (struct fc_segment){*t_a, k, rate ? rate : cur->mult};
+    return fc_stale_segment(cur, *t_a, k, limit, rate);
+}
+
 static void commit(void)
 {
     uint64_t now = fc_counter_ordered();
@@ -235,62 +324,18 @@ static void commit(void)
     bool stale = (atomic_load_explicit(&fc_line.seq, memory_order_relaxed) & FC_SEQ_STALE) ||
                  now - cur.anchor_ticks >= limit;
     int64_t real = fc_w.real, boot = fc_w.boot;
-    int64_t old_boot = atomic_load_explicit(&fc_line.boot_offset, memory_order_relaxed);
-    int64_t old_real = atomic_load_explicit(&fc_line.real_offset, memory_order_relaxed);
-    /* The process entered another time namespace since the last look (setns: its
-     * MONOTONIC and BOOTTIME moved, REALTIME did not; fc_namespace_shift, exact to the
-     * looks' noise).  The line re-anchors on the kernel in the same write that publishes the
-     * new offsets: REALTIME = line + real_offset never moves with it, and MONOTONIC follows
-     * the kernel's at once, down too, as the kernel's own values do.  A change shaped like a
-     * suspend with a running counter is left to the suspend's handling, which never steps
-     * back: values were served between the two looks. */
-    bool like_suspend = false;
-    int64_t ns_shift = fc_w.look_ok ? fc_namespace_shift(&fc_w.look, &fc_w.now,
-                                                         fc_w.rate_mult ? fc_w.rate_mult : cur.mult,
-                                                         &like_suspend)
-                                    : 0;
-    bool namespaced = ns_shift != 0 && !like_suspend;
-    fc_w.look = fc_w.now, fc_w.look_ok = true;
-    /* The offsets to publish: the tight single-clock sandwiches of step 1, or, after a
-     * namespace change (which may have come after step 1), sampled again now.  Never the
-     * look's own: its REALTIME read lies off its midpoint, and a signal taken inside it
-     * widens it by the handler's time (its noise bounds the detection, not the value). */
-    if (namespaced)
-        real = fc_clock_offset(CLOCK_REALTIME), boot = fc_clock_offset(CLOCK_BOOTTIME);
-    /* A sample is off by at most half its sandwich's width: an offset that moved by no
-     * more than that is kept.  Every try of a sample can be stretched when a signal
-     * handler that outlasts its timer's period, or a busy CPU, leaves the thread a few
-     * instructions at a time; a BOOTTIME offset published that far off (24 us seen under
-     * the SIGALRM test with a CPU kept busy) would serve BOOTTIME below the kernel's. */
-    else if (boot - old_boot <= (int64_t)(fc_w.boot_width / 2) &&
-             old_boot - boot <= (int64_t)(fc_w.boot_width / 2))
-        boot = old_boot;
-    /* Suspended since the last refresh: BOOTTIME - MONOTONIC moved.  The rate baseline
-     * spans the suspend, so it restarts (docs/fastclock.md, "Suspend"). */
-    bool suspended = !namespaced && (boot - old_boot > SUSPEND_JUMP_NS || old_boot - boot > SUSPEND_JUMP_NS);
-    /* A REALTIME offset that moved by less than the readers' hysteresis, or than its
-     * sample's noise (above), is noise: kept. */
-    int64_t real_noise = (int64_t)(fc_w.real_width / 2) > (int64_t)FC_REALTIME_HYSTERESIS_NS
-                       ? (int64_t)(fc_w.real_width / 2) : (int64_t)FC_REALTIME_HYSTERESIS_NS;
-    if (!namespaced && real - old_real < real_noise && old_real - real < real_noise)
-        real = old_real;
+    bool namespaced = entered_namespace(&cur);
+    bool suspended = settle_offsets(namespaced, &real, &boot);
 
     /* The kernel's clock moved against the counter by more than FC_CLOCK_JUMP_NS (a new
      * time namespace, a restored checkpoint, a migrated VM), or by a namespace change of any
      * size: the new segment starts at the kernel's value, never a slew across it (hours at
-     * 5%); the rate baseline restarts. */
-    /* The segment extrapolated to t_s (128-bit: a stale line's too, however long ago its
-     * anchor), against the kernel: the rate is known to 50 ppm from the start and far
-     * better after a few refreshes, so only an idle spell of over an hour could part them
-     * this far without a jump; then re-anchoring on the kernel is what a stale line does
-     * anyway.  Missing a jump of a stale line would also poison the rate: its baseline
-     * would span the jump. */
+     * 5%); the rate baseline restarts.  The segment extrapolated to t_s (128-bit: a stale
+     * line's too) against the kernel: the rate is known to 50 ppm from the start, so only an
+     * idle spell of over an hour could part them this far without a jump, and re-anchoring
+     * is then what a stale line does anyway.  A missed jump would poison the rate. */
     int64_t offset = (int64_t)(fc_segment_eval(&cur, fc_w.t_s) - fc_w.k_s);
     bool jumped = namespaced || offset > (int64_t)FC_CLOCK_JUMP_NS || offset < -(int64_t)FC_CLOCK_JUMP_NS;
-
-    /* The measured rate, never the published (bent) slope: bending a bent slope again
-     * would make the offset correction an integrator that oscillates. */
-    uint64_t rate = fc_w.rate_mult;
     fc_w.suspends += suspended;
     fc_w.jumps += jumped;
     /* An offset too big for a rate error to explain (the counter stalled or jumped: a
@@ -299,21 +344,7 @@ static void commit(void)
      * hundreds of us off until the next rebase (tests/progs/fc_seam.c found it). */
     bool stepped = !stale && (offset >= (int64_t)SLEW.big_offset_ns ||
                               offset <= -(int64_t)SLEW.big_offset_ns);
-    if (suspended || jumped || stepped || fc_w.t_s <= fc_w.base_ticks || fc_w.k_s <= fc_w.base_ns) {
-        fc_w.base_ticks = fc_w.t_s, fc_w.base_ns = fc_w.k_s, fc_w.base_width = fc_w.w_s;
-    } else {
-        double span = (double)(fc_w.k_s - fc_w.base_ns);
-        double uncertainty = (double)fc_ticks_to_ns(fc_w.base_width + fc_w.w_s, cur.mult) / span;
-        if (uncertainty < fc_w.rate_uncertainty) {
-            rate = fc_mult_from_ratio(fc_w.k_s - fc_w.base_ns, fc_w.t_s - fc_w.base_ticks);
-            fc_w.rate_mult = rate;
-            fc_w.rate_uncertainty = uncertainty;
-        }
-        if (fc_w.k_s - fc_w.base_ns >= REBASE_NS) {
-            fc_w.base_ticks = fc_w.t_s, fc_w.base_ns = fc_w.k_s, fc_w.base_width = fc_w.w_s;
-            fc_w.rate_uncertainty *= 2;
-        }
-    }
+    uint64_t rate = measured_rate(&cur, suspended || jumped || stepped);
     /* Stale (the readers were sparse, or preempted past the grace period): same period.
      * Not for the ticker: a ticker that woke late (a loaded machine, an emulator) says
      * nothing about the rate, and keeping a short period there kept it late for ever (under
@@ -321,30 +352,11 @@ static void commit(void)
     uint64_t next_period = stale && !fc_w.ahead ? fc_w.period_ns : fc_w.period_ns * 2;
     if (next_period > fc_w.max_period_ns)
         next_period = fc_w.max_period_ns;
-    /* Offsets are corrected over two periods: the remaining offset halves at each refresh. */
-    uint64_t horizon = next_period * 2;
     uint64_t seq;
     uint64_t t_a = write_begin(&seq, false);
-    struct fc_segment next;
-    if (jumped) {
-        /* The kernel's value at t_a, read after the wait (as for a stale line). */
-        uint64_t k, width;
-        fc_sample_pair(fc_counter_ordered_fn, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t_a,
-                       &k, &width);
-        next = (struct fc_segment){t_a, k, rate ? rate : cur.mult};
-    } else if (stale) {
-        /* Stale readers returned kernel values read before their s2 load saw the old even
-         * seq, so before t_a by at least WRITER_WAIT_NS: a kernel read taken now, after the
-         * wait, is above all of them.  (t_a, k): the tightest of three sandwiches
-         * counter/kernel/counter, t_a their midpoint (after the wait), so that a preemption
-         * inside one sandwich does not anchor the line on a stale kernel value. */
-        uint64_t k, width;
-        fc_sample_pair(fc_counter_ordered_fn, fc_kernel_clock, CLOCK_MONOTONIC, 3, &t_a,
-                       &k, &width);
-        next = fc_stale_segment(&cur, t_a, k, limit, rate);
-    } else {
-        next = fc_next_segment(&cur, t_a, offset, rate, horizon, &SLEW);
-    }
+    /* Offsets are corrected over two periods: the remaining offset halves at each refresh. */
+    struct fc_segment next = jumped || stale ? anchored_on_kernel(&cur, &t_a, jumped, limit, rate)
+                                             : fc_next_segment(&cur, t_a, offset, rate, next_period * 2, &SLEW);
     write_next(&next, t_a, real, boot);
     publish(&next, next_period, real, boot);
     write_end(seq);

@@ -542,11 +542,11 @@ def test_a_chart_that_fails_costs_only_itself(capsys, tmp_path, pair, monkeypatc
     """A chart matplotlib cannot draw is named among the input problems (exit 3); the other
     charts and the report are written."""
     import dataclasses
-    from clockscope_report import charts as charts_mod, registry
+    from clockscope_report import bench, registry
 
-    def ratio_chart(rep, plt):
+    def ratio_chart(rep, canvas):
         raise OverflowError("cannot convert float infinity to integer")
-    parts = tuple(dataclasses.replace(p, charts=(charts_mod.cost_chart, ratio_chart)) if p.name == "bench" else p
+    parts = tuple(dataclasses.replace(p, charts=(bench.cost_chart, ratio_chart)) if p.name == "bench" else p
                   for p in registry.PARTS)
     monkeypatch.setattr(registry, "PARTS", parts)
     html = tmp_path / "r.html"
@@ -602,7 +602,6 @@ def test_a_new_part_is_one_module_and_one_registry_line(capsys, tmp_path, pair, 
         return [("uptime.svg", "Uptime", canvas.svg(fig))]
     part = Part("uptime", 1, read, text=section, markdown=section, html=section, charts=(uptime_chart,))
     monkeypatch.setattr(registry, "PARTS", registry.PARTS + (part,))
-    monkeypatch.setattr(registry, "BY_NAME", dict(registry.BY_NAME, uptime=part))
     b = json.loads(Path(pair[1]).read_text())
     b["parts"]["uptime"] = {"schema": "clockscope.uptime/1", "seconds": 42}
     f = write(tmp_path, "up.json", b)

@@ -8,7 +8,7 @@ import re
 import sys
 import tempfile
 
-from . import analysis, load, text
+from . import analysis, load, registry, text
 
 EXIT_OK = 0
 EXIT_NOTHING = 1        # no input could be reported, or the output could not be written
@@ -134,7 +134,7 @@ def _atomic_write(path: str, data: str) -> None:
 def _charts(rep):
     try:
         from . import charts
-        return charts.all_charts(rep)
+        return charts.all_charts(rep, registry.PARTS)
     except ImportError as e:
         sys.stderr.write(f"clockscope report: charts need matplotlib ({e}).\n"
                          "  install it: python3 -m pip install matplotlib   (or: apt install python3-matplotlib)\n"
@@ -147,7 +147,7 @@ def main(argv=None) -> int:
     if not args.inputs:
         _parser().error("no input: name one or more bundles (clockscope collect -o FILE makes one)")
     problems = []
-    machines = load.load_all(args.inputs, problems, every_method=args.all)
+    machines = load.load_all(args.inputs, problems, registry.PARTS, every_method=args.all)
     for p in problems:
         sys.stderr.write(printable(f"clockscope report: {p}") + "\n")
     if not machines:
@@ -169,17 +169,17 @@ def main(argv=None) -> int:
                 _atomic_write(os.path.join(args.charts, name), printable(svg))
         if args.output:
             from . import html
-            _atomic_write(args.output, printable(html.render(rep, charts)))
+            _atomic_write(args.output, printable(html.render(rep, charts, registry.PARTS)))
     except OSError as e:
         sys.stderr.write(f"clockscope report: cannot write {e.filename or ''}: {e.strerror or e}\n")
         return EXIT_NOTHING
     try:
         if args.markdown:
-            sys.stdout.write(printable(text.markdown(rep)))
+            sys.stdout.write(printable(text.markdown(rep, registry.PARTS)))
         elif args.csv:
             sys.stdout.write(printable(text.csv_text(rep)))
         else:
-            sys.stdout.write(printable(text.terminal(rep)))
+            sys.stdout.write(printable(text.terminal(rep, registry.PARTS)))
         sys.stdout.flush()
     except BrokenPipeError:
         # A reader that stopped early (| head): not an error of ours.

@@ -43,7 +43,8 @@ def _name(root: str) -> str:
 
 def load(path: str, problems: List[Problem], every_method: bool, read_part) -> Optional[List[Machine]]:
     """The machines of a doctor JSON-lines file, or None when path is not one (the caller
-    then reads it as a bundle or a single document).  read_part is load._read_part."""
+    then reads it as a bundle or a single document).  read_part(part name, document, machine, source,
+    problems) reads one part into the machine (load._read_part)."""
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return None

@@ -1,16 +1,16 @@
 # SPDX-License-Identifier: MIT
 """The report as one self-contained HTML file: inline CSS and inline SVG, no script, nothing
 fetched at view time.  Order: the answer, the fleet summary (many machines), the tables,
-the parts' sections (registry.py), the charts, each machine's doctor findings, each
+the parts' sections (registry.PARTS), the charts, each machine's doctor findings, each
 machine's description."""
 
 import datetime
 import re
 from html import escape
-from typing import List
+from typing import List, Sequence
 
 from .analysis import Report
-from .part import Chart
+from .part import Chart, Part
 from .text import FLEET_HEADER, RATIO_NOTE, comparison_table, fleet_rows, part_sections
 
 CSS = """
@@ -152,7 +152,7 @@ def _descriptions(rep: Report) -> List[str]:
     return out
 
 
-def render(rep: Report, charts: List[Chart]) -> str:
+def render(rep: Report, charts: List[Chart], parts: Sequence[Part]) -> str:
     n = len(rep.machines)
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -183,7 +183,7 @@ def render(rep: Report, charts: List[Chart]) -> str:
                "or the run said its machine's speed changed or its processes split in two "
                'levels; '
                "— not measured on that machine.</p>")
-    out += part_sections(rep, "html")
+    out += part_sections(rep, "html", parts)
     if charts:
         out.append("<h2>Charts</h2>")
         for k, (name, title, svg) in enumerate(charts):

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Reading bundles (clockscope.bundle/1) and plain --json documents of single commands (one
-per part of registry.py: clockscope.bench/1, clockscope.doctor/1, ...) into Machines, each
+per part of registry.PARTS: clockscope.bench/1, clockscope.doctor/1, ...) into Machines, each
 part by its own reader.  Every file is read on its own: a bad one yields a Problem naming
 the file and what is wrong, and the others are still reported."""
 
@@ -8,11 +8,13 @@ import json
 import os
 import re
 import stat
-from typing import List, Optional, Tuple
+from functools import partial
+from typing import List, Mapping, Optional, Sequence, Tuple
 
 from .checks import Malformed, parse_json
+from . import doctor_lines
 from .model import Machine, Problem
-from . import registry
+from .part import Part
 
 BUNDLE_KIND = "clockscope.bundle"
 BUNDLE_VERSION = 1
@@ -28,7 +30,8 @@ def _schema_of(doc) -> Tuple[Optional[str], Optional[int]]:
     return (mt.group(1), int(mt.group(2))) if mt else (None, None)
 
 
-def _read_part(name: str, doc, m: Machine, source: str, problems: List[Problem]) -> None:
+def _read_part(parts: Mapping[str, Part], name: str, doc, m: Machine, source: str,
+               problems: List[Problem]) -> None:
     if isinstance(doc, dict) and "error" in doc and "schema" not in doc:
         err = doc.get("error")
         m.part_errors[name] = err if isinstance(err, str) else "failed"
@@ -39,7 +42,7 @@ def _read_part(name: str, doc, m: Machine, source: str, problems: List[Problem])
         problems.append(Problem(source, f"part '{name}' is not a clockscope.{name} document: skipped"))
         m.part_errors[name] = "not a clockscope document"
         return
-    part = registry.BY_NAME[name]       # the parts this report reads, each with its newest version
+    part = parts[name]                  # the parts this report reads, each with its newest version
     if version > part.version:
         problems.append(Problem(source, f"part '{name}' has schema clockscope.{name}/{version}, newer than "
                                         f"this report reads (/{part.version}): skipped; "
@@ -77,8 +80,10 @@ def _json_error(e: json.JSONDecodeError, data: bytes) -> str:
     return f"not JSON: {e.msg} at line {e.lineno} column {e.colno}"
 
 
-def load_file(path: str, problems: List[Problem], every_method: bool = True) -> Optional[Machine]:
-    """One file's Machine, or None when nothing in it can be reported (problems say why)."""
+def load_file(path: str, problems: List[Problem], parts: Mapping[str, Part],
+              every_method: bool = True) -> Optional[Machine]:
+    """One file's Machine, or None when nothing in it can be reported (problems say why);
+    parts: the parts this report reads, by name."""
     source = path
     try:
         # A FIFO would block and /dev/zero never end: only regular files are read.
@@ -119,20 +124,20 @@ def load_file(path: str, problems: List[Problem], every_method: bool = True) -> 
                                             f"report reads (clockscope.bundle/{BUNDLE_VERSION}): skipped; "
                                             "upgrade clockscope_report"))
             return None
-        return _load_bundle(doc, source, stem, problems, every_method)
-    if kind not in registry.BY_NAME:
+        return _load_bundle(doc, source, stem, problems, parts, every_method)
+    if kind not in parts:
         problems.append(Problem(source, f"a clockscope.{kind} document: not one this report reads "
-                                        f"(bundles and {', '.join(sorted(registry.BY_NAME))})"))
+                                        f"(bundles and {', '.join(sorted(parts))})"))
         return None
     m = Machine(stem, source, {}, every_method=every_method)
     if isinstance(doc.get("machine"), dict):
         _describe(doc["machine"], m)
-    _read_part(kind, doc, m, source, problems)
+    _read_part(parts, kind, doc, m, source, problems)
     return m if m.parts else None
 
 
 def _load_bundle(doc: dict, source: str, stem: str, problems: List[Problem],
-                 every_method: bool) -> Optional[Machine]:
+                 parts: Mapping[str, Part], every_method: bool) -> Optional[Machine]:
     machine = doc.get("machine")
     if not isinstance(machine, dict):
         problems.append(Problem(source, "bundle has no \"machine\" object: named after the file"))
@@ -150,32 +155,35 @@ def _load_bundle(doc: dict, source: str, stem: str, problems: List[Problem],
         m.version = version["version"]
     if isinstance(doc.get("started"), str):
         m.started = doc["started"]
-    parts = doc.get("parts")
-    if not isinstance(parts, dict):
+    found = doc.get("parts")
+    if not isinstance(found, dict):
         problems.append(Problem(source, "bundle has no \"parts\" object: nothing to report"))
         return None
-    for name_ in (p.name for p in registry.PARTS if p.expected):
-        if name_ not in parts:
+    for name_ in (p.name for p in parts.values() if p.expected):
+        if name_ not in found:
             problems.append(Problem(source, f"bundle has no '{name_}' part"))
-    for pname, pdoc in parts.items():
-        if pname in registry.BY_NAME:
-            _read_part(pname, pdoc, m, source, problems)
+    for pname, pdoc in found.items():
+        if pname in parts:
+            _read_part(parts, pname, pdoc, m, source, problems)
         # parts of later commands (profile, ...) are kept out silently: a newer
         # collect may add them, and this report does not read them yet.
     return m if m.parts or m.part_errors else None
 
 
-def load_all(paths: List[str], problems: List[Problem], every_method: bool = True) -> List[Machine]:
+def load_all(paths: List[str], problems: List[Problem], parts: Sequence[Part],
+             every_method: bool = True) -> List[Machine]:
     """Every file's Machine, names made unique: a name seen before becomes 'name (file)'.
-    Without every_method, only the bench methods the table shows are read."""
+    parts: the parts this report reads (registry.PARTS).  Without every_method, only the
+    bench methods the table shows are read."""
     machines = []
     seen = {}
-    from . import doctor_lines  # one machine per facts root (doctor --roots --json)
+    by_name = {p.name: p for p in parts}
     loaded = []
     for path in paths:
-        lines = doctor_lines.load(path, problems, every_method, _read_part)
+        # one machine per facts root (doctor --roots --json)
+        lines = doctor_lines.load(path, problems, every_method, partial(_read_part, by_name))
         loaded += [(path, m) for m in lines] if lines is not None else \
-            [(path, load_file(path, problems, every_method))]
+            [(path, load_file(path, problems, by_name, every_method))]
     for path, m in loaded:
         if m is None:
             continue

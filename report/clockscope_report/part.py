@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 """What a part of a bundle is to the report: one object with its reader and, optionally, its
-sections and charts.  registry.PARTS lists them; load.py reads, text.py, html.py and
-charts.py render by looping over that list, so a new part is its module (which defines
-PART) and one line in registry.py.
+sections and charts.  registry.PARTS lists them; cli.py passes that list to load.py, which
+reads, and to text.py, html.py and charts.py, which render by looping over it, so a new part
+is its module (which defines PART) and one line in registry.py.
 
 Every hook takes the whole Report (analysis.Report) and returns lines or charts, [] when the
 part has nothing to show (no machine has it)."""
@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, List, Optional, Tuple
 
 Chart = Tuple[str, str, str]            # (file name, title, SVG text)
+# Charts show at most this many machines (a fleet: the baseline and the slowest).
+MAX_MACHINES_IN_CHART = 8
 Lines = Callable[[Any], List[str]]
 
 

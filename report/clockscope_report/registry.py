@@ -2,12 +2,12 @@
 """Every part of a bundle the report reads, in the order their sections and charts appear
 (part.py says what a part is).  A new part: its module, and one line here."""
 
-from typing import Dict
+from typing import Tuple
 
 from . import bench, doctor, facts, ladder, profile, runtimes, warp
 from .part import Part
 
-PARTS = (
+PARTS: Tuple[Part, ...] = (
     bench.PART,
     doctor.PART,
     warp.PART,
@@ -16,5 +16,4 @@ PARTS = (
     runtimes.PART,
     profile.PART,
 )
-BY_NAME: Dict[str, Part] = {p.name: p for p in PARTS}
 

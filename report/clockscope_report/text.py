@@ -4,10 +4,11 @@
 import csv
 import io
 import re
-from typing import List
+from typing import List, Sequence
 
 from .analysis import KEY_ROW, Report, Row
 from .compare import fmt_ns, fmt_rate
+from .part import Part
 
 NOISY = " (noisy)"
 RATIO_NOTE = ("Ratios: the medians' ratio with its 95% bootstrap interval where both bundles hold "
@@ -15,11 +16,11 @@ RATIO_NOTE = ("Ratios: the medians' ratio with its 95% bootstrap interval where 
               "difference\" when that interval contains 1.")
 
 
-def part_sections(rep: Report, form: str) -> List[str]:
-    """Every part's section in one form ("text", "markdown", "html"), in the registry's order."""
-    from .registry import PARTS
+def part_sections(rep: Report, form: str, parts: Sequence[Part]) -> List[str]:
+    """Every part's section in one form ("text", "markdown", "html"), in the parts' order
+    (registry.PARTS)."""
     out = []
-    for part in PARTS:
+    for part in parts:
         hook = getattr(part, form)
         if hook is not None:
             out += hook(rep)
@@ -126,7 +127,7 @@ def _md_table(header: List[str], rows: List[List[str]], right: set) -> List[str]
     return out
 
 
-def markdown(rep: Report) -> str:
+def markdown(rep: Report, parts: Sequence[Part]) -> str:
     out = [f"# clockscope report: {len(rep.machines)} machine{'s' if len(rep.machines) != 1 else ''}", ""]
     out += [f"Baseline: **{rep.baseline.name}**. {RATIO_NOTE}", ""]
     out += ["## The answer", ""] + [f"- {a}" for a in rep.answer] + [""]
@@ -145,7 +146,7 @@ def markdown(rep: Report) -> str:
             out.append(f"- **{m.name}**: {e.short}")
             out += [f"  - {d}" for d in e.details]
         out.append("")
-    out += part_sections(rep, "markdown")
+    out += part_sections(rep, "markdown", parts)
     if rep.problems:
         out += ["## Input problems", ""] + [f"- {p}" for p in rep.problems] + [""]
     return md_inert("\n".join(out))
@@ -193,7 +194,7 @@ def fleet_markdown(rep: Report) -> List[str]:
     return out
 
 
-def terminal(rep: Report) -> str:
+def terminal(rep: Report, parts: Sequence[Part]) -> str:
     """An aligned table for a terminal; reasons on indented lines under their row."""
     n = len(rep.machines)
     out = [f"clockscope report: {n} machine{'s' if n != 1 else ''}, baseline {rep.baseline.name}", ""]
@@ -215,7 +216,7 @@ def terminal(rep: Report) -> str:
     for r, why in zip(table, notes):
         out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
         out += [f"    ↳ {w}" for w in why]
-    out += part_sections(rep, "text")
+    out += part_sections(rep, "text", parts)
     if rep.problems:
         out += ["", "input problems:"] + [f"  {p}" for p in rep.problems]
     return "\n".join(out) + "\n"

@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: MIT
 """The warp part (clockscope.warp/1): one method's CPU-pair matrix of backward steps into
-Machine.warp, drawn as a heatmap per machine (charts.warp_charts)."""
+Machine.warp, drawn as a heatmap per machine (warp_charts)."""
 
-from . import charts
+from typing import List
+
+from .analysis import Report
 from .checks import boolean, lst, num, obj, string
 from .model import Machine, WarpPairs
-from .part import Part
+from .compare import fmt_ns
+from .part import MAX_MACHINES_IN_CHART, Chart, Part
 
 
 def _pairs(meth: dict, what: str) -> WarpPairs:
@@ -44,4 +47,52 @@ def read(doc: dict, m: Machine) -> None:
     m.warp_faults = int(num(doc.get("faults"), "faults") or 0)
 
 
-PART = Part("warp", 1, read, expected=True, charts=(charts.warp_charts,))
+
+def warp_charts(rep: Report, canvas) -> List[Chart]:
+    """One figure, a panel per machine: backward steps for each (earlier CPU, later CPU)."""
+    machines = [m for m in rep.machines if m.warp]
+    if len(machines) > MAX_MACHINES_IN_CHART:
+        # A fleet: the machines whose clocks went backwards most.
+        machines = sorted(machines, key=lambda m: -m.warp.backward_steps)[:MAX_MACHINES_IN_CHART]
+    if not machines:
+        return []
+    biggest = max(len(m.warp.cpus) for m in machines)
+    side = 2.0 + 0.3 * min(biggest, 16)
+    cols = max(1, min(len(machines), int(9 // side)))
+    rows = (len(machines) + cols - 1) // cols
+    fig, axes = canvas.subplots(rows, cols, figsize=(side * cols + 1.2, (side + 0.5) * rows + 0.6),
+                             squeeze=False)
+    fig.subplots_adjust(hspace=0.6, wspace=0.8)
+    top = max(max(m.warp.backward.values(), default=0) for m in machines)
+    im = None
+    for k, ax in enumerate(axes.flat):
+        if k >= len(machines):
+            ax.set_visible(False)
+            continue
+        m = machines[k]
+        w = m.warp
+        cpus = w.cpus
+        size = len(cpus)
+        grid = [[w.backward.get((a, b), 0) for b in cpus] for a in cpus]
+        im = ax.imshow(grid, cmap="Reds", vmin=0, vmax=max(top, 1))
+        if size <= 16:
+            for a in range(size):
+                for b in range(size):
+                    ax.text(b, a, str(grid[a][b]), ha="center", va="center", fontsize=9,
+                            color="white" if top and grid[a][b] > top * 0.6 else "black")
+        ticks = list(range(size)) if size <= 16 else list(range(0, size, max(1, size // 8)))
+        ax.set_xticks(ticks)
+        ax.set_xticklabels([str(cpus[t]) for t in ticks])
+        ax.set_yticks(ticks)
+        ax.set_yticklabels([str(cpus[t]) for t in ticks])
+        ax.set_xlabel("later read on CPU")
+        ax.set_ylabel("earlier read on CPU")
+        worst = (f"{w.backward_steps:,} of {w.comparisons:,} back, worst {fmt_ns(w.max_backward_ns)}"
+                 if w.backward_steps else f"0 of {w.comparisons:,} reads back")
+        ax.set_title(f"{m.name}\n{w.method}\n{worst}", fontsize=8)
+    fig.colorbar(im, ax=list(axes.flat), shrink=0.8, label="reads that went back")
+    fig.suptitle("Time going backwards between CPUs (warp): each machine's worst method", fontsize=12)
+    return [("warp.svg", "Warp: backward steps per CPU pair", canvas.svg(fig))]
+
+
+PART = Part("warp", 1, read, expected=True, charts=(warp_charts,))

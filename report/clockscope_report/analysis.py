@@ -6,10 +6,11 @@ fleet summary.  Renderers (text.py, html.py) only lay these out."""
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Counter as TCounter
+from typing import Dict, List, Optional, Tuple
 
 from .compare import Ratio, compare, fmt_ns
-from .model import Machine, Measure, Problem, Stat
+from .model import SEVERITY_ORDER, Machine, Measure, Problem, Stat
 
 # The rows of the comparison, in the spirit of the RISC-V clock_gettime report: what programs call, then what
 # that costs underneath.  "counter" is the CPU counter read plain (rdtsc, cntvct, rdtime).
@@ -55,13 +56,36 @@ class Explanation:
 
 
 @dataclass
+class FleetCost:
+    """clock_gettime(CLOCK_MONOTONIC)'s per-call cost over the machines that measured it."""
+    n: int
+    min: float
+    p10: float
+    median: float
+    p90: float
+    max: float
+    values: List[float]                  # every machine's median, ascending
+
+
+@dataclass
+class Fleet:
+    """The fleet summary: machines per verdict, per clocksource and per finding (notice and
+    worse), and the distribution of clock_gettime's cost."""
+    verdicts: TCounter[str]
+    clocksources: TCounter[str]
+    findings: TCounter[str]              # finding id -> machines
+    finding_titles: Dict[str, str]       # finding id -> its title
+    cost: Optional[FleetCost]
+
+
+@dataclass
 class Report:
     machines: List[Machine]
     baseline: Machine
     rows: List[Row]
     explanations: Dict[str, Explanation]
     answer: List[str]
-    fleet: Optional[Dict[str, Any]] = None        # _fleet(): counters and the cost distribution
+    fleet: Optional[Fleet] = None                 # many machines (is_fleet): _fleet()
     problems: List[Problem] = field(default_factory=list)
 
     @property
@@ -228,7 +252,6 @@ def explain(m: Machine) -> Explanation:
 def _top_finding(d):
     """The finding that explains most: the most severe, preferring one with a fix, and
     never the purely informative ones when something worse exists."""
-    from .model import SEVERITY_ORDER
     if not d.findings:
         return None
     return sorted(d.findings, key=lambda f: (SEVERITY_ORDER.get(f.severity, 9), not f.fix))[0]
@@ -314,7 +337,7 @@ def _fleet_answer(baseline, key, base_txt, ranked, explanations, machines) -> Li
     return lines
 
 
-def _fleet(machines) -> dict:
+def _fleet(machines: List[Machine]) -> Fleet:
     verdicts = Counter(m.diagnosis.verdict if m.diagnosis else "no diagnosis" for m in machines)
     sources = Counter(str(m.description.get("clocksource") or "unknown") for m in machines)
     findings = Counter()
@@ -329,10 +352,8 @@ def _fleet(machines) -> dict:
     dist = None
     if costs:
         q = statistics.quantiles(costs, n=10, method="inclusive") if len(costs) > 1 else [costs[0]] * 9
-        dist = {"n": len(costs), "min": costs[0], "p10": q[0], "median": statistics.median(costs),
-                "p90": q[8], "max": costs[-1], "values": costs}
-    return {"verdicts": verdicts, "clocksources": sources, "findings": findings,
-            "finding_titles": titles, "cost": dist}
+        dist = FleetCost(len(costs), costs[0], q[0], statistics.median(costs), q[8], costs[-1], costs)
+    return Fleet(verdicts, sources, findings, titles, dist)
 
 
 def build(machines: List[Machine], baseline_name: Optional[str], all_rows: bool = False) -> Report:

@@ -9,7 +9,7 @@ from .analysis import HEADLINE, Report
 from .checks import boolean, lst, num, obj, stat, string
 from .model import Machine, Measure
 from .compare import fmt_ns
-from .part import Chart, Part
+from .part import Canvas, Chart, Part
 
 TABLE_IDS = frozenset(HEADLINE)
 
@@ -53,7 +53,7 @@ def read(doc: dict, m: Machine) -> None:
 
 
 
-def cost_chart(rep: Report, canvas) -> List[Chart]:
+def cost_chart(rep: Report, canvas: Canvas) -> List[Chart]:
     machines = canvas.machines(rep)
     idx = [rep.machines.index(m) for m in machines]
     rows = [r for r in rep.rows if not r.runtime and any(
@@ -90,7 +90,7 @@ def cost_chart(rep: Report, canvas) -> List[Chart]:
     return [("cost.svg", "Cost per call, per API and machine", canvas.svg(fig))]
 
 
-def ratio_chart(rep: Report, canvas) -> List[Chart]:
+def ratio_chart(rep: Report, canvas: Canvas) -> List[Chart]:
     """Each machine's cost over the baseline's, per API, on a log axis centred on 1.  The
     whisker is the ratio's interval the table gives (bootstrap, or the range both p10-p90
     allow): it crosses 1 exactly when the table says "no significant difference"."""

@@ -7,19 +7,23 @@ or nothing when it has no data."""
 import io
 import math
 import re
-from typing import List, Sequence
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple
 
 from .analysis import KEY_ROW, Report
 from .model import Machine, Problem
-from .part import MAX_MACHINES_IN_CHART, Chart, Part
+from .part import MAX_MACHINES_IN_CHART, Chart, ChartHook, Part
+from .part import Canvas as PartCanvas
+
+if TYPE_CHECKING:                       # matplotlib is imported only to draw
+    from matplotlib.figure import Figure
 
 
 class Canvas:
-    """What every chart is drawn with: matplotlib without pyplot (no GUI state, a second
-    less to import): subplots() makes a Figure drawn by the SVG backend, svg() its text,
-    colors() the machines' colours, machines() the machines a chart shows."""
+    """What every chart is drawn with (part.Canvas): matplotlib without pyplot (no GUI
+    state, a second less to import): subplots() makes a Figure drawn by the SVG backend,
+    svg() its text, colors() the machines' colours, machines() the machines a chart shows."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         import matplotlib
         from matplotlib.figure import Figure
         self.Figure = Figure
@@ -31,24 +35,38 @@ class Canvas:
                                     "svg.fonttype": "none", "figure.dpi": 100,
                                     "font.family": ["DejaVu Sans", "sans-serif"]})
 
-    def subplots(self, rows=1, cols=1, figsize=None, squeeze=True):
+    def subplots(self, rows: int = 1, cols: int = 1, figsize: Optional[Tuple[float, float]] = None,
+                 squeeze: bool = True) -> Tuple["Figure", Any]:
         fig = self.Figure(figsize=figsize)
         return fig, fig.subplots(rows, cols, squeeze=squeeze)
 
     @staticmethod
-    def svg(fig, _canvas=None) -> str:
-        return _svg(fig)
+    def svg(fig: "Figure") -> str:
+        _plain_log_ticks(fig)
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", bbox_inches="tight")
+        text = buf.getvalue()
+        return text[text.index("<svg"):]
 
     @staticmethod
-    def colors(n):
-        return _colors(n)
+    def colors(n: int) -> List[str]:
+        palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
+        return [palette[i % len(palette)] for i in range(n)]
 
     @staticmethod
     def machines(rep: Report) -> List[Machine]:
-        return _chart_machines(rep)
+        """Every machine, or for a fleet the baseline and the slowest (by clock_gettime)."""
+        if len(rep.machines) <= MAX_MACHINES_IN_CHART:
+            return rep.machines
+
+        def cost(m: Machine) -> float:
+            s = m.stat(KEY_ROW)
+            return -s.median if s else float("inf")
+        rest = [m for m in sorted(rep.machines, key=cost) if m is not rep.baseline]
+        return [rep.baseline] + rest[:MAX_MACHINES_IN_CHART - 1]
 
 
-def _plain_log_ticks(fig) -> None:
+def _plain_log_ticks(fig: "Figure") -> None:
     """Log axes labelled 0.1, 1, 10, 100, 1000, 1e+04: matplotlib's own log labels are
     mathtext ($10^{2}$), which this report turns off so that no bundle text is read as TeX."""
     from matplotlib.ticker import FuncFormatter, NullFormatter
@@ -59,35 +77,11 @@ def _plain_log_ticks(fig) -> None:
                 axis.set_minor_formatter(NullFormatter())
 
 
-def _svg(fig, _canvas=None) -> str:
-    _plain_log_ticks(fig)
-    buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight")
-    text = buf.getvalue()
-    return text[text.index("<svg"):]
-
-
-def _chart_machines(rep: Report) -> List[Machine]:
-    if len(rep.machines) <= MAX_MACHINES_IN_CHART:
-        return rep.machines
-
-    def cost(m):
-        s = m.stat(KEY_ROW)
-        return -s.median if s else float("inf")
-    rest = [m for m in sorted(rep.machines, key=cost) if m is not rep.baseline]
-    return [rep.baseline] + rest[:MAX_MACHINES_IN_CHART - 1]
-
-
-def _colors(n):
-    palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
-    return [palette[i % len(palette)] for i in range(n)]
-
-
-def fleet_chart(rep: Report, plt) -> List[Chart]:
-    if not rep.fleet or not rep.fleet["cost"]:
+def fleet_chart(rep: Report, canvas: PartCanvas) -> List[Chart]:
+    if rep.fleet is None or rep.fleet.cost is None:
         return []
-    vals = rep.fleet["cost"]["values"]
-    fig, ax = plt.subplots(figsize=(10, 3.5))
+    vals = rep.fleet.cost.values
+    fig, ax = canvas.subplots(figsize=(10, 3.5))
     lo, hi = math.log10(min(vals)), math.log10(max(vals))
     if hi - lo < 0.1:
         lo, hi = lo - 0.05, hi + 0.05
@@ -98,10 +92,10 @@ def fleet_chart(rep: Report, plt) -> List[Chart]:
     ax.set_ylabel("machines")
     ax.set_title(f"Distribution of clock_gettime's cost over {len(vals)} machines")
     ax.grid(alpha=0.3)
-    return [("fleet-cost.svg", "clock_gettime cost across the fleet", _svg(fig, plt))]
+    return [("fleet-cost.svg", "clock_gettime cost across the fleet", canvas.svg(fig))]
 
 
-def _guarded(rep: Report, draw, canvas) -> List[Chart]:
+def _guarded(rep: Report, draw: ChartHook, canvas: PartCanvas) -> List[Chart]:
     """One chart's failure (a value matplotlib cannot place) costs that chart, named among
     the input problems, never the whole report."""
     try:
@@ -112,7 +106,7 @@ def _guarded(rep: Report, draw, canvas) -> List[Chart]:
         return []
 
 
-def _chart_name(draw) -> str:
+def _chart_name(draw: ChartHook) -> str:
     return re.sub(r"_charts?$", "", draw.__name__)
 
 

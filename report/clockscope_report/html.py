@@ -90,22 +90,22 @@ def _fleet_table(rep: Report) -> List[str]:
 def _fleet_summary(rep: Report) -> List[str]:
     f = rep.fleet
     out = ["<h2>Fleet summary</h2>", '<table><tr><th>verdict</th><th>machines</th></tr>']
-    out += [f"<tr>{_td(k)}{_td(str(v), 'num')}</tr>" for k, v in f["verdicts"].most_common()]
+    out += [f"<tr>{_td(k)}{_td(str(v), 'num')}</tr>" for k, v in f.verdicts.most_common()]
     out.append("</table>")
     out.append('<table><tr><th>clocksource</th><th>machines</th></tr>')
-    out += [f"<tr>{_td(k)}{_td(str(v), 'num')}</tr>" for k, v in f["clocksources"].most_common()]
+    out += [f"<tr>{_td(k)}{_td(str(v), 'num')}</tr>" for k, v in f.clocksources.most_common()]
     out.append("</table>")
-    if f["findings"]:
+    if f.findings:
         out.append('<table><tr><th>finding (notice and worse)</th><th>machines</th></tr>')
-        out += [f"<tr><td><code>{escape(k)}</code> {escape(f['finding_titles'][k])}</td>{_td(str(v), 'num')}</tr>"
-                for k, v in f["findings"].most_common(15)]
+        out += [f"<tr><td><code>{escape(k)}</code> {escape(f.finding_titles[k])}</td>{_td(str(v), 'num')}</tr>"
+                for k, v in f.findings.most_common(15)]
         out.append("</table>")
-    c = f["cost"]
+    c = f.cost
     if c:
         from .compare import fmt_ns
-        out.append(f"<p>clock_gettime(CLOCK_MONOTONIC) over {c['n']} machines: min {fmt_ns(c['min'])}, "
-                   f"p10 {fmt_ns(c['p10'])}, median {fmt_ns(c['median'])}, p90 {fmt_ns(c['p90'])}, "
-                   f"max {fmt_ns(c['max'])}.</p>")
+        out.append(f"<p>clock_gettime(CLOCK_MONOTONIC) over {c.n} machines: min {fmt_ns(c.min)}, "
+                   f"p10 {fmt_ns(c.p10)}, median {fmt_ns(c.median)}, p90 {fmt_ns(c.p90)}, "
+                   f"max {fmt_ns(c.max)}.</p>")
     return out
 
 

@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Dict, List, Optional
 
+from .analysis import Report
 from .checks import Malformed, lst, num, obj, string
 from .compare import fmt_ns
-from .part import Chart, Part
+from .model import Machine
+from .part import Canvas, Chart, Part
 
 
 @dataclass
@@ -91,12 +93,12 @@ def _sweep_row(x, what) -> SweepRow:
                      for k in ("futex", "eventfd")})
 
 
-def of(m) -> Optional[Ladder]:
+def of(m: Machine) -> Optional[Ladder]:
     """The machine's ladder part, or None."""
     return m.data.get("ladder")
 
 
-def read(doc: dict, m) -> None:
+def read(doc: dict, m: Machine) -> None:
     """The document into the machine's data["ladder"] (raises checks.Malformed)."""
     lad = Ladder([_rung(x, f"rungs[{i}]") for i, x in enumerate(lst(doc.get("rungs"), "rungs"))])
     mat = doc.get("cpu_matrix")
@@ -161,7 +163,7 @@ def _sweep_lines(name: str, lad: Ladder) -> List[str]:
     return out
 
 
-def text_section(rep) -> List[str]:
+def text_section(rep: Report) -> List[str]:
     """The ladder's lines for the terminal: the rungs that frame a time read, per machine."""
     out = []
     for m in rep.machines:
@@ -180,7 +182,7 @@ def text_section(rep) -> List[str]:
     return ["", "ladder (kernel crossings and cross-CPU handoffs):"] + out if out else []
 
 
-def html_section(rep) -> List[str]:
+def html_section(rep: Report) -> List[str]:
     text = text_section(rep)
     if not text:
         return []
@@ -189,11 +191,11 @@ def html_section(rep) -> List[str]:
 
 # --- charts --------------------------------------------------------------------------
 
-def _machines(rep):
+def _machines(rep: Report):
     return [m for m in rep.machines if of(m)][:8]
 
 
-def rung_chart(rep, plt) -> List[Chart]:
+def rung_chart(rep: Report, canvas: Canvas) -> List[Chart]:
     machines = _machines(rep)
     ids = []
     for m in machines:
@@ -205,8 +207,8 @@ def rung_chart(rep, plt) -> List[Chart]:
     kinds = {r.id: r.kind for m in machines for r in of(m).rungs}
     n = len(machines)
     height = 0.8 / n
-    fig, ax = plt.subplots(figsize=(10, 1.4 + len(ids) * (0.13 * n + 0.2)))
-    for k, (m, color) in enumerate(zip(machines, plt.colors(n))):
+    fig, ax = canvas.subplots(figsize=(10, 1.4 + len(ids) * (0.13 * n + 0.2)))
+    for k, (m, color) in enumerate(zip(machines, canvas.colors(n))):
         by = {r.id: r for r in of(m).rungs}
         ys, vals, hi = [], [], []
         for y, rid in enumerate(ids):
@@ -230,17 +232,17 @@ def rung_chart(rep, plt) -> List[Chart]:
     ax.set_title("The ladder: calls and kernel crossings, round trips between threads and processes")
     ax.grid(axis="x", which="both", alpha=0.3)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8, title="machine")
-    return [("ladder.svg", "The ladder (log scale)", plt.svg(fig))]
+    return [("ladder.svg", "The ladder (log scale)", canvas.svg(fig))]
 
 
-def matrix_chart(rep, plt) -> List[Chart]:
+def matrix_chart(rep: Report, canvas: Canvas) -> List[Chart]:
     machines = [m for m in _machines(rep) if of(m).matrix_cpus]
     if not machines:
         return []
     side = 2.2 + 0.35 * min(max(len(of(m).matrix_cpus) for m in machines), 16)
     cols = max(1, min(len(machines), int(10 // side)))
     rows = (len(machines) + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(side * cols + 1.5, (side + 0.6) * rows + 0.6),
+    fig, axes = canvas.subplots(rows, cols, figsize=(side * cols + 1.5, (side + 0.6) * rows + 0.6),
                              squeeze=False)
     fig.subplots_adjust(hspace=0.6, wspace=0.9)
     # One colour scale for every machine: a 0.1 ns spread on one machine is not drawn as
@@ -277,16 +279,16 @@ def matrix_chart(rep, plt) -> List[Chart]:
         ax.set_title(f"{m.name}\n{_load_text(of(m))}\n{spread}", fontsize=8)
     fig.colorbar(im, ax=list(axes.flat), shrink=0.8, label="one_way ns (one scale for every machine)")
     fig.suptitle("Cache-line handoff between CPUs (one_way: half a round trip)", fontsize=11)
-    return [("ladder-matrix.svg", "Cache-line handoff per CPU pair (one_way)", plt.svg(fig))]
+    return [("ladder-matrix.svg", "Cache-line handoff per CPU pair (one_way)", canvas.svg(fig))]
 
 
-def sweep_chart(rep, plt) -> List[Chart]:
+def sweep_chart(rep: Report, canvas: Canvas) -> List[Chart]:
     machines = [m for m in _machines(rep) if of(m).sweep]
     if not machines:
         return []
-    fig, ax = plt.subplots(figsize=(9, 4))
+    fig, ax = canvas.subplots(figsize=(9, 4))
     styles = {"futex": "--", "eventfd": ":", "poll": "-"}
-    for m, color in zip(machines, plt.colors(len(machines))):
+    for m, color in zip(machines, canvas.colors(len(machines))):
         for mode, style in styles.items():
             pts = [(row.clients, row.modes[mode].ns) for row in of(m).sweep
                    if mode in row.modes and row.modes[mode].ns]
@@ -308,7 +310,7 @@ def sweep_chart(rep, plt) -> List[Chart]:
                  "(the polling-server experiment of FlexIPC, Journal of Software 2025)")
     ax.grid(which="both", alpha=0.3)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
-    return [("ladder-sweep.svg", "A sleeping vs a polling server (the FlexIPC experiment)", plt.svg(fig))]
+    return [("ladder-sweep.svg", "A sleeping vs a polling server (the FlexIPC experiment)", canvas.svg(fig))]
 
 
 PART = Part("ladder", 1, read, text=text_section, html=html_section,

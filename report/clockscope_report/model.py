@@ -50,11 +50,7 @@ class Diagnosis:
     fast_path: Optional[bool]
     clocksource: Optional[str]
     syscalls_per_call: Optional[float]   # clock_gettime(MONOTONIC), from the proof
-    findings: List[Finding]
-
-    def top_finding(self) -> Optional[Finding]:
-        ranked = sorted(self.findings, key=lambda f: SEVERITY_ORDER.get(f.severity, 9))
-        return ranked[0] if ranked else None
+    findings: List[Finding]              # analysis._top_finding picks the one that explains most
 
 
 @dataclass

@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Dict, List, Optional, Tuple
 
+from .analysis import Report
 from .checks import lst, num, obj, string
-from .part import Part
+from .model import Machine
+from .part import Canvas, Chart, Part
 
 # The categories of reading the time, in the order the profile command lists them, with
 # the labels and colours shown here; "other" is the rest of the samples.
@@ -36,12 +38,12 @@ class Profile:
     notes: List[str] = field(default_factory=list)
 
 
-def of(m) -> Optional[Profile]:
+def of(m: Machine) -> Optional[Profile]:
     """The machine's profile part, or None."""
     return m.data.get("profile")
 
 
-def read(doc: dict, m) -> None:
+def read(doc: dict, m: Machine) -> None:
     """The machine's data["profile"] from a clockscope.profile/1 document (raises
     checks.Malformed naming the field)."""
     percents = {}
@@ -66,7 +68,7 @@ def read(doc: dict, m) -> None:
                         kind, notes)
 
 
-def _machines(rep):
+def _machines(rep: Report):
     return [m for m in rep.machines if of(m) is not None]
 
 
@@ -91,7 +93,7 @@ def _rows(machines) -> Tuple[List[str], List[List[str]]]:
     return header, rows
 
 
-def text_section(rep) -> List[str]:
+def text_section(rep: Report) -> List[str]:
     """The terminal's section: one column per machine with a profile ([] when none has)."""
     machines = _machines(rep)
     if not machines:
@@ -104,7 +106,7 @@ def text_section(rep) -> List[str]:
     return out
 
 
-def markdown_section(rep) -> List[str]:
+def markdown_section(rep: Report) -> List[str]:
     machines = _machines(rep)
     if not machines:
         return []
@@ -115,7 +117,7 @@ def markdown_section(rep) -> List[str]:
     return out + [""]
 
 
-def html_section(rep) -> List[str]:
+def html_section(rep: Report) -> List[str]:
     machines = _machines(rep)
     if not machines:
         return []
@@ -134,12 +136,12 @@ def html_section(rep) -> List[str]:
     return out
 
 
-def chart(rep, plt) -> list:
+def chart(rep: Report, canvas: Canvas) -> List[Chart]:
     """One stacked horizontal bar per machine: each path's share of all samples."""
     machines = _machines(rep)
     if not machines:
         return []
-    fig, ax = plt.subplots(figsize=(10, 1.2 + 0.6 * len(machines)))
+    fig, ax = canvas.subplots(figsize=(10, 1.2 + 0.6 * len(machines)))
     names = [f"{m.name}\n({of(m).target or of(m).source})" for m in machines][::-1]
     profs = [of(m) for m in machines][::-1]
     left = [0.0] * len(profs)
@@ -165,7 +167,7 @@ def chart(rep, plt) -> list:
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.35 if len(profs) < 3 else -0.2), ncol=3,
               fontsize=8, frameon=False)
     ax.grid(axis="x", alpha=0.3)
-    return [("profile.svg", "Profile: share of samples per path", plt.svg(fig))]
+    return [("profile.svg", "Profile: share of samples per path", canvas.svg(fig))]
 
 
 PART = Part("profile", 1, read, text=text_section, markdown=markdown_section, html=html_section,

@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from html import escape
 from typing import List, Optional
 
+from .analysis import Report
 from .checks import Malformed, boolean, lst, num, obj, string
 from .compare import fmt_ns
-from .model import Measure, Stat
-from .part import Part
+from .model import Machine, Measure, Stat
+from .part import Canvas, Chart, Part
 
 RUNTIME_ORDER = ["c", "python", "go", "java", "node", "rust"]
 PATHS = ("libc", "vdso-direct", "ffi-libc", "syscall")
@@ -41,12 +42,12 @@ class RuntimeRow:
     speed_changed: bool = False
 
 
-def of(m) -> List[RuntimeRow]:
+def of(m: Machine) -> List[RuntimeRow]:
     """The machine's runtime rows (measured, absent and failed), [] without the part."""
     return m.data.get("runtimes", [])
 
 
-def read(doc: dict, m) -> None:
+def read(doc: dict, m: Machine) -> None:
     """Reads a clockscope.runtimes/1 document into m (raises checks.Malformed)."""
     rows = m.data.setdefault("runtimes", [])
     for i, r in enumerate(lst(doc.get("results"), "results")):
@@ -194,7 +195,7 @@ def has_runtimes(rep) -> bool:
     return any(of(m) for m in rep.machines)
 
 
-def markdown_section(rep) -> List[str]:
+def markdown_section(rep: Report) -> List[str]:
     if not has_runtimes(rep):
         return []
     header, rows = table(rep)
@@ -205,7 +206,7 @@ def markdown_section(rep) -> List[str]:
     return out
 
 
-def text_section(rep) -> List[str]:
+def text_section(rep: Report) -> List[str]:
     if not has_runtimes(rep):
         return []
     header, rows = table(rep)
@@ -217,7 +218,7 @@ def text_section(rep) -> List[str]:
     return out
 
 
-def html_section(rep) -> List[str]:
+def html_section(rep: Report) -> List[str]:
     if not has_runtimes(rep):
         return []
     header, rows = table(rep)
@@ -231,18 +232,18 @@ def html_section(rep) -> List[str]:
     return out
 
 
-def chart(rep, plt) -> list:
+def chart(rep: Report, canvas: Canvas) -> List[Chart]:
     """Net clock cost per runtime API and machine (log scale), the harness as a thin grey
     bar under each; a harness-bound figure is drawn hollow; "syscall" beside a bar that
     entered the kernel."""
     keys = _keys(rep)
     if not keys:
         return []
-    machines = plt.machines(rep)
-    colors = plt.colors(len(machines))
+    machines = canvas.machines(rep)
+    colors = canvas.colors(len(machines))
     n = len(machines)
     height = 0.8 / n
-    fig, ax = plt.subplots(figsize=(10, 1.4 + len(keys) * (0.2 * n + 0.25)))
+    fig, ax = canvas.subplots(figsize=(10, 1.4 + len(keys) * (0.2 * n + 0.25)))
     for k, (m, color) in enumerate(zip(machines, colors)):
         for y, key in enumerate(keys):
             r = _row(m, key)
@@ -271,7 +272,7 @@ def chart(rep, plt) -> list:
         seen.setdefault(l, h)
     ax.legend(list(seen.values()), list(seen.keys()), loc="upper left", bbox_to_anchor=(1.01, 1),
               fontsize=9, title="machine")
-    return [("runtimes.svg", "Language runtimes: clock cost net of the harness", plt.svg(fig))]
+    return [("runtimes.svg", "Language runtimes: clock cost net of the harness", canvas.svg(fig))]
 
 
 PART = Part("runtimes", 1, read, text=text_section, markdown=markdown_section, html=html_section,

@@ -21,7 +21,7 @@ def part_sections(rep: Report, form: str, parts: Sequence[Part]) -> List[str]:
     (registry.PARTS)."""
     out = []
     for part in parts:
-        hook = getattr(part, form)
+        hook = part.section(form)
         if hook is not None:
             out += hook(rep)
     return out
@@ -177,19 +177,19 @@ def csv_cell(v):
 def fleet_markdown(rep: Report) -> List[str]:
     f = rep.fleet
     out = ["## Fleet summary", ""]
-    out.append("Machines per verdict: " + ", ".join(f"{k} {v}" for k, v in f["verdicts"].most_common()))
+    out.append("Machines per verdict: " + ", ".join(f"{k} {v}" for k, v in f.verdicts.most_common()))
     out.append("")
-    out.append("Machines per clocksource: " + ", ".join(f"{k} {v}" for k, v in f["clocksources"].most_common()))
+    out.append("Machines per clocksource: " + ", ".join(f"{k} {v}" for k, v in f.clocksources.most_common()))
     out.append("")
-    if f["findings"]:
+    if f.findings:
         out.append("Machines per finding (notice and worse):")
-        out += [f"- {k} ({f['finding_titles'][k]}): {v}" for k, v in f["findings"].most_common(10)]
+        out += [f"- {k} ({f.finding_titles[k]}): {v}" for k, v in f.findings.most_common(10)]
         out.append("")
-    c = f["cost"]
+    c = f.cost
     if c:
-        out.append(f"clock_gettime(CLOCK_MONOTONIC) over {c['n']} machines: min {fmt_ns(c['min'])}, "
-                   f"p10 {fmt_ns(c['p10'])}, median {fmt_ns(c['median'])}, p90 {fmt_ns(c['p90'])}, "
-                   f"max {fmt_ns(c['max'])}")
+        out.append(f"clock_gettime(CLOCK_MONOTONIC) over {c.n} machines: min {fmt_ns(c.min)}, "
+                   f"p10 {fmt_ns(c.p10)}, median {fmt_ns(c.median)}, p90 {fmt_ns(c.p90)}, "
+                   f"max {fmt_ns(c.max)}")
         out.append("")
     return out
 

@@ -8,7 +8,7 @@ from .analysis import Report
 from .checks import boolean, lst, num, obj, string
 from .model import Machine, WarpPairs
 from .compare import fmt_ns
-from .part import MAX_MACHINES_IN_CHART, Chart, Part
+from .part import MAX_MACHINES_IN_CHART, Canvas, Chart, Part
 
 
 def _pairs(meth: dict, what: str) -> WarpPairs:
@@ -48,7 +48,7 @@ def read(doc: dict, m: Machine) -> None:
 
 
 
-def warp_charts(rep: Report, canvas) -> List[Chart]:
+def warp_charts(rep: Report, canvas: Canvas) -> List[Chart]:
     """One figure, a panel per machine: backward steps for each (earlier CPU, later CPU)."""
     machines = [m for m in rep.machines if m.warp]
     if len(machines) > MAX_MACHINES_IN_CHART:

@@ -6,7 +6,8 @@
 #   make cross                static aarch64 and riscv64 builds (Debian cross compilers):
 #                             build/aarch64/clockscope, build/riscv64/clockscope
 #   make vm-binaries          static x86_64, aarch64, riscv64 builds for clockscope vm
-#   make check                the quick inner loop (under a minute): C unit tests, fast CLI tests
+#   make check                the quick inner loop (under a minute): C unit tests, fast CLI tests,
+#                             ruff and mypy on the report package (report/pyproject.toml)
 #   make test                 the whole test suite (see README, docs/testing.md)
 #   make mutants              deliberate breakages (tests/mutants/*.mutant) must each fail
 #                             their tests (docs/testing.md, "Mutants"): the latest commits'
@@ -242,6 +243,8 @@ CHECK_TESTS := tests/test_cli.py tests/test_bench.py tests/test_warp.py tests/te
 CHECK_MARKERS := not cross and not qemu and not vm and not sanitized
 check: all $(O)/unit_tests
 	$(O)/unit_tests
+	cd report && $(PYTHON) -m ruff check --no-cache clockscope_report
+	cd report && $(PYTHON) -m mypy --cache-dir /dev/null clockscope_report
 	$(PYTHON) -m pytest -q $(CHECK_TESTS) -m "$(CHECK_MARKERS)"
 
 # The whole suite: C unit tests (native, sanitized, cross under qemu-user), CLI tests,

@@ -111,6 +111,17 @@ if ! python3 -c 'import matplotlib' >/dev/null 2>&1; then
         echo "install-deps: could not install the report's requirements (report/requirements.txt)"
 fi
 
+# The report's lint (make check, tests/test_report_lint.py): ruff and mypy, from PyPI at the
+# versions requirements-test.txt pins (their checks change between versions; Debian 12 has
+# no ruff).  Where pip may not install system-wide (PEP 668), into the user's site only.
+for tool in ruff mypy; do
+    python3 -m "$tool" --version >/dev/null 2>&1 && continue
+    spec=$(grep "^$tool==" requirements-test.txt)
+    python3 -m pip install -q "$spec" 2>/dev/null ||
+        python3 -m pip install -q --user --break-system-packages "$spec" 2>/dev/null ||
+        echo "install-deps: could not install $spec (make check and tests/test_report_lint.py need it)"
+done
+
 # The metrics tests parse `clockscope metrics` with Prometheus's own Python client (PyPI's
 # prometheus-client, else Debian's python3-prometheus-client).
 if ! python3 -c 'import prometheus_client' >/dev/null 2>&1; then

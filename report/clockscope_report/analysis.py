@@ -107,7 +107,8 @@ def measure_for(m: Machine, key: str) -> Optional[Measure]:
 
 def _label(machines: List[Machine], key: str) -> str:
     if key == "counter":
-        names = sorted({measure_for(m, key).id.split(".", 1)[1] for m in machines if measure_for(m, key)})
+        measured = (measure_for(m, key) for m in machines)
+        names = sorted({meas.id.split(".", 1)[1] for meas in measured if meas})
         return f"CPU counter read ({' / '.join(names)})" if names else "CPU counter read"
     for m in machines:
         if key in m.measures:
@@ -131,7 +132,7 @@ def _bench_rows(machines, baseline, keys) -> List[Row]:
     return rows
 
 
-def _net(meas: Measure) -> (Optional[Stat], str):
+def _net(meas: Measure) -> Tuple[Optional[Stat], str]:
     """A runtime figure less its harness: (net stat or None, note)."""
     s, h = meas.stat, meas.harness
     if s is None or h is None:
@@ -199,7 +200,7 @@ def explain(m: Machine) -> Explanation:
     """Why reading the time costs what it does on m, from m's own bundle."""
     d = m.diagnosis
     parts = []
-    details = []
+    details: List[str] = []
     counter = counter_measure(m)
     if counter and counter.stat and counter.stat.median >= 1000:
         parts.append(f"{counter.id.split('.', 1)[1]} costs {fmt_ns(counter.stat.median)} per read "
@@ -227,11 +228,12 @@ def explain(m: Machine) -> Explanation:
     if cs:
         parts.append(f"clocksource {cs}")
     virt = m.description.get("virtualization")
-    emu = emulation(m)
-    if emu:
+    evidence = emulation_evidence(m)
+    if evidence:
+        emu, how = evidence
         parts.append(f"an emulated CPU ({emu}): its nanoseconds are the emulator's, not a CPU's")
         brief.append("emulated CPU")
-        details.append(f"emulated CPU ({emu}): {emulation_evidence(m)[1]}")
+        details.append(f"emulated CPU ({emu}): {how}")
     elif isinstance(virt, str) and virt not in ("none", ""):
         parts.append(f"virtualization {virt}")
     top = _top_finding(d)
@@ -323,7 +325,7 @@ def _fleet_answer(baseline, key, base_txt, ranked, explanations, machines) -> Li
         _, m, c = ranked[0]
         lines.append(f"Slowest: {m.name}, {fmt_ns(c.measure.stat.median)} per call, "
                      f"{c.ratio.words(baseline.name)}. Why: {explanations[m.name].short}.")
-    reasons = Counter()
+    reasons: TCounter[str] = Counter()
     for m, _ in slower:
         top = _top_finding(m.diagnosis) if m.diagnosis else None
         if top:
@@ -340,8 +342,8 @@ def _fleet_answer(baseline, key, base_txt, ranked, explanations, machines) -> Li
 def _fleet(machines: List[Machine]) -> Fleet:
     verdicts = Counter(m.diagnosis.verdict if m.diagnosis else "no diagnosis" for m in machines)
     sources = Counter(str(m.description.get("clocksource") or "unknown") for m in machines)
-    findings = Counter()
-    titles = {}
+    findings: TCounter[str] = Counter()
+    titles: Dict[str, str] = {}
     for m in machines:
         if m.diagnosis:
             for f in m.diagnosis.findings:

@@ -5,10 +5,10 @@ per API and machine, and each machine's slowdown against the baseline."""
 
 from typing import List, Optional
 
-from .analysis import HEADLINE, Report
+from .analysis import HEADLINE, Cell, Report
 from .checks import boolean, lst, num, obj, stat, string
-from .model import Machine, Measure
 from .compare import fmt_ns
+from .model import Machine, Measure, Stat
 from .part import Canvas, Chart, Part
 
 TABLE_IDS = frozenset(HEADLINE)
@@ -52,12 +52,16 @@ def read(doc: dict, m: Machine) -> None:
                                   boolean(r.get("noisy"), what + ".noisy") or unstable, why)
 
 
+def _drawn(cell: Cell) -> Optional[Stat]:
+    """The cell's figure, when the cost chart can draw it (a median above 0)."""
+    meas = cell.measure
+    return meas.stat if meas and meas.stat and meas.stat.median > 0 else None
+
 
 def cost_chart(rep: Report, canvas: Canvas) -> List[Chart]:
     machines = canvas.machines(rep)
     idx = [rep.machines.index(m) for m in machines]
-    rows = [r for r in rep.rows if not r.runtime and any(
-        r.cells[i].measure and r.cells[i].measure.stat and r.cells[i].measure.stat.median > 0 for i in idx)]
+    rows = [r for r in rep.rows if not r.runtime and any(_drawn(r.cells[i]) for i in idx)]
     if not rows:
         return []
     n = len(machines)
@@ -66,17 +70,16 @@ def cost_chart(rep: Report, canvas: Canvas) -> List[Chart]:
     for k, (i, m, color) in enumerate(zip(idx, machines, canvas.colors(n))):
         ys, vals, lo, hi = [], [], [], []
         for y, r in enumerate(rows):
-            meas = r.cells[i].measure
-            if meas and meas.stat and meas.stat.median > 0:
-                s = meas.stat
+            s = _drawn(r.cells[i])
+            if s:
                 ys.append(y + (k - (n - 1) / 2) * height)
                 vals.append(s.median)
                 lo.append(s.median - max(s.p10, s.median * 1e-3))
                 hi.append(s.p90 - s.median)
         ax.barh(ys, vals, height=height * 0.9, color=color, label=m.name,
                 xerr=[lo, hi], error_kw={"ecolor": "black", "capsize": 2, "elinewidth": 0.8})
-        for y, v, h in zip(ys, vals, hi):
-            ax.text((v + h) * 1.12, y, fmt_ns(v), va="center", fontsize=7, color="#333")
+        for yy, v, h in zip(ys, vals, hi):
+            ax.text((v + h) * 1.12, yy, fmt_ns(v), va="center", fontsize=7, color="#333")
     ax.set_xscale("log")
     lo_x, hi_x = ax.get_xlim()
     ax.set_xlim(lo_x, hi_x * 3)          # room for the value labels
@@ -106,9 +109,9 @@ def ratio_chart(rep: Report, canvas: Canvas) -> List[Chart]:
     for k, (i, m, color) in enumerate(zip(idx, machines, canvas.colors(n + 1)[1:])):
         ys, vals, lo, hi = [], [], [], []
         for y, r in enumerate(rows):
-            if not r.cells[i].ratio:
-                continue
             ratio = r.cells[i].ratio
+            if not ratio:
+                continue
             v, low, high = ratio.value, ratio.low, min(ratio.high, ratio.value * 1e6)
             ys.append(y + (k - (n - 1) / 2) * height)
             vals.append(v)
@@ -117,13 +120,13 @@ def ratio_chart(rep: Report, canvas: Canvas) -> List[Chart]:
             ends += [max(low, 1e-6), high]
         ax.barh(ys, [v - 1 for v in vals], left=1, height=height * 0.9, color=color, label=m.name,
                 xerr=[lo, hi], error_kw={"ecolor": "black", "capsize": 2, "elinewidth": 0.8})
-        for y, v, l, h in zip(ys, vals, lo, hi):
+        for yy, v, down, h in zip(ys, vals, lo, hi):
             word = f"{v:.1f}x" if v >= 1 else f"1/{1 / v:.1f}"
             # beyond the whisker's far end, so that no line crosses the figure
             if v >= 1:
-                ax.text((v + h) * 1.12, y, word, va="center", ha="left", fontsize=7, color="#333")
+                ax.text((v + h) * 1.12, yy, word, va="center", ha="left", fontsize=7, color="#333")
             else:
-                ax.text((v - l) / 1.12, y, word, va="center", ha="right", fontsize=7, color="#333")
+                ax.text((v - down) / 1.12, yy, word, va="center", ha="right", fontsize=7, color="#333")
     ax.set_xscale("log")
     # From the data, on the log scale: the linear limits matplotlib picks first can be
     # negative (a bar from 1 down to a faster machine's ratio), which a log axis cannot show.

@@ -31,8 +31,8 @@ class Canvas:
         # paths; the browser draws it in the sans-serif family matplotlib measured.
         # text.parse_math off: a machine name is text, never TeX ("host$\frac{1$" would
         # stop the mathtext parser, and "$x$" be drawn in italics).
-        matplotlib.rcParams.update({"text.parse_math": False, "svg.hashsalt": "clockscope", "font.size": 10, "axes.titlesize": 12,
-                                    "svg.fonttype": "none", "figure.dpi": 100,
+        matplotlib.rcParams.update({"text.parse_math": False, "svg.hashsalt": "clockscope", "font.size": 10,
+                                    "axes.titlesize": 12, "svg.fonttype": "none", "figure.dpi": 100,
                                     "font.family": ["DejaVu Sans", "sans-serif"]})
 
     def subplots(self, rows: int = 1, cols: int = 1, figsize: Optional[Tuple[float, float]] = None,

@@ -6,7 +6,7 @@ Malformed naming the field, so that nothing past the reader trips over a malform
 import json
 import math
 import re
-from typing import Optional
+from typing import Any, Literal, Optional, Tuple, overload
 
 from .model import Stat
 
@@ -19,19 +19,23 @@ class Malformed(ValueError):
     """A document whose structure is not what its schema says."""
 
 
-def obj(v, what) -> dict:
+def obj(v: Any, what: str) -> dict:
     if not isinstance(v, dict):
         raise Malformed(f"{what} is not an object")
     return v
 
 
-def lst(v, what) -> list:
+def lst(v: Any, what: str) -> list:
     if not isinstance(v, list):
         raise Malformed(f"{what} is not a list")
     return v
 
 
-def string(v, what, optional=True) -> Optional[str]:
+@overload
+def string(v: Any, what: str, optional: Literal[False]) -> str: ...
+@overload
+def string(v: Any, what: str, optional: bool = True) -> Optional[str]: ...
+def string(v: Any, what: str, optional: bool = True) -> Optional[str]:
     if v is None and optional:
         return None
     if not isinstance(v, str):
@@ -39,7 +43,11 @@ def string(v, what, optional=True) -> Optional[str]:
     return v
 
 
-def num(v, what, optional=True) -> Optional[float]:
+@overload
+def num(v: Any, what: str, optional: Literal[False]) -> float: ...
+@overload
+def num(v: Any, what: str, optional: bool = True) -> Optional[float]: ...
+def num(v: Any, what: str, optional: bool = True) -> Optional[float]:
     """A finite number (bool is not one); None when optional and absent."""
     t = type(v)
     if t is float:
@@ -55,7 +63,7 @@ def num(v, what, optional=True) -> Optional[float]:
     return float(v)
 
 
-def boolean(v, what) -> bool:
+def boolean(v: Any, what: str) -> bool:
     """true or false; absent (None) reads as false."""
     if v is None:
         return False
@@ -64,7 +72,7 @@ def boolean(v, what) -> bool:
     return v
 
 
-def stat(v, what) -> Optional[Stat]:
+def stat(v: Any, what: str) -> Optional[Stat]:
     """A per-call cost {median, p10, p90, samples?} in ns: ordered, and within 0 to MAX_NS."""
     if v is None:
         return None
@@ -82,7 +90,7 @@ def stat(v, what) -> Optional[Stat]:
     return Stat(med, p10, p90, _samples(o.get("samples"), what + ".samples"))
 
 
-def _samples(v, what):
+def _samples(v: Any, what: str) -> Optional[Tuple[float, ...]]:
     """bench's per-sample ns per call (optional): the bootstrap's data.  A sample below 0
     (the loop's cost over-subtracted from a sub-nanosecond read) counts as 0."""
     if v is None:
@@ -99,7 +107,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")   # json pairs a valid pair: what is 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
-def _no_surrogates(doc):
+def _no_surrogates(doc: Any) -> Any:
     """A lone surrogate ("\\ud800", legal JSON, not a character) becomes U+FFFD in every
     string: it cannot be encoded as UTF-8 (the HTML file), drawn (matplotlib) or printed."""
     if isinstance(doc, str):
@@ -111,7 +119,7 @@ def _no_surrogates(doc):
     return doc
 
 
-def parse_json(text: str):
+def parse_json(text: str) -> Any:
     """json.loads, with lone surrogates replaced (only walked when the text escapes one)."""
     doc = json.loads(text)
     return _no_surrogates(doc) if _SURROGATE_ESCAPE.search(text) else doc

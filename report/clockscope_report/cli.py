@@ -7,8 +7,10 @@ import os
 import re
 import sys
 import tempfile
+from typing import List
 
 from . import analysis, load, registry, text
+from .model import Problem
 
 EXIT_OK = 0
 EXIT_NOTHING = 1        # no input could be reported, or the output could not be written
@@ -146,7 +148,7 @@ def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     if not args.inputs:
         _parser().error("no input: name one or more bundles (clockscope collect -o FILE makes one)")
-    problems = []
+    problems: List[Problem] = []
     machines = load.load_all(args.inputs, problems, registry.PARTS, every_method=args.all)
     for p in problems:
         sys.stderr.write(printable(f"clockscope report: {p}") + "\n")

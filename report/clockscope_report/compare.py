@@ -23,7 +23,7 @@ slower (the interval above 1) or faster (below)."""
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from .model import Stat
 
@@ -119,7 +119,7 @@ def median_distribution(samples: Tuple[float, ...]) -> Tuple[Tuple[float, float]
         lp, lq = math.log(p), math.log1p(-p)
         return min(1.0, sum(math.exp(lg[n] - lg[i] - lg[n - i] + i * lp + (n - i) * lq)
                             for i in range(k, n + 1)))
-    atoms = {}
+    atoms: Dict[float, float] = {}
     below = 0.0
     for j in range(1, n + 1):
         cdf = at_least_k(j / n)
@@ -141,14 +141,15 @@ def bootstrap_interval(machine: Tuple[float, ...], baseline: Tuple[float, ...],
     if not pairs or total <= 0:
         return None
     lo_at, hi_at = (1 - confidence) / 2 * total, (1 + confidence) / 2 * total
-    acc, lo = 0.0, None
+    acc = 0.0
+    lo: Optional[float] = None
     for v, p in pairs:
         acc += p
         if lo is None and acc >= lo_at:
             lo = v
-        if acc >= hi_at:
+        if lo is not None and acc >= hi_at:     # lo_at < hi_at: lo is set first
             return lo, v
-    return lo, pairs[-1][0]
+    return None if lo is None else (lo, pairs[-1][0])
 
 
 def compare(machine: Optional[Stat], baseline: Optional[Stat]) -> Optional[Ratio]:

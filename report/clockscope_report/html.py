@@ -9,7 +9,7 @@ import re
 from html import escape
 from typing import List, Sequence
 
-from .analysis import Report
+from .analysis import Fleet, Report
 from .part import Chart, Part
 from .text import FLEET_HEADER, RATIO_NOTE, comparison_table, fleet_rows, part_sections
 
@@ -87,8 +87,7 @@ def _fleet_table(rep: Report) -> List[str]:
     return out
 
 
-def _fleet_summary(rep: Report) -> List[str]:
-    f = rep.fleet
+def _fleet_summary(f: Fleet) -> List[str]:
     out = ["<h2>Fleet summary</h2>", '<table><tr><th>verdict</th><th>machines</th></tr>']
     out += [f"<tr>{_td(k)}{_td(str(v), 'num')}</tr>" for k, v in f.verdicts.most_common()]
     out.append("</table>")
@@ -142,7 +141,8 @@ DESCRIBE = ["arch", "cpu_model", "kernel", "clocksource", "available_clocksource
 
 def _descriptions(rep: Report) -> List[str]:
     cols = ["machine"] + DESCRIBE + ["collected", "clockscope", "file", "parts"]
-    out = ["<h2>Machines</h2>", '<table class="machines"><tr>' + "".join(f"<th>{escape(c)}</th>" for c in cols) + "</tr>"]
+    out = ["<h2>Machines</h2>",
+           '<table class="machines"><tr>' + "".join(f"<th>{escape(c)}</th>" for c in cols) + "</tr>"]
     for m in rep.machines:
         parts = ", ".join(m.parts + [f"{p}: {e}" for p, e in m.part_errors.items()])
         vals = [m.name] + [str(m.description.get(k, "—")) for k in DESCRIBE] + \
@@ -168,7 +168,7 @@ def render(rep: Report, charts: List[Chart], parts: Sequence[Part]) -> str:
         out += [f"<li>{escape(str(p))}</li>" for p in rep.problems]
         out.append("</ul></div>")
     if rep.fleet:
-        out += _fleet_summary(rep)
+        out += _fleet_summary(rep.fleet)
     out.append("<h2>Cost of reading the time</h2>")
     out += _fleet_table(rep) if rep.is_fleet else _comparison(rep)
     if not rep.is_fleet:

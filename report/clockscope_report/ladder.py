@@ -191,37 +191,42 @@ def html_section(rep: Report) -> List[str]:
 
 # --- charts --------------------------------------------------------------------------
 
-def _machines(rep: Report):
+def _machines(rep: Report) -> List[Machine]:
     return [m for m in rep.machines if of(m)][:8]
+
+
+def _drawn(m: Machine) -> Ladder:
+    """The ladder of a machine _machines() chose: it has one."""
+    return m.data["ladder"]
 
 
 def rung_chart(rep: Report, canvas: Canvas) -> List[Chart]:
     machines = _machines(rep)
     ids = []
     for m in machines:
-        for r in of(m).rungs:
+        for r in _drawn(m).rungs:
             if r.ns and r.id not in ids:
                 ids.append(r.id)
     if not ids:
         return []
-    kinds = {r.id: r.kind for m in machines for r in of(m).rungs}
+    kinds = {r.id: r.kind for m in machines for r in _drawn(m).rungs}
     n = len(machines)
     height = 0.8 / n
     fig, ax = canvas.subplots(figsize=(10, 1.4 + len(ids) * (0.13 * n + 0.2)))
     for k, (m, color) in enumerate(zip(machines, canvas.colors(n))):
-        by = {r.id: r for r in of(m).rungs}
+        by = {r.id: r for r in _drawn(m).rungs}
         ys, vals, hi = [], [], []
         for y, rid in enumerate(ids):
-            r = by.get(rid)
-            if r and r.ns:
+            rung = by.get(rid)
+            if rung and rung.ns:
                 ys.append(y + (k - (n - 1) / 2) * height)
-                vals.append(r.ns)
-                hi.append(max((r.p99_ns or r.ns) - r.ns, 0))
+                vals.append(rung.ns)
+                hi.append(max((rung.p99_ns or rung.ns) - rung.ns, 0))
         ax.barh(ys, vals, height=height * 0.9, color=color,
-                label=f"{m.name} ({_load_text(of(m))})",
+                label=f"{m.name} ({_load_text(_drawn(m))})",
                 xerr=[[0] * len(vals), hi], error_kw={"ecolor": "black", "capsize": 2, "elinewidth": 0.8})
-        for y, v, h in zip(ys, vals, hi):
-            ax.text((v + h) * 1.15, y, fmt_ns(v), va="center", fontsize=7, color="#333")
+        for yy, v, h in zip(ys, vals, hi):
+            ax.text((v + h) * 1.15, yy, fmt_ns(v), va="center", fontsize=7, color="#333")
     ax.set_xscale("log")
     lo_x, hi_x = ax.get_xlim()
     ax.set_xlim(lo_x, hi_x * 4)
@@ -236,10 +241,10 @@ def rung_chart(rep: Report, canvas: Canvas) -> List[Chart]:
 
 
 def matrix_chart(rep: Report, canvas: Canvas) -> List[Chart]:
-    machines = [m for m in _machines(rep) if of(m).matrix_cpus]
+    machines = [m for m in _machines(rep) if _drawn(m).matrix_cpus]
     if not machines:
         return []
-    side = 2.2 + 0.35 * min(max(len(of(m).matrix_cpus) for m in machines), 16)
+    side = 2.2 + 0.35 * min(max(len(_drawn(m).matrix_cpus) for m in machines), 16)
     cols = max(1, min(len(machines), int(10 // side)))
     rows = (len(machines) + cols - 1) // cols
     fig, axes = canvas.subplots(rows, cols, figsize=(side * cols + 1.5, (side + 0.6) * rows + 0.6),
@@ -247,7 +252,7 @@ def matrix_chart(rep: Report, canvas: Canvas) -> List[Chart]:
     fig.subplots_adjust(hspace=0.6, wspace=0.9)
     # One colour scale for every machine: a 0.1 ns spread on one machine is not drawn as
     # the full scale beside another's 100 ns.
-    every = [v for m in machines for row in of(m).matrix_ns for v in row if v is not None]
+    every = [v for m in machines for row in _drawn(m).matrix_ns for v in row if v is not None]
     lo, hi = min(every, default=0.0), max(every, default=1.0)
     im = None
     for k, ax in enumerate(axes.flat):
@@ -255,7 +260,7 @@ def matrix_chart(rep: Report, canvas: Canvas) -> List[Chart]:
             ax.set_visible(False)
             continue
         m = machines[k]
-        cpus, grid = of(m).matrix_cpus, of(m).matrix_ns
+        cpus, grid = _drawn(m).matrix_cpus, _drawn(m).matrix_ns
         vals = [v for row in grid for v in row if v is not None]
         # the diagonal (same CPU) and failed cells are blank: NaN is not coloured
         data = [[float("nan") if v is None else v for v in row] for row in grid]
@@ -276,30 +281,31 @@ def matrix_chart(rep: Report, canvas: Canvas) -> List[Chart]:
         ax.set_xlabel("to CPU (sees the store)")
         ax.set_ylabel("from CPU (stores)")
         spread = f"{fmt_ns(min(vals))} to {fmt_ns(max(vals))}" if vals else "no figures"
-        ax.set_title(f"{m.name}\n{_load_text(of(m))}\n{spread}", fontsize=8)
-    fig.colorbar(im, ax=list(axes.flat), shrink=0.8, label="one_way ns (one scale for every machine)")
+        ax.set_title(f"{m.name}\n{_load_text(_drawn(m))}\n{spread}", fontsize=8)
+    if im is not None:                  # the first panel always draws
+        fig.colorbar(im, ax=list(axes.flat), shrink=0.8, label="one_way ns (one scale for every machine)")
     fig.suptitle("Cache-line handoff between CPUs (one_way: half a round trip)", fontsize=11)
     return [("ladder-matrix.svg", "Cache-line handoff per CPU pair (one_way)", canvas.svg(fig))]
 
 
 def sweep_chart(rep: Report, canvas: Canvas) -> List[Chart]:
-    machines = [m for m in _machines(rep) if of(m).sweep]
+    machines = [m for m in _machines(rep) if _drawn(m).sweep]
     if not machines:
         return []
     fig, ax = canvas.subplots(figsize=(9, 4))
     styles = {"futex": "--", "eventfd": ":", "poll": "-"}
     for m, color in zip(machines, canvas.colors(len(machines))):
         for mode, style in styles.items():
-            pts = [(row.clients, row.modes[mode].ns) for row in of(m).sweep
+            pts = [(row.clients, row.modes[mode].ns) for row in _drawn(m).sweep
                    if mode in row.modes and row.modes[mode].ns]
             if pts:
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", color=color,
                         label=f"{m.name}: {mode} ({'polls' if mode == 'poll' else 'sleeps'})")
-        over = [row.clients for row in of(m).sweep if row.oversubscribed]
+        over = [row.clients for row in _drawn(m).sweep if row.oversubscribed]
         if over:
             ax.axvspan(min(over) * 0.85, max(over) * 1.15, color=color, alpha=0.06)
     ax.set_xscale("log", base=2)
-    counts = sorted({row.clients for m in machines for row in of(m).sweep})
+    counts = sorted({row.clients for m in machines for row in _drawn(m).sweep})
     ax.set_xticks(counts)
     ax.set_xticklabels([str(c) for c in counts])
     ax.minorticks_off()

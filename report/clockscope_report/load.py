@@ -9,10 +9,10 @@ import os
 import re
 import stat
 from functools import partial
-from typing import List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from .checks import Malformed, parse_json
 from . import doctor_lines
+from .checks import Malformed, parse_json
 from .model import Machine, Problem
 from .part import Part
 
@@ -23,11 +23,12 @@ MAX_FILE_BYTES = 256 << 20
 _SCHEMA_RE = re.compile(r"^clockscope\.([a-z_.]+)/([0-9]+)$")
 
 
-def _schema_of(doc) -> Tuple[Optional[str], Optional[int]]:
+def _schema_of(doc: Any) -> Optional[Tuple[str, int]]:
+    """(KIND, N) from the document's "schema": "clockscope.KIND/N", or None."""
     if not isinstance(doc, dict) or not isinstance(doc.get("schema"), str):
-        return None, None
+        return None
     mt = _SCHEMA_RE.match(doc["schema"])
-    return (mt.group(1), int(mt.group(2))) if mt else (None, None)
+    return (mt.group(1), int(mt.group(2))) if mt else None
 
 
 def _read_part(parts: Mapping[str, Part], name: str, doc, m: Machine, source: str,
@@ -37,11 +38,12 @@ def _read_part(parts: Mapping[str, Part], name: str, doc, m: Machine, source: st
         m.part_errors[name] = err if isinstance(err, str) else "failed"
         problems.append(Problem(source, f"part '{name}' failed when collected: {m.part_errors[name]}"))
         return
-    kind, version = _schema_of(doc)
-    if kind != name:
+    schema = _schema_of(doc)
+    if schema is None or schema[0] != name:
         problems.append(Problem(source, f"part '{name}' is not a clockscope.{name} document: skipped"))
         m.part_errors[name] = "not a clockscope document"
         return
+    version = schema[1]
     part = parts[name]                  # the parts this report reads, each with its newest version
     if version > part.version:
         problems.append(Problem(source, f"part '{name}' has schema clockscope.{name}/{version}, newer than "
@@ -113,10 +115,11 @@ def load_file(path: str, problems: List[Problem], parts: Mapping[str, Part],
     except RecursionError:
         problems.append(Problem(source, "nested too deeply"))
         return None
-    kind, version = _schema_of(doc)
-    if kind is None:
+    schema = _schema_of(doc)
+    if schema is None:
         problems.append(Problem(source, "not a clockscope document (no \"schema\": \"clockscope.KIND/N\")"))
         return None
+    kind, version = schema
     stem = os.path.splitext(os.path.basename(path))[0] or path
     if kind == "bundle":
         if version > BUNDLE_VERSION:
@@ -176,9 +179,9 @@ def load_all(paths: List[str], problems: List[Problem], parts: Sequence[Part],
     parts: the parts this report reads (registry.PARTS).  Without every_method, only the
     bench methods the table shows are read."""
     machines = []
-    seen = {}
+    seen: Dict[str, str] = {}
     by_name = {p.name: p for p in parts}
-    loaded = []
+    loaded: List[Tuple[str, Optional[Machine]]] = []
     for path in paths:
         # one machine per facts root (doctor --roots --json)
         lines = doctor_lines.load(path, problems, every_method, partial(_read_part, by_name))

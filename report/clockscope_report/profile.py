@@ -68,8 +68,13 @@ def read(doc: dict, m: Machine) -> None:
                         kind, notes)
 
 
-def _machines(rep: Report):
+def _machines(rep: Report) -> List[Machine]:
     return [m for m in rep.machines if of(m) is not None]
+
+
+def _shown(m: Machine) -> Profile:
+    """The profile of a machine _machines() chose: it has one."""
+    return m.data["profile"]
 
 
 def _fmt(p: float) -> str:
@@ -80,16 +85,16 @@ def _clocksource_cell(p: Profile) -> str:
     return ", ".join(f"{n} {_fmt(v)}" for n, v in p.clocksources) if p.clocksources else "—"
 
 
-def _rows(machines) -> Tuple[List[str], List[List[str]]]:
+def _rows(machines: List[Machine]) -> Tuple[List[str], List[List[str]]]:
     header = ["path"] + [m.name for m in machines]
-    rows = [["reading the time, in all"] + [_fmt(of(m).time_share) for m in machines]]
+    rows = [["reading the time, in all"] + [_fmt(_shown(m).time_share) for m in machines]]
     for cid, label, _ in CATEGORIES:
-        if any(of(m).percents.get(cid, 0) > 0 for m in machines):
-            rows.append([f"  {label}"] + [_fmt(of(m).percents.get(cid, 0)) for m in machines])
-    rows.append(["clocksource read by the kernel"] + [_clocksource_cell(of(m)) for m in machines])
-    rows.append(["samples (event)"] + [f"{of(m).samples if of(m).samples else '?'} "
-                                       f"({of(m).event})" for m in machines])
-    rows.append(["from"] + [of(m).target or of(m).source for m in machines])
+        if any(_shown(m).percents.get(cid, 0) > 0 for m in machines):
+            rows.append([f"  {label}"] + [_fmt(_shown(m).percents.get(cid, 0)) for m in machines])
+    rows.append(["clocksource read by the kernel"] + [_clocksource_cell(_shown(m)) for m in machines])
+    rows.append(["samples (event)"] + [f"{_shown(m).samples if _shown(m).samples else '?'} "
+                                       f"({_shown(m).event})" for m in machines])
+    rows.append(["from"] + [_shown(m).target or _shown(m).source for m in machines])
     return header, rows
 
 
@@ -131,7 +136,7 @@ def html_section(rep: Report) -> List[str]:
                                     for i, c in enumerate(r)) + "</tr>")
     out.append("</table>")
     for m in machines:
-        for n in of(m).notes:
+        for n in _shown(m).notes:
             out.append(f'<p class="muted"><b>{escape(m.name)}</b>: {escape(n)}</p>')
     return out
 
@@ -142,8 +147,8 @@ def chart(rep: Report, canvas: Canvas) -> List[Chart]:
     if not machines:
         return []
     fig, ax = canvas.subplots(figsize=(10, 1.2 + 0.6 * len(machines)))
-    names = [f"{m.name}\n({of(m).target or of(m).source})" for m in machines][::-1]
-    profs = [of(m) for m in machines][::-1]
+    names = [f"{m.name}\n({_shown(m).target or _shown(m).source})" for m in machines][::-1]
+    profs = [_shown(m) for m in machines][::-1]
     left = [0.0] * len(profs)
     for cid, label, color in CATEGORIES:
         vals = [p.percents.get(cid, 0.0) for p in profs]

@@ -6,7 +6,7 @@ in registry.py.  Each measured API also joins the comparison table (Machine.runt
 
 from dataclasses import dataclass
 from html import escape
-from typing import List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from .analysis import Report
 from .checks import Malformed, boolean, lst, num, obj, string
@@ -16,6 +16,7 @@ from .part import Canvas, Chart, Part
 
 RUNTIME_ORDER = ["c", "python", "go", "java", "node", "rust"]
 PATHS = ("libc", "vdso-direct", "ffi-libc", "syscall")
+FIGURES = ("ns_per_call", "harness_ns", "timed_ns")     # net, the harness, net + the harness
 
 
 @dataclass
@@ -47,6 +48,14 @@ def of(m: Machine) -> List[RuntimeRow]:
     return m.data.get("runtimes", [])
 
 
+def _figures(r: dict, what: str) -> Tuple[float, float, float]:
+    """A measured row's ns_per_call, harness_ns and timed_ns: each there, and adding up."""
+    net, harness, timed = (num(r.get(k), f"{what}.{k}", optional=False) for k in FIGURES)
+    if min(harness, timed) < 0 or abs(timed - harness - net) > 1e-6 * max(timed, 1) + 1e-6:
+        raise Malformed(f"{what}: timed_ns is not ns_per_call + harness_ns")
+    return net, harness, timed
+
+
 def read(doc: dict, m: Machine) -> None:
     """Reads a clockscope.runtimes/1 document into m (raises checks.Malformed)."""
     rows = m.data.setdefault("runtimes", [])
@@ -59,12 +68,12 @@ def read(doc: dict, m: Machine) -> None:
         if status not in ("measured", "absent", "failed") or available != (status == "measured"):
             raise Malformed(f"{what}.status: '{status}' does not match available={available}")
         api = string(r.get("api"), what + ".api", optional=not available)
-        def figure(k):
-            return num(r.get(k), f"{what}.{k}", optional=not available)
-        net, harness, timed = figure("ns_per_call"), figure("harness_ns"), figure("timed_ns")
+        figures: Tuple[Optional[float], ...]
         if available:
-            if min(harness, timed) < 0 or abs(timed - harness - net) > 1e-6 * max(timed, 1) + 1e-6:
-                raise Malformed(f"{what}: timed_ns is not ns_per_call + harness_ns")
+            net, harness, timed = _figures(r, what)
+            figures = (net, harness, timed)
+        else:
+            figures = tuple(num(r.get(k), f"{what}.{k}") for k in FIGURES)
         path = string(r.get("path"), what + ".path")
         if available and path not in PATHS:
             raise Malformed(f"{what}.path: '{path}' is not one of {', '.join(PATHS)}")
@@ -72,7 +81,7 @@ def read(doc: dict, m: Machine) -> None:
         if enters is not None and not isinstance(enters, bool):
             raise Malformed(f"{what}.enters_kernel is not true, false or null")
         row = RuntimeRow(runtime, api, status, string(r.get("why_unavailable"), what + ".why_unavailable"),
-                         string(r.get("version"), what + ".version"), net, harness, timed, path,
+                         string(r.get("version"), what + ".version"), figures[0], figures[1], figures[2], path,
                          string(r.get("clock"), what + ".clock"),
                          boolean(r.get("harness_bound"), what + ".harness_bound"), enters,
                          num(r.get("syscalls_per_call"), what + ".syscalls_per_call"))
@@ -134,7 +143,7 @@ def _across(r: RuntimeRow) -> str:
     ratio to the reference, and "unstable" where the reference moved: a figure from a
     run whose machine changed speed is not a level to compare."""
     out = []
-    if r.nproc and r.nproc > 1 and r.proc_min and r.proc_max >= 1.1 * r.proc_min:
+    if r.nproc and r.nproc > 1 and r.proc_min and r.proc_max is not None and r.proc_max >= 1.1 * r.proc_min:
         lo, hi = fmt_ns(r.proc_min), fmt_ns(r.proc_max)
         if lo.endswith(" ns") and hi.endswith(" ns"):
             lo = lo[:-3]
@@ -247,12 +256,13 @@ def chart(rep: Report, canvas: Canvas) -> List[Chart]:
     for k, (m, color) in enumerate(zip(machines, colors)):
         for y, key in enumerate(keys):
             r = _row(m, key)
-            if r is None or r.ns_per_call is None:
+            if r is None or r.ns_per_call is None or r.harness_ns is None:
                 continue
             yy = y + (k - (n - 1) / 2) * height
             net = max(r.ns_per_call, 0.1)
+            named = y == 0 or not ax.get_legend_handles_labels()[1].count(m.name)
             ax.barh(yy, net, height=height * 0.85, color="none" if r.harness_bound else color,
-                    edgecolor=color, linewidth=1.2, label=m.name if y == 0 or not ax.get_legend_handles_labels()[1].count(m.name) else None)
+                    edgecolor=color, linewidth=1.2, label=m.name if named else None)
             ax.barh(yy - height * 0.3, max(r.harness_ns, 0.1), height=height * 0.18, color="#999")
             note = fmt_ns(r.ns_per_call) + (" syscall" if r.enters_kernel else "") + \
                 (" (harness-bound)" if r.harness_bound else "")
@@ -267,9 +277,9 @@ def chart(rep: Report, canvas: Canvas) -> List[Chart]:
     ax.set_title("Language runtimes: what reading the time costs, per API and machine")
     ax.grid(axis="x", which="both", alpha=0.3)
     handles, labels = ax.get_legend_handles_labels()
-    seen = {}
-    for h, l in zip(handles, labels):
-        seen.setdefault(l, h)
+    seen: Dict[str, Any] = {}
+    for handle, label in zip(handles, labels):
+        seen.setdefault(label, handle)
     ax.legend(list(seen.values()), list(seen.keys()), loc="upper left", bbox_to_anchor=(1.01, 1),
               fontsize=9, title="machine")
     return [("runtimes.svg", "Language runtimes: clock cost net of the harness", canvas.svg(fig))]

@@ -4,9 +4,9 @@
 import csv
 import io
 import re
-from typing import List, Sequence
+from typing import List, Sequence, Set
 
-from .analysis import KEY_ROW, Report, Row
+from .analysis import KEY_ROW, Fleet, Report, Row
 from .compare import fmt_ns, fmt_rate
 from .part import Part
 
@@ -63,7 +63,7 @@ def comparison_table(rep: Report):
     clock_gettime report,
     one row per API with both machines side by side.  Otherwise one row per API and
     machine.  The last column is the reason beside each much slower machine."""
-    explained = set()
+    explained: Set[str] = set()
     base_i = rep.machines.index(rep.baseline)
     if len(rep.machines) == 2:
         other_i = 1 - base_i
@@ -113,7 +113,7 @@ def fleet_rows(rep: Report):
 
 
 FLEET_HEADER = ["machine", "arch", "clocksource", "verdict", "clock_gettime(MONOTONIC)", "calls/s",
-                f"vs baseline", "why"]
+                "vs baseline", "why"]
 
 
 def _md_escape(s: str) -> str:
@@ -132,7 +132,7 @@ def markdown(rep: Report, parts: Sequence[Part]) -> str:
     out += [f"Baseline: **{rep.baseline.name}**. {RATIO_NOTE}", ""]
     out += ["## The answer", ""] + [f"- {a}" for a in rep.answer] + [""]
     if rep.fleet:
-        out += fleet_markdown(rep)
+        out += fleet_markdown(rep.fleet)
     if rep.is_fleet:
         out += ["## Machines", ""]
         out += _md_table(FLEET_HEADER, [c for _, c in fleet_rows(rep)], {4, 5})
@@ -174,8 +174,7 @@ def csv_cell(v):
     return v
 
 
-def fleet_markdown(rep: Report) -> List[str]:
-    f = rep.fleet
+def fleet_markdown(f: Fleet) -> List[str]:
     out = ["## Fleet summary", ""]
     out.append("Machines per verdict: " + ", ".join(f"{k} {v}" for k, v in f.verdicts.most_common()))
     out.append("")
@@ -200,7 +199,7 @@ def terminal(rep: Report, parts: Sequence[Part]) -> str:
     out = [f"clockscope report: {n} machine{'s' if n != 1 else ''}, baseline {rep.baseline.name}", ""]
     out += rep.answer + [""]
     if rep.fleet:
-        out += [l for l in fleet_markdown(rep)[2:]]
+        out += fleet_markdown(rep.fleet)[2:]
     if rep.is_fleet:
         rows = fleet_rows(rep)
         header = FLEET_HEADER[:-1]

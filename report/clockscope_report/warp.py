@@ -2,18 +2,18 @@
 """The warp part (clockscope.warp/1): one method's CPU-pair matrix of backward steps into
 Machine.warp, drawn as a heatmap per machine (warp_charts)."""
 
-from typing import List
+from typing import Dict, List, Set, Tuple
 
 from .analysis import Report
 from .checks import boolean, lst, num, obj, string
-from .model import Machine, WarpPairs
 from .compare import fmt_ns
+from .model import Machine, WarpPairs
 from .part import MAX_MACHINES_IN_CHART, Canvas, Chart, Part
 
 
 def _pairs(meth: dict, what: str) -> WarpPairs:
-    back = {}
-    cpus = set()
+    back: Dict[Tuple[int, int], int] = {}
+    cpus: Set[int] = set()
     compared = 0
     for j, p in enumerate(lst(meth.get("pairs"), what + ".pairs")):
         p = obj(p, f"{what}.pairs[{j}]")
@@ -50,27 +50,27 @@ def read(doc: dict, m: Machine) -> None:
 
 def warp_charts(rep: Report, canvas: Canvas) -> List[Chart]:
     """One figure, a panel per machine: backward steps for each (earlier CPU, later CPU)."""
-    machines = [m for m in rep.machines if m.warp]
-    if len(machines) > MAX_MACHINES_IN_CHART:
+    shown = [(m, m.warp) for m in rep.machines if m.warp]
+    if len(shown) > MAX_MACHINES_IN_CHART:
         # A fleet: the machines whose clocks went backwards most.
-        machines = sorted(machines, key=lambda m: -m.warp.backward_steps)[:MAX_MACHINES_IN_CHART]
-    if not machines:
+        shown = sorted(shown, key=lambda mw: -mw[1].backward_steps)[:MAX_MACHINES_IN_CHART]
+    if not shown:
         return []
-    biggest = max(len(m.warp.cpus) for m in machines)
+    machines = [m for m, _ in shown]
+    biggest = max(len(w.cpus) for _, w in shown)
     side = 2.0 + 0.3 * min(biggest, 16)
     cols = max(1, min(len(machines), int(9 // side)))
     rows = (len(machines) + cols - 1) // cols
     fig, axes = canvas.subplots(rows, cols, figsize=(side * cols + 1.2, (side + 0.5) * rows + 0.6),
                              squeeze=False)
     fig.subplots_adjust(hspace=0.6, wspace=0.8)
-    top = max(max(m.warp.backward.values(), default=0) for m in machines)
+    top = max(max(w.backward.values(), default=0) for _, w in shown)
     im = None
     for k, ax in enumerate(axes.flat):
         if k >= len(machines):
             ax.set_visible(False)
             continue
-        m = machines[k]
-        w = m.warp
+        m, w = shown[k]
         cpus = w.cpus
         size = len(cpus)
         grid = [[w.backward.get((a, b), 0) for b in cpus] for a in cpus]
@@ -90,7 +90,8 @@ def warp_charts(rep: Report, canvas: Canvas) -> List[Chart]:
         worst = (f"{w.backward_steps:,} of {w.comparisons:,} back, worst {fmt_ns(w.max_backward_ns)}"
                  if w.backward_steps else f"0 of {w.comparisons:,} reads back")
         ax.set_title(f"{m.name}\n{w.method}\n{worst}", fontsize=8)
-    fig.colorbar(im, ax=list(axes.flat), shrink=0.8, label="reads that went back")
+    if im is not None:                  # the first panel always draws
+        fig.colorbar(im, ax=list(axes.flat), shrink=0.8, label="reads that went back")
     fig.suptitle("Time going backwards between CPUs (warp): each machine's worst method", fontsize=12)
     return [("warp.svg", "Warp: backward steps per CPU pair", canvas.svg(fig))]
 

@@ -9,6 +9,7 @@
  * wraps, not the doctor run in another boot, so the command's own output is the
  * measurement. */
 #include "vm/apply_fix.h"
+#include "vm/fix_figures.h"
 #include "vm/initramfs.h"
 #include "common/json_read.h"
 #include "common/json.h"
@@ -23,56 +24,6 @@
 #define APPEND_LEN 2048
 #define EXIT_VM_FAILED 125
 #define EXIT_NO_FIX 1
-
-/* What the doctor measured: the verdict, libc clock_gettime(CLOCK_MONOTONIC)'s cost, and
- * the syscalls 1000 such calls made (its seccomp proof). */
-struct figures {
-    bool have;
-    char verdict[32];
-    double ns_per_call;             /* < 0: not measured */
-    double syscalls_per_1000_calls; /* < 0: not counted */
-    char why[240];                  /* when !have */
-};
-
-static const struct json_node *find_timing(const struct json_node *proof, const char *id)
-{
-    const struct json_node *t = json_get(proof, "timings");
-    for (size_t i = 0; i < json_len(t); i++) {
-        const char *tid = json_str(json_get(json_at(t, i), "id"));
-        if (tid && strcmp(tid, id) == 0)
-            return json_at(t, i);
-    }
-    return NULL;
-}
-
-/* The doctor's JSON (schema clockscope.doctor/...) into f; the tree into *root (or NULL). */
-static bool read_doctor(const char *text, size_t n, struct json_node **root, struct figures *f)
-{
-    memset(f, 0, sizeof *f);
-    char why[200];
-    *root = json_tree_parse(text, n, why, sizeof why);
-    const char *schema = json_str(json_get(*root, "schema"));
-    if (!*root || !schema || strncmp(schema, "clockscope.doctor/", 18) != 0) {
-        snprintf(f->why, sizeof f->why, "not the doctor's JSON (%s)",
-                 *root ? "no clockscope.doctor schema" : why);
-        json_tree_free(*root);
-        *root = NULL;
-        return false;
-    }
-    const char *verdict = json_str(json_get(*root, "verdict"));
-    snprintf(f->verdict, sizeof f->verdict, "%s", verdict ? verdict : "?");
-    const struct json_node *proof = json_get(*root, "proof");
-    f->ns_per_call = json_num(json_get(find_timing(proof, "libc.clock_gettime.monotonic"),
-                                       "ns_per_call"), -1);
-    const struct json_node *sc = json_get(proof, "syscall_count");
-    double calls = json_num(json_get(sc, "calls"), 0);
-    double sys = json_num(json_get(json_get(sc, "syscalls"), "clock_gettime_monotonic"), -1);
-    const struct json_node *counted = json_get(sc, "counted");
-    f->syscalls_per_1000_calls = counted && counted->boolean && calls > 0 && sys >= 0
-                                     ? sys * 1000.0 / calls : -1;
-    f->have = true;
-    return true;
-}
 
 /* Boots the guest with `clockscope argv...` as the command, the kernel command line
  * `append`, init's sysfs writes, and the command's stdout captured (and relayed when
@@ -96,14 +47,14 @@ static bool boot_guest(const struct fix_context *ctx, int argc, char **argv, con
     cap->overflow = false;
     cap->relay = relay;
     b.capture = cap;
-    ctx->run_boot(&b, r);
+    ctx->run_boot(ctx->policy, &b, r);
     unlink(initrd);
     if (r->fix_refused[0]) { /* the caller says it and tries the next action */
         *status = EXIT_VM_FAILED;
         return false;
     }
     if (r->outcome != VM_DONE) {
-        *status = ctx->report_failure(&b, r);
+        *status = ctx->report_failure(ctx->policy, &b, r);
         return false;
     }
     *status = r->exit_code;
@@ -180,75 +131,138 @@ static void write_node(struct json *j, const struct json_node *n)
     }
 }
 
-static void write_figures(struct json *j, const char *key, const struct figures *f)
+/* The kinds of action clockscope applies in a guest; FIX_OTHER is any other. */
+enum fix_kind { FIX_SYSFS, FIX_CMDLINE, FIX_RUN, FIX_OTHER };
+
+static const struct {
+    const char *name;
+    enum fix_kind kind;
+} fix_kinds[] = {{"sysfs", FIX_SYSFS}, {"cmdline", FIX_CMDLINE}, {"run", FIX_RUN}};
+
+/* One of the doctor's actions, decoded once: its kind, the line the report gives it, and
+ * what its boots need (kernel command line, init's sysfs write, run wrapper), or why
+ * clockscope cannot apply it in a guest. */
+struct fix_action {
+    enum fix_kind kind;
+    const struct json_node *node;   /* the doctor's own object (--json shows it) */
+    char what[1400];                /* what it does, for the report */
+    char why[400];                  /* "" when it can be applied; else why not */
+    char append[APPEND_LEN];        /* the kernel command line of its boots */
+    char sysfs[1024];               /* FIX_SYSFS: "path\0value\0" for init */
+    size_t sysfs_size;              /* 0: no sysfs write */
+    const char *wrap[FIX_ARGS_MAX]; /* FIX_RUN: the argv after "clockscope" (run ...) */
+    size_t n_wrap;
+};
+
+/* what[used..] gets " PREFIXword" for each word of arr, when arr is a list of words; the
+ * length what would have then (at least size when it was cut). */
+static size_t add_words(char *what, size_t size, size_t used, const struct json_node *arr,
+                        const char *prefix)
 {
-    json_key(j, key);
-    if (!f->have) {
-        json_null(j);
-        return;
-    }
-    json_begin_object(j);
-    json_kv_string(j, "verdict", f->verdict);
-    json_key(j, "ns_per_call");
-    if (f->ns_per_call >= 0)
-        json_double(j, f->ns_per_call);
-    else
-        json_null(j);
-    json_key(j, "syscalls_per_1000_calls");
-    if (f->syscalls_per_1000_calls >= 0)
-        json_double(j, f->syscalls_per_1000_calls);
-    else
-        json_null(j);
-    json_end_object(j);
+    const char *words[FIX_ARGS_MAX];
+    size_t n;
+    if (strings_of(arr, words, FIX_ARGS_MAX, &n))
+        for (size_t i = 0; i < n && used < size; i++)
+            used += (size_t)snprintf(what + used, size - used, " %s%s", prefix, words[i]);
+    return used;
 }
 
-static void print_figures(const char *label, const struct figures *f)
+/* fa->what: one line saying what the action does, for the report; name is its "kind". */
+static void describe(struct fix_action *fa, const char *name)
 {
-    if (!f->have) {
-        printf("  %-7s %s\n", label, f->why);
-        return;
-    }
-    char ns[32] = "-", sys[32] = "-";
-    if (f->ns_per_call >= 0)
-        snprintf(ns, sizeof ns, "%.1f", f->ns_per_call);
-    if (f->syscalls_per_1000_calls >= 0)
-        snprintf(sys, sizeof sys, "%.0f", f->syscalls_per_1000_calls);
-    printf("  %-7s %-9s %12s %26s\n", label, f->verdict, ns, sys);
-}
-
-/* One line saying what an action does, for the report. */
-static void describe(const struct json_node *a, char *out, size_t len)
-{
-    const char *kind = json_str(json_get(a, "kind"));
+    const struct json_node *a = fa->node;
     const char *risk = json_str(json_get(a, "risk"));
     const char *finding = json_str(json_get(a, "finding"));
     char what[1024] = "";
-    if (kind && strcmp(kind, "sysfs") == 0) {
+    size_t used;
+    switch (fa->kind) {
+    case FIX_SYSFS:
         snprintf(what, sizeof what, "write '%s' to %s in the guest, no reboot",
                  json_str(json_get(a, "value")), json_str(json_get(a, "path")));
-    } else if (kind && strcmp(kind, "cmdline") == 0) {
-        size_t used = (size_t)snprintf(what, sizeof what, "reboot with the kernel command line");
-        const char *words[FIX_ARGS_MAX];
-        size_t n;
-        if (strings_of(json_get(a, "add"), words, FIX_ARGS_MAX, &n))
-            for (size_t i = 0; i < n && used < sizeof what; i++)
-                used += (size_t)snprintf(what + used, sizeof what - used, " +%s", words[i]);
-        if (strings_of(json_get(a, "remove"), words, FIX_ARGS_MAX, &n))
-            for (size_t i = 0; i < n && used < sizeof what; i++)
-                used += (size_t)snprintf(what + used, sizeof what - used, " -%s", words[i]);
-    } else if (kind && strcmp(kind, "run") == 0) {
-        const char *words[FIX_ARGS_MAX];
-        size_t n, used = (size_t)snprintf(what, sizeof what, "run the command as:");
-        if (strings_of(json_get(a, "argv"), words, FIX_ARGS_MAX, &n))
-            for (size_t i = 0; i < n && used < sizeof what; i++)
-                used += (size_t)snprintf(what + used, sizeof what - used, " %s", words[i]);
+        break;
+    case FIX_CMDLINE:
+        used = (size_t)snprintf(what, sizeof what, "reboot with the kernel command line");
+        used = add_words(what, sizeof what, used, json_get(a, "add"), "+");
+        add_words(what, sizeof what, used, json_get(a, "remove"), "-");
+        break;
+    case FIX_RUN:
+        used = (size_t)snprintf(what, sizeof what, "run the command as:");
+        used = add_words(what, sizeof what, used, json_get(a, "argv"), "");
         if (used < sizeof what)
             snprintf(what + used, sizeof what - used, " COMMAND");
-    } else {
-        snprintf(what, sizeof what, "%s", kind ? kind : "?");
+        break;
+    case FIX_OTHER:
+        snprintf(what, sizeof what, "%s", name ? name : "?");
+        break;
     }
-    snprintf(out, len, "%s (%s%s%s%s)", what, finding ? "finding " : "", finding ? finding : "",
-             finding ? ", " : "", risk ? risk : "risk not stated");
+    snprintf(fa->what, sizeof fa->what, "%s (%s%s%s%s)", what, finding ? "finding " : "",
+             finding ? finding : "", finding ? ", " : "", risk ? risk : "risk not stated");
+}
+
+/* A sysfs action: init's write, a /sys path and its value. */
+static void decode_sysfs(struct fix_action *fa)
+{
+    const char *path = json_str(json_get(fa->node, "path"));
+    const char *value = json_str(json_get(fa->node, "value"));
+    if (!path || !value || strncmp(path, "/sys/", 5) != 0 || strstr(path, "/..") ||
+        strlen(path) + strlen(value) + 2 > sizeof fa->sysfs) {
+        snprintf(fa->why, sizeof fa->why, "a sysfs action without a /sys path and a value");
+        return;
+    }
+    memcpy(fa->sysfs, path, strlen(path) + 1);
+    memcpy(fa->sysfs + strlen(path) + 1, value, strlen(value) + 1);
+    fa->sysfs_size = strlen(path) + strlen(value) + 2;
+}
+
+/* A cmdline action: base's words changed by its "remove" and "add" lists. */
+static void decode_cmdline(struct fix_action *fa, const char *base)
+{
+    const char *add[FIX_ARGS_MAX], *remove[FIX_ARGS_MAX];
+    size_t n_add = 0, n_remove = 0;
+    const struct json_node *rm = json_get(fa->node, "remove");
+    if (!strings_of(json_get(fa->node, "add"), add, FIX_ARGS_MAX, &n_add) ||
+        (rm && !strings_of(rm, remove, FIX_ARGS_MAX, &n_remove)))
+        snprintf(fa->why, sizeof fa->why, "a cmdline action without lists of words");
+    else if (!apply_fix_cmdline(base, remove, n_remove, add, n_add, fa->append,
+                                sizeof fa->append))
+        snprintf(fa->why, sizeof fa->why, "the changed command line would be too long");
+}
+
+/* A run action: its argv is `clockscope run ...`, which wraps the command. */
+static void decode_run(struct fix_action *fa)
+{
+    const char *words[FIX_ARGS_MAX];
+    size_t n = 0;
+    if (!strings_of(json_get(fa->node, "argv"), words, FIX_ARGS_MAX, &n) || n < 2 ||
+        strcmp(words[0], "clockscope") != 0 || strcmp(words[1], "run") != 0)
+        snprintf(fa->why, sizeof fa->why, "a run action whose argv is not `clockscope run ...`");
+    else
+        for (size_t k = 1; k < n; k++)
+            fa->wrap[fa->n_wrap++] = words[k];
+}
+
+/* The doctor's action a into fa; base is the kernel command line without any fix. */
+static void decode_action(const struct json_node *a, const char *base, struct fix_action *fa)
+{
+    const char *name = json_str(json_get(a, "kind"));
+    fa->kind = FIX_OTHER;
+    for (size_t i = 0; i < sizeof fix_kinds / sizeof fix_kinds[0]; i++)
+        if (name && strcmp(name, fix_kinds[i].name) == 0)
+            fa->kind = fix_kinds[i].kind;
+    fa->node = a;
+    fa->why[0] = 0;
+    fa->sysfs_size = 0;
+    fa->n_wrap = 0;
+    describe(fa, name);
+    snprintf(fa->append, sizeof fa->append, "%s", base);
+    switch (fa->kind) {
+    case FIX_SYSFS: decode_sysfs(fa); break;
+    case FIX_CMDLINE: decode_cmdline(fa, base); break;
+    case FIX_RUN: decode_run(fa); break;
+    case FIX_OTHER:
+        snprintf(fa->why, sizeof fa->why, "not one clockscope can apply in a guest");
+        break;
+    }
 }
 
 void apply_fix_run_after_why(int command_status, const char *command, char *out, size_t len)
@@ -265,6 +279,211 @@ void apply_fix_run_after_why(int command_status, const char *command, char *out,
                  command_status);
 }
 
+#define SKIPPED_MAX 8
+
+/* One --apply-fix sequence: what each step finds, for the next step and the report. */
+struct fix_run {
+    const struct fix_context *ctx;
+    int argc;              /* the command, argv[0..argc) */
+    char **argv;
+    const char *base;      /* the kernel command line without any fix */
+    struct vm_capture *cap; /* the last boot's stdout */
+    struct vm_result *r;   /* the last boot's result */
+    struct json_node *before_root, *after_root;
+    struct fix_figures before, after;
+    struct fix_action action; /* the one tried last: the one applied when `applied` */
+    bool applied;
+    char skipped[SKIPPED_MAX][400]; /* the actions not applied, and why */
+    int n_skipped;
+    int status;            /* the command's exit status; vm's when a boot failed */
+    char *command_out;     /* the command's stdout as text; NULL: out of memory */
+    size_t command_len;
+};
+
+/* Before: the doctor in the unfixed guest, or (test hook) its JSON from a file, with its
+ * "actions" list.  False when there is none (said on stderr; f->status says how). */
+static bool fix_before(struct fix_run *f)
+{
+    struct vm_capture *cap = f->cap;
+    const char *hook = getenv("CLOCKSCOPE_APPLY_FIX_DOCTOR_JSON");
+    f->status = EXIT_VM_FAILED;
+    if (hook && *hook) {
+        FILE *file = fopen(hook, "rb");
+        cap->len = file ? fread(cap->buf, 1, cap->cap, file) : 0;
+        if (file)
+            fclose(file);
+        if (!file) {
+            fprintf(stderr, "clockscope vm: CLOCKSCOPE_APPLY_FIX_DOCTOR_JSON: cannot read %s\n",
+                    hook);
+            return false;
+        }
+    } else {
+        char *doctor[] = {"doctor", "--json", NULL};
+        if (!boot_guest(f->ctx, 2, doctor, f->base, NULL, 0, cap, false, f->r, &f->status))
+            return false;
+    }
+    if (!fix_figures_read(cap->buf, cap->len, &f->before_root, &f->before)) {
+        fprintf(stderr, "clockscope vm: --apply-fix: the guest's doctor printed %s\n",
+                f->before.why);
+        return false;
+    }
+    const struct json_node *actions = json_get(f->before_root, "actions");
+    if (!actions || actions->type != JSON_ARRAY) {
+        fprintf(stderr, "clockscope vm: --apply-fix: the doctor's JSON has no \"actions\" list "
+                        "(the guest's clockscope predates fixes as data: rebuild it with `make "
+                        "vm-binaries`)\n");
+        return false;
+    }
+    return true;
+}
+
+/* Apply: the actions in the doctor's order, each decoded once; the first the guest allows
+ * is applied (f->action) with the command running under it.  False when a boot failed
+ * (f->status says how). */
+static bool fix_apply(struct fix_run *f)
+{
+    const struct fix_context *ctx = f->ctx;
+    const struct json_node *actions = json_get(f->before_root, "actions");
+    struct fix_action *fa = &f->action;
+    for (size_t i = 0; i < json_len(actions) && !f->applied; i++) {
+        decode_action(json_at(actions, i), f->base, fa);
+        if (fa->why[0]) {
+            if (f->n_skipped < SKIPPED_MAX)
+                snprintf(f->skipped[f->n_skipped++], sizeof f->skipped[0], "%.200s: %.190s",
+                         fa->what, fa->why);
+            continue;
+        }
+        char *gargv[FIX_ARGS_MAX + 260];
+        int gargc = 0;
+        for (size_t k = 0; k < fa->n_wrap; k++)
+            gargv[gargc++] = (char *)fa->wrap[k];
+        for (int k = 0; k < f->argc; k++)
+            gargv[gargc++] = f->argv[k];
+        gargv[gargc] = NULL;
+        if (!ctx->json)
+            printf("clockscope vm --apply-fix: scenario %s: applying %s\n", ctx->scenario,
+                   fa->what);
+        fflush(stdout);
+        f->applied = boot_guest(ctx, gargc, gargv, fa->append, fa->sysfs, fa->sysfs_size,
+                                f->cap, !ctx->json, f->r, &f->status);
+        if (f->applied)
+            break;
+        if (!f->r->fix_refused[0] || f->n_skipped >= SKIPPED_MAX)
+            return false;
+        snprintf(f->skipped[f->n_skipped++], sizeof f->skipped[0], "%.200s: the guest refused "
+                 "it (%.170s)", fa->what, f->r->fix_refused);
+        f->status = EXIT_VM_FAILED;
+    }
+    return true;
+}
+
+/* After: the command's own output when it is the doctor's JSON; else the doctor under
+ * the same fix, except for a run action (the doctor cannot be served by run). */
+static void fix_after(struct fix_run *f)
+{
+    struct vm_capture *cap = f->cap;
+    f->command_len = cap->len;
+    f->command_out = malloc(cap->len + 1);
+    if (f->command_out) {
+        memcpy(f->command_out, cap->buf, cap->len);
+        f->command_out[cap->len] = 0;
+    } else {
+        f->command_len = 0;
+    }
+    if (!f->applied) {
+        snprintf(f->after.why, sizeof f->after.why, "no fix applied");
+        return;
+    }
+    if (fix_figures_read(cap->buf, cap->len, &f->after_root, &f->after))
+        return;
+    if (f->action.kind == FIX_RUN) {
+        apply_fix_run_after_why(f->status, f->argc ? f->argv[0] : "", f->after.why,
+                                sizeof f->after.why);
+        return;
+    }
+    char *doctor[] = {"doctor", "--json", NULL};
+    const struct fix_action *fa = &f->action;
+    int st;
+    if (boot_guest(f->ctx, 2, doctor, fa->append, fa->sysfs, fa->sysfs_size, cap, false, f->r,
+                   &st))
+        fix_figures_read(cap->buf, cap->len, &f->after_root, &f->after);
+    else if (f->r->fix_refused[0]) /* the fix held in the command's boot, not here */
+        snprintf(f->after.why, sizeof f->after.why, "the doctor's boot after the fix "
+                 "failed: the guest refused the fix then (%.150s)", f->r->fix_refused);
+    else /* the cause is on stderr (report_failure) */
+        snprintf(f->after.why, sizeof f->after.why, "the doctor's boot after the fix failed");
+}
+
+/* The report as one JSON document (--json). */
+static void print_json(const struct fix_run *f)
+{
+    struct json j;
+    json_init(&j, stdout, 2);
+    json_begin_object(&j);
+    json_kv_string(&j, "schema", "clockscope.vm-apply-fix/1");
+    json_kv_string(&j, "scenario", f->ctx->scenario);
+    fix_figures_json(&j, "before", &f->before);
+    json_key(&j, "action");
+    if (f->applied)
+        write_node(&j, f->action.node);
+    else
+        json_null(&j);
+    json_key(&j, "skipped");
+    json_begin_array(&j);
+    for (int i = 0; i < f->n_skipped; i++)
+        json_string(&j, f->skipped[i]);
+    json_end_array(&j);
+    fix_figures_json(&j, "after", &f->after);
+    if (!f->after.have)
+        json_kv_string(&j, "after_why", f->after.why);
+    json_key(&j, "command");
+    json_begin_object(&j);
+    json_key(&j, "argv");
+    json_begin_array(&j);
+    for (int i = 0; i < f->argc; i++)
+        json_string(&j, f->argv[i]);
+    json_end_array(&j);
+    json_key(&j, "exit_status");
+    if (f->applied)
+        json_int(&j, f->status);
+    else
+        json_null(&j);
+    json_key(&j, "stdout");
+    if (f->applied && f->command_out) {
+        /* The bytes as text: a NUL would end it early, so it is cut there. */
+        json_string(&j, f->command_out);
+    } else {
+        json_null(&j);
+    }
+    json_end_object(&j);
+    json_end_object(&j);
+    fputc('\n', stdout);
+}
+
+/* The report as text, after the command's own output. */
+static void print_text(const struct fix_run *f)
+{
+    if (f->command_len && f->command_out[f->command_len - 1] != '\n')
+        putchar('\n');
+    printf("clockscope vm --apply-fix: scenario %s\n", f->ctx->scenario);
+    for (int i = 0; i < f->n_skipped; i++)
+        printf("  not applied: %s\n", f->skipped[i]);
+    printf("  applied: %s\n",
+           f->applied ? f->action.what : "nothing: no action the guest allows");
+    printf("  %-7s %-9s %12s %26s\n", "", "verdict", "ns per call", "syscalls per 1000 calls");
+    fix_figures_print("before", &f->before);
+    fix_figures_print("after", &f->after);
+}
+
+/* Print: before, the action applied (or none) and the actions skipped, after. */
+static void fix_print(const struct fix_run *f)
+{
+    if (f->ctx->json)
+        print_json(f);
+    else
+        print_text(f);
+}
+
 int apply_fix_run(const struct fix_context *ctx, int argc, char **argv)
 {
     static struct vm_capture cap;
@@ -273,211 +492,22 @@ int apply_fix_run(const struct fix_context *ctx, int argc, char **argv)
         cap.cap = cap.buf ? CAPTURE_MAX : 0;
     }
     static struct vm_result r;
-    int status = EXIT_VM_FAILED;
-    const char *base_append = ctx->boot.append ? ctx->boot.append : "";
-
-    /* Before: the doctor in the unfixed guest, or (test hook) its JSON from a file. */
-    struct json_node *before_root = NULL;
-    struct figures before, after;
-    memset(&after, 0, sizeof after);
-    const char *hook = getenv("CLOCKSCOPE_APPLY_FIX_DOCTOR_JSON");
-    if (hook && *hook) {
-        FILE *f = fopen(hook, "rb");
-        cap.len = f ? fread(cap.buf, 1, cap.cap, f) : 0;
-        if (f)
-            fclose(f);
-        if (!f) {
-            fprintf(stderr, "clockscope vm: CLOCKSCOPE_APPLY_FIX_DOCTOR_JSON: cannot read %s\n",
-                    hook);
-            return EXIT_VM_FAILED;
-        }
-    } else {
-        char *doctor[] = {"doctor", "--json", NULL};
-        if (!boot_guest(ctx, 2, doctor, base_append, NULL, 0, &cap, false, &r, &status))
-            return status;
+    static struct fix_run f;
+    memset(&f, 0, sizeof f);
+    f.ctx = ctx;
+    f.argc = argc;
+    f.argv = argv;
+    f.base = ctx->boot.append ? ctx->boot.append : "";
+    f.cap = &cap;
+    f.r = &r;
+    if (fix_before(&f) && fix_apply(&f)) {
+        fix_after(&f);
+        fix_print(&f);
+        if (!f.applied)
+            f.status = EXIT_NO_FIX;
     }
-    if (!read_doctor(cap.buf, cap.len, &before_root, &before)) {
-        fprintf(stderr, "clockscope vm: --apply-fix: the guest's doctor printed %s\n", before.why);
-        return EXIT_VM_FAILED;
-    }
-    const struct json_node *actions = json_get(before_root, "actions");
-    if (!actions || actions->type != JSON_ARRAY) {
-        fprintf(stderr, "clockscope vm: --apply-fix: the doctor's JSON has no \"actions\" list "
-                        "(the guest's clockscope predates fixes as data: rebuild it with `make "
-                        "vm-binaries`)\n");
-        json_tree_free(before_root);
-        return EXIT_VM_FAILED;
-    }
-
-    /* The actions in the doctor's order: the first the guest allows is applied. */
-    char skipped[8][400];
-    int n_skipped = 0;
-    const struct json_node *applied = NULL;
-    char applied_what[1400] = "", append[APPEND_LEN] = "";
-    char sysfs[1024];
-    size_t sysfs_size = 0;
-    bool failed = false;
-    for (size_t i = 0; i < json_len(actions) && !applied && !failed; i++) {
-        const struct json_node *a = json_at(actions, i);
-        const char *kind = json_str(json_get(a, "kind"));
-        char what[1400], why[400] = "";
-        describe(a, what, sizeof what);
-        char *gargv[FIX_ARGS_MAX + 260];
-        int gargc = 0;
-        snprintf(append, sizeof append, "%s", base_append);
-        sysfs_size = 0;
-        if (kind && strcmp(kind, "sysfs") == 0) {
-            const char *path = json_str(json_get(a, "path")), *value = json_str(json_get(a, "value"));
-            if (!path || !value || strncmp(path, "/sys/", 5) != 0 || strstr(path, "/..") ||
-                strlen(path) + strlen(value) + 2 > sizeof sysfs)
-                snprintf(why, sizeof why, "a sysfs action without a /sys path and a value");
-            else {
-                memcpy(sysfs, path, strlen(path) + 1);
-                memcpy(sysfs + strlen(path) + 1, value, strlen(value) + 1);
-                sysfs_size = strlen(path) + strlen(value) + 2;
-            }
-        } else if (kind && strcmp(kind, "cmdline") == 0) {
-            const char *add[FIX_ARGS_MAX], *remove[FIX_ARGS_MAX];
-            size_t n_add = 0, n_remove = 0;
-            const struct json_node *rm = json_get(a, "remove");
-            if (!strings_of(json_get(a, "add"), add, FIX_ARGS_MAX, &n_add) ||
-                (rm && !strings_of(rm, remove, FIX_ARGS_MAX, &n_remove)))
-                snprintf(why, sizeof why, "a cmdline action without lists of words");
-            else if (!apply_fix_cmdline(base_append, remove, n_remove, add, n_add, append,
-                                        sizeof append))
-                snprintf(why, sizeof why, "the changed command line would be too long");
-        } else if (kind && strcmp(kind, "run") == 0) {
-            const char *words[FIX_ARGS_MAX];
-            size_t n = 0;
-            if (!strings_of(json_get(a, "argv"), words, FIX_ARGS_MAX, &n) || n < 2 ||
-                strcmp(words[0], "clockscope") != 0 || strcmp(words[1], "run") != 0)
-                snprintf(why, sizeof why, "a run action whose argv is not `clockscope run ...`");
-            else
-                for (size_t k = 1; k < n; k++)
-                    gargv[gargc++] = (char *)words[k];
-        } else {
-            snprintf(why, sizeof why, "not one clockscope can apply in a guest");
-        }
-        if (why[0]) {
-            if (n_skipped < 8)
-                snprintf(skipped[n_skipped++], sizeof skipped[0], "%.200s: %.190s", what, why);
-            continue;
-        }
-        for (int k = 0; k < argc; k++)
-            gargv[gargc++] = argv[k];
-        gargv[gargc] = NULL;
-        if (!ctx->json)
-            printf("clockscope vm --apply-fix: scenario %s: applying %s\n", ctx->scenario, what);
-        fflush(stdout);
-        if (!boot_guest(ctx, gargc, gargv, append, sysfs, sysfs_size, &cap, !ctx->json, &r,
-                        &status)) {
-            if (r.fix_refused[0] && n_skipped < 8) {
-                snprintf(skipped[n_skipped++], sizeof skipped[0], "%.200s: the guest refused "
-                         "it (%.170s)", what, r.fix_refused);
-                status = EXIT_VM_FAILED;
-                continue;
-            }
-            failed = true;
-            break;
-        }
-        applied = a;
-        snprintf(applied_what, sizeof applied_what, "%s", what);
-    }
-    if (failed) {
-        json_tree_free(before_root);
-        return status;
-    }
-
-    /* After: the command's own output when it is the doctor's JSON; else the doctor under
-     * the same fix, except for a run action (the doctor cannot be served by run). */
-    struct json_node *after_root = NULL;
-    const char *kind = applied ? json_str(json_get(applied, "kind")) : NULL;
-    int command_status = status;
-    static char *command_out;
-    size_t command_len = cap.len;
-    free(command_out);
-    command_out = malloc(cap.len + 1);
-    if (command_out) {
-        memcpy(command_out, cap.buf, cap.len);
-        command_out[cap.len] = 0;
-    } else {
-        command_len = 0;
-    }
-    if (applied && !read_doctor(cap.buf, cap.len, &after_root, &after)) {
-        if (strcmp(kind, "run") == 0) {
-            apply_fix_run_after_why(command_status, argc ? argv[0] : "", after.why,
-                                    sizeof after.why);
-        } else {
-            char *doctor[] = {"doctor", "--json", NULL};
-            int st;
-            if (boot_guest(ctx, 2, doctor, append, sysfs, sysfs_size, &cap, false, &r, &st))
-                read_doctor(cap.buf, cap.len, &after_root, &after);
-            else if (r.fix_refused[0]) /* the fix held in the command's boot, not here */
-                snprintf(after.why, sizeof after.why, "the doctor's boot after the fix "
-                         "failed: the guest refused the fix then (%.150s)", r.fix_refused);
-            else /* the cause is on stderr (report_failure) */
-                snprintf(after.why, sizeof after.why, "the doctor's boot after the fix failed");
-        }
-    }
-    if (!applied)
-        snprintf(after.why, sizeof after.why, "no fix applied");
-
-    if (ctx->json) {
-        struct json j;
-        json_init(&j, stdout, 2);
-        json_begin_object(&j);
-        json_kv_string(&j, "schema", "clockscope.vm-apply-fix/1");
-        json_kv_string(&j, "scenario", ctx->scenario);
-        write_figures(&j, "before", &before);
-        json_key(&j, "action");
-        if (applied)
-            write_node(&j, applied);
-        else
-            json_null(&j);
-        json_key(&j, "skipped");
-        json_begin_array(&j);
-        for (int i = 0; i < n_skipped; i++)
-            json_string(&j, skipped[i]);
-        json_end_array(&j);
-        write_figures(&j, "after", &after);
-        if (!after.have)
-            json_kv_string(&j, "after_why", after.why);
-        json_key(&j, "command");
-        json_begin_object(&j);
-        json_key(&j, "argv");
-        json_begin_array(&j);
-        for (int i = 0; i < argc; i++)
-            json_string(&j, argv[i]);
-        json_end_array(&j);
-        json_key(&j, "exit_status");
-        if (applied)
-            json_int(&j, command_status);
-        else
-            json_null(&j);
-        json_key(&j, "stdout");
-        if (applied && command_out) {
-            /* The bytes as text: a NUL would end it early, so it is cut there. */
-            json_string(&j, command_out);
-        } else {
-            json_null(&j);
-        }
-        json_end_object(&j);
-        json_end_object(&j);
-        fputc('\n', stdout);
-    } else {
-        if (command_len && command_out[command_len - 1] != '\n')
-            putchar('\n');
-        printf("clockscope vm --apply-fix: scenario %s\n", ctx->scenario);
-        for (int i = 0; i < n_skipped; i++)
-            printf("  not applied: %s\n", skipped[i]);
-        printf("  applied: %s\n", applied ? applied_what : "nothing: no action the guest allows");
-        printf("  %-7s %-9s %12s %26s\n", "", "verdict", "ns per call", "syscalls per 1000 calls");
-        print_figures("before", &before);
-        print_figures("after", &after);
-    }
-    json_tree_free(before_root);
-    json_tree_free(after_root);
-    if (!applied)
-        return EXIT_NO_FIX;
-    return command_status;
+    json_tree_free(f.before_root);
+    json_tree_free(f.after_root);
+    free(f.command_out);
+    return f.status;
 }

@@ -11,6 +11,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* vm's own way of booting a guest and saying what became of it (vm_cmd.c): opaque here,
+ * given back to run_boot and report_failure. */
+struct vm_boot_policy;
+
 struct fix_context {
     const char *scenario;       /* its name, for the report */
     const char *binary;         /* the static guest clockscope */
@@ -19,10 +23,12 @@ struct fix_context {
     size_t env_size;
     struct vm_boot boot;        /* kernel, machine, tree, CPUs, memory, timeout, command line */
     bool json;                  /* --json: one JSON document on stdout, nothing else there */
+    const struct vm_boot_policy *policy;
     /* Boots b (KVM or TCG, with vm's notes); the result in r. */
-    void (*run_boot)(struct vm_boot *b, struct vm_result *r);
+    void (*run_boot)(const struct vm_boot_policy *p, struct vm_boot *b, struct vm_result *r);
     /* vm's message and exit status for a boot that did not end in the command's status. */
-    int (*report_failure)(const struct vm_boot *b, const struct vm_result *r);
+    int (*report_failure)(const struct vm_boot_policy *p, const struct vm_boot *b,
+                          const struct vm_result *r);
 };
 
 /* Runs the whole --apply-fix sequence for the command argv[0..argc); returns vm's exit

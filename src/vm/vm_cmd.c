@@ -18,6 +18,7 @@
 #include "vm/scenarios.h"
 #include "common/subprocess.h"
 #include "vm/vm_arch.h"
+#include "vm/vm_output.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -106,68 +107,6 @@ static void on_signal(int sig)
 {
     if (!vm_stop_requested)
         vm_stop_requested = sig;
-}
-
-static void print_tail(const struct vm_result *r)
-{
-    if (r->console_tail[0])
-        fprintf(stderr, "--- console (last lines) ---\n%s%s--- end of console ---\n",
-                r->console_tail,
-                r->console_tail[strlen(r->console_tail) - 1] == '\n' ? "" : "\n");
-    else
-        fprintf(stderr, "(the guest printed nothing on its console)\n");
-    if (r->qemu_stderr[0])
-        fprintf(stderr, "--- qemu stderr ---\n%s\n", r->qemu_stderr);
-}
-
-static int report(const struct vm_boot *b, const struct vm_result *r, bool quiet)
-{
-    switch (r->outcome) {
-    case VM_DONE:
-        if (!quiet)
-            fprintf(stderr, "clockscope vm: /init ran %.1f s after qemu started; the command "
-                            "took %.1f s and exited with status %d\n", r->init_s, r->run_s,
-                    r->exit_code);
-        return r->exit_code;
-    case VM_FRAMING:
-        fprintf(stderr, "clockscope vm: the command's output did not arrive intact (%s); its "
-                        "exit status was %d\n", r->framing_error, r->exit_code);
-        print_tail(r);
-        return EXIT_VM_FAILED;
-    case VM_PANIC:
-        fprintf(stderr, "clockscope vm: the guest kernel panicked: %s\n", r->panic_line);
-        print_tail(r);
-        return EXIT_VM_FAILED;
-    case VM_TIMEOUT:
-        if (!r->console_output)
-            fprintf(stderr, "clockscope vm: the guest printed nothing in %.0f s and was killed "
-                            "(a kernel that does not start on this machine?)\n", b->timeout_s);
-        else
-            fprintf(stderr, "clockscope vm: the guest %s after %.0f s and was killed\n",
-                    r->init_started ? "had not finished the command" : "had not started /init",
-                    b->timeout_s);
-        print_tail(r);
-        return EXIT_VM_FAILED;
-    case VM_QEMU_FAILED:
-        fprintf(stderr, "clockscope vm: %s failed to start the guest\n", b->arch->desc->qemu_system);
-        print_tail(r);
-        return EXIT_VM_FAILED;
-    case VM_STOPPED:
-        fprintf(stderr, "clockscope vm: the guest stopped %s without reporting the command's "
-                        "exit status\n", r->init_started ? "after /init started" : "before /init ran");
-        print_tail(r);
-        return EXIT_VM_FAILED;
-    case VM_INIT_LATE: /* not reached: boot() retries both (KVM with TCG, TCG with no deadline) */
-        fprintf(stderr, "clockscope vm: the guest did not reach /init in %.0f s\n",
-                b->init_deadline_s);
-        print_tail(r);
-        return EXIT_VM_FAILED;
-    case VM_INTERRUPTED:
-        fprintf(stderr, "clockscope vm: stopped by signal %d (%s); the guest was killed\n",
-                (int)vm_stop_requested, strsignal((int)vm_stop_requested));
-        return 128 + (int)vm_stop_requested;
-    }
-    return EXIT_VM_FAILED;
 }
 
 struct vm_options {
@@ -322,19 +261,23 @@ static const char *command_line(const struct vm_options *o)
     return line[0] ? line : NULL;
 }
 
-/* The TCG boot's deadline for /init (--init-deadline; 0: none). */
-static double tcg_init_deadline_s = TCG_INIT_DEADLINE_S;
+/* How vm boots a guest and what it says of it, the same for every boot of one run
+ * (--apply-fix's too). */
+struct vm_boot_policy {
+    const char *desc;           /* the kernel, for the notes */
+    bool no_kvm, quiet;
+    double tcg_init_deadline_s; /* the TCG boot's deadline for /init (--init-deadline; 0: none) */
+};
 
 /* Boots b, under KVM where it works, and again under TCG where KVM turns out not to; a TCG
- * boot that has not reached /init by tcg_init_deadline_s once more.  Every attempt shares
- * b->timeout_s: --timeout bounds the whole. */
-static void boot(struct vm_boot *b, const char *desc, bool no_kvm, bool quiet,
-                 struct vm_result *r)
+ * boot that has not reached /init by p->tcg_init_deadline_s once more.  Every attempt
+ * shares b->timeout_s: --timeout bounds the whole. */
+static void boot(const struct vm_boot_policy *p, struct vm_boot *b, struct vm_result *r)
 {
-    const double timeout_s = b->timeout_s, t0 = vm_now_s();
+    const double timeout_s = b->timeout_s, t0 = vm_now_s(), tcg_deadline = p->tcg_init_deadline_s;
     bool tcg_retried = false;
     char kvm_why[160] = "";
-    if (no_kvm)
+    if (p->no_kvm)
         snprintf(kvm_why, sizeof kvm_why, "--no-kvm");
     else if (strcmp(b->arch->name, arch_name()) != 0)
         snprintf(kvm_why, sizeof kvm_why, "the guest is not this machine's arch (%s)", arch_name());
@@ -345,18 +288,11 @@ static void boot(struct vm_boot *b, const char *desc, bool no_kvm, bool quiet,
          * at least as long again as the deadline. */
         double left = timeout_s - (vm_now_s() - t0);
         b->init_deadline_s = b->kvm ? KVM_INIT_DEADLINE_S
-                             : !tcg_retried && tcg_init_deadline_s > 0 &&
-                                       2 * tcg_init_deadline_s <= left ? tcg_init_deadline_s : 0;
+                             : !tcg_retried && tcg_deadline > 0 &&
+                                       2 * tcg_deadline <= left ? tcg_deadline : 0;
         b->timeout_s = left > 1 ? left : 1;
-        if (!quiet) {
-            fprintf(stderr, "clockscope vm: %s guest, kernel %s, %u vCPU%s, %u MiB, %s\n",
-                    b->arch->name, desc, b->cpus, b->cpus == 1 ? "" : "s", b->memory_mb,
-                    b->kvm ? "KVM" : "TCG");
-            if (!b->kvm && !tcg_retried)
-                fprintf(stderr, "clockscope vm: TCG (no KVM: %s): the CPU is emulated, so "
-                                "timings inside are emulation timings, not hardware timings\n",
-                        kvm_why);
-        }
+        if (!p->quiet)
+            vm_note_boot(b, p->desc, !b->kvm && !tcg_retried, kvm_why);
         vm_boot_run(b, r);
         /* KVM that opens but cannot run this guest (nested virtualization limits): once
          * more under TCG. */
@@ -391,17 +327,11 @@ static void boot(struct vm_boot *b, const char *desc, bool no_kvm, bool quiet,
     b->timeout_s = timeout_s; /* what report() says the limit was */
 }
 
-/* --apply-fix boots through these (apply_fix.c): vm's own boot, with its notes. */
-static const char *fix_desc;
-static bool fix_no_kvm, fix_quiet;
-static void fix_boot(struct vm_boot *b, struct vm_result *r)
+/* --apply-fix's boots report through this: vm's own message for a failed boot. */
+static int fix_report(const struct vm_boot_policy *p, const struct vm_boot *b,
+                      const struct vm_result *r)
 {
-    boot(b, fix_desc, fix_no_kvm, fix_quiet, r);
-}
-
-static int fix_report(const struct vm_boot *b, const struct vm_result *r)
-{
-    return report(b, r, fix_quiet);
+    return vm_report(b, r, p->quiet);
 }
 
 /* `clockscope run` inside the guest finds its shim at /lib/clockscope/ (../lib/clockscope
@@ -436,78 +366,81 @@ static bool add_run_shim(struct guest_files *files, const struct vm_arch *arch,
     return guest_files_add(files, arch, spec, why, wl);
 }
 
-int cmd_vm(int argc, char **argv)
-{
-    static struct vm_options o;
-    int first = parse_args(argc, argv, &o);
-    const struct vm_arch *arch = o.arch;
-    const char *kernel = o.kernel, *append = command_line(&o), *binary_opt = o.binary;
-    unsigned cpus = (unsigned)o.cpus, memory = (unsigned)o.memory;
-    double timeout = o.timeout;
-    tcg_init_deadline_s = o.init_deadline;
-    bool no_kvm = o.no_kvm, quiet = o.quiet;
+/* What the guest is made of: found, fetched and built before anything boots. */
+struct vm_guest {
+    struct guest_files files;  /* --add, and the shim `run` needs */
+    char env[GUEST_ENV_MAX_BYTES]; /* --env strings, NUL-terminated each */
+    size_t env_size;
+    char binary[PATH_LEN];     /* the static clockscope that is /init */
+    char kernel_path[PATH_LEN], desc[512], boot_path[PATH_LEN];
+    char gz_tmp[PATH_LEN];     /* the gunzipped kernel, removed at the end; "" when none */
+    char initrd[PATH_LEN];     /* removed at the end; "" when none */
+    char dtb_dir[4200], dtb[4200]; /* a scenario's device tree; "" when none */
+};
 
-    static struct guest_files files;
-    static char env_blob[GUEST_ENV_MAX_BYTES];
-    size_t env_size = 0;
-    for (int i = 0; i < o.n_env; i++) {
-        memcpy(env_blob + env_size, o.envs[i], strlen(o.envs[i]) + 1);
-        env_size += strlen(o.envs[i]) + 1;
+/* --env and --add into g: a file that cannot be added is a usage error. */
+static void guest_inputs(const struct vm_options *o, struct vm_guest *g)
+{
+    for (int i = 0; i < o->n_env; i++) {
+        memcpy(g->env + g->env_size, o->envs[i], strlen(o->envs[i]) + 1);
+        g->env_size += strlen(o->envs[i]) + 1;
     }
-    for (int i = 0; i < o.n_add; i++) {
+    for (int i = 0; i < o->n_add; i++) {
         char add_why[1200];
-        if (!guest_files_add(&files, arch, o.adds[i], add_why, sizeof add_why)) {
-            guest_files_free(&files);
+        if (!guest_files_add(&g->files, o->arch, o->adds[i], add_why, sizeof add_why)) {
+            guest_files_free(&g->files);
             usage_error("vm", "%s", add_why);
         }
     }
+}
 
-    /* Checks in the order of their cost: nothing is fetched or built for a VM that
-     * cannot run. */
+/* qemu, the guest binary and the shim `run` needs, the kernel, the initramfs for the
+ * command argv[0..argc): checks in the order of their cost, so that nothing is fetched or
+ * built for a VM that cannot run.  0, or vm's exit status (said on stderr). */
+static int guest_build(const struct vm_options *o, int argc, char **argv, struct vm_guest *g)
+{
+    const struct vm_arch *arch = o->arch;
     if (!subprocess_on_path(arch->desc->qemu_system)) {
         fprintf(stderr, "clockscope vm: %s is not installed (install it with: apt-get install "
                         "%s)\n", arch->desc->qemu_system, arch->qemu_package);
         return EXIT_VM_FAILED;
     }
-    char binary[PATH_LEN], why[8192];
-    if (!guest_binary_find(arch, binary_opt, binary, sizeof binary, why, sizeof why)) {
-        fprintf(stderr, "clockscope vm: %s\n", why);
-        return binary_opt ? EXIT_USAGE : EXIT_VM_FAILED;
+    char why[8192];
+    int status = EXIT_VM_FAILED;
+    if (!guest_binary_find(arch, o->binary, g->binary, sizeof g->binary, why, sizeof why)) {
+        status = o->binary ? EXIT_USAGE : EXIT_VM_FAILED;
+        goto fail;
     }
-    if (!add_run_shim(&files, arch, binary, argc - first, argv + first, o.apply_fix, why,
-                      sizeof why)) {
-        guest_files_free(&files);
-        fprintf(stderr, "clockscope vm: %s\n", why);
-        return EXIT_VM_FAILED;
+    if (!add_run_shim(&g->files, arch, g->binary, argc, argv, o->apply_fix, why, sizeof why))
+        goto fail;
+    if (o->kernel) {
+        snprintf(g->kernel_path, sizeof g->kernel_path, "%s", o->kernel);
+        snprintf(g->desc, sizeof g->desc, "%s", o->kernel);
+    } else if (!kernel_default(arch, g->kernel_path, sizeof g->kernel_path, g->desc,
+                               sizeof g->desc, why, sizeof why)) {
+        goto fail;
     }
-    char kernel_path[PATH_LEN], desc[512], boot_path[PATH_LEN], gz_tmp[PATH_LEN] = "";
-    if (kernel) {
-        snprintf(kernel_path, sizeof kernel_path, "%s", kernel);
-        snprintf(desc, sizeof desc, "%s", kernel);
-    } else if (!kernel_default(arch, kernel_path, sizeof kernel_path, desc, sizeof desc, why,
-                               sizeof why)) {
-        fprintf(stderr, "clockscope vm: %s\n", why);
-        return EXIT_VM_FAILED;
+    if (!kernel_image_check(arch, g->kernel_path, g->boot_path, sizeof g->boot_path, g->gz_tmp,
+                            sizeof g->gz_tmp, why, sizeof why)) {
+        status = o->kernel ? EXIT_USAGE : EXIT_VM_FAILED;
+        goto fail;
     }
-    if (!kernel_image_check(arch, kernel_path, boot_path, sizeof boot_path, gz_tmp,
-                            sizeof gz_tmp, why, sizeof why)) {
-        if (gz_tmp[0])
-            unlink(gz_tmp);
-        fprintf(stderr, "clockscope vm: %s\n", why);
-        return kernel ? EXIT_USAGE : EXIT_VM_FAILED;
-    }
-    char initrd[PATH_LEN] = "";
     /* With --apply-fix each boot builds its own; this one still shapes the device tree. */
-    bool built = initramfs_build(binary, argc - first, argv + first, &files, env_blob, env_size,
-                                 initrd, sizeof initrd, why, sizeof why);
-    if (!built) {
-        guest_files_free(&files);
-        if (gz_tmp[0])
-            unlink(gz_tmp);
-        fprintf(stderr, "clockscope vm: %s\n", why);
-        return EXIT_VM_FAILED;
-    }
+    if (initramfs_build(g->binary, argc, argv, &g->files, g->env, g->env_size, g->initrd,
+                        sizeof g->initrd, why, sizeof why))
+        return 0;
+fail:
+    guest_files_free(&g->files);
+    if (g->gz_tmp[0])
+        unlink(g->gz_tmp);
+    fprintf(stderr, "clockscope vm: %s\n", why);
+    return status;
+}
 
+/* SIGINT, SIGTERM and SIGHUP stop the guest (vm_stop_requested); a closed pipe is an
+ * error of the write, not the end of vm. */
+static void catch_signals(void)
+{
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -515,51 +448,66 @@ int cmd_vm(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+}
 
-    struct vm_boot b = {arch, vm_machine_find(arch, o.scenario ? o.scenario->machine : o.machine_arg),
-                        NULL, boot_path, initrd, append, cpus, memory, false, timeout, 0, NULL};
-    char dtb_dir[4200] = "", dtb[4200];
-    bool ready = true;
-    if (o.scenario && o.scenario->dt_property) {
-        /* The tree of the machine as it will boot: TCG (a KVM guest's tree names the
-         * host's CPU and GIC), the same CPUs and memory. */
-        ready = vm_dtb_patched(&b, o.scenario->dt_compatible, o.scenario->dt_property, dtb_dir,
-                               sizeof dtb_dir, dtb, sizeof dtb, why, sizeof why);
-        if (ready) {
-            b.dtb = dtb;
-            no_kvm = true;
-            if (!quiet)
-                fprintf(stderr, "clockscope vm: scenario %s: device tree with %s in the %s node\n",
-                        o.scenario->name, o.scenario->dt_property, o.scenario->dt_compatible);
-        } else {
-            fprintf(stderr, "clockscope vm: scenario %s: %s\n", o.scenario->name, why);
-        }
+/* Scenario s's device tree: that of the machine as it will boot, TCG (a KVM guest's tree
+ * names the host's CPU and GIC), the same CPUs and memory, with s's property added.  False
+ * when it cannot be made (said on stderr). */
+static bool scenario_tree(const struct vm_scenario *s, struct vm_boot *b,
+                          struct vm_boot_policy *p, struct vm_guest *g)
+{
+    char why[8192];
+    if (!vm_dtb_patched(b, s->dt_compatible, s->dt_property, g->dtb_dir, sizeof g->dtb_dir,
+                        g->dtb, sizeof g->dtb, why, sizeof why)) {
+        fprintf(stderr, "clockscope vm: scenario %s: %s\n", s->name, why);
+        return false;
     }
-    if (ready && o.scenario && !quiet)
-        fprintf(stderr, "clockscope vm: scenario %s (machine %s%s%s): doctor's expected verdict "
-                        "%s\n", o.scenario->name, b.machine->name, append ? ", append " : "",
-                append ? append : "", o.scenario->verdict);
+    b->dtb = g->dtb;
+    p->no_kvm = true;
+    if (!p->quiet)
+        vm_note_scenario_tree(s);
+    return true;
+}
+
+int cmd_vm(int argc, char **argv)
+{
+    static struct vm_options o;
+    int first = parse_args(argc, argv, &o);
+    const char *append = command_line(&o);
+    static struct vm_guest g;
+    guest_inputs(&o, &g);
+    int status = guest_build(&o, argc - first, argv + first, &g);
+    if (status != 0)
+        return status;
+    catch_signals();
+
+    const struct vm_scenario *s = o.scenario;
+    struct vm_boot b = {o.arch, vm_machine_find(o.arch, s ? s->machine : o.machine_arg), NULL,
+                        g.boot_path, g.initrd, append, (unsigned)o.cpus, (unsigned)o.memory,
+                        false, o.timeout, 0, NULL};
+    struct vm_boot_policy p = {g.desc, o.no_kvm, o.quiet, o.init_deadline};
+    bool ready = !(s && s->dt_property) || scenario_tree(s, &b, &p, &g);
+    if (ready && s && !o.quiet)
+        vm_note_scenario(s, b.machine->name, append);
     static struct vm_result r;
-    int fix_status = 0;
     if (ready && o.apply_fix) {
-        fix_desc = desc;
-        fix_no_kvm = no_kvm;
-        fix_quiet = quiet;
-        struct fix_context ctx = {o.scenario->name, binary, &files, env_blob, env_size, b,
-                                  o.json, fix_boot, fix_report};
-        fix_status = apply_fix_run(&ctx, argc - first, argv + first);
+        struct fix_context ctx = {.scenario = s->name, .binary = g.binary, .files = &g.files,
+                                  .env = g.env, .env_size = g.env_size, .boot = b,
+                                  .json = o.json, .policy = &p, .run_boot = boot,
+                                  .report_failure = fix_report};
+        status = apply_fix_run(&ctx, argc - first, argv + first);
     } else if (ready) {
-        boot(&b, desc, no_kvm, quiet, &r);
+        boot(&p, &b, &r);
     }
-    guest_files_free(&files);
-    vm_dtb_remove(dtb_dir);
-    if (initrd[0])
-        unlink(initrd);
-    if (gz_tmp[0])
-        unlink(gz_tmp);
+    guest_files_free(&g.files);
+    vm_dtb_remove(g.dtb_dir);
+    if (g.initrd[0])
+        unlink(g.initrd);
+    if (g.gz_tmp[0])
+        unlink(g.gz_tmp);
     if (!ready)
         return EXIT_VM_FAILED;
     if (o.apply_fix)
-        return fix_status;
-    return report(&b, &r, quiet);
+        return status;
+    return vm_report(&b, &r, o.quiet);
 }

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/* What `clockscope vm` says on stderr: the notes about each boot and scenario, and how a
+ * boot ended, with the console tail when it failed. */
+#include "vm/vm_output.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define EXIT_VM_FAILED 125
+
+static void print_tail(const struct vm_result *r)
+{
+    if (r->console_tail[0])
+        fprintf(stderr, "--- console (last lines) ---\n%s%s--- end of console ---\n",
+                r->console_tail,
+                r->console_tail[strlen(r->console_tail) - 1] == '\n' ? "" : "\n");
+    else
+        fprintf(stderr, "(the guest printed nothing on its console)\n");
+    if (r->qemu_stderr[0])
+        fprintf(stderr, "--- qemu stderr ---\n%s\n", r->qemu_stderr);
+}
+
+int vm_report(const struct vm_boot *b, const struct vm_result *r, bool quiet)
+{
+    switch (r->outcome) {
+    case VM_DONE:
+        if (!quiet)
+            fprintf(stderr, "clockscope vm: /init ran %.1f s after qemu started; the command "
+                            "took %.1f s and exited with status %d\n", r->init_s, r->run_s,
+                    r->exit_code);
+        return r->exit_code;
+    case VM_FRAMING:
+        fprintf(stderr, "clockscope vm: the command's output did not arrive intact (%s); its "
+                        "exit status was %d\n", r->framing_error, r->exit_code);
+        print_tail(r);
+        return EXIT_VM_FAILED;
+    case VM_PANIC:
+        fprintf(stderr, "clockscope vm: the guest kernel panicked: %s\n", r->panic_line);
+        print_tail(r);
+        return EXIT_VM_FAILED;
+    case VM_TIMEOUT:
+        if (!r->console_output)
+            fprintf(stderr, "clockscope vm: the guest printed nothing in %.0f s and was killed "
+                            "(a kernel that does not start on this machine?)\n", b->timeout_s);
+        else
+            fprintf(stderr, "clockscope vm: the guest %s after %.0f s and was killed\n",
+                    r->init_started ? "had not finished the command" : "had not started /init",
+                    b->timeout_s);
+        print_tail(r);
+        return EXIT_VM_FAILED;
+    case VM_QEMU_FAILED:
+        fprintf(stderr, "clockscope vm: %s failed to start the guest\n", b->arch->desc->qemu_system);
+        print_tail(r);
+        return EXIT_VM_FAILED;
+    case VM_STOPPED:
+        fprintf(stderr, "clockscope vm: the guest stopped %s without reporting the command's "
+                        "exit status\n", r->init_started ? "after /init started" : "before /init ran");
+        print_tail(r);
+        return EXIT_VM_FAILED;
+    case VM_INIT_LATE: /* not reached: vm_cmd.c's boot() retries both (KVM with TCG, TCG
+                        * with no deadline) */
+        fprintf(stderr, "clockscope vm: the guest did not reach /init in %.0f s\n",
+                b->init_deadline_s);
+        print_tail(r);
+        return EXIT_VM_FAILED;
+    case VM_INTERRUPTED:
+        fprintf(stderr, "clockscope vm: stopped by signal %d (%s); the guest was killed\n",
+                (int)vm_stop_requested, strsignal((int)vm_stop_requested));
+        return 128 + (int)vm_stop_requested;
+    }
+    return EXIT_VM_FAILED;
+}
+
+void vm_note_boot(const struct vm_boot *b, const char *desc, bool tcg_why, const char *kvm_why)
+{
+    fprintf(stderr, "clockscope vm: %s guest, kernel %s, %u vCPU%s, %u MiB, %s\n",
+            b->arch->name, desc, b->cpus, b->cpus == 1 ? "" : "s", b->memory_mb,
+            b->kvm ? "KVM" : "TCG");
+    if (tcg_why)
+        fprintf(stderr, "clockscope vm: TCG (no KVM: %s): the CPU is emulated, so timings "
+                        "inside are emulation timings, not hardware timings\n", kvm_why);
+}
+
+void vm_note_scenario_tree(const struct vm_scenario *s)
+{
+    fprintf(stderr, "clockscope vm: scenario %s: device tree with %s in the %s node\n", s->name,
+            s->dt_property, s->dt_compatible);
+}
+
+void vm_note_scenario(const struct vm_scenario *s, const char *machine, const char *append)
+{
+    fprintf(stderr, "clockscope vm: scenario %s (machine %s%s%s): doctor's expected verdict "
+                    "%s\n", s->name, machine, append ? ", append " : "", append ? append : "",
+            s->verdict);
+}

@@ -191,6 +191,71 @@ static void feed(struct console *c, struct vm_result *r, const char *p, size_t n
     }
 }
 
+/* Reads qemu's console (p[0], fed to c) and stderr (p[1]) until both close, the timeout
+ * (or the poweroff grace after the exit status), a stop request, or /init missing its
+ * deadline. */
+static void console_loop(const struct vm_boot *b, struct console *c, struct pollfd p[2],
+                         struct vm_result *r, bool *timed_out, bool *init_late)
+{
+    int open_fds = 2;
+    while (open_fds > 0) {
+        double now = vm_now_s();
+        double deadline = c->t0 + b->timeout_s;
+        if (c->got_exit && c->exit_at + POWEROFF_GRACE_S < deadline)
+            deadline = c->exit_at + POWEROFF_GRACE_S;
+        if (b->init_deadline_s > 0 && !r->init_started && now >= c->t0 + b->init_deadline_s) {
+            *init_late = true;
+            break;
+        }
+        if (vm_stop_requested || now >= deadline) {
+            *timed_out = !vm_stop_requested;
+            break;
+        }
+        double wait = deadline - now;
+        int ms = wait > 0.2 ? 200 : (int)(wait * 1000) + 1;
+        if (poll(p, 2, ms) < 0 && errno != EINTR)
+            break;
+        for (int i = 0; i < 2; i++) {
+            if (p[i].fd < 0 || !p[i].revents)
+                continue;
+            char buf[8192];
+            ssize_t n = read(p[i].fd, buf, sizeof buf);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) {
+                close(p[i].fd);
+                p[i].fd = -1;
+                open_fds--;
+            } else if (i == 0) {
+                feed(c, r, buf, (size_t)n);
+            } else {
+                subprocess_tail_append(r->qemu_stderr, sizeof r->qemu_stderr, buf, (size_t)n);
+            }
+        }
+    }
+}
+
+/* How the boot ended, from what the console loop saw. */
+static enum vm_outcome outcome_of(const struct console *c, const struct vm_result *r,
+                                  bool init_late, bool timed_out)
+{
+    if (c->got_exit && !r->framing_error[0])
+        return VM_DONE;
+    if (c->got_exit)
+        return VM_FRAMING;
+    if (vm_stop_requested)
+        return VM_INTERRUPTED;
+    if (r->panic_line[0])
+        return VM_PANIC;
+    if (init_late)
+        return VM_INIT_LATE;
+    if (timed_out)
+        return VM_TIMEOUT;
+    if (!r->console_output)
+        return VM_QEMU_FAILED;
+    return VM_STOPPED;
+}
+
 void vm_boot_run(const struct vm_boot *b, struct vm_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -216,43 +281,8 @@ void vm_boot_run(const struct vm_boot *b, struct vm_result *r)
         return;
     }
     struct pollfd p[2] = {{con[0], POLLIN, 0}, {err[0], POLLIN, 0}};
-    int open_fds = 2;
     bool timed_out = false, init_late = false;
-    while (open_fds > 0) {
-        double now = vm_now_s();
-        double deadline = c->t0 + b->timeout_s;
-        if (c->got_exit && c->exit_at + POWEROFF_GRACE_S < deadline)
-            deadline = c->exit_at + POWEROFF_GRACE_S;
-        if (b->init_deadline_s > 0 && !r->init_started && now >= c->t0 + b->init_deadline_s) {
-            init_late = true;
-            break;
-        }
-        if (vm_stop_requested || now >= deadline) {
-            timed_out = !vm_stop_requested;
-            break;
-        }
-        double wait = deadline - now;
-        int ms = wait > 0.2 ? 200 : (int)(wait * 1000) + 1;
-        if (poll(p, 2, ms) < 0 && errno != EINTR)
-            break;
-        for (int i = 0; i < 2; i++) {
-            if (p[i].fd < 0 || !p[i].revents)
-                continue;
-            char buf[8192];
-            ssize_t n = read(p[i].fd, buf, sizeof buf);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0) {
-                close(p[i].fd);
-                p[i].fd = -1;
-                open_fds--;
-            } else if (i == 0) {
-                feed(c, r, buf, (size_t)n);
-            } else {
-                subprocess_tail_append(r->qemu_stderr, sizeof r->qemu_stderr, buf, (size_t)n);
-            }
-        }
-    }
+    console_loop(b, c, p, r, &timed_out, &init_late);
     if (c->len)
         handle_line(c, r); /* a last line without its newline */
     /* Whatever state qemu is in, it ends here: the whole process group is killed (a no-op
@@ -266,21 +296,6 @@ void vm_boot_run(const struct vm_boot *b, struct vm_result *r)
         if (p[i].fd >= 0)
             close(p[i].fd);
 
-    if (c->got_exit && !r->framing_error[0])
-        r->outcome = VM_DONE;
-    else if (c->got_exit)
-        r->outcome = VM_FRAMING;
-    else if (vm_stop_requested)
-        r->outcome = VM_INTERRUPTED;
-    else if (r->panic_line[0])
-        r->outcome = VM_PANIC;
-    else if (init_late)
-        r->outcome = VM_INIT_LATE;
-    else if (timed_out)
-        r->outcome = VM_TIMEOUT;
-    else if (!r->console_output)
-        r->outcome = VM_QEMU_FAILED;
-    else
-        r->outcome = VM_STOPPED;
+    r->outcome = outcome_of(c, r, init_late, timed_out);
     free(c);
 }

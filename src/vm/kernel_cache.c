@@ -217,8 +217,8 @@ static bool extract_image(const struct vm_arch *arch, const char *kdir, const ch
     return ok;
 }
 
-static bool fetch(const struct vm_arch *arch, const char *cache, const char *kdir, char *why,
-                  size_t wl)
+/* The host tools and the Debian keyring a fetch needs; false (why) when one is missing. */
+static bool fetch_tools_ready(const struct vm_arch *arch, char *why, size_t wl)
 {
     const char *tools[] = {"apt-get", "apt-cache", "dpkg-deb", "tar"};
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
@@ -235,40 +235,65 @@ static bool fetch(const struct vm_arch *arch, const char *cache, const char *kdi
                           "or pass --kernel IMAGE", arch->name);
         return false;
     }
-    struct apt a;
-    apt_setup(&a, arch, cache);
+    return true;
+}
+
+/* The private APT tree for arch under cache: its directories, an empty status and the one
+ * source; false (why) when a directory cannot be made. */
+static bool apt_prepare(struct apt *a, const struct vm_arch *arch, const char *cache,
+                        char *why, size_t wl)
+{
+    apt_setup(a, arch, cache);
     char p[PATH_MAX_LEN + 32], line[512];
     const char *subdirs[] = {"lists/partial", "archives/partial", "cache", "parts"};
     for (size_t i = 0; i < 4; i++) {
-        snprintf(p, sizeof p, "%s/%s", a.dir, subdirs[i]);
+        snprintf(p, sizeof p, "%s/%s", a->dir, subdirs[i]);
         if (!make_dirs(p)) {
             snprintf(why, wl, "cannot create %s: %s", p, strerror(errno));
             return false;
         }
     }
-    snprintf(p, sizeof p, "%s/status", a.dir);
+    snprintf(p, sizeof p, "%s/status", a->dir);
     write_text(p, "");
-    snprintf(p, sizeof p, "%s/sources.list", a.dir);
+    snprintf(p, sizeof p, "%s/sources.list", a->dir);
     snprintf(line, sizeof line, "deb [arch=%s signed-by=" KEYRING "] " MIRROR " %s main\n",
              arch->desc->debian, arch->debian_suite);
     write_text(p, line);
+    return true;
+}
 
+/* `apt-get words...` in cwd, tried up to FETCH_ATTEMPTS times (a failed attempt said as
+ * "WHAT failed"); the last attempt's status, its output in out. */
+static int apt_get_retried(struct apt *a, char **words, const char *cwd, char *out,
+                           size_t outlen, const char *what)
+{
+    int st = -1;
+    for (int attempt = 1; attempt <= FETCH_ATTEMPTS && st != 0; attempt++) {
+        st = apt_run(a, "apt-get", words, cwd, out, outlen);
+        if (st != 0 && attempt < FETCH_ATTEMPTS) {
+            fprintf(stderr, "clockscope vm: %s failed (attempt %d of %d), retrying\n", what,
+                    attempt, FETCH_ATTEMPTS);
+            sleep((unsigned)(2 * attempt));
+        }
+    }
+    return st;
+}
+
+/* Debian's kernel package for arch, fetched through the private APT tree under cache, its
+ * image kept in kdir; false (why) when it cannot be had. */
+static bool fetch(const struct vm_arch *arch, const char *cache, const char *kdir, char *why,
+                  size_t wl)
+{
+    struct apt a;
+    if (!fetch_tools_ready(arch, why, wl) || !apt_prepare(&a, arch, cache, why, wl))
+        return false;
     static char out[16384];
     char meta[64];
     snprintf(meta, sizeof meta, "linux-image-%s", arch->desc->debian);
     fprintf(stderr, "clockscope vm: fetching the default %s kernel (%s from Debian %s) into "
                     "%s (once)\n", arch->name, meta, arch->debian_suite, kdir);
-    int st = -1;
-    for (int attempt = 1; attempt <= FETCH_ATTEMPTS && st != 0; attempt++) {
-        char *words[] = {"update", NULL};
-        st = apt_run(&a, "apt-get", words, NULL, out, sizeof out);
-        if (st != 0 && attempt < FETCH_ATTEMPTS) {
-            fprintf(stderr, "clockscope vm: apt-get update failed (attempt %d of %d), "
-                            "retrying\n", attempt, FETCH_ATTEMPTS);
-            sleep((unsigned)(2 * attempt));
-        }
-    }
-    if (st != 0) {
+    char *update[] = {"update", NULL};
+    if (apt_get_retried(&a, update, NULL, out, sizeof out, "apt-get update") != 0) {
         snprintf(why, wl, "cannot fetch the package lists of Debian %s (%s) from " MIRROR
                           ":\n%s\npass --kernel IMAGE to boot a kernel of your own",
                  arch->debian_suite, arch->desc->debian, out);
@@ -291,18 +316,12 @@ static bool fetch(const struct vm_arch *arch, const char *cache, const char *kdi
     }
     char archives[PATH_MAX_LEN + 16], deb[PATH_MAX_LEN + 300];
     snprintf(archives, sizeof archives, "%s/archives", a.dir);
-    char prefix[160];
+    char prefix[160], what[160];
     snprintf(prefix, sizeof prefix, "%s_", pkg);
-    st = find_file(archives, prefix, ".deb", deb, sizeof deb) ? 0 : -1;
-    for (int attempt = 1; attempt <= FETCH_ATTEMPTS && st != 0; attempt++) {
-        char *words[] = {"download", pkg, NULL};
-        st = apt_run(&a, "apt-get", words, archives, out, sizeof out);
-        if (st != 0 && attempt < FETCH_ATTEMPTS) {
-            fprintf(stderr, "clockscope vm: downloading %s failed (attempt %d of %d), "
-                            "retrying\n", pkg, attempt, FETCH_ATTEMPTS);
-            sleep((unsigned)(2 * attempt));
-        }
-    }
+    snprintf(what, sizeof what, "downloading %s", pkg);
+    char *download[] = {"download", pkg, NULL};
+    int st = find_file(archives, prefix, ".deb", deb, sizeof deb) ? 0
+             : apt_get_retried(&a, download, archives, out, sizeof out, what);
     if (st != 0 || !find_file(archives, prefix, ".deb", deb, sizeof deb)) {
         snprintf(why, wl, "cannot download %s from Debian %s:\n%s", pkg, arch->debian_suite, out);
         return false;

@@ -324,7 +324,7 @@ static void boot(const struct vm_boot_policy *p, struct vm_boot *b, struct vm_re
         }
         break;
     }
-    b->timeout_s = timeout_s; /* what report() says the limit was */
+    b->timeout_s = timeout_s; /* what vm_report() says the limit was */
 }
 
 /* --apply-fix's boots report through this: vm's own message for a failed boot. */

@@ -5,7 +5,7 @@
 #define CLOCKSCOPE_VM_FIX_FIGURES_H
 
 #include "common/json.h"
-#include "vm/json_tree.h"
+#include "common/json_read.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -239,7 +239,8 @@ static bool fetch_tools_ready(const struct vm_arch *arch, char *why, size_t wl)
 }
 
 /* The private APT tree for arch under cache: its directories, an empty status and the one
- * source; false (why) when a directory cannot be made. */
+ * source; false (why) when one cannot be made (a full disk: apt would fail later, less
+ * clearly). */
 static bool apt_prepare(struct apt *a, const struct vm_arch *arch, const char *cache,
                         char *why, size_t wl)
 {
@@ -253,12 +254,16 @@ static bool apt_prepare(struct apt *a, const struct vm_arch *arch, const char *c
             return false;
         }
     }
-    snprintf(p, sizeof p, "%s/status", a->dir);
-    write_text(p, "");
-    snprintf(p, sizeof p, "%s/sources.list", a->dir);
     snprintf(line, sizeof line, "deb [arch=%s signed-by=" KEYRING "] " MIRROR " %s main\n",
              arch->desc->debian, arch->debian_suite);
-    write_text(p, line);
+    const char *names[] = {"status", "sources.list"}, *texts[] = {"", line};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(p, sizeof p, "%s/%s", a->dir, names[i]);
+        if (!write_text(p, texts[i])) {
+            snprintf(why, wl, "cannot write %s: %s", p, strerror(errno));
+            return false;
+        }
+    }
     return true;
 }
 

@@ -260,13 +260,21 @@ void vm_boot_run(const struct vm_boot *b, struct vm_result *r)
 {
     memset(r, 0, sizeof *r);
     r->exit_code = 125;
-    int con[2], err[2];
-    if (pipe2(con, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
+    int con[2] = {-1, -1}, err[2] = {-1, -1};
+    struct console *c = calloc(1, sizeof *c);
+    if (!c || pipe2(con, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
         r->outcome = VM_QEMU_FAILED;
-        snprintf(r->qemu_stderr, sizeof r->qemu_stderr, "pipe: %s", strerror(errno));
+        snprintf(r->qemu_stderr, sizeof r->qemu_stderr, "%s: %s", c ? "pipe" : "console buffer",
+                 strerror(errno));
+        for (int i = 0; i < 2; i++) {
+            if (con[i] >= 0)
+                close(con[i]);
+            if (err[i] >= 0)
+                close(err[i]);
+        }
+        free(c);
         return;
     }
-    struct console *c = calloc(1, sizeof *c);
     c->t0 = vm_now_s();
     c->capture = b->capture;
     pid_t pid = start_qemu(b, con[1], err[1]);

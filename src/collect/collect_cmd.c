@@ -2,6 +2,7 @@
 /* clockscope collect: every part (facts, doctor, bench, warp, ladder; profile on request) run as a child of this
  * binary with --json, gathered into one self-describing bundle (docs/json.md). */
 #include "collect/bundle_file.h"
+#include "common/clock_ns.h"
 #include "common/json_read.h"
 #include "collect/parts.h"
 #include "commands.h"
@@ -72,13 +73,6 @@ struct part_run {
     char argbuf[64];
 };
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* The program that runs the parts: this very binary (a test may name another). */
 static const char *self_program(void)
 {
@@ -104,11 +98,11 @@ static void run_part(struct part_run *r, const struct collect_config *cfg, const
     part_argv(r->part, cfg, program, r->argv, r->argbuf, sizeof r->argbuf);
     double timeout = cfg->timeout_s > 0 ? cfg->timeout_s : r->part->timeout_s;
     char why[256];
-    double t0 = mono_s();
+    double t0 = clock_ns_monotonic_s();
     bool started = run_capture_all(r->argv, (int)(timeout * 1000), PART_OUTPUT_CAP, &r->out,
                                    &r->len, r->err_tail, sizeof r->err_tail, &r->oc, why,
                                    sizeof why);
-    r->elapsed_s = mono_s() - t0;
+    r->elapsed_s = clock_ns_monotonic_s() - t0;
     if (!started) {
         snprintf(r->error, sizeof r->error, "could not start: %s", why);
         return;
@@ -392,7 +386,7 @@ static int write_bundle(const char *output, const char *stem, const char *name,
         fprintf(stderr, "clockscope collect: out of memory\n");
         return 1;
     }
-    bundle_json(mem, name, cfg, runs, n, started, mono_s() - t0);
+    bundle_json(mem, name, cfg, runs, n, started, clock_ns_monotonic_s() - t0);
     bool written = fclose(mem) == 0 &&
                    (output ? bundle_write(output, data, len, err, sizeof err)
                            : bundle_write_new(stem, data, len, written_to, sizeof written_to,
@@ -406,7 +400,8 @@ static int write_bundle(const char *output, const char *stem, const char *name,
         return 1;
     }
     fprintf(stderr, "clockscope collect: %zu of %zu parts recorded in %.1f s%s%s\n", n - failed,
-            n, mono_s() - t0, written_to[0] ? ", bundle written to " : "", written_to);
+            n, clock_ns_monotonic_s() - t0, written_to[0] ? ", bundle written to " : "",
+            written_to);
     return failed ? EXIT_PARTIAL : 0;
 }
 
@@ -448,7 +443,7 @@ int cmd_collect(int argc, char **argv)
     time_t now = time(NULL);
     struct tm tm;
     strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-    double t0 = mono_s();
+    double t0 = clock_ns_monotonic_s();
     static struct part_run runs[16];
     size_t failed = 0;
     size_t n = run_selected(runs, selected, total, &cfg, &failed);

@@ -1,18 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include "common/progress.h"
+#include "common/clock_ns.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 void progress_init(struct progress *p, const char *cmd, bool asked)
 {
@@ -21,7 +15,7 @@ void progress_init(struct progress *p, const char *cmd, bool asked)
     p->cmd = cmd;
     p->tty = isatty(STDERR_FILENO) == 1;
     p->on = asked || p->tty;
-    p->t0 = mono_s();
+    p->t0 = clock_ns_monotonic_s();
     p->last = -1;
 }
 
@@ -42,7 +36,7 @@ void progress_say(struct progress *p, double fraction, double left_s, const char
 {
     if (!p->on)
         return;
-    double now = mono_s();
+    double now = clock_ns_monotonic_s();
     if (fmt == p->last_fmt && p->last >= 0 && now - p->last < (p->tty ? 0.1 : 1.0))
         return;
     p->last = now;
@@ -90,7 +84,7 @@ void progress_end(struct progress *p)
             fprintf(p->f, "\r\033[K");
     } else {
         char d[32];
-        progress_format_duration(mono_s() - p->t0, d, sizeof d);
+        progress_format_duration(clock_ns_monotonic_s() - p->t0, d, sizeof d);
         fprintf(p->f, "clockscope %s: done in %s\n", p->cmd, d);
     }
     fflush(p->f);

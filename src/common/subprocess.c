@@ -2,6 +2,7 @@
 /* fork + execvp with pipes.  Output is read to the end (or the deadline) before waiting,
  * so a chatty program can never block on a full pipe. */
 #include "common/subprocess.h"
+#include "common/clock_ns.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -164,23 +165,16 @@ static pid_t spawn(char *const argv[], const char *cwd, int in_fd, int out_fd, i
     _exit(127);
 }
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Reads fd to its end, handing each chunk to sink(ctx, bytes, n), then closes it.  With
  * timeout_ms > 0, stops when that much time has passed and returns false (timed out). */
 static bool drain(int fd, int timeout_ms, void (*sink)(void *ctx, const char *p, size_t n),
                   void *ctx)
 {
     bool timed_out = false;
-    long long deadline = now_ms() + timeout_ms;
+    long long deadline = clock_ns_ms(CLOCK_MONOTONIC) + timeout_ms;
     char chunk[65536];
     for (;;) {
-        long long left = timeout_ms > 0 ? deadline - now_ms() : -1;
+        long long left = timeout_ms > 0 ? deadline - clock_ns_ms(CLOCK_MONOTONIC) : -1;
         if (timeout_ms > 0 && left <= 0) {
             timed_out = true;
             break;
@@ -345,7 +339,7 @@ int subprocess_pipe(char *const left[], char *const right[], const char *cwd, ch
 static bool drain_both(pid_t pid, int out_fd, struct head *h, bool *truncated, int err_fd,
                        char *err, size_t errlen, int timeout_ms)
 {
-    long long deadline = now_ms() + timeout_ms;
+    long long deadline = clock_ns_ms(CLOCK_MONOTONIC) + timeout_ms;
     struct pollfd p[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
     char chunk[65536];
     bool timed_out = false, forwarded = false;
@@ -358,10 +352,10 @@ static bool drain_both(pid_t pid, int out_fd, struct head *h, bool *truncated, i
         if (stop_signal && !forwarded) {
             forwarded = true;
             kill(-pid, stop_signal); /* it may have come before the child was tracked */
-            if (deadline > now_ms() + SUBPROCESS_STOP_GRACE_MS)
-                deadline = now_ms() + SUBPROCESS_STOP_GRACE_MS;
+            if (deadline > clock_ns_ms(CLOCK_MONOTONIC) + SUBPROCESS_STOP_GRACE_MS)
+                deadline = clock_ns_ms(CLOCK_MONOTONIC) + SUBPROCESS_STOP_GRACE_MS;
         }
-        long long left = deadline - now_ms();
+        long long left = deadline - clock_ns_ms(CLOCK_MONOTONIC);
         if (left <= 0) {
             timed_out = true;
             break;

@@ -2,6 +2,7 @@
 /* The doctor over many facts roots (fleet.h).  One root at a time, the same struct reused:
  * a root costs what `doctor --root` costs, without a process each. */
 #include "doctor/fleet.h"
+#include "common/clock_ns.h"
 #include "common/cli.h"
 #include "common/json.h"
 #include "facts/archive.h"
@@ -23,13 +24,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <time.h>
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 struct tally {
     int roots, errors, verdicts[V_UNKNOWN + 1];
@@ -71,7 +65,7 @@ static void one_root(const char *root, bool json, struct tally *t)
     static struct proof p; /* never run: nothing is measured from a root */
     static struct diagnosis d;
     char why[4400];
-    double t0 = now_s();
+    double t0 = clock_ns_monotonic_s();
     t->roots++;
     bool loaded = archive_load_root(root, &fs, why, sizeof why);
     if (loaded && !holds_facts(&fs)) {
@@ -89,7 +83,7 @@ static void one_root(const char *root, bool json, struct tally *t)
     t->verdicts[d.verdict]++;
     char shown[4400], summary[1024];
     if (json)
-        report_json_line(stdout, root, &fs, &p, &d, now_s() - t0);
+        report_json_line(stdout, root, &fs, &p, &d, clock_ns_monotonic_s() - t0);
     else
         printf("%s: %s: %s\n", printable_copy(shown, sizeof shown, root),
                verdict_name(d.verdict), printable_copy(summary, sizeof summary, d.summary));
@@ -246,7 +240,7 @@ int fleet_run(const char *const *roots, int nroots, const char *roots_dir, bool 
         return 1;
     }
     struct tally t = {0};
-    double t0 = now_s();
+    double t0 = clock_ns_monotonic_s();
     struct root_list l = {0};
     if (roots_dir) {
         struct stat st;
@@ -263,7 +257,7 @@ int fleet_run(const char *const *roots, int nroots, const char *roots_dir, bool 
     for (size_t i = 0; i < l.n; i++)
         free(l.name[i]);
     free(l.name);
-    double elapsed = now_s() - t0;
+    double elapsed = clock_ns_monotonic_s() - t0;
     if (json) {
         struct json j;
         json_init(&j, stdout, 0);

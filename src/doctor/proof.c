@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "doctor/proof.h"
+#include "common/clock_ns.h"
 #include "common/subprocess.h"
 
 #include "arch/arch.h"
@@ -66,11 +67,6 @@ struct child_report {
     long backwards;
 };
 
-static uint64_t ts_ns(const struct timespec *ts)
-{
-    return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
-}
-
 static void child_count(long calls, struct child_report *rep)
 {
     struct sigaction sa;
@@ -93,9 +89,9 @@ static void child_count(long calls, struct child_report *rep)
             switch (c) {
             case PC_MONOTONIC:
                 r = clock_gettime(CLOCK_MONOTONIC, &ts);
-                if (r == 0 && ts_ns(&ts) < last)
+                if (r == 0 && clock_ns_of(&ts) < last)
                     rep->backwards++;
-                last = ts_ns(&ts);
+                last = clock_ns_of(&ts);
                 break;
             case PC_REALTIME:
                 r = clock_gettime(CLOCK_REALTIME, &ts);
@@ -132,26 +128,19 @@ double proof_child_deadline_s(double libc_call_ns, double syscall_ns)
     return deadline < 2.0 ? 2.0 : deadline > 600.0 ? 600.0 : deadline;
 }
 
-static double mono_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
 /* The median of five batches of eight calls: a raw clock_gettime syscall, and libc's. */
 static void probe_call_costs(double *libc_ns, double *syscall_ns)
 {
     double libc[5], sys[5];
     struct timespec ts;
     for (int b = 0; b < 5; b++) {
-        double t0 = mono_ns();
+        double t0 = (double)clock_ns_read(CLOCK_MONOTONIC);
         for (int i = 0; i < 8; i++)
             syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
-        double t1 = mono_ns();
+        double t1 = (double)clock_ns_read(CLOCK_MONOTONIC);
         for (int i = 0; i < 8; i++)
             clock_gettime(CLOCK_MONOTONIC, &ts);
-        double t2 = mono_ns();
+        double t2 = (double)clock_ns_read(CLOCK_MONOTONIC);
         sys[b] = (t1 - t0) / 8;
         libc[b] = (t2 - t1) / 8;
     }
@@ -362,7 +351,7 @@ static long resolution_ns(clockid_t id)
     struct timespec ts;
     if (clock_getres(id, &ts) != 0)
         return -1;
-    return (long)ts.tv_sec * 1000000000L + ts.tv_nsec;
+    return (long)clock_ns_of(&ts);
 }
 
 const struct proof_timing *proof_timing_find(const struct proof *p, const char *id)

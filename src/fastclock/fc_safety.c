@@ -127,8 +127,8 @@ static uint64_t best_cost_ns(uint64_t (*read)(void), fc_clock_fn clock, clockid_
             }
         }
         clock(CLOCK_MONOTONIC, &b);
-        if (fc_ts_ns(&b) - fc_ts_ns(&a) < best)
-            best = fc_ts_ns(&b) - fc_ts_ns(&a);
+        if (clock_ns_of(&b) - clock_ns_of(&a) < best)
+            best = clock_ns_of(&b) - clock_ns_of(&a);
     }
     return best > bracket ? (best - bracket) / n : 0;
 }
@@ -141,8 +141,8 @@ static uint64_t bracket_ns(fc_clock_fn clock)
         struct timespec a, b;
         clock(CLOCK_MONOTONIC, &a);
         clock(CLOCK_MONOTONIC, &b);
-        if (fc_ts_ns(&b) - fc_ts_ns(&a) < bracket)
-            bracket = fc_ts_ns(&b) - fc_ts_ns(&a);
+        if (clock_ns_of(&b) - clock_ns_of(&a) < bracket)
+            bracket = clock_ns_of(&b) - clock_ns_of(&a);
     }
     return bracket;
 }
@@ -184,14 +184,14 @@ void fc_sample_pair(uint64_t (*read)(void), fc_clock_fn clock, clockid_t id, int
         if (t2 >= t1 && t2 - t1 < *width) {
             *width = t2 - t1;
             *ticks = t1 + (t2 - t1) / 2;
-            *ns = fc_ts_ns(&ts);
+            *ns = clock_ns_of(&ts);
         }
     }
     if (*width == UINT64_MAX) { /* the counter went backwards on this CPU every time */
         *ticks = read();
         struct timespec ts;
         clock(id, &ts);
-        *ns = fc_ts_ns(&ts);
+        *ns = clock_ns_of(&ts);
     }
 }
 

@@ -5,6 +5,8 @@
 #ifndef FASTCLOCK_SAFETY_H
 #define FASTCLOCK_SAFETY_H
 
+#include "common/clock_ns.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -64,9 +66,5 @@ bool fc_check_cross_cpu(uint64_t (*read)(void), fc_clock_fn clock, uint64_t mult
 void fc_sample_pair(uint64_t (*read)(void), fc_clock_fn clock, clockid_t id, int tries,
                     uint64_t *ticks, uint64_t *ns, uint64_t *width);
 
-static inline uint64_t fc_ts_ns(const struct timespec *ts)
-{
-    return (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
-}
 
 #endif

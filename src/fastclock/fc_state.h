@@ -119,7 +119,7 @@ static inline uint64_t fc_kernel_ns(clockid_t id)
 {
     struct timespec ts;
     fc_kernel_clock(id, &ts);
-    return fc_ts_ns(&ts);
+    return clock_ns_of(&ts);
 }
 
 static inline uint64_t fc_ns_to_ticks(uint64_t ns, uint64_t mult)

@@ -2,6 +2,7 @@
 /* clockscope ladder: the cost of crossing into the kernel and between CPUs, side by side
  * (docs/ladder.md).  Every measurement runs in a disposable runner (runner.h). */
 #include "commands.h"
+#include "common/clock_ns.h"
 #include "common/cli.h"
 #include "common/progress.h"
 #include "ladder/ladder_run.h"
@@ -68,13 +69,6 @@ static const struct cli_option ladder_decl[] = {
 };
 
 const struct cli_spec ladder_cli = {.cmd = "ladder", .help = help, .options = ladder_decl};
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void make_plan(const struct ladder_options *o, struct ladder_plan *p)
 {
@@ -172,7 +166,7 @@ int cmd_ladder(int argc, char **argv)
         return 0;
     }
 
-    double t0 = now_s();
+    double t0 = clock_ns_monotonic_s();
     sysinfo_read(&r.machine);
     static struct method_list ml;
     methods_collect(&ml);
@@ -200,7 +194,7 @@ int cmd_ladder(int argc, char **argv)
     struct sysinfo end;
     sysinfo_read(&end);
     r.loadavg_end = end.loadavg_1m;
-    r.elapsed_s = now_s() - t0;
+    r.elapsed_s = clock_ns_monotonic_s() - t0;
 
     if (o.json)
         ladder_print_json(stdout, &r);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Disposable child processes for the ladder's measurements (runner.h). */
 #include "ladder/runner.h"
+#include "common/clock_ns.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -30,13 +31,6 @@ void runner_shared_free(void *p, size_t len)
         munmap(p, len);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 pid_t runner_fork_child(void)
 {
     pid_t parent = getpid();
@@ -61,7 +55,7 @@ static bool wait_until(pid_t pid, double deadline, int *status)
                 close(pidfd);
             return r == pid;
         }
-        double left = deadline - now_s();
+        double left = deadline - clock_ns_monotonic_s();
         if (left <= 0)
             break;
         if (pidfd >= 0) {
@@ -83,7 +77,7 @@ bool runner_run(int (*fn)(void *shared, const void *arg), void *shared, const vo
 {
     memset(out, 0, sizeof *out);
     fflush(NULL); /* nothing buffered may be written twice */
-    double t0 = now_s();
+    double t0 = clock_ns_monotonic_s();
     pid_t pid = runner_fork_child();
     if (pid < 0) {
         snprintf(out->why, sizeof out->why, "cannot fork: %s", strerror(errno));
@@ -97,12 +91,12 @@ bool runner_run(int (*fn)(void *shared, const void *arg), void *shared, const vo
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
             ;
         out->timed_out = true;
-        out->elapsed_s = now_s() - t0;
+        out->elapsed_s = clock_ns_monotonic_s() - t0;
         snprintf(out->why, sizeof out->why, "timed out: no result after %.1f s (killed)",
                  timeout_s);
         return false;
     }
-    out->elapsed_s = now_s() - t0;
+    out->elapsed_s = clock_ns_monotonic_s() - t0;
     if (WIFSIGNALED(status)) {
         out->signal = WTERMSIG(status);
         snprintf(out->why, sizeof out->why, "the measuring process died of signal %d (%s)",

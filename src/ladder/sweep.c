@@ -3,6 +3,7 @@
  * mode: a server thread, N client threads and the runner's own thread, which opens and
  * closes the measured window and reads every thread's CPU-time clock at both ends. */
 #include "ladder/sweep.h"
+#include "common/clock_ns.h"
 
 #include "arch/arch.h"
 #include "common/stats.h"
@@ -64,13 +65,6 @@ struct client_arg {
     struct sweep_run *r;
     int i;
 };
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void pin_self(int cpu)
 {
@@ -166,9 +160,9 @@ static void *client_main(void *arg)
         int phase = atomic_load_explicit(&r->phase, memory_order_relaxed);
         if (phase == PHASE_DONE)
             break;
-        uint64_t t0 = now_ns();
+        uint64_t t0 = clock_ns_read(CLOCK_MONOTONIC_RAW);
         client_request(r, s, q);
-        uint64_t t1 = now_ns();
+        uint64_t t1 = clock_ns_read(CLOCK_MONOTONIC_RAW);
         if (phase == PHASE_MEASURE) {
             requests++;
             atomic_store_explicit(&s->done, requests, memory_order_relaxed);
@@ -198,7 +192,7 @@ static double thread_cpu_ns(pthread_t t)
     struct timespec ts;
     if (pthread_getcpuclockid(t, &id) != 0 || clock_gettime(id, &ts) != 0)
         return NAN;
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+    return (double)clock_ns_of(&ts);
 }
 
 /* How often a thread has gone to sleep (its voluntary context switches), or -1: the
@@ -345,14 +339,14 @@ static int sweep_runner(void *shared, const void *arg)
     pthread_barrier_wait(&r.start);
     sleep_s(job->warm_s);
     struct window_edge e0, e1;
-    e0.t = now_ns();
+    e0.t = clock_ns_read(CLOCK_MONOTONIC_RAW);
     atomic_store(&r.phase, PHASE_MEASURE);
     read_edge(&r, server, clients, &e0);
     sleep_s(job->window_s);
     stretch_window(&r, job);
     /* Every clock read before the window closes: a client that has seen PHASE_DONE may
      * have exited, and an exited thread's CPU clock cannot be read. */
-    e1.t = now_ns();
+    e1.t = clock_ns_read(CLOCK_MONOTONIC_RAW);
     read_edge(&r, server, clients, &e1);
     atomic_store(&r.phase, PHASE_DONE);
     for (int i = 0; i < job->nclients; i++)

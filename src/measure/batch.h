@@ -3,6 +3,8 @@
 #ifndef CLOCKSCOPE_BATCH_H
 #define CLOCKSCOPE_BATCH_H
 
+#include "common/clock_ns.h"
+
 #include "arch/counter_funcs.h" /* REPEAT8, KEEP */
 
 #include <stdint.h>
@@ -22,10 +24,5 @@
             REPEAT8({ call; CLOBBER_MEMORY(); })                                 \
         }                                                                        \
     }
-
-static inline uint64_t timespec_ns(const struct timespec *ts)
-{
-    return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
-}
 
 #endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "measure/bracket.h"
+#include "common/clock_ns.h"
 
 #include "arch/arch.h"
 #include "common/trap_guard.h"
@@ -12,13 +13,6 @@
 /* Each rate window spins this long: ~1 us of timer uncertainty at each end (a slow
  * syscall clock) is then 100 ppm at worst, 0.01 ns on a 100 ns read. */
 #define RATE_WINDOW_NS 20000000ull
-
-static uint64_t raw_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 bool read_bracket_request_parse(const char *s, enum bracket_request *out)
 {
@@ -35,9 +29,9 @@ bool read_bracket_request_parse(const char *s, enum bracket_request *out)
  * sandwich: the counter's instant is known to within half the sandwich. */
 static void sandwich(uint64_t *ticks, double *ns)
 {
-    uint64_t a = raw_ns();
+    uint64_t a = clock_ns_read(CLOCK_MONOTONIC_RAW);
     *ticks = arch_fast_counter_ordered();
-    uint64_t b = raw_ns();
+    uint64_t b = clock_ns_read(CLOCK_MONOTONIC_RAW);
     *ns = (double)a + (double)(b - a) / 2;
 }
 
@@ -46,7 +40,7 @@ static double measure_hz(void)
     uint64_t t0, t1;
     double n0, n1;
     sandwich(&t0, &n0);
-    while (raw_ns() - (uint64_t)n0 < RATE_WINDOW_NS)
+    while (clock_ns_read(CLOCK_MONOTONIC_RAW) - (uint64_t)n0 < RATE_WINDOW_NS)
         arch_spin_pause();
     sandwich(&t1, &n1);
     return (double)(t1 - t0) * 1e9 / (n1 - n0);
@@ -88,7 +82,8 @@ void read_bracket_calibrate_end(struct bracket *b)
 
 uint64_t read_bracket_read(const struct bracket *b)
 {
-    return b->kind == BRACKET_KIND_COUNTER ? arch_fast_counter_ordered() : raw_ns();
+    return b->kind == BRACKET_KIND_COUNTER ? arch_fast_counter_ordered()
+                                           : clock_ns_read(CLOCK_MONOTONIC_RAW);
 }
 
 double read_bracket_ns_per_tick(const struct bracket *b)

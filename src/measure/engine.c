@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "measure/engine.h"
+#include "common/clock_ns.h"
 
 #include "common/cpuset.h"
 #include "measure/reference.h"
@@ -43,13 +44,6 @@ const char *timer_clock_name(clockid_t id)
     return id == CLOCK_MONOTONIC_RAW ? "CLOCK_MONOTONIC_RAW" : "CLOCK_MONOTONIC";
 }
 
-static inline uint64_t now_ns(clockid_t timer)
-{
-    struct timespec ts;
-    clock_gettime(timer, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The loop of a batch with nothing in it: what gets subtracted. */
 static void empty_batch(uint64_t n, const void *ctx)
 {
@@ -68,9 +62,9 @@ static void empty_batch(uint64_t n, const void *ctx)
 
 static uint64_t time_batch(method_batch_fn fn, uint64_t n, const void *ctx, clockid_t timer)
 {
-    uint64_t t0 = now_ns(timer);
+    uint64_t t0 = clock_ns_read(timer);
     fn(n, ctx);
-    return now_ns(timer) - t0;
+    return clock_ns_read(timer) - t0;
 }
 
 /* One thread's run: raw per-sample times for the method and for the empty loop. */
@@ -103,7 +97,7 @@ static void take_samples(struct run *r)
 {
     const struct measure_config *c = r->c;
     size_t wanted = c->samples < MAX_SAMPLES ? (size_t)c->samples : MAX_SAMPLES;
-    uint64_t start = now_ns(r->timer);
+    uint64_t start = clock_ns_read(r->timer);
     r->samples = 0;
     r->preempted = 0;
     while (r->samples < wanted) {
@@ -114,7 +108,7 @@ static void take_samples(struct run *r)
         if (r->ref_n) /* right after: in the same spell of the machine's speed */
             r->ref_ns[s] = (double)time_batch(c->reference->batch, r->ref_n,
                                               c->reference->ctx, r->timer);
-        bool over_budget = (double)(now_ns(r->timer) - start) > c->budget_ns;
+        bool over_budget = (double)(clock_ns_read(r->timer) - start) > c->budget_ns;
         bool preempted = preemptions() != before;
         r->preempted += preempted;
         /* A preempted sample is retaken, unless the budget is spent with too few clean
@@ -124,7 +118,7 @@ static void take_samples(struct run *r)
             r->samples++;
         if (over_budget && r->samples >= (size_t)c->min_samples)
             break;
-        if ((double)(now_ns(r->timer) - start) > 4 * c->budget_ns && r->samples > 0)
+        if ((double)(clock_ns_read(r->timer) - start) > 4 * c->budget_ns && r->samples > 0)
             break; /* a machine this busy will not give clean samples: stop trying */
     }
 }
@@ -142,8 +136,8 @@ static void *thread_main(void *arg)
     if (r->pin && !cpuset_pin(r->cpu))
         r->pin_failed = true;
     /* Warm this CPU's caches and branch predictors before the common start. */
-    uint64_t until = now_ns(r->timer) + (uint64_t)r->c->warmup_ns;
-    while (now_ns(r->timer) < until)
+    uint64_t until = clock_ns_read(r->timer) + (uint64_t)r->c->warmup_ns;
+    while (clock_ns_read(r->timer) < until)
         r->m->batch(warmup_calls(r->n), r->m->ctx);
     pthread_barrier_wait(r->start);
     take_samples(r);
@@ -153,11 +147,11 @@ static void *thread_main(void *arg)
 /* Chooses calls per sample: doubles (or more) until one batch lasts sample_target_ns. */
 static uint64_t calibrate(const struct method *m, const struct measure_config *c, clockid_t timer)
 {
-    uint64_t warm_until = now_ns(timer) + (uint64_t)c->warmup_ns;
+    uint64_t warm_until = clock_ns_read(timer) + (uint64_t)c->warmup_ns;
     uint64_t n = 8;
     for (;;) {
         uint64_t t = time_batch(m->batch, n, m->ctx, timer);
-        bool warm = now_ns(timer) >= warm_until;
+        bool warm = clock_ns_read(timer) >= warm_until;
         if (warm && (double)t >= c->sample_target_ns)
             return n;
         if ((double)t >= c->sample_target_ns)
@@ -299,7 +293,7 @@ bool measure_method(const struct method *m, const struct measure_config *c, cons
         return false;
     }
     out->timer = (m->clock && m->clock_id == CLOCK_MONOTONIC_RAW) ? CLOCK_MONOTONIC : CLOCK_MONOTONIC_RAW;
-    uint64_t t_start = now_ns(out->timer);
+    uint64_t t_start = clock_ns_read(out->timer);
     uint64_t n = calibrate(m, c, out->timer);
 
     struct run *runs = calloc((size_t)nthreads, sizeof *runs);
@@ -317,7 +311,7 @@ bool measure_method(const struct method *m, const struct measure_config *c, cons
     pthread_barrier_destroy(&start);
     if (ok && !pool_runs(runs, nthreads, n, c, out))
         snprintf(out->error, sizeof out->error, "out of memory");
-    out->elapsed_ns = (double)(now_ns(out->timer) - t_start);
+    out->elapsed_ns = (double)(clock_ns_read(out->timer) - t_start);
     free(runs);
     return out->ok;
 }

@@ -2,6 +2,7 @@
 /* libc.*: the calls applications make.  glibc and musl route them to the vDSO where one
  * exists, so these are what a program really pays. */
 #include "measure/batch.h"
+#include "common/clock_ns.h"
 #include "measure/clocks.h"
 #include "measure/method.h"
 
@@ -18,7 +19,7 @@ static uint64_t clock_gettime_read(const void *ctx)
 {
     struct timespec ts;
     clock_gettime(((const struct clock_info *)ctx)->id, &ts);
-    return timespec_ns(&ts);
+    return clock_ns_of(&ts);
 }
 
 static uint64_t gettimeofday_read(const void *ctx)
@@ -26,7 +27,7 @@ static uint64_t gettimeofday_read(const void *ctx)
     (void)ctx;
     struct timeval tv;
     gettimeofday(&tv, NULL);
-    return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
+    return clock_ns_of_timeval(&tv);
 }
 
 static uint64_t time_read(const void *ctx)

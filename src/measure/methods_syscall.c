@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* syscall.*: the same calls through syscall(2): the price when the vDSO cannot serve. */
 #include "measure/batch.h"
+#include "common/clock_ns.h"
 #include "measure/clocks.h"
 #include "measure/method.h"
 
@@ -20,7 +21,7 @@ static uint64_t clock_gettime_read(const void *ctx)
 {
     struct timespec ts;
     syscall(SYS_clock_gettime, ((const struct clock_info *)ctx)->id, &ts);
-    return timespec_ns(&ts);
+    return clock_ns_of(&ts);
 }
 
 static uint64_t gettimeofday_read(const void *ctx)
@@ -28,7 +29,7 @@ static uint64_t gettimeofday_read(const void *ctx)
     (void)ctx;
     struct timeval tv;
     syscall(SYS_gettimeofday, &tv, NULL);
-    return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
+    return clock_ns_of_timeval(&tv);
 }
 
 static uint64_t time_read(const void *ctx)

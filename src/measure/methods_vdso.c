@@ -3,6 +3,7 @@
  * table.  A gap between libc.X and vdso.X is libc's wrapper; a vdso.X as slow as
  * syscall.X means the vDSO itself fell back to the kernel. */
 #include "measure/batch.h"
+#include "common/clock_ns.h"
 #include "measure/clocks.h"
 #include "measure/method.h"
 #include "vdso/vdso.h"
@@ -27,7 +28,7 @@ static uint64_t clock_gettime_read(const void *ctx)
 {
     struct timespec ts;
     vdso_live()->clock_gettime(((const struct clock_info *)ctx)->id, &ts);
-    return timespec_ns(&ts);
+    return clock_ns_of(&ts);
 }
 
 static uint64_t gettimeofday_read(const void *ctx)
@@ -35,7 +36,7 @@ static uint64_t gettimeofday_read(const void *ctx)
     (void)ctx;
     struct timeval tv;
     vdso_live()->gettimeofday(&tv, NULL);
-    return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
+    return clock_ns_of_timeval(&tv);
 }
 
 static uint64_t time_read(const void *ctx)

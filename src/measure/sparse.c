@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "measure/sparse.h"
+#include "common/clock_ns.h"
 
 #include "arch/counter_funcs.h" /* KEEP */
 #include "common/stats.h"
@@ -25,13 +26,6 @@ uint32_t sparse_warmup_rounds(const struct method *m, uint64_t gap_ns, uint64_t 
                         : SPARSE_WARMUP_ROUNDS;
     return n < SPARSE_WARMUP_ROUNDS ? SPARSE_WARMUP_ROUNDS
                                     : n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
-}
-
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* Involuntary context switches of this thread so far (outside every timed region). */
@@ -104,7 +98,7 @@ bool sparse_measure_gap(const struct method *const *ms, size_t nm, const struct 
         return false;
     size_t nslots = nm + 1;
 
-    uint64_t start = mono_ns();
+    uint64_t start = clock_ns_read(CLOCK_MONOTONIC);
     /* A machine so busy that most rounds are preempted: stop after this many attempts
      * and report what was kept. */
     size_t max_attempts = nslots * ((size_t)reads * 4 + 20), attempts = 0, full = 0;
@@ -123,7 +117,8 @@ bool sparse_measure_gap(const struct method *const *ms, size_t nm, const struct 
         /* The bracket (slot 0) keeps no state.  For a method, the sleep before the block's
          * first read is one more gap of idling. */
         struct sparse_method *sm = s ? &out->methods[s - 1] : NULL;
-        uint64_t idle = sm && sm->last_read_ns ? mono_ns() + gap_ns - sm->last_read_ns : 0;
+        uint64_t idle = sm && sm->last_read_ns
+                      ? clock_ns_read(CLOCK_MONOTONIC) + gap_ns - sm->last_read_ns : 0;
         uint32_t warm = 0, warm_wanted = sparse_warmup_rounds(m, gap_ns, idle);
         if (sm && warm_wanted > SPARSE_WARMUP_ROUNDS)
             sm->settled_blocks++;
@@ -133,7 +128,7 @@ bool sparse_measure_gap(const struct method *const *ms, size_t nm, const struct 
             uint64_t cold = timed_read(b, m);
             uint64_t hot = timed_read(b, m);
             if (sm)
-                sm->last_read_ns = mono_ns();
+                sm->last_read_ns = clock_ns_read(CLOCK_MONOTONIC);
             bool warmup = warm < warm_wanted;
             attempts += !warmup;
             if (preemptions() != before) {
@@ -159,7 +154,7 @@ bool sparse_measure_gap(const struct method *const *ms, size_t nm, const struct 
     for (size_t s = 0; s < nslots; s++)
         if (out->kept[s] < out->rounds_kept)
             out->rounds_kept = out->kept[s];
-    out->elapsed_ns = (double)(mono_ns() - start);
+    out->elapsed_ns = (double)(clock_ns_read(CLOCK_MONOTONIC) - start);
     return true;
 }
 

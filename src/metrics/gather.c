@@ -2,6 +2,7 @@
 /* Gathering the metrics in-process (gather.h): the same calls as `doctor` and `warp`, so the
  * metrics say exactly what those commands say. */
 #include "metrics/gather.h"
+#include "common/clock_ns.h"
 #include "common/cpuset.h"
 #include "facts/archive.h"
 #include "measure/method.h"
@@ -11,13 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 /* The warp's default selection, over every CPU this process may use (at most 256, warp's
  * own limit), for `seconds`. */
@@ -70,7 +64,7 @@ static void gather_warp(double seconds, struct metrics_run *r)
 bool metrics_gather(const char *root, double warp_seconds, struct metrics_run *r)
 {
     memset(r, 0, sizeof *r);
-    double t0 = now_s();
+    double t0 = clock_ns_monotonic_s();
     if (root) {
         if (!archive_load_root(root, &r->fs, r->why, sizeof r->why)) /* archives too */
             return false;
@@ -81,7 +75,7 @@ bool metrics_gather(const char *root, double warp_seconds, struct metrics_run *r
     diagnose(&r->fs, &r->p, &r->d);
     if (!root && warp_seconds > 0)
         gather_warp(warp_seconds, r);
-    r->duration_s = now_s() - t0;
+    r->duration_s = clock_ns_monotonic_s() - t0;
     r->success = r->warp_failures == 0;
     if (!r->success)
         snprintf(r->why, sizeof r->why, "warp: %d method(s) could not run", r->warp_failures);

@@ -2,6 +2,7 @@
 /* clockscope metrics: the doctor's verdict, the cost of reading the time and warp's backward
  * steps as Prometheus metrics, for node_exporter's textfile collector (docs/metrics.md). */
 #include "commands.h"
+#include "common/clock_ns.h"
 #include "common/cli.h"
 #include "metrics/emit.h"
 #include "metrics/gather.h"
@@ -72,11 +73,9 @@ int cmd_metrics(int argc, char **argv)
     static struct metrics_run r;
     if (!metrics_gather(o.root, o.quick ? 0 : METRICS_WARP_SECONDS, &r))
         usage_error("metrics", "%s", r.why);
-    struct timespec wall;
-    clock_gettime(CLOCK_REALTIME, &wall);
     struct prom p;
     prom_init(&p);
-    metrics_emit(&r, (double)wall.tv_sec + (double)wall.tv_nsec / 1e9, &p);
+    metrics_emit(&r, clock_ns_seconds(CLOCK_REALTIME), &p);
     metrics_run_free(&r);
     if (prom_error(&p)) {
         fprintf(stderr, "clockscope metrics: internal error: %s\n", prom_error(&p));

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* perf record, then perf script, as children (perf_run.h). */
 #include "profile/perf_run.h"
+#include "common/clock_ns.h"
 
 #include "common/subprocess.h"
 #include "profile/perf_text.h"
@@ -44,27 +45,21 @@ bool perf_find(char *out, size_t len, char *err, size_t errlen)
 #define PERF_EXIT_MARGIN_S 60
 #define PERF_STOP_GRACE_S 5
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Waits for pid until deadline (mono_s; 0: none), looking every 20 ms (a blocking waitpid
  * could miss a stop signal that lands just before it); true with *status when it ended.
  * A stop signal (subprocess_forward_signals) sets a deadline of PERF_STOP_GRACE_S. */
 static bool wait_until(pid_t pid, int *status, double deadline)
 {
     for (;;) {
-        if (subprocess_stop_signal() && (deadline == 0 || deadline > mono_s() + PERF_STOP_GRACE_S))
-            deadline = mono_s() + PERF_STOP_GRACE_S;
+        double grace_end = clock_ns_monotonic_s() + PERF_STOP_GRACE_S;
+        if (subprocess_stop_signal() && (deadline == 0 || deadline > grace_end))
+            deadline = grace_end;
         pid_t r = waitpid(pid, status, WNOHANG);
         if (r == pid)
             return true;
         if (r < 0 && errno != EINTR)
             return true; /* not ours to wait for: nothing left to end */
-        if (deadline && mono_s() >= deadline)
+        if (deadline && clock_ns_monotonic_s() >= deadline)
             return false;
         struct timespec ts = {0, 20 * 1000000};
         nanosleep(&ts, NULL);
@@ -77,7 +72,7 @@ static bool wait_until(pid_t pid, int *status, double deadline)
 static void end_perf(pid_t pid, int *status)
 {
     kill(pid, SIGTERM);
-    if (!wait_until(pid, status, mono_s() + PERF_STOP_GRACE_S)) {
+    if (!wait_until(pid, status, clock_ns_monotonic_s() + PERF_STOP_GRACE_S)) {
         kill(pid, SIGKILL);
         while (waitpid(pid, status, 0) < 0 && errno == EINTR)
             ;
@@ -117,8 +112,8 @@ static void end_orphans(void)
 static bool clock_loop_until_exit(pid_t pid, double seconds, int *status)
 {
     volatile long sink = 0;
-    double deadline = mono_s() + seconds + PERF_EXIT_MARGIN_S;
-    while (!subprocess_stop_signal() && mono_s() < deadline) {
+    double deadline = clock_ns_monotonic_s() + seconds + PERF_EXIT_MARGIN_S;
+    while (!subprocess_stop_signal() && clock_ns_monotonic_s() < deadline) {
         struct timespec ts;
         for (int i = 0; i < 1000; i++) {
             clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -351,13 +346,6 @@ static void remove_dir(const char *dir)
     rmdir(dir);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 bool perf_run_live(const struct perf_run_options *o, struct tally *t, struct perf_run_result *r,
                    char *err, size_t errlen)
 {
@@ -416,10 +404,10 @@ bool perf_run_live(const struct perf_run_options *o, struct tally *t, struct per
         argv[n++] = secs;
     }
     argv[n] = NULL;
-    double t0 = now_s();
+    double t0 = clock_ns_monotonic_s();
     int status = run_inherit(argv, o->command_stdout_to_stderr, o->target == TARGET_CLOCK_LOOP,
                              o->seconds, err, errlen);
-    r->elapsed_s = now_s() - t0;
+    r->elapsed_s = clock_ns_monotonic_s() - t0;
     r->command_status = status;
     struct stat st;
     bool ok = false;

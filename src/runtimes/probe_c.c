@@ -5,6 +5,7 @@
  * the others, and its raw-syscall row is the count's control (it must count one per call).
  * The harness is the same loop calling an empty function through a pointer. */
 #include "runtimes/runtimes.h"
+#include "common/clock_ns.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -55,24 +56,17 @@ static const struct {
 };
 #define NAPIS (sizeof apis / sizeof apis[0])
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The loop every row and the harness share: through a volatile pointer, so the compiler
  * can neither inline the call nor drop it. */
 static uint64_t run(int (*call)(void), uint64_t n)
 {
     int (*volatile fp)(void) = call;
     volatile int sink = 0;
-    uint64_t t0 = now_ns();
+    uint64_t t0 = clock_ns_read(CLOCK_MONOTONIC);
     for (uint64_t i = 0; i < n; i++)
         sink += fp();
     (void)sink;
-    return now_ns() - t0;
+    return clock_ns_read(CLOCK_MONOTONIC) - t0;
 }
 
 /* The count run's loop: the same calls, no clock read around them (a timer's own

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* See syscall_count.h. */
 #include "runtimes/syscall_count.h"
+#include "common/clock_ns.h"
 
 #include "common/subprocess.h"
 #include "measure/time_filter.h"
@@ -101,13 +102,6 @@ static int receive_listener(int sock, int timeout_ms, char *why, size_t whylen)
     return fd;
 }
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Reads what the pipe has now; false at its end.  Counts whole lines. */
 static bool take_output(int fd, struct count_result *r, size_t cap, int *lines)
 {
@@ -154,11 +148,11 @@ static bool take_notification(int listener, struct count_result *r, int lines)
 static bool supervise(pid_t pid, int listener, int out_fd, int timeout_ms, size_t cap,
                       struct count_result *r)
 {
-    long long deadline = now_ms() + timeout_ms;
+    long long deadline = clock_ns_ms(CLOCK_MONOTONIC) + timeout_ms;
     int lines = 0;
     bool out_open = true, listening = true;
     for (;;) {
-        long long left = deadline - now_ms();
+        long long left = deadline - clock_ns_ms(CLOCK_MONOTONIC);
         if (left <= 0) {
             r->timed_out = true;
             return false;

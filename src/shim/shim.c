@@ -8,6 +8,7 @@
  * first (errors returned unchanged); only a page that the real call wrote successfully is
  * remembered (per thread) and written directly afterwards. */
 #include "shim/shim.h"
+#include "common/clock_ns.h"
 #include "fastclock/fc_host.h"
 
 #include "fastclock/fastclock.h"
@@ -131,7 +132,7 @@ __attribute__((visibility("default"))) int gettimeofday(struct timeval *restrict
     if (s == COARSE) {
         struct timespec ts;
         get_real_cgt()(CLOCK_REALTIME_COARSE, &ts);
-        v = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        v = clock_ns_of(&ts);
     } else {
         v = fastclock_realtime_ns();
     }

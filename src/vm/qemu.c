@@ -4,6 +4,7 @@
  * command's output) from everything else (the kernel's messages), keeps the tail of the
  * latter for error reports, watches for a panic, and enforces the timeout. */
 #include "vm/qemu.h"
+#include "common/clock_ns.h"
 
 #include "facts/emulation.h"
 #include "vm/guest_init.h"
@@ -28,9 +29,7 @@ volatile sig_atomic_t vm_stop_requested;
 
 double vm_now_s(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+    return clock_ns_monotonic_s();
 }
 
 void vm_qemu_args(const struct vm_boot *b, const char *dumpdtb, struct qemu_args *a)

@@ -2,6 +2,7 @@
 /* clockscope warp: does time ever go backwards between CPUs, does the counter tick at the
  * rate the platform states, and how fine does each clock really step. */
 #include "commands.h"
+#include "common/clock_ns.h"
 #include "arch/arch.h"
 #include "common/cli.h"
 #include "common/progress.h"
@@ -81,9 +82,7 @@ static void parse_args(int argc, char **argv, struct warp_options *o)
 static void progress(struct progress *pg, size_t i, size_t n, const char *what, const char *id,
                      double deadline)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &now);
-    double left = deadline - ((double)now.tv_sec + (double)now.tv_nsec / 1e9);
+    double left = deadline - clock_ns_seconds(CLOCK_MONOTONIC_RAW);
     progress_say(pg, (double)(i - 1) / (double)n, left > 0 ? left : 0, "%s of %s (%zu of %zu)",
                  what, id, i, n);
 }
@@ -122,9 +121,7 @@ static void cross_cpu_checks(struct warp_run *r, struct progress *pg, size_t ste
         mr->ran = true;
         /* Each method gets an equal share of what is left, so that thread start-up and the
          * resolution phase's overshoot do not push the run past --seconds. */
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC_RAW, &now);
-        double left = deadline - ((double)now.tv_sec + (double)now.tv_nsec / 1e9);
+        double left = deadline - clock_ns_seconds(CLOCK_MONOTONIC_RAW);
         double warp_each = left / (double)warp_left--;
         if (warp_each < MIN_WARP_SECONDS)
             warp_each = MIN_WARP_SECONDS;
@@ -155,9 +152,8 @@ void warp_run_all(struct warp_run *r, struct method_list *ml)
     clock_sample_take(&drift_start);
     for (size_t i = 0; i < r->nrates; i++)
         r->rates[i].have_start = bracket_read(r->rates[i].m, &r->rates[i].start);
-    struct timespec w0, w1;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &w0);
-    double deadline = (double)w0.tv_sec + (double)w0.tv_nsec / 1e9 + o->seconds;
+    double started = clock_ns_seconds(CLOCK_MONOTONIC_RAW);
+    double deadline = started + o->seconds;
 
     size_t step = 0, nsteps = r->nresults + nwarp;
     for (size_t i = 0; i < r->nresults; i++) {
@@ -166,7 +162,7 @@ void warp_run_all(struct warp_run *r, struct method_list *ml)
         resolution_collect(mr->m, res_each, &mr->res);
         struct timespec ts;
         mr->getres_ns = mr->m->clock && clock_getres(mr->m->clock_id, &ts) == 0
-                            ? (double)timespec_ns(&ts) : NAN;
+                            ? (double)clock_ns_of(&ts) : NAN;
     }
     cross_cpu_checks(r, &pg, step, nsteps, nwarp, deadline);
     progress_end(&pg);
@@ -178,8 +174,7 @@ void warp_run_all(struct warp_run *r, struct method_list *ml)
                      counter_rate_between(&e->start, &e->end, &e->rate);
     }
     clock_drift_between(&drift_start, &drift_end, &r->drift);
-    clock_gettime(CLOCK_MONOTONIC_RAW, &w1);
-    r->elapsed_s = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) / 1e9;
+    r->elapsed_s = clock_ns_seconds(CLOCK_MONOTONIC_RAW) - started;
 
     for (size_t i = 0; i < r->nresults; i++) {
         struct method_result *mr = &r->results[i];

@@ -42,6 +42,7 @@
  * cache holds the line) and almost every comparison would be on one CPU.  That only
  * steers who tries; correctness rests on the acquire/CAS/release chain alone. */
 #include "warp/warp_collect.h"
+#include "common/clock_ns.h"
 
 #include "arch/arch.h"
 #include "common/cpuset.h"
@@ -139,13 +140,6 @@ static void *warp_thread_main(void *arg)
     return NULL;
 }
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void sleep_s(double s)
 {
     struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
@@ -200,7 +194,7 @@ bool warp_collect(const struct method *m, const int *cpus, int ncpus, double sec
     if (ok) {
         while (atomic_load_explicit(&shared.ready, memory_order_acquire) < started)
             sched_yield();
-        t0 = mono_s();
+        t0 = clock_ns_seconds(CLOCK_MONOTONIC_RAW);
         atomic_store_explicit(&shared.go, true, memory_order_release);
         sleep_s(seconds);
     }
@@ -208,7 +202,7 @@ bool warp_collect(const struct method *m, const int *cpus, int ncpus, double sec
     atomic_store_explicit(&shared.go, true, memory_order_release);
     for (int i = 0; i < started; i++)
         pthread_join(threads[i].thread, NULL);
-    out->elapsed_s = ok ? mono_s() - t0 : 0;
+    out->elapsed_s = ok ? clock_ns_seconds(CLOCK_MONOTONIC_RAW) - t0 : 0;
     for (int i = 0; i < started; i++) {
         struct warp_thread *t = &threads[i];
         if (t->pin_errno && ok) {
@@ -231,9 +225,9 @@ bool warp_collect(const struct method *m, const int *cpus, int ncpus, double sec
 void resolution_collect(const struct method *m, double seconds, struct resolution *out)
 {
     resolution_init(out);
-    double end = mono_s() + seconds;
+    double end = clock_ns_seconds(CLOCK_MONOTONIC_RAW) + seconds;
     do {
         for (int i = 0; i < 256; i++)
             resolution_add(out, m->read(m->ctx));
-    } while (mono_s() < end);
+    } while (clock_ns_seconds(CLOCK_MONOTONIC_RAW) < end);
 }

@@ -13,14 +13,14 @@ static uint64_t raw_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return timespec_ns(&ts);
+    return clock_ns_of(&ts);
 }
 
 static uint64_t clock_ns(clockid_t id)
 {
     struct timespec ts;
     clock_gettime(id, &ts);
-    return timespec_ns(&ts);
+    return clock_ns_of(&ts);
 }
 
 /* Narrowest of a few tries: an interrupt or preemption between the three reads widens

@@ -440,10 +440,9 @@ int run_attach(pid_t pid, const struct run_mode *mode, bool verbose, const char 
         fprintf(stderr, "clockscope run: cannot serve pid %d: %s\n", (int)pid, why);
         return 1;
     }
-    bool count = !strcmp(mode->name, "count");
-    if (!strcmp(mode->name, "coarse")) {
-        fprintf(stderr, "clockscope run: cannot serve pid %d: --mode coarse is not offered "
-                "through the vDSO\n", (int)pid);
+    bool count = mode->kind == RUN_MODE_COUNT;
+    if (!run_mode_vdso_servable(mode, false, why, sizeof why)) {
+        fprintf(stderr, "clockscope run: cannot serve pid %d: %s\n", (int)pid, why);
         return 1;
     }
     int memfd = memfd_create("clockscope-run-page", MFD_CLOEXEC);

@@ -223,7 +223,7 @@ int cmd_run(int argc, char **argv)
     bool inherit = o.inherit, verbose = o.verbose;
     const char *output = o.output;
     bool follow = !o.no_follow;
-    if (output && strcmp(mode.name, "count") != 0)
+    if (output && mode.kind != RUN_MODE_COUNT)
         usage_error("run", "--output is for --mode count");
     if (o.pid || o.undo) {
         if (o.inherit || o.no_follow)
@@ -293,7 +293,7 @@ int cmd_run(int argc, char **argv)
     char mask[16];
     snprintf(mask, sizeof mask, "%u", mode.coarse_mask);
     setenv("LD_PRELOAD", preload, 1);
-    setenv("CLOCKSCOPE_RUN_MODE", mode.name, 1);
+    setenv("CLOCKSCOPE_RUN_MODE", run_mode_name(mode.kind), 1);
     setenv("CLOCKSCOPE_RUN_COARSE", mask, 1);
     setenv("CLOCKSCOPE_RUN_INHERIT", inherit ? "1" : "0", 1);
     setenv("CLOCKSCOPE_RUN_VERBOSE", verbose ? "1" : "0", 1);

@@ -36,20 +36,46 @@ static bool parse_clock(const char *s, size_t n, unsigned *mask, char *err, size
     return false;
 }
 
+const char *run_mode_name(enum run_mode_kind kind)
+{
+    switch (kind) {
+    case RUN_MODE_AUTO:
+        return "auto";
+    case RUN_MODE_FAST:
+        return "fast";
+    case RUN_MODE_COARSE:
+        return "coarse";
+    case RUN_MODE_COUNT:
+        return "count";
+    }
+    return "auto";
+}
+
+bool run_mode_vdso_servable(const struct run_mode *mode, bool detail, char *why, size_t wl)
+{
+    if (mode->kind != RUN_MODE_COARSE)
+        return true;
+    snprintf(why, wl, "--mode coarse is not offered through the vDSO%s",
+             detail ? ": the reader cannot reach the kernel's coarse clock, and fastclock's "
+                      "line without a counter read can be staler than it (docs/run.md); "
+                      "--mode fast costs about the vDSO's own read" : "");
+    return false;
+}
+
 bool run_parse_mode(const char *arg, struct run_mode *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    static const char *plain[] = {"auto", "fast", "count"};
+    static const enum run_mode_kind plain[] = {RUN_MODE_AUTO, RUN_MODE_FAST, RUN_MODE_COUNT};
     for (size_t i = 0; i < 3; i++)
-        if (strcmp(arg, plain[i]) == 0) {
-            snprintf(out->name, sizeof out->name, "%s", plain[i]);
+        if (strcmp(arg, run_mode_name(plain[i])) == 0) {
+            out->kind = plain[i];
             return true;
         }
     if (strncmp(arg, "coarse", 6) != 0 || (arg[6] != 0 && arg[6] != '=')) {
         snprintf(err, errlen, "'%.40s' is not one of auto, fast, coarse[=CLOCKS], count", arg);
         return false;
     }
-    snprintf(out->name, sizeof out->name, "coarse");
+    out->kind = RUN_MODE_COARSE;
     if (arg[6] == 0) {
         out->coarse_mask = 1u << CLOCK_REALTIME | 1u << CLOCK_MONOTONIC;
         return true;

@@ -143,7 +143,7 @@ bool run_refresher_prepare(int memfd, struct run_page_header *page, const struct
                  "nothing to serve", info.why);
         return false;
     }
-    if (!strcmp(mode->name, "auto")) {
+    if (mode->kind == RUN_MODE_AUTO) {
         const char *hook = getenv("CLOCKSCOPE_RUN_SLOW");
         uint64_t libc_t = 0, sys_t = 0, libc_r = 0, sys_r = 0;
         bool slow = hook && *hook ? *hook == '1'

@@ -237,13 +237,9 @@ bool run_served_start(const char *path, const char *kind, const struct run_mode 
     (void)kind;
     if (!arch_inject_supported(why, wl))
         return false;
-    bool count = strcmp(mode->name, "count") == 0;
-    if (strcmp(mode->name, "coarse") == 0) {
-        snprintf(why, wl, "--mode coarse is not offered through the vDSO: the reader cannot "
-                 "reach the kernel's coarse clock, and fastclock's line without a counter read "
-                 "can be staler than it (docs/run.md); --mode fast costs about the vDSO's own read");
+    bool count = mode->kind == RUN_MODE_COUNT;
+    if (!run_mode_vdso_servable(mode, true, why, wl))
         return false;
-    }
     long tracer = tracer_pid();
     if (tracer > 0) {
         snprintf(why, wl, "run is itself being traced (by pid %ld, a debugger or strace): a "

@@ -11,10 +11,10 @@ TEST(run_mode_accepts_the_modes)
 {
     struct run_mode m;
     char err[160];
-    CHECK(run_parse_mode("auto", &m, err, sizeof err) && strcmp(m.name, "auto") == 0);
-    CHECK(run_parse_mode("fast", &m, err, sizeof err) && strcmp(m.name, "fast") == 0);
-    CHECK(run_parse_mode("count", &m, err, sizeof err) && strcmp(m.name, "count") == 0);
-    CHECK(run_parse_mode("coarse", &m, err, sizeof err) && strcmp(m.name, "coarse") == 0);
+    CHECK(run_parse_mode("auto", &m, err, sizeof err) && m.kind == RUN_MODE_AUTO);
+    CHECK(run_parse_mode("fast", &m, err, sizeof err) && m.kind == RUN_MODE_FAST);
+    CHECK(run_parse_mode("count", &m, err, sizeof err) && m.kind == RUN_MODE_COUNT);
+    CHECK(run_parse_mode("coarse", &m, err, sizeof err) && m.kind == RUN_MODE_COARSE);
     CHECK(m.coarse_mask == (1u << CLOCK_REALTIME | 1u << CLOCK_MONOTONIC));
     CHECK(run_parse_mode("coarse=monotonic", &m, err, sizeof err));
     CHECK(m.coarse_mask == 1u << CLOCK_MONOTONIC);
@@ -55,9 +55,29 @@ TEST(run_mode_survives_mutations)
         struct run_mode m;
         char err[160];
         if (run_parse_mode(buf, &m, err, sizeof err))
-            CHECK(strcmp(m.name, "auto") == 0 || strcmp(m.name, "fast") == 0 ||
-                  strcmp(m.name, "count") == 0 || (strcmp(m.name, "coarse") == 0 && m.coarse_mask));
+            CHECK(m.kind == RUN_MODE_AUTO || m.kind == RUN_MODE_FAST ||
+                  m.kind == RUN_MODE_COUNT || (m.kind == RUN_MODE_COARSE && m.coarse_mask));
         else
             CHECK(err[0]);
     }
+}
+
+/* A patched vDSO serves every mode but coarse; the refusal's short and long wordings. */
+TEST(run_mode_vdso_refuses_only_coarse)
+{
+    struct run_mode m;
+    char err[160], why[400] = "";
+    static const char *served[] = {"auto", "fast", "count"};
+    for (size_t i = 0; i < 3; i++) {
+        CHECK(run_parse_mode(served[i], &m, err, sizeof err));
+        CHECK(run_mode_vdso_servable(&m, true, why, sizeof why) && !why[0]);
+    }
+    CHECK(run_parse_mode("coarse=realtime", &m, err, sizeof err));
+    CHECK(!run_mode_vdso_servable(&m, false, why, sizeof why));
+    CHECK(strcmp(why, "--mode coarse is not offered through the vDSO") == 0);
+    CHECK(!run_mode_vdso_servable(&m, true, why, sizeof why));
+    CHECK(strcmp(why, "--mode coarse is not offered through the vDSO: the reader cannot reach "
+                      "the kernel's coarse clock, and fastclock's line without a counter read "
+                      "can be staler than it (docs/run.md); --mode fast costs about the vDSO's "
+                      "own read") == 0);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Serving a program through its vDSO (arch/inject.h) where an arch does not do it yet:
  * weak definitions that say so, overridden by arch/ARCH_inject.c where that file exists
- * (x86_64, aarch64 and riscv64 all have one today: these stay for an arch added later).
+ * (x86_64, aarch64 and riscv64 all have one today: these stay for an arch added later, and
+ * arch_inject_attach_supported's refusal serves aarch64 and riscv64 too).
  * run asks arch_inject_supported() first and calls nothing else here. */
 #include "arch/arch.h"
 #include "arch/inject.h"
@@ -14,6 +15,20 @@
 INJECT_NONE bool arch_inject_supported(char *why, size_t len)
 {
     snprintf(why, len, "patching the vDSO is not yet done on %s", arch_name());
+    return false;
+}
+
+/* The injected syscalls restore the registers ptrace's general register set holds; on
+ * x86_64 that includes orig_rax, which a thread stopped inside a syscall needs to restart
+ * it (x86_64_inject.c says yes).  aarch64 and riscv64 keep the interrupted syscall's first
+ * argument (orig_x0, orig_a0) and number outside that set: a restarted futex or read would
+ * get the injected syscall's argument.  The exec path (run -- CMD) is not concerned: its
+ * thread stands at the exec's syscall-exit stop, nothing to restart. */
+INJECT_NONE bool arch_inject_attach_supported(char *why, size_t len)
+{
+    snprintf(why, len, "run -p and --undo are done on x86_64 only: here an interrupted "
+             "syscall's first argument is not restored after the injected ones "
+             "(run -- COMMAND serves static and Go programs at their start)");
     return false;
 }
 
@@ -69,7 +84,7 @@ INJECT_NONE bool arch_inject_jump_target(const uint8_t *code, size_t len, uint64
                                          uint64_t *target)
 {
     (void)code, (void)len, (void)at, (void)target;
-    return false; /* run -p and --undo are x86_64 only (run_attach.c says why) */
+    return false; /* run -p and --undo are x86_64 only (arch_inject_attach_supported says why) */
 }
 INJECT_NONE void arch_inject_home_regs(struct arch_regs *home, const struct arch_regs *saved)
 {
@@ -80,7 +95,7 @@ INJECT_NONE size_t arch_inject_heal_stub(uint8_t *out, size_t len, uint64_t at,
                                          size_t *step_off)
 {
     (void)out, (void)len, (void)at, (void)home, (void)sigmask, (void)step_off;
-    return 0; /* run -p is x86_64 only (run_attach.c says why) */
+    return 0; /* run -p is x86_64 only (arch_inject_attach_supported says why) */
 }
 INJECT_NONE long arch_inject_eintr_syscall(const struct arch_regs *regs)
 {

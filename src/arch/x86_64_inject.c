@@ -18,6 +18,14 @@ bool arch_inject_supported(char *why, size_t len)
     return true;
 }
 
+/* orig_rax is in the general register set the injected syscalls restore: a thread
+ * stopped inside a syscall restarts it whole. */
+bool arch_inject_attach_supported(char *why, size_t len)
+{
+    (void)why, (void)len;
+    return true;
+}
+
 const struct arch_vdso_entries *arch_inject_vdso_entries(void)
 {
     /* glibc, musl and Go's runtime look these up with version LINUX_2.6. */

@@ -353,25 +353,6 @@ static void say_interrupted(pid_t pid, const struct stopped *s, const char *verb
     }
 }
 
-/* Whether -p can be offered on this arch.  The injected syscalls restore the registers
- * ptrace's general register set holds; on x86_64 that includes orig_rax, which a thread
- * stopped inside a syscall needs to restart it.  aarch64 and riscv64 keep the interrupted
- * syscall's first argument (orig_x0, orig_a0) and number outside that set: a restarted
- * futex or read would get the injected syscall's argument.  The exec path (run -- CMD) is
- * not concerned: its thread stands at the exec's syscall-exit stop, nothing to restart. */
-static bool attach_on_this_arch(char *why, size_t wl)
-{
-#if defined(__x86_64__)
-    (void)why, (void)wl;
-    return true;
-#else
-    snprintf(why, wl, "run -p and --undo are done on x86_64 only: here an interrupted "
-             "syscall's first argument is not restored after the injected ones "
-             "(run -- COMMAND serves static and Go programs at their start)");
-    return false;
-#endif
-}
-
 static void say_refusal(pid_t pid, int err, const char *why)
 {
     if (err == EPERM) {
@@ -435,7 +416,7 @@ static bool adopt(pid_t pid, long fd_in_target, void *ctx, char *why, size_t wl)
 int run_attach(pid_t pid, const struct run_mode *mode, bool verbose, const char *output)
 {
     char why[400] = "";
-    if (!arch_inject_supported(why, sizeof why) || !attach_on_this_arch(why, sizeof why) ||
+    if (!arch_inject_supported(why, sizeof why) || !arch_inject_attach_supported(why, sizeof why) ||
         !run_fit_to_serve(pid, true, why, sizeof why) || !run_fit_to_touch(pid, why, sizeof why)) {
         fprintf(stderr, "clockscope run: cannot serve pid %d: %s\n", (int)pid, why);
         return 1;
@@ -595,7 +576,7 @@ static void coarse_catch_up(void)
 int run_undo(pid_t pid, bool verbose)
 {
     char why[400] = "";
-    if (!arch_inject_supported(why, sizeof why) || !attach_on_this_arch(why, sizeof why) ||
+    if (!arch_inject_supported(why, sizeof why) || !arch_inject_attach_supported(why, sizeof why) ||
         !run_fit_to_serve(pid, false, why, sizeof why)) {
         fprintf(stderr, "clockscope run: cannot undo pid %d: %s\n", (int)pid, why);
         return 1;

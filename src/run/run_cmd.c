@@ -8,6 +8,7 @@
 #include "common/elf_probe.h"
 #include "common/subprocess.h"
 #include "run/run_attach.h"
+#include "run/run_cmd_report.h"
 #include "run/run_mode.h"
 #include "run/run_served.h"
 
@@ -213,6 +214,69 @@ const struct cli_spec run_cli = {.cmd = "run", .help = help, .options = run_decl
                                  .args = CLI_COMMAND, .args_usage = "-- COMMAND [ARG...]",
                                  .command_unless = run_instead_of_command};
 
+/* -p PID and --undo PID: no COMMAND, no shim. */
+static int run_pid(const struct run_options *o, const struct run_mode *mode, const char *output)
+{
+    if (o->inherit || o->no_follow)
+        usage_error("run", "--inherit and --no-follow are for a COMMAND, not --pid/--undo");
+    char abs[PATH_MAX + NAME_MAX + 2];
+    if (output) {
+        check_output(output, abs, sizeof abs);
+        output = abs;
+    }
+    return o->pid ? run_attach((pid_t)o->pid, mode, o->verbose, output)
+                  : run_undo((pid_t)o->undo, o->verbose);
+}
+
+/* The shim's environment: LD_PRELOAD with the shim first, and its CLOCKSCOPE_RUN_*
+ * settings.  False when out of memory. */
+static bool set_shim_env(const char *shim, const struct run_mode *mode, const struct run_options *o,
+                         bool follow_exec, const char *output)
+{
+    const char *old = getenv("LD_PRELOAD");
+    size_t len = strlen(shim) + (old ? strlen(old) + 1 : 0) + 1;
+    char *preload = malloc(len);
+    if (!preload)
+        return false;
+    snprintf(preload, len, "%s%s%s", shim, old && *old ? ":" : "", old ? old : "");
+    char mask[16];
+    snprintf(mask, sizeof mask, "%u", mode->coarse_mask);
+    setenv("LD_PRELOAD", preload, 1);
+    setenv("CLOCKSCOPE_RUN_MODE", run_mode_name(mode->kind), 1);
+    setenv("CLOCKSCOPE_RUN_COARSE", mask, 1);
+    setenv("CLOCKSCOPE_RUN_INHERIT", o->inherit ? "1" : "0", 1);
+    setenv("CLOCKSCOPE_RUN_VERBOSE", o->verbose ? "1" : "0", 1);
+    if (follow_exec) {
+        char pid[24];
+        snprintf(pid, sizeof pid, "%ld", (long)getpid()); /* execv keeps it */
+        setenv("CLOCKSCOPE_RUN_FOLLOW_PID", pid, 1);
+    } else {
+        unsetenv("CLOCKSCOPE_RUN_FOLLOW_PID");
+    }
+    if (output)
+        setenv("CLOCKSCOPE_RUN_OUTPUT", output, 1);
+    else
+        unsetenv("CLOCKSCOPE_RUN_OUTPUT");
+    return true;
+}
+
+/* The executable COMMAND names, in target: 0, or the exit status when there is none. */
+static int find_target(const char *cmd, char *target, size_t len)
+{
+    int r = resolve(cmd, target, len);
+    if (r) {
+        run_say_unresolved(cmd, r == EXIT_NOT_FOUND);
+        return r;
+    }
+    struct stat target_st;
+    if (stat(target, &target_st) != 0 || !S_ISREG(target_st.st_mode)) {
+        /* execve would refuse it anyway; probing it first must not block on a FIFO. */
+        run_say_not_regular(target);
+        return EXIT_CANNOT_RUN;
+    }
+    return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
     struct run_options o = {0};
@@ -225,37 +289,18 @@ int cmd_run(int argc, char **argv)
     bool follow = !o.no_follow;
     if (output && mode.kind != RUN_MODE_COUNT)
         usage_error("run", "--output is for --mode count");
-    if (o.pid || o.undo) {
-        if (o.inherit || o.no_follow)
-            usage_error("run", "--inherit and --no-follow are for a COMMAND, not --pid/--undo");
-        char abs[PATH_MAX + NAME_MAX + 2];
-        if (output) {
-            check_output(output, abs, sizeof abs);
-            output = abs;
-        }
-        return o.pid ? run_attach((pid_t)o.pid, &mode, verbose, output)
-                     : run_undo((pid_t)o.undo, verbose);
-    }
+    if (o.pid || o.undo)
+        return run_pid(&o, &mode, output);
 
     char shim[PATH_MAX], tried[2 * PATH_MAX + 160];
     if (!find_shim(shim, sizeof shim, tried, sizeof tried)) {
-        fprintf(stderr, "clockscope run: cannot find " SHIM_NAME " (looked at %s); build it "
-                "with 'make' or set CLOCKSCOPE_SHIM\n", tried);
+        run_say_no_shim(SHIM_NAME, tried);
         return 1;
     }
     char target[PATH_MAX];
-    int r = resolve(argv[i], target, sizeof target);
-    if (r) {
-        fprintf(stderr, "clockscope run: %s: %s\n", argv[i],
-                r == EXIT_NOT_FOUND ? "command not found" : "permission denied (not executable)");
+    int r = find_target(argv[i], target, sizeof target);
+    if (r)
         return r;
-    }
-    struct stat target_st;
-    if (stat(target, &target_st) != 0 || !S_ISREG(target_st.st_mode)) {
-        /* execve would refuse it anyway; probing it first must not block on a FIFO. */
-        fprintf(stderr, "clockscope run: %s: permission denied (not a regular file)\n", target);
-        return EXIT_CANNOT_RUN;
-    }
     char output_abs[PATH_MAX + NAME_MAX + 2];
     if (output) {
         check_output(output, output_abs, sizeof output_abs);
@@ -265,60 +310,29 @@ int cmd_run(int argc, char **argv)
     const char *kind = run_served_kind(target);
     const char *secure = secure_exec_reason(target);
     if (kind && secure) {
-        fprintf(stderr, "clockscope run: warning: %s is %s and %s: tracing its exec would drop "
-                "its privileges, so run does not patch its vDSO; it runs unchanged\n", target,
-                kind, secure);
+        run_say_secure_traced(target, kind, secure);
         kind = NULL;
     } else if (secure && !elf_is_static(target))
-        fprintf(stderr, "clockscope run: warning: %s is %s: the loader ignores LD_PRELOAD for "
-                "it (secure execution), so the shim cannot reach it; it runs unchanged\n",
-                target, secure_exec_reason(target));
+        run_say_secure_preload(target, secure_exec_reason(target));
     /* Wrappers (pyenv and conda shims, `env`, `#!/usr/bin/env python3`) exec the real program
      * in the same process: the shim follows that process through every exec, and only it. */
     bool follow_exec = follow && !inherit;
     if (verbose && is_script(target) && !inherit)
-        fprintf(stderr, "clockscope run: %s is a script: %s\n", target,
-                follow ? "the shim also serves the program it execs (--no-follow: only the "
-                         "script's interpreter)"
-                       : "the shim serves only its interpreter (--no-follow)");
+        run_say_script(target, follow);
 
-    const char *old = getenv("LD_PRELOAD");
-    size_t len = strlen(shim) + (old ? strlen(old) + 1 : 0) + 1;
-    char *preload = malloc(len);
-    if (!preload) {
-        fprintf(stderr, "clockscope run: out of memory\n");
+    if (!set_shim_env(shim, &mode, &o, follow_exec, output)) {
+        run_say_out_of_memory();
         return 1;
     }
-    snprintf(preload, len, "%s%s%s", shim, old && *old ? ":" : "", old ? old : "");
-    char mask[16];
-    snprintf(mask, sizeof mask, "%u", mode.coarse_mask);
-    setenv("LD_PRELOAD", preload, 1);
-    setenv("CLOCKSCOPE_RUN_MODE", run_mode_name(mode.kind), 1);
-    setenv("CLOCKSCOPE_RUN_COARSE", mask, 1);
-    setenv("CLOCKSCOPE_RUN_INHERIT", inherit ? "1" : "0", 1);
-    setenv("CLOCKSCOPE_RUN_VERBOSE", verbose ? "1" : "0", 1);
-    if (follow_exec) {
-        char pid[24];
-        snprintf(pid, sizeof pid, "%ld", (long)getpid()); /* execv keeps it */
-        setenv("CLOCKSCOPE_RUN_FOLLOW_PID", pid, 1);
-    } else {
-        unsetenv("CLOCKSCOPE_RUN_FOLLOW_PID");
-    }
-    if (output)
-        setenv("CLOCKSCOPE_RUN_OUTPUT", output, 1);
-    else
-        unsetenv("CLOCKSCOPE_RUN_OUTPUT");
     if (kind) {
         char why[400];
         /* On success the helper waits for the exec: nothing else may come between. */
         if (!run_served_start(target, kind, &mode, verbose, output, why, sizeof why))
-            fprintf(stderr, "clockscope run: %s is %s: its vDSO is not patched: %s; it runs "
-                    "unserved%s\n", target, kind, why,
-                    elf_is_static(target) ? "" : " (the shim still serves its calls through libc)");
+            run_say_unserved(target, kind, why, elf_is_static(target));
     }
     fflush(NULL);
     execv(target, argv + i);
     int e = errno;
-    fprintf(stderr, "clockscope run: cannot execute %s: %s\n", target, strerror(e));
+    run_say_cannot_execute(target, e);
     return e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
 }

@@ -14,6 +14,7 @@
 #include "arch/inject.h"
 #include "common/elf_probe.h"
 #include "fastclock/fastclock.h"
+#include "run/run_helper.h"
 #include "run/run_page.h"
 #include "run/run_reader_abi.h"
 #include "run/run_refresher.h"
@@ -22,6 +23,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,21 +65,9 @@ static long tracer_pid(void)
     return pid;
 }
 
-static int yama_scope(void)
-{
-    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
-    int v = -1;
-    if (f) {
-        if (fscanf(f, "%d", &v) != 1)
-            v = -1;
-        fclose(f);
-    }
-    return v;
-}
-
 static void seize_refusal(int err, char *why, size_t wl)
 {
-    int scope = yama_scope();
+    int scope = run_helper_yama_scope();
     if (err == EPERM && scope >= 2)
         snprintf(why, wl, "ptrace is not permitted: Yama's kernel.yama.ptrace_scope is %d (%s); "
                  "scope 0 or 1 would allow it", scope,
@@ -138,22 +128,18 @@ static void say(const char *fmt, const char *a, const char *b)
     fflush(stderr);
 }
 
-/* The helper: seize, wait for the exec stop, patch, detach, refresh.  Never returns. */
-static _Noreturn void helper_main(const struct helper_args *a)
+/* The helper's first part: says its PID, waits for run's go (run has named it its
+ * ptracer), prepares what to serve and seizes run; answers run either way.  Whether to go
+ * on to the exec stop. */
+static bool helper_seize(const struct helper_args *a)
 {
-    static const int quiet[] = {SIGINT, SIGQUIT, SIGHUP, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE};
-    for (size_t i = 0; i < sizeof quiet / sizeof quiet[0]; i++)
-        signal(quiet[i], SIG_IGN); /* the program decides what a ^C means; the lifeline ends us */
-    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (null >= 0) {
-        dup2(null, 0), dup2(null, 1);
-        close(null);
-    }
+    run_helper_quiet_signals(); /* the program decides what a ^C means; the lifeline ends us */
+    run_helper_drop_stdio(false);
     pid_t me = getpid();
     write_all(a->from_helper, &me, sizeof me);
     char go;
     if (!read_all(a->to_helper, &go, 1))
-        _exit(0);
+        return false;
     struct helper_reply rep = {0};
     /* What to serve, decided before the program starts: a program left without its vDSO's
      * fast path for nothing would be slower than unserved. */
@@ -165,7 +151,13 @@ static _Noreturn void helper_main(const struct helper_args *a)
         rep.err = errno;
     write_all(a->from_helper, &rep, sizeof rep);
     close(a->from_helper);
-    if (rep.err)
+    return rep.err == 0;
+}
+
+/* The helper: seize, wait for the exec stop, patch, detach, refresh.  Never returns. */
+static _Noreturn void helper_main(const struct helper_args *a)
+{
+    if (!helper_seize(a))
         _exit(0);
     char how[320] = "";
     enum run_vpatch_result res = RUN_VPATCH_TRACE_FAILED;
@@ -209,14 +201,9 @@ static _Noreturn void helper_main(const struct helper_args *a)
         _exit(0);
     }
     if (a->verbose) {
-        char pid[24];
-        snprintf(pid, sizeof pid, "%d", (int)a->target);
-        fprintf(stderr, "clockscope run: pid %s (%s): %s; %s%s%s (refresher: pid %d)\n", pid,
-                a->path, how,
-                a->count ? "every call counted (and answered by the syscall)"
-                         : a->page->serve_mask ? "served by fastclock's line" : "nothing served",
-                a->count ? "" : ", ", a->count ? "" : run_refresher_start_said(), (int)getpid());
-        fflush(stderr);
+        char who[32 + PATH_MAX];
+        snprintf(who, sizeof who, "pid %d (%s)", (int)a->target, a->path);
+        run_helper_say_serving(who, how, a->count, a->page->serve_mask != 0);
     }
     struct run_refresher r = {.page = a->page, .lifeline = a->lifeline_r, .count = a->count, .verbose = a->verbose,
                               .output = a->output, .path = a->path, .pid = a->target};
@@ -229,6 +216,50 @@ static int to_high_fd(int fd, bool cloexec)
     int h = fcntl(fd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, HIGH_FD);
     close(fd);
     return h;
+}
+
+/* What run and its helper share: the data page and three pipes (the lifeline, run to the
+ * helper, the helper to run). */
+struct served_fds {
+    int memfd, life[2], to_h[2], from_h[2];
+    struct run_page_header *page;
+};
+
+/* Makes them, the memfd high and inherited by the program.  False with why. */
+static bool served_open(struct served_fds *f, char *why, size_t wl)
+{
+    f->memfd = run_helper_memfd(0);
+    if (f->memfd < 0) {
+        snprintf(why, wl, "cannot create the data page (memfd_create): %s", strerror(errno));
+        return false;
+    }
+    f->memfd = to_high_fd(f->memfd, false);
+    f->page = f->memfd < 0 ? MAP_FAILED : run_helper_map(f->memfd);
+    if (f->memfd < 0 || f->page == MAP_FAILED || pipe2(f->life, O_CLOEXEC) != 0) {
+        snprintf(why, wl, "cannot set up the data page: %s", strerror(errno));
+        if (f->memfd >= 0)
+            close(f->memfd);
+        return false;
+    }
+    if (pipe2(f->to_h, O_CLOEXEC) != 0 || pipe2(f->from_h, O_CLOEXEC) != 0) {
+        snprintf(why, wl, "pipe: %s", strerror(errno));
+        close(f->memfd), close(f->life[0]), close(f->life[1]);
+        return false;
+    }
+    return true;
+}
+
+/* The helper process: run's ends of the pipes closed, then helper_main. */
+struct served_child {
+    struct helper_args a;
+    int run_fds[3];
+};
+
+static void served_child(void *ctx)
+{
+    const struct served_child *c = ctx;
+    close(c->run_fds[0]), close(c->run_fds[1]), close(c->run_fds[2]);
+    helper_main(&c->a);
 }
 
 bool run_served_start(const char *path, const char *kind, const struct run_mode *mode,
@@ -247,61 +278,30 @@ bool run_served_start(const char *path, const char *kind, const struct run_mode 
                  tracer);
         return false;
     }
-    int memfd = memfd_create("clockscope-run-page", 0);
-    if (memfd < 0 || ftruncate(memfd, RUN_MEMFD_SIZE) != 0) {
-        snprintf(why, wl, "cannot create the data page (memfd_create): %s", strerror(errno));
-        if (memfd >= 0)
-            close(memfd);
+    struct served_fds f;
+    if (!served_open(&f, why, wl))
         return false;
-    }
-    memfd = to_high_fd(memfd, false);
-    struct run_page_header *page = memfd < 0 ? MAP_FAILED :
-        mmap(NULL, RUN_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, RUN_PAGE_SIZE);
-    int life[2], to_h[2], from_h[2];
-    if (memfd < 0 || page == MAP_FAILED || pipe2(life, O_CLOEXEC) != 0) {
-        snprintf(why, wl, "cannot set up the data page: %s", strerror(errno));
-        if (memfd >= 0)
-            close(memfd);
-        return false;
-    }
-    if (pipe2(to_h, O_CLOEXEC) != 0 || pipe2(from_h, O_CLOEXEC) != 0) {
-        snprintf(why, wl, "pipe: %s", strerror(errno));
-        close(memfd), close(life[0]), close(life[1]);
-        return false;
-    }
-    run_page_init(page, count);
+    run_page_init(f.page, count);
     /* The write end goes to the program (not close-on-exec), high. */
-    int life_w = to_high_fd(life[1], false);
-    pid_t target = getpid();
-    fflush(NULL);
-    pid_t mid = fork();
-    if (mid == 0) {
-        if (fork() == 0) {
-            close(life_w), close(to_h[1]), close(from_h[0]);
-            struct helper_args a = {.target = target, .path = path, .memfd = memfd,
-                                    .lifeline_r = life[0], .to_helper = to_h[0],
-                                    .from_helper = from_h[1], .page = page, .verbose = verbose,
-                                    .count = count, .mode = mode, .output = output};
-            helper_main(&a);
-        }
-        _exit(0);
-    }
-    close(life[0]), close(to_h[0]), close(from_h[1]);
-    int st;
-    if (mid > 0)
-        while (waitpid(mid, &st, 0) < 0 && errno == EINTR)
-            ;
+    int life_w = to_high_fd(f.life[1], false);
+    const struct served_child c = {
+        .a = {.target = getpid(), .path = path, .memfd = f.memfd, .lifeline_r = f.life[0],
+              .to_helper = f.to_h[0], .from_helper = f.from_h[1], .page = f.page,
+              .verbose = verbose, .count = count, .mode = mode, .output = output},
+        .run_fds = {life_w, f.to_h[1], f.from_h[0]}};
+    pid_t mid = run_helper_spawn(served_child, (void *)&c);
+    close(f.life[0]), close(f.to_h[0]), close(f.from_h[1]);
     pid_t helper = 0;
     static struct helper_reply rep;
     rep.err = EIO;
-    bool ok = mid > 0 && read_all(from_h[0], &helper, sizeof helper);
+    bool ok = mid > 0 && read_all(f.from_h[0], &helper, sizeof helper);
     if (ok) {
         prctl(PR_SET_PTRACER, (unsigned long)helper, 0, 0, 0); /* EINVAL without Yama: fine */
-        write_all(to_h[1], "g", 1);
-        ok = read_all(from_h[0], &rep, sizeof rep) && rep.err == 0;
+        write_all(f.to_h[1], "g", 1);
+        ok = read_all(f.from_h[0], &rep, sizeof rep) && rep.err == 0;
     }
-    close(to_h[1]), close(from_h[0]);
-    munmap(page, RUN_PAGE_SIZE);
+    close(f.to_h[1]), close(f.from_h[0]);
+    munmap(f.page, RUN_PAGE_SIZE);
     if (!ok) {
         if (mid < 0)
             snprintf(why, wl, "fork: %s", strerror(errno));
@@ -309,7 +309,7 @@ bool run_served_start(const char *path, const char *kind, const struct run_mode 
             snprintf(why, wl, "%s", rep.why);
         else
             seize_refusal(rep.err, why, wl);
-        close(memfd), close(life_w);
+        close(f.memfd), close(life_w);
         return false;
     }
     /* memfd and life_w stay open into the program: the helper injects the memfd's close. */

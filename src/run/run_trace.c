@@ -214,6 +214,62 @@ void run_trace_detach_giving_back(pid_t pid, pid_t tid, struct run_trace_signals
     taken->stepped = false;
 }
 
+/* Runs the syscall the registers are set for, up to its own trap, the signals dequeued on
+ * the way kept in taken.  0 or an errno value with why; *abandoned when the thread did not
+ * stop again within 30 s or has ended: its registers are then left as they stand. */
+static int resume_to_trap(pid_t pid, struct run_trace_signals *taken, bool *abandoned,
+                          char *why, size_t wl)
+{
+    /* Each resume (a single step over the syscall instruction or, where the arch has
+     * none, arch_inject_syscall_resume: a continue up to the breakpoint after it) goes back
+     * through the kernel's signal code first: a pending signal is dequeued and reported
+     * (signal-delivery stop) before the instruction runs, and a pending ptrace trap
+     * (PTRACE_INTERRUPT, SIGCONT's notification) stops it again as an event stop.  Both are
+     * taken and the resume done again, until the step's or the breakpoint's own SIGTRAP
+     * (si_code > 0: sent by the kernel, not by kill). */
+    int e = 0;
+    for (int events = 0;;) {
+        if (ptrace((enum __ptrace_request)arch_inject_syscall_resume(), pid, NULL, NULL) != 0) {
+            e = errno;
+            snprintf(why, wl, "cannot single-step: %s", strerror(e));
+            break;
+        }
+        int st;
+        /* mmap, openat, mprotect, close: none blocks, but a loaded machine may keep the
+         * thread off its CPU a long time; given up on, it would run on with these
+         * registers. */
+        pid_t w = run_trace_wait(pid, &st, 30000);
+        if (w == 0) {
+            snprintf(why, wl, "the injected syscall did not complete within 30 s");
+            *abandoned = true;
+            return ETIMEDOUT;
+        }
+        if (w != pid || !WIFSTOPPED(st)) {
+            snprintf(why, wl, "the program ended while a syscall was run in it");
+            *abandoned = true;
+            return ESRCH;
+        }
+        siginfo_t si;
+        if ((st >> 16) != 0 || ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) != 0) {
+            if (++events > 64) {
+                snprintf(why, wl, "the single step never completed (stopped again %d times)", events);
+                e = EAGAIN;
+                break;
+            }
+            continue;
+        }
+        if (WSTOPSIG(st) == SIGTRAP && si.si_code > 0)
+            break;
+        if (taken->n == RUN_TRACE_MAX_SIGNALS) {
+            snprintf(why, wl, "more than %d signals were waiting for the thread", taken->n);
+            e = EAGAIN;
+            break;
+        }
+        taken->info[taken->n++] = si;
+    }
+    return e;
+}
+
 int run_trace_syscall(pid_t pid, uint64_t pc, long nr, const long args[6], long *ret,
                       struct run_trace_signals *taken, char *why, size_t wl)
 {
@@ -236,50 +292,10 @@ int run_trace_syscall(pid_t pid, uint64_t pc, long nr, const long args[6], long 
         snprintf(why, wl, "cannot set the registers: %s", strerror(e));
         return e;
     }
-    /* Each resume (a single step over the syscall instruction or, where the arch has
-     * none, arch_inject_syscall_resume: a continue up to the breakpoint after it) goes back
-     * through the kernel's signal code first: a pending signal is dequeued and reported
-     * (signal-delivery stop) before the instruction runs, and a pending ptrace trap
-     * (PTRACE_INTERRUPT, SIGCONT's notification) stops it again as an event stop.  Both are
-     * taken and the resume done again, until the step's or the breakpoint's own SIGTRAP
-     * (si_code > 0: sent by the kernel, not by kill). */
-    for (int events = 0;;) {
-        if (ptrace((enum __ptrace_request)arch_inject_syscall_resume(), pid, NULL, NULL) != 0) {
-            e = errno;
-            snprintf(why, wl, "cannot single-step: %s", strerror(e));
-            break;
-        }
-        int st;
-        /* mmap, openat, mprotect, close: none blocks, but a loaded machine may keep the
-         * thread off its CPU a long time; given up on, it would run on with these
-         * registers. */
-        pid_t w = run_trace_wait(pid, &st, 30000);
-        if (w == 0) {
-            snprintf(why, wl, "the injected syscall did not complete within 30 s");
-            return ETIMEDOUT;
-        }
-        if (w != pid || !WIFSTOPPED(st)) {
-            snprintf(why, wl, "the program ended while a syscall was run in it");
-            return ESRCH;
-        }
-        siginfo_t si;
-        if ((st >> 16) != 0 || ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) != 0) {
-            if (++events > 64) {
-                snprintf(why, wl, "the single step never completed (stopped again %d times)", events);
-                e = EAGAIN;
-                break;
-            }
-            continue;
-        }
-        if (WSTOPSIG(st) == SIGTRAP && si.si_code > 0)
-            break;
-        if (taken->n == RUN_TRACE_MAX_SIGNALS) {
-            snprintf(why, wl, "more than %d signals were waiting for the thread", taken->n);
-            e = EAGAIN;
-            break;
-        }
-        taken->info[taken->n++] = si;
-    }
+    bool abandoned = false;
+    e = resume_to_trap(pid, taken, &abandoned, why, wl);
+    if (abandoned)
+        return e;
     struct arch_regs after;
     if (!e && (e = arch_inject_get_regs(pid, &after)))
         snprintf(why, wl, "cannot read the registers after the syscall: %s", strerror(e));

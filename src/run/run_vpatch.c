@@ -249,15 +249,174 @@ bool run_vpatch_scratch(const uint8_t *image, size_t size, uint64_t *off, size_t
     return true;
 }
 
-/* Runs one syscall in the tracee: through the self-healing stub (run -p), or from the
- * syscall instruction written at insn_at (the exec stop). */
-static int step(pid_t pid, struct run_heal *heal, uint64_t insn_at, long nr, const long args[6],
-                long *ret, struct run_trace_signals *taken, char *why, size_t wl)
+#if RUN_READER_BLOB_AVAILABLE
+/* One injection: the tracee, and where its syscalls run (through the self-healing stub for
+ * run -p, or from the syscall instruction written at insn_at at the exec stop). */
+struct inj {
+    pid_t pid;
+    struct run_heal *heal;
+    uint64_t insn_at;
+    struct run_trace_signals *taken;
+};
+
+/* Runs one syscall in the tracee. */
+static int step(const struct inj *j, long nr, const long args[6], long *ret, char *why, size_t wl)
 {
-    if (heal)
-        return run_heal_syscall(heal, nr, args, ret, why, wl);
-    return run_trace_syscall(pid, insn_at, nr, args, ret, taken, why, wl);
+    if (j->heal)
+        return run_heal_syscall(j->heal, nr, args, ret, why, wl);
+    return run_trace_syscall(j->pid, j->insn_at, nr, args, ret, j->taken, why, wl);
 }
+
+/* A running process has no descriptor of the memfd: it makes one, named by text written
+ * into its new (still writable) code page at region; no execute permission (MFD_NOEXEC_SEAL,
+ * where vm.memfd_noexec asks for it), or none to give where the kernel predates the flag
+ * (EINVAL).  share adopts it.  0 with *memfd, or an errno value (*memfd -1 unless the
+ * adoption failed: then it is the tracee's, to close). */
+static int make_memfd(const struct inj *j, long region, const struct run_vpatch_share *share,
+                      long *memfd, char *why, size_t wl)
+{
+    int e;
+    static const char name[] = "clockscope-run-page";
+    if ((e = run_trace_write(j->pid, (uint64_t)region, name, sizeof name)))
+        snprintf(why, wl, "cannot write the memfd's name: %s", strerror(e));
+    for (unsigned flags = MFD_CLOEXEC | RUN_MFD_NOEXEC_SEAL;; flags = MFD_CLOEXEC) {
+        long am[6] = {region, flags, 0, 0, 0, 0};
+        if (e || (e = step(j, SYS_memfd_create, am, memfd, why, wl)) || *memfd != -EINVAL ||
+            flags == MFD_CLOEXEC)
+            break;
+    }
+    if (!e && is_err(*memfd)) {
+        snprintf(why, wl, "memfd_create in it failed: %s", strerror((int)-*memfd));
+        e = EIO;
+    }
+    if (e)
+        *memfd = -1;
+    else if (!share->adopt(j->pid, *memfd, share->ctx, why, wl))
+        e = EIO;
+    return e;
+}
+
+/* In the region: the memfd's pages mapped shared (the line read-only: the refresher's to
+ * write), the process page wiped at fork and holding `first`, the reader's code written
+ * and made read-only and executable.  0 or an errno value with why. */
+static int map_pages(const struct inj *j, long region, long memfd,
+                     const struct run_process_page *first, char *why, size_t wl)
+{
+    long ret = 0;
+    long a2[6] = {region + RUN_LINE_PAGE_OFFSET, RUN_MEMFD_SIZE, PROT_READ | PROT_WRITE,
+                  MAP_SHARED | MAP_FIXED, memfd, 0};
+    int e = step(j, SYS_mmap, a2, &ret, why, wl);
+    if (!e && ret != region + (long)RUN_LINE_PAGE_OFFSET) {
+        snprintf(why, wl, "mmap of the data pages failed: %s",
+                 is_err(ret) ? strerror((int)-ret) : "wrong address");
+        e = EIO;
+    }
+    if (!e) {
+        long a6[6] = {region + RUN_LINE_PAGE_OFFSET, RUN_PAGE_SIZE, PROT_READ, 0, 0, 0};
+        e = step(j, SYS_mprotect, a6, &ret, why, wl);
+        if (!e && ret != 0) {
+            snprintf(why, wl, "mprotect of the line page failed: %s", strerror((int)-ret));
+            e = EIO;
+        }
+    }
+    if (!e) {
+        /* The process page starts as zeros in every forked child: the child's first read
+         * then learns its own time namespace (reader.c).  A kernel without MADV_WIPEONFORK
+         * (before 4.14) has no time namespaces either, and nothing to learn. */
+        long a7[6] = {region + RUN_PROCESS_OFFSET, RUN_PAGE_SIZE, MADV_WIPEONFORK, 0, 0, 0};
+        e = step(j, SYS_madvise, a7, &ret, why, wl);
+        if (!e && ret != 0 && !(ret == -EINVAL && access("/proc/self/ns/time", F_OK) != 0)) {
+            snprintf(why, wl, "madvise(MADV_WIPEONFORK) of the process page failed: %s",
+                     strerror((int)-ret));
+            e = EIO;
+        }
+    }
+    if (!e && first && (e = run_trace_write(j->pid, (uint64_t)region + RUN_PROCESS_OFFSET, first,
+                                            sizeof *first)))
+        snprintf(why, wl, "cannot write the process page: %s", strerror(e));
+    if (!e && (e = run_trace_write(j->pid, (uint64_t)region, run_reader_blob, sizeof run_reader_blob)))
+        snprintf(why, wl, "cannot write the reader at 0x%lx: %s", region, strerror(e));
+    if (!e) {
+        long a5[6] = {region, RUN_READER_CODE_SIZE, PROT_READ | PROT_EXEC, 0, 0, 0};
+        e = step(j, SYS_mprotect, a5, &ret, why, wl);
+        if (!e && ret != 0) {
+            snprintf(why, wl, "mprotect of the reader failed: %s", strerror((int)-ret));
+            e = EIO;
+        }
+    }
+    return e;
+}
+
+/* The reader's region mapped near the vDSO at base and filled (map_pages) from the memfd
+ * (memfd, or one made in the tracee when share is given); the memfd then closed in the
+ * tracee whatever happened, the region unmapped on failure.  0 with *region_out, or an
+ * errno value with why. */
+static int map_reader(const struct inj *j, uint64_t base, long memfd,
+                      const struct run_vpatch_share *share, const struct run_process_page *first,
+                      long *region_out, char *why, size_t wl)
+{
+    long region = -1, ret = 0;
+    const size_t region_size = RUN_REGION_SIZE;
+    /* Writable first (the kernel does not force writes into an unpopulated read-only
+     * anonymous mapping), read-only and executable once the reader is in. */
+    long a1[6] = {(long)run_vpatch_region_hint(base), (long)region_size, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0};
+    int e = step(j, SYS_mmap, a1, &region, why, wl);
+    if (!e && is_err(region)) {
+        snprintf(why, wl, "mmap of the reader's pages failed: %s", strerror((int)-region));
+        e = EIO, region = -1;
+    }
+    if (!e && share)
+        e = make_memfd(j, region, share, &memfd, why, wl);
+    if (!e)
+        e = map_pages(j, region, memfd, first, why, wl);
+    /* The memfd is closed in the tracee whatever happened: the mapping keeps the page. */
+    long a3[6] = {memfd, 0, 0, 0, 0, 0};
+    if (memfd >= 0 && step(j, SYS_close, a3, &ret, why, wl) && !e)
+        e = EIO;
+    if (e && region != -1) {
+        long a4[6] = {region, (long)region_size, 0, 0, 0, 0};
+        char ignored[100];
+        step(j, SYS_munmap, a4, &ret, ignored, sizeof ignored);
+    }
+    *region_out = region;
+    return e;
+}
+
+/* The jumps to the reader at region written over every site, in order; on a failure those
+ * written are put back.  how says what was done. */
+static enum run_vpatch_result write_jumps(pid_t pid, const struct run_vpatch_target *t,
+                                          long region, char *how, size_t hl)
+{
+    const uint64_t base = t->base;
+    const uint8_t *image = t->image;
+    const struct run_vpatch_site *sites = t->sites;
+    int e, n = snprintf(how, hl, "patched vDSO: reader at 0x%lx,", region);
+    for (size_t i = 0; i < t->nsites; i++) {
+        uint8_t jump[32];
+        size_t jl = run_vpatch_jump(jump, sizeof jump, base + sites[i].offset,
+                                    (uint64_t)region + entry_offset[sites[i].entry]);
+        /* The direct jump is shorter than the absolute one planned for the site; the
+         * absolute one has the planned length (the base lies on a page boundary). */
+        if (jl == 0 || jl > sites[i].jump_len)
+            e = EINVAL;
+        else
+            e = run_trace_write(pid, base + sites[i].offset, jump, jl);
+        if (e) {
+            /* Put back what was written so far: the program runs as without run. */
+            for (size_t k = 0; k <= i; k++)
+                run_trace_write(pid, base + sites[k].offset, image + sites[k].offset,
+                                sites[k].jump_len);
+            snprintf(how, hl, "cannot write the jump over %s: %s", sites[i].name, strerror(e));
+            return RUN_VPATCH_TRACE_FAILED;
+        }
+        if (n > 0 && (size_t)n < hl)
+            n += snprintf(how + n, hl - (size_t)n, " %s (%s jump)", sites[i].name,
+                          jl < sites[i].jump_len ? "direct" : "absolute");
+    }
+    return RUN_VPATCH_OK;
+}
+#endif
 
 enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target,
                                   const struct run_vpatch_share *share,
@@ -275,150 +434,38 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target,
     enum run_vpatch_result res = run_vpatch_read(pid, &t, how, hl);
     if (res != RUN_VPATCH_OK)
         return res;
-    uint64_t base = t.base;
-    uint8_t *image = t.image;
-    struct run_vpatch_site *sites = t.sites;
-    size_t nsites = t.nsites;
-    for (size_t i = 0; i < nsites; i++) {
-        if (holds_jump(&t, sites[i].offset, NULL)) {
+    for (size_t i = 0; i < t.nsites; i++) {
+        if (holds_jump(&t, t.sites[i].offset, NULL)) {
             snprintf(how, hl, "its vDSO's %s already jumps elsewhere: it is served already "
-                     "(clockscope run --undo %d puts the vDSO back)", sites[i].name, (int)pid);
-            free(image);
+                     "(clockscope run --undo %d puts the vDSO back)", t.sites[i].name, (int)pid);
+            free(t.image);
             return RUN_VPATCH_ALREADY;
         }
     }
-    int e;
     /* The syscall instruction: over clock_gettime's entry, which the jump overwrites anyway
      * (the program's own text stays untouched). */
-    uint64_t insn_at = base + sites[0].offset;
+    const struct inj j = {.pid = pid, .heal = heal, .insn_at = t.base + t.sites[0].offset,
+                          .taken = taken};
     uint8_t insn[8];
     size_t ilen = arch_inject_syscall_insn(insn);
-    long region = -1, ret = 0;
-    const size_t region_size = RUN_REGION_SIZE;
-    if (!heal && (e = run_trace_write(pid, insn_at, insn, ilen))) {
+    int e;
+    if (!heal && (e = run_trace_write(pid, j.insn_at, insn, ilen))) {
         snprintf(how, hl, "cannot write into its vDSO through /proc/%d/mem: %s (a kernel in "
                  "lockdown mode, or an LSM, may forbid it)", (int)pid, strerror(e));
-        free(image);
+        free(t.image);
         return RUN_VPATCH_TRACE_FAILED;
     }
-    /* Writable first (the kernel does not force writes into an unpopulated read-only
-     * anonymous mapping), read-only and executable once the reader is in. */
-    long a1[6] = {(long)run_vpatch_region_hint(base), (long)region_size, PROT_READ | PROT_WRITE,
-                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0};
-    e = step(pid, heal, insn_at, SYS_mmap, a1, &region, taken, why, sizeof why);
-    if (!e && is_err(region)) {
-        snprintf(why, sizeof why, "mmap of the reader's pages failed: %s", strerror((int)-region));
-        e = EIO, region = -1;
-    }
-    long memfd = memfd_in_target;
-    if (!e && share) {
-        /* A running process has no descriptor of the memfd: it makes one, named by text
-         * written into its new (still writable) code page; no execute permission
-         * (MFD_NOEXEC_SEAL, where vm.memfd_noexec asks for it), or none to give where the
-         * kernel predates the flag (EINVAL). */
-        static const char name[] = "clockscope-run-page";
-        if ((e = run_trace_write(pid, (uint64_t)region, name, sizeof name)))
-            snprintf(why, sizeof why, "cannot write the memfd's name: %s", strerror(e));
-        for (unsigned flags = MFD_CLOEXEC | RUN_MFD_NOEXEC_SEAL;; flags = MFD_CLOEXEC) {
-            long am[6] = {region, flags, 0, 0, 0, 0};
-            if (e || (e = step(pid, heal, insn_at, SYS_memfd_create, am, &memfd, taken, why,
-                               sizeof why)) || memfd != -EINVAL || flags == MFD_CLOEXEC)
-                break;
-        }
-        if (!e && is_err(memfd)) {
-            snprintf(why, sizeof why, "memfd_create in it failed: %s", strerror((int)-memfd));
-            e = EIO;
-        }
-        if (e)
-            memfd = -1;
-        else if (!share->adopt(pid, memfd, share->ctx, why, sizeof why))
-            e = EIO;
-    }
-    if (!e) {
-        long a2[6] = {region + RUN_LINE_PAGE_OFFSET, RUN_MEMFD_SIZE, PROT_READ | PROT_WRITE,
-                      MAP_SHARED | MAP_FIXED, memfd, 0};
-        e = step(pid, heal, insn_at, SYS_mmap, a2, &ret, taken, why, sizeof why);
-        if (!e && ret != region + (long)RUN_LINE_PAGE_OFFSET) {
-            snprintf(why, sizeof why, "mmap of the data pages failed: %s",
-                     is_err(ret) ? strerror((int)-ret) : "wrong address");
-            e = EIO;
-        }
-    }
-    if (!e) {
-        /* The line is the refresher's to write: read-only here. */
-        long a6[6] = {region + RUN_LINE_PAGE_OFFSET, RUN_PAGE_SIZE, PROT_READ, 0, 0, 0};
-        e = step(pid, heal, insn_at, SYS_mprotect, a6, &ret, taken, why, sizeof why);
-        if (!e && ret != 0) {
-            snprintf(why, sizeof why, "mprotect of the line page failed: %s", strerror((int)-ret));
-            e = EIO;
-        }
-    }
-    if (!e) {
-        /* The process page starts as zeros in every forked child: the child's first read
-         * then learns its own time namespace (reader.c).  A kernel without MADV_WIPEONFORK
-         * (before 4.14) has no time namespaces either, and nothing to learn. */
-        long a7[6] = {region + RUN_PROCESS_OFFSET, RUN_PAGE_SIZE, MADV_WIPEONFORK, 0, 0, 0};
-        e = step(pid, heal, insn_at, SYS_madvise, a7, &ret, taken, why, sizeof why);
-        if (!e && ret != 0 && !(ret == -EINVAL && access("/proc/self/ns/time", F_OK) != 0)) {
-            snprintf(why, sizeof why, "madvise(MADV_WIPEONFORK) of the process page failed: %s",
-                     strerror((int)-ret));
-            e = EIO;
-        }
-    }
-    if (!e && first && (e = run_trace_write(pid, (uint64_t)region + RUN_PROCESS_OFFSET, first,
-                                            sizeof *first)))
-        snprintf(why, sizeof why, "cannot write the process page: %s", strerror(e));
-    if (!e && (e = run_trace_write(pid, (uint64_t)region, run_reader_blob, sizeof run_reader_blob)))
-        snprintf(why, sizeof why, "cannot write the reader at 0x%lx: %s", region, strerror(e));
-    if (!e) {
-        long a5[6] = {region, RUN_READER_CODE_SIZE, PROT_READ | PROT_EXEC, 0, 0, 0};
-        e = step(pid, heal, insn_at, SYS_mprotect, a5, &ret, taken, why, sizeof why);
-        if (!e && ret != 0) {
-            snprintf(why, sizeof why, "mprotect of the reader failed: %s", strerror((int)-ret));
-            e = EIO;
-        }
-    }
-    /* The memfd is closed in the tracee whatever happened: the mapping keeps the page. */
-    long a3[6] = {memfd, 0, 0, 0, 0, 0};
-    if (memfd >= 0 && step(pid, heal, insn_at, SYS_close, a3, &ret, taken, why, sizeof why) && !e)
-        e = EIO;
-    if (e && region != -1) {
-        long a4[6] = {region, (long)region_size, 0, 0, 0, 0};
-        char ignored[100];
-        step(pid, heal, insn_at, SYS_munmap, a4, &ret, taken, ignored, sizeof ignored);
-    }
+    long region = -1;
+    e = map_reader(&j, t.base, memfd_in_target, share, first, &region, why, sizeof why);
     if (e) {
         if (!heal)
-            run_trace_write(pid, insn_at, image + sites[0].offset, ilen);
+            run_trace_write(pid, j.insn_at, t.image + t.sites[0].offset, ilen);
         snprintf(how, hl, "could not map the reader into it: %s", why);
-        free(image);
+        free(t.image);
         return RUN_VPATCH_TRACE_FAILED;
     }
-    int n = snprintf(how, hl, "patched vDSO: reader at 0x%lx,", region);
-    for (size_t i = 0; i < nsites; i++) {
-        uint8_t jump[32];
-        size_t jl = run_vpatch_jump(jump, sizeof jump, base + sites[i].offset,
-                                    (uint64_t)region + entry_offset[sites[i].entry]);
-        /* The direct jump is shorter than the absolute one planned for the site; the
-         * absolute one has the planned length (the base lies on a page boundary). */
-        if (jl == 0 || jl > sites[i].jump_len)
-            e = EINVAL;
-        else
-            e = run_trace_write(pid, base + sites[i].offset, jump, jl);
-        if (e) {
-            /* Put back what was written so far: the program runs as without run. */
-            for (size_t k = 0; k <= i; k++)
-                run_trace_write(pid, base + sites[k].offset, image + sites[k].offset,
-                                sites[k].jump_len);
-            snprintf(how, hl, "cannot write the jump over %s: %s", sites[i].name, strerror(e));
-            free(image);
-            return RUN_VPATCH_TRACE_FAILED;
-        }
-        if (n > 0 && (size_t)n < hl)
-            n += snprintf(how + n, hl - (size_t)n, " %s (%s jump)", sites[i].name,
-                          jl < sites[i].jump_len ? "direct" : "absolute");
-    }
-    free(image);
-    return RUN_VPATCH_OK;
+    res = write_jumps(pid, &t, region, how, hl);
+    free(t.image);
+    return res;
 #endif
 }

@@ -239,7 +239,7 @@ int run_attach(pid_t pid, const struct run_mode *mode, bool verbose, const char 
  * behind.  With every thread stopped, the undo waits until the kernel's coarse clocks have
  * passed the fine clocks of now, above every value served before the stop: a thread that
  * reads the kernel's coarse clock after the undo gets no less.  At most one tick
- * (1-10 ms), bounded at 100 ms.  No thread is stopped inside the reader (stop_outside),
+ * (1-10 ms), bounded at 100 ms.  No thread is stopped inside the reader (run_stop_outside),
  * where it would finish a read after the detach, with the fine clock of then. */
 static void coarse_catch_up(void)
 {

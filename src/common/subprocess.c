@@ -85,6 +85,14 @@ void subprocess_tail_append(char *buf, size_t cap, const char *p, size_t n)
     buf[used + n] = '\0';
 }
 
+pid_t subprocess_reap(pid_t pid, int *status)
+{
+    pid_t w;
+    while ((w = waitpid(pid, status, 0)) < 0 && errno == EINTR)
+        ;
+    return w;
+}
+
 void subprocess_die_with_parent(pid_t parent)
 {
     /* SIGKILL: a child that ignores SIGTERM (or is stopped) must not outlive us either. */
@@ -205,9 +213,8 @@ static int wait_exit(pid_t pid, bool kill_first)
     if (kill_first)
         kill(pid, SIGKILL);
     int st = 0;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
-            return -1;
+    if (subprocess_reap(pid, &st) < 0)
+        return -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
@@ -433,8 +440,7 @@ bool run_capture_all(char *const argv[], int timeout_ms, size_t cap, char **out,
         kill(-pid, SIGKILL);
     int st = 0;
     pid_t w;
-    while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
-        ;
+    w = subprocess_reap(pid, &st);
     current_child = 0;
     if (w < 0)
         oc->exit_status = -1;

@@ -63,6 +63,9 @@ bool run_capture_all(char *const argv[], int timeout_ms, size_t cap, char **out,
  * rather than live on without a death signal.  The death signal follows the forking
  * THREAD: fork from a thread that outlives the child. */
 void subprocess_die_with_parent(pid_t parent);
+/* Waits for the child pid to end (blocking; a signal's EINTR retried), its status in
+ * *status; pid, or -1 with errno (ECHILD: not a child, or reaped already). */
+pid_t subprocess_reap(pid_t pid, int *status);
 
 /* A command with children of its own (collect, runtimes) calls this once: SIGINT, SIGTERM
  * and SIGHUP are then remembered rather than fatal, and forwarded to the child being run

@@ -5,6 +5,7 @@
 #include "common/clock_ns.h"
 #include "common/cli.h"
 #include "common/json.h"
+#include "common/subprocess.h"
 #include "facts/archive.h"
 
 #include "doctor/report.h"
@@ -206,8 +207,8 @@ static void run_list(struct root_list *l, bool json, struct tally *total)
     for (size_t w = 0; w < workers; w++) {
         int st = 0;
         bool ok = pid[w] > 0;
-        while (ok && waitpid(pid[w], &st, 0) < 0 && errno == EINTR)
-            ;
+        if (ok)
+            subprocess_reap(pid[w], &st);
         ok = ok && WIFEXITED(st) && WEXITSTATUS(st) == 0;
         if (!ok) {
             /* A worker that could not start or died: its roots again, here, in order. */

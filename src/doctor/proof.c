@@ -267,8 +267,7 @@ static void count_syscalls(struct proof *p)
     if (!whole)
         kill(pid, SIGKILL);
     int status;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
+    subprocess_reap(pid, &status);
     if (!whole) {
         if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL)
             snprintf(p->count_why, sizeof p->count_why,

@@ -259,8 +259,7 @@ static int run_tar_extract(char *const argv[], char *err, size_t errlen, char *w
     bool timed_out = read_tar_stderr(pe[0], pid, err, errlen);
     close(pe[0]);
     int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
+    subprocess_reap(pid, &st);
     tar_pid = 0;
     if (timed_out) {
         snprintf(why, whylen, "tar took longer than %d s", ARCHIVE_TIMEOUT_MS / 1000);

@@ -3,6 +3,7 @@
 #include "fastclock/fc_host.h"
 #include "fastclock/fc_state.h"
 #include "fastclock/fc_writer.h"
+#include "common/clock_ns.h"
 
 #include "arch/arch.h"
 
@@ -75,7 +76,7 @@ double fc_host_counter_ticks_per_ns(fc_host_clock_fn real)
     /* A clock that stands still must not hold the program here: 10^6 reads at most. */
     for (int i = 0; i < 1000000 && ns < 50000; i++) {
         real(CLOCK_MONOTONIC, &b);
-        ns = (int64_t)(b.tv_sec - a.tv_sec) * 1000000000 + (b.tv_nsec - a.tv_nsec);
+        ns = (int64_t)(clock_ns_of(&b) - clock_ns_of(&a));
     }
     uint64_t c1 = arch_fast_counter_ordered();
     return ns > 0 && c1 > c0 ? (double)(c1 - c0) / (double)ns : 0;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Disposable child processes for the ladder's measurements (runner.h). */
 #include "ladder/runner.h"
+#include "common/subprocess.h"
 #include "common/clock_ns.h"
 
 #include <errno.h>
@@ -88,8 +89,7 @@ bool runner_run(int (*fn)(void *shared, const void *arg), void *shared, const vo
     int status = 0;
     if (!wait_until(pid, t0 + timeout_s, &status)) {
         kill(pid, SIGKILL);
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-            ;
+        subprocess_reap(pid, &status);
         out->timed_out = true;
         out->elapsed_s = clock_ns_monotonic_s() - t0;
         snprintf(out->why, sizeof out->why, "timed out: no result after %.1f s (killed)",

@@ -74,8 +74,7 @@ static void end_perf(pid_t pid, int *status)
     kill(pid, SIGTERM);
     if (!wait_until(pid, status, clock_ns_monotonic_s() + PERF_STOP_GRACE_S)) {
         kill(pid, SIGKILL);
-        while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-            ;
+        subprocess_reap(pid, status);
     }
 }
 

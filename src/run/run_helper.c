@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The helper's set-up shared by run -- COMMAND and run -p (run/run_helper.h). */
 #include "run/run_helper.h"
+#include "common/subprocess.h"
 
 #include "run/run_refresher.h"
 
@@ -40,8 +41,7 @@ pid_t run_helper_spawn(void (*fn)(void *ctx), void *ctx)
     }
     int st;
     if (mid > 0)
-        while (waitpid(mid, &st, 0) < 0 && errno == EINTR)
-            ;
+        subprocess_reap(mid, &st);
     return mid;
 }
 

@@ -2,6 +2,7 @@
 /* The refresher (run/run_refresher.h).  It lives outside the served program: nothing of
  * it is a thread the program could see, block or fork. */
 #include "run/run_refresher.h"
+#include "common/clock_ns.h"
 
 #include "fastclock/fastclock.h"
 #include "fastclock/fc_host.h"
@@ -17,13 +18,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static const char *clock_name(unsigned id)
 {
@@ -166,10 +160,10 @@ bool run_refresher_prepare(int memfd, struct run_page_header *page, const struct
      * own): wait for it a little, so that the program's first reads find it (until then
      * they are syscalls: correct, slow; hundreds of them on a 2-CPU machine).  Waiting for
      * the source alone would return at once: it says "counter" from initialisation on. */
-    double wait_from = now_s();
+    double wait_from = clock_ns_monotonic_s();
     for (int i = 0; i < LIVE_WAIT_MS && fc_host_line_pending(); i++)
         nanosleep(&(struct timespec){0, 1000000}, NULL);
-    double waited_ms = (now_s() - wait_from) * 1e3;
+    double waited_ms = (clock_ns_monotonic_s() - wait_from) * 1e3;
     if (fc_host_line_live())
         snprintf(start_said, sizeof start_said, "its line live after %.1f ms", waited_ms);
     else
@@ -201,13 +195,13 @@ static uint64_t refreshes(void)
 
 void run_refresher_loop(const struct run_refresher *r)
 {
-    double start = now_s();
+    double start = clock_ns_monotonic_s();
     bool serving = __atomic_load_n(&r->page->serve_mask, __ATOMIC_RELAXED) != 0;
     int steps = serving ? step_watch() : -1;
     uint64_t held_until = 0; /* REALTIME held back until refresh number > this */
     bool holding = false, started = !serving;
     for (;;) {
-        if (!started && now_s() - start >= TICKER_START_SECONDS) {
+        if (!started && clock_ns_monotonic_s() - start >= TICKER_START_SECONDS) {
             fastclock_ticker_start(TICKER_PERIOD_NS);
             started = true;
         }
@@ -249,7 +243,7 @@ void run_refresher_loop(const struct run_refresher *r)
         }
     }
     if (r->count)
-        print_table(r, now_s() - start);
+        print_table(r, clock_ns_monotonic_s() - start);
     if (r->verbose) {
         char line[300] = "";
         if (serving) {

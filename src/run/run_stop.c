@@ -3,6 +3,7 @@
  * the bytes to write: if one is, it runs on alone a moment and is stopped again, a few
  * times, then run refuses. */
 #include "run/run_stop.h"
+#include "common/clock_ns.h"
 
 #include "arch/inject.h"
 #include "run/run_fit.h"
@@ -176,11 +177,9 @@ static void run_on(struct run_stopped *s, const int *rerun, int n)
         ptrace(PTRACE_CONT, s->tid[i], NULL, (void *)(long)s->sig[i]);
         s->sig[i] = 0;
     }
-    struct timespec t0, now;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    uint64_t t0 = clock_ns_read(CLOCK_MONOTONIC);
     for (;;) {
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if ((now.tv_sec - t0.tv_sec) * 1000000000L + now.tv_nsec - t0.tv_nsec > 200000)
+        if (clock_ns_read(CLOCK_MONOTONIC) - t0 > 200000)
             break;
         int st;
         pid_t w = waitpid(-1, &st, __WALL | WNOHANG);

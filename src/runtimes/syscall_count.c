@@ -228,8 +228,7 @@ bool count_syscalls_run(char *const argv[], int timeout_ms, size_t cap, struct c
         if (listener < 0 || r->timed_out)
             kill(pid, SIGKILL);
         int st = 0;
-        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-            ;
+        subprocess_reap(pid, &st);
         r->exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
         r->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
     }

@@ -297,8 +297,7 @@ void vm_boot_run(const struct vm_boot *b, struct vm_result *r)
     kill(-pid, SIGKILL);
     kill(pid, SIGKILL);
     int status;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
+    subprocess_reap(pid, &status);
     for (int i = 0; i < 2; i++)
         if (p[i].fd >= 0)
             close(p[i].fd);

@@ -1,0 +1,223 @@
+# SPDX-License-Identifier: MIT
+"""The layers of src/ (docs/ARCHITECTURE.md, "Layers"), held by the code itself.
+
+- Each directory of src/ includes only from the directories below it (LAYERS): arch and
+  common at the bottom, then the libraries (vdso, fastclock, facts, measure, shim), then the
+  commands, which never include one another except through the few public interfaces
+  named in PUBLIC, then main.c.
+- No architecture test (__x86_64__, __aarch64__, __riscv, ...) in a preprocessor line
+  outside src/arch/: what differs by arch is behind arch/'s interfaces.
+- No file in src/ over 600 lines, no function over 80 (SIZE_EXCEPTIONS says why for each
+  one that is).
+Each check is also run against a planted violation, so that a check that finds nothing
+because it looks at nothing fails here too."""
+import re
+import subprocess
+
+import pytest
+
+from conftest import ROOT
+
+SRC = ROOT / "src"
+
+LIBRARIES = {
+    "common": set(),
+    "arch": {"common"},
+    "vdso": {"arch", "common"},
+    "fastclock": {"arch", "common"},
+    "facts": {"arch", "common", "vdso"},
+    "measure": {"arch", "common", "vdso", "fastclock", "facts"},
+    "shim": {"arch", "common", "fastclock"},
+}
+COMMANDS = ("bench", "collect", "doctor", "ladder", "metrics", "profile", "run", "runtimes",
+            "vm", "warp")
+BELOW_COMMANDS = set(LIBRARIES) - {"shim"}  # the shim is a library of its own, not in the CLI
+LAYERS = dict(LIBRARIES, **{c: BELOW_COMMANDS for c in COMMANDS})
+
+# A command's header that another command includes, and why it is an interface and not an
+# internal: metrics exports the doctor's diagnosis and warp's verdict as Prometheus metrics,
+# so it calls them as a library does.
+PUBLIC = {
+    ("metrics", "doctor/diagnosis.h"): "metrics exports the doctor's diagnosis",
+    ("metrics", "doctor/report.h"): "the diagnosis's wording, the same as the doctor prints",
+    ("metrics", "warp/warp_run.h"): "metrics runs warp's check and exports its verdict",
+}
+
+# libfastclock's insides stay its own: outside src/fastclock/ (and the shim, linked into the
+# same library), only these of its headers: the public API, the line's format and read path
+# (which run's injected reader shares), and what a process lending its line may know.
+FASTCLOCK_INTERFACE = {"fastclock/fastclock.h", "fastclock/fc_line.h", "fastclock/fc_read.h",
+                       "fastclock/fc_host.h"}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+ARCH_TEST = re.compile(r"^\s*#\s*(?:if|ifdef|ifndef|elif)\b.*"
+                       r"\b(__x86_64__|__amd64__|__i386__|__aarch64__|__arm__|__riscv\w*"
+                       r"|__powerpc\w*|__s390x__)\b", re.M)
+
+MAX_FILE_LINES = 600
+MAX_FUNCTION_LINES = 80
+# Files and functions over the limits, each with why it is better whole (path or
+# path:function -> reason).  Anything here that has come within the limits fails the test
+# too, so the list only shrinks.
+SIZE_EXCEPTIONS = {
+}
+
+
+def tracked_sources():
+    out = subprocess.run(["git", "ls-files", "-z", "src/*.c", "src/*.h"], cwd=ROOT,
+                         capture_output=True, text=True, check=True).stdout
+    return [p for p in out.split("\0") if p]
+
+
+def room(path):
+    """src/<dir>/... -> <dir>; src/main.c and src/commands.h -> "main"."""
+    parts = path.split("/")
+    return parts[1] if len(parts) > 2 else "main"
+
+
+def layer_violations(path, text):
+    here = room(path)
+    if here == "main":
+        return []
+    allowed = LAYERS.get(here)
+    if allowed is None:
+        return [f"{path}: src/{here}/ has no place in LAYERS (tests/test_layering.py)"]
+    wrong = []
+    for inc in INCLUDE.findall(text):
+        if "/" not in inc:
+            # commands.h (the command table: a command's entry file, which for facts and
+            # vdso lives beside its library) or a header generated beside the file
+            if inc == "commands.h" and here not in COMMANDS and not path.endswith("_cmd.c"):
+                wrong.append(f"{path}: includes commands.h")
+            continue
+        there = inc.split("/")[0]
+        if there == "fastclock" and here not in ("fastclock", "shim") \
+                and inc not in FASTCLOCK_INTERFACE:
+            wrong.append(f"{path}: includes {inc} (libfastclock's insides: use "
+                         f"{', '.join(sorted(FASTCLOCK_INTERFACE))})")
+            continue
+        if there == here or there in allowed or (here, inc) in PUBLIC:
+            continue
+        wrong.append(f"{path}: includes {inc} (src/{here}/ may include only "
+                     f"{', '.join(sorted(allowed)) or 'itself'})")
+    return wrong
+
+
+def arch_violations(path, text):
+    if path.startswith("src/arch/"):
+        return []
+    return [f"{path}: tests {m.group(1)}" for m in ARCH_TEST.finditer(text)]
+
+
+def functions(text):
+    """(name, lines) of every function defined at file scope: the body's braces sit in
+    column 0 (the tree's style), the name is the last identifier before '(' in the lines
+    above the opening brace."""
+    lines = text.splitlines()
+    found = []
+    for i, line in enumerate(lines):
+        if line != "{":
+            continue
+        sig, j = "", i - 1
+        while j >= 0 and lines[j] and not lines[j].startswith(("}", "#")) \
+                and not lines[j].rstrip().endswith((";", "*/")):
+            sig = lines[j] + " " + sig
+            if re.match(r"[A-Za-z_]", lines[j]):
+                break
+            j -= 1
+        name = re.findall(r"([A-Za-z_]\w*)\s*\(", sig)
+        if not name:
+            continue  # an initializer or a struct, not a function
+        end = i + 1
+        while end < len(lines) and lines[end] != "}":
+            end += 1
+        found.append((name[0], end - i + 1))
+    return found
+
+
+def size_violations(path, text):
+    wrong = []
+    n = len(text.splitlines())
+    if n > MAX_FILE_LINES:
+        wrong.append((path, f"{path}: {n} lines (at most {MAX_FILE_LINES})"))
+    for name, length in functions(text):
+        if length > MAX_FUNCTION_LINES:
+            wrong.append((f"{path}:{name}",
+                          f"{path}: {name}() is {length} lines (at most {MAX_FUNCTION_LINES})"))
+    return wrong
+
+
+def sources():
+    files = tracked_sources()
+    assert len(files) > 200, files[:5]
+    return [(p, (ROOT / p).read_text(errors="replace")) for p in files]
+
+
+def test_every_include_goes_down_the_layers():
+    wrong = [w for p, t in sources() for w in layer_violations(p, t)]
+    assert not wrong, ("includes across the layers (docs/ARCHITECTURE.md, \"Layers\"):\n  "
+                       + "\n  ".join(wrong))
+
+
+def test_public_interfaces_are_still_used():
+    used = {(room(p), inc) for p, t in sources() for inc in INCLUDE.findall(t)}
+    stale = [f"{who} -> {inc}" for who, inc in PUBLIC if (who, inc) not in used]
+    assert not stale, "PUBLIC names includes nobody makes:\n  " + "\n  ".join(stale)
+
+
+def test_no_arch_test_outside_arch():
+    wrong = [w for p, t in sources() for w in arch_violations(p, t)]
+    assert not wrong, ("architecture tests outside src/arch/ (put what differs behind an "
+                       "arch/ interface):\n  " + "\n  ".join(wrong))
+
+
+def test_files_and_functions_within_their_size():
+    found = {key: msg for p, t in sources() for key, msg in size_violations(p, t)}
+    over = [msg for key, msg in found.items() if key not in SIZE_EXCEPTIONS]
+    within = [key for key in SIZE_EXCEPTIONS if key not in found]
+    assert not over, "over the limits (split them):\n  " + "\n  ".join(over)
+    assert not within, ("SIZE_EXCEPTIONS lists what is within the limits (remove it):\n  "
+                        + "\n  ".join(within))
+
+
+@pytest.mark.parametrize("path,text,expect", [
+    ("src/common/x.c", '#include "facts/facts.h"\n', "may include only"),
+    ("src/runtimes/x.c", '#include "doctor/proof.h"\n', "includes doctor/proof.h"),
+    ("src/fastclock/x.h", '#  include "measure/engine.h"\n', "includes measure/engine.h"),
+    ("src/newroom/x.c", "", "no place in LAYERS"),
+    ("src/arch/x.c", '#include "commands.h"\n', "includes commands.h"),
+    ("src/run/x.c", '#include "fastclock/fc_state.h"\n', "libfastclock's insides"),
+])
+def test_a_planted_layer_violation_is_found(path, text, expect):
+    found = layer_violations(path, text)
+    assert found and expect in found[0], found
+
+
+def test_layers_allow_what_they_should():
+    assert not layer_violations("src/bench/x.c", '#include "measure/engine.h"\n#include "x.h"\n')
+    assert not layer_violations("src/main.c", '#include "vm/guest_init.h"\n')
+    assert not layer_violations("src/metrics/x.c", '#include "warp/warp_run.h"\n')
+
+
+@pytest.mark.parametrize("text", ["#if defined(__x86_64__)\n", "#ifdef __aarch64__\n",
+                                  "# elif defined(__riscv) && __riscv_xlen == 64\n",
+                                  "#if !defined(__i386__)\n"])
+def test_a_planted_arch_test_is_found(text):
+    assert arch_violations("src/run/x.c", "int a;\n" + text + "#endif\n")
+    assert not arch_violations("src/arch/x.c", text)
+
+
+def test_an_arch_name_in_a_string_is_not_an_arch_test():
+    assert not arch_violations("src/profile/x.c", 'T("__riscv_sys_clock_gettime", 0),\n')
+
+
+def test_a_planted_long_function_and_file_are_found():
+    body = "\n".join(f"    x += {i};" for i in range(MAX_FUNCTION_LINES - 1))
+    text = f"static int\nlong_one(int x)\n{{\n{body}\n}}\n\nint short_one(void)\n{{\n}}\n"
+    found = [k for k, _ in size_violations("src/a/b.c", text)]
+    assert found == ["src/a/b.c:long_one"], found
+    assert functions(text) == [("long_one", MAX_FUNCTION_LINES + 1), ("short_one", 2)]
+    long_file = "int a;\n" * (MAX_FILE_LINES + 1)
+    assert [k for k, _ in size_violations("src/a/c.c", long_file)] == ["src/a/c.c"]
+    struct = "static const struct x t[] =\n{\n" + "  {1},\n" * 100 + "}\n;\n"
+    assert functions(struct) == [], "an initializer is not a function"

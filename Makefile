@@ -249,9 +249,11 @@ check: all $(O)/unit_tests
 
 # The whole suite: C unit tests (native, sanitized, cross under qemu-user), CLI tests,
 # corpus, fuzz smoke, VM tests.  docs/testing.md says what each part needs.
+# --durations: the 25 slowest tests named in every run, so that a test that grows shows in
+# CI's log before the run outgrows its time (docs/testing.md, "CI's time budget").
 test:
 	sh scripts/install-deps.sh
-	$(PYTHON) -m pytest -q tests
+	$(PYTHON) -m pytest -q --durations=25 tests
 
 # Each mutant applied in a scratch copy, only its kill tests run (at most 2 at once): those
 # of the files the latest commits changed and a rotating third of the rest, within a budget

@@ -221,3 +221,32 @@ def test_a_planted_long_function_and_file_are_found():
     assert [k for k, _ in size_violations("src/a/c.c", long_file)] == ["src/a/c.c"]
     struct = "static const struct x t[] =\n{\n" + "  {1},\n" * 100 + "}\n;\n"
     assert functions(struct) == [], "an initializer is not a function"
+
+
+ENV_HEADER = "src/common/environment.h"
+ENV_LITERAL = re.compile(r'"(CLOCKSCOPE_[A-Z0-9_]+)"')
+
+
+def env_violations(path, text):
+    if path == ENV_HEADER:
+        return []
+    return [f"{path}: spells \"{m.group(1)}\"" for m in ENV_LITERAL.finditer(text)]
+
+
+def test_every_environment_variable_is_in_one_header():
+    files = sources()
+    wrong = [w for p, t in files for w in env_violations(p, t)]
+    assert not wrong, (f"CLOCKSCOPE_* variables outside {ENV_HEADER} (name each there, with "
+                       "what it does, and use its ENV_ macro):\n  " + "\n  ".join(wrong))
+    header = (ROOT / ENV_HEADER).read_text()
+    macros = re.findall(r"#define (ENV_[A-Z0-9_]+) ", header)
+    assert len(macros) > 20, macros
+    used = "\n".join(t for p, t in files if p != ENV_HEADER)
+    unused = [m for m in macros if not re.search(r"\b" + m + r"\b", used)]
+    assert not unused, f"{ENV_HEADER} names variables nothing reads or sets: {unused}"
+
+
+def test_a_planted_environment_literal_is_found():
+    assert env_violations("src/run/x.c", 'getenv("CLOCKSCOPE_NEW_HOOK");\n')
+    assert not env_violations("src/run/x.c", '"see CLOCKSCOPE_NEW_HOOK in the help"\n')
+    assert not env_violations(ENV_HEADER, '#define ENV_X "CLOCKSCOPE_X"\n')

@@ -3,6 +3,7 @@
  * options and the run (bench_output.c prints it, bench_workers.c takes its figures in
  * worker processes, bench_gap.c its sparse reads). */
 #include "commands.h"
+#include "common/environment.h"
 #include "bench/bench_answer.h"
 #include "bench/bench_cmd.h"
 #include "bench/bench_gap.h"
@@ -266,7 +267,7 @@ static void take_figures(struct bench_result *br, struct progress *pg)
     size_t done = 0, k = 0;
     int failures = 0;
     /* Tests only: the method named here fails as a measurement can (docs/testing.md). */
-    const char *fault = getenv("CLOCKSCOPE_BENCH_FAULT");
+    const char *fault = getenv(ENV_BENCH_FAULT);
     for (size_t i = 0; br->hot_loop && i < br->nsel; i++) {
         const struct method *m = br->sel[i];
         struct bench_row *w = &br->rows[br->nrows++];
@@ -352,7 +353,7 @@ int cmd_bench(int argc, char **argv)
 {
     struct bench_options o;
     parse_args(argc, argv, &o);
-    const char *worker = getenv(BENCH_WORKER_ENV);
+    const char *worker = getenv(ENV_BENCH_WORKER);
     static struct method_list ml;
     methods_collect(&ml);
     static struct bench_result br;

@@ -2,6 +2,7 @@
 /* bench's worker processes: how many, their shares of the run, spawning them, what each
  * one measures, and the line protocol they report in. */
 #include "bench/bench_workers.h"
+#include "common/environment.h"
 
 #include "common/progress.h"
 #include "common/stats.h"
@@ -132,14 +133,14 @@ bool bench_run_workers(const struct bench_options *o, const struct measure_confi
     }
     argv[n] = NULL;
     snprintf(nenv, sizeof nenv, "%d", nproc);
-    setenv(BENCH_WORKER_ENV, nenv, 1);
+    setenv(ENV_BENCH_WORKER, nenv, 1);
     bool ok = true;
     for (int p = 0; ok && p < nproc; p++) {
         progress_say(pg, (double)p / nproc, -1, "worker process %d of %d: %zu methods", p + 1,
                      nproc, nids);
         ok = run_worker(argv, p, nproc, ids, nids, runs);
     }
-    unsetenv(BENCH_WORKER_ENV);
+    unsetenv(ENV_BENCH_WORKER);
     return ok;
 }
 

@@ -13,10 +13,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* Set in a worker's environment to the number of processes of the run: this bench is a
- * worker (an environment variable, as runtimes' C probe, so that no option meant for
- * machines appears in the help). */
-#define BENCH_WORKER_ENV "CLOCKSCOPE_BENCH_WORKER"
 
 /* The processes a run takes its hot-loop figures in: requested (--processes), or as many
  * as the samples allow with each process keeping the engine's minimum (41 / 7: 5; quick

@@ -2,6 +2,7 @@
 /* clockscope collect: every part (facts, doctor, bench, warp, ladder; profile on request) run as a child of this
  * binary with --json, gathered into one self-describing bundle (docs/json.md). */
 #include "collect/bundle_file.h"
+#include "common/environment.h"
 #include "common/clock_ns.h"
 #include "common/json_read.h"
 #include "collect/parts.h"
@@ -76,7 +77,7 @@ struct part_run {
 /* The program that runs the parts: this very binary (a test may name another). */
 static const char *self_program(void)
 {
-    const char *env = getenv("CLOCKSCOPE_COLLECT_SELF");
+    const char *env = getenv(ENV_COLLECT_SELF);
     if (env && env[0])
         return env;
     if (access("/proc/self/exe", X_OK) == 0)

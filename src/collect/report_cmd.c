@@ -3,6 +3,7 @@
  * source tree), which runs on the analyst's machine.  This command only finds python3 and
  * the package, and says what to install when either is missing. */
 #include "commands.h"
+#include "common/environment.h"
 #include "common/subprocess.h"
 
 #include <errno.h>
@@ -51,7 +52,7 @@ static bool is_package_dir(const char *dir)
 static void find_package(char *out, size_t len)
 {
     out[0] = '\0';
-    const char *env = getenv("CLOCKSCOPE_REPORT_PATH");
+    const char *env = getenv(ENV_REPORT_PATH);
     if (env && env[0]) {
         snprintf(out, len, "%s", env);
         return;
@@ -82,7 +83,7 @@ static void find_package(char *out, size_t len)
 int cmd_report(int argc, char **argv)
 {
     char python[PATH_MAX];
-    const char *py_env = getenv("CLOCKSCOPE_PYTHON");
+    const char *py_env = getenv(ENV_PYTHON);
     const char *py = py_env && py_env[0] ? py_env : "python3";
     if (subprocess_find_program(py, python, sizeof python) != 0) {
         fprintf(stderr,

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "common/beneath.h"
+#include "common/environment.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +30,7 @@ const char *beneath_strerror(int err)
 
 static bool use_fallback(void)
 {
-    const char *e = getenv("CLOCKSCOPE_TEST_NO_OPENAT2");
+    const char *e = getenv(ENV_TEST_NO_OPENAT2);
     return forced_fallback || (e && strcmp(e, "1") == 0);
 }
 

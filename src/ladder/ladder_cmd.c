@@ -2,6 +2,7 @@
 /* clockscope ladder: the cost of crossing into the kernel and between CPUs, side by side
  * (docs/ladder.md).  Every measurement runs in a disposable runner (runner.h). */
 #include "commands.h"
+#include "common/environment.h"
 #include "common/clock_ns.h"
 #include "common/cli.h"
 #include "common/progress.h"
@@ -140,7 +141,7 @@ int cmd_ladder(int argc, char **argv)
     static struct ladder_run r;
     make_plan(&o, &r.plan);
 
-    const char *fault = getenv("CLOCKSCOPE_LADDER_FAULT");
+    const char *fault = getenv(ENV_LADDER_FAULT);
     char err[200];
     if (fault && !ladder_faults_parse(fault, strlen(fault), &r.plan.faults, err, sizeof err)) {
         fprintf(stderr, "clockscope ladder: CLOCKSCOPE_LADDER_FAULT: %s\n", err);

@@ -4,6 +4,7 @@
  * so its exit status and signals are the program's own.  A static clockscope binary works
  * too: LD_PRELOAD matters only to the dynamically linked program it executes. */
 #include "commands.h"
+#include "common/environment.h"
 #include "common/cli.h"
 #include "common/elf_probe.h"
 #include "common/subprocess.h"
@@ -78,7 +79,7 @@ static const char help[] =
 /* The shim: $CLOCKSCOPE_SHIM, next to this binary, or ../lib/clockscope/ from it. */
 static bool find_shim(char *out, size_t len, char *tried, size_t tlen)
 {
-    const char *env = getenv("CLOCKSCOPE_SHIM");
+    const char *env = getenv(ENV_SHIM);
     if (env && *env) {
         snprintf(tried, tlen, "%s (CLOCKSCOPE_SHIM)", env);
         if (access(env, R_OK) != 0)
@@ -242,21 +243,21 @@ static bool set_shim_env(const char *shim, const struct run_mode *mode, const st
     char mask[16];
     snprintf(mask, sizeof mask, "%u", mode->coarse_mask);
     setenv("LD_PRELOAD", preload, 1);
-    setenv("CLOCKSCOPE_RUN_MODE", run_mode_name(mode->kind), 1);
-    setenv("CLOCKSCOPE_RUN_COARSE", mask, 1);
-    setenv("CLOCKSCOPE_RUN_INHERIT", o->inherit ? "1" : "0", 1);
-    setenv("CLOCKSCOPE_RUN_VERBOSE", o->verbose ? "1" : "0", 1);
+    setenv(ENV_RUN_MODE, run_mode_name(mode->kind), 1);
+    setenv(ENV_RUN_COARSE, mask, 1);
+    setenv(ENV_RUN_INHERIT, o->inherit ? "1" : "0", 1);
+    setenv(ENV_RUN_VERBOSE, o->verbose ? "1" : "0", 1);
     if (follow_exec) {
         char pid[24];
         snprintf(pid, sizeof pid, "%ld", (long)getpid()); /* execv keeps it */
-        setenv("CLOCKSCOPE_RUN_FOLLOW_PID", pid, 1);
+        setenv(ENV_RUN_FOLLOW_PID, pid, 1);
     } else {
-        unsetenv("CLOCKSCOPE_RUN_FOLLOW_PID");
+        unsetenv(ENV_RUN_FOLLOW_PID);
     }
     if (output)
-        setenv("CLOCKSCOPE_RUN_OUTPUT", output, 1);
+        setenv(ENV_RUN_OUTPUT, output, 1);
     else
-        unsetenv("CLOCKSCOPE_RUN_OUTPUT");
+        unsetenv(ENV_RUN_OUTPUT);
     return true;
 }
 

@@ -2,6 +2,7 @@
 /* The refresher (run/run_refresher.h).  It lives outside the served program: nothing of
  * it is a thread the program could see, block or fork. */
 #include "run/run_refresher.h"
+#include "common/environment.h"
 #include "common/clock_ns.h"
 
 #include "fastclock/fastclock.h"
@@ -138,7 +139,7 @@ bool run_refresher_prepare(int memfd, struct run_page_header *page, const struct
         return false;
     }
     if (mode->kind == RUN_MODE_AUTO) {
-        const char *hook = getenv("CLOCKSCOPE_RUN_SLOW");
+        const char *hook = getenv(ENV_RUN_SLOW);
         uint64_t libc_t = 0, sys_t = 0, libc_r = 0, sys_r = 0;
         bool slow = hook && *hook ? *hook == '1'
                   : fc_host_kernel_path_slow(clock_gettime, CLOCK_MONOTONIC, &libc_t, &sys_t) ||

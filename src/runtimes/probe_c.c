@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The C reference probe: libc's clock calls, timed in a C loop, speaking the same protocol
  * as the probes of other languages (docs/runtimes.md).  It runs as this binary re-executed
- * (RUNTIMES_PROBE_ENV=c; argv[0] is "runtimes", the mode's arguments follow), so it goes through the same timeout, parser and syscall count as
+ * (CLOCKSCOPE_RUNTIMES_PROBE=c; argv[0] is "runtimes", the mode's arguments follow), so it goes through the same timeout, parser and syscall count as
  * the others, and its raw-syscall row is the count's control (it must count one per call).
  * The harness is the same loop calling an empty function through a pointer. */
 #include "runtimes/runtimes.h"
+#include "common/environment.h"
 #include "common/clock_ns.h"
 
 #include <stdint.h>
@@ -107,7 +108,7 @@ int runtimes_probe_c_main(int argc, char **argv)
     bool count = argc == 3 && strcmp(argv[1], "count") == 0 && whole(argv[2], 100000000, &calls);
     if (!timed && !count) {
         fprintf(stderr, "usage: %s=c clockscope runtimes time SAMPLES SAMPLE_US | count CALLS\n",
-                RUNTIMES_PROBE_ENV);
+                ENV_RUNTIMES_PROBE);
         return 2;
     }
     printf("clockscope-probe 1 c libc\n");

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The runtimes: where each is found, how its probe is built (once, cached) and run. */
 #include "runtimes/runtimes.h"
+#include "common/environment.h"
 
 #include "common/subprocess.h"
 
@@ -285,7 +286,7 @@ static bool build_rust(const char *dir, const void *ctx, char *why, size_t whyle
     snprintf(out, sizeof out, "%s/probe", dir);
     char *argv[] = {(char *)r->rustc, "-O", "-o", out, (char *)r->source, NULL};
     /* the probe names rustc's version: it cannot ask at run time */
-    return run_build(argv, "CLOCKSCOPE_RUSTC", r->version, why, whylen);
+    return run_build(argv, ENV_RUSTC, r->version, why, whylen);
 }
 
 static enum runtime_state prepare_rust(const struct runtimes_config *cfg, struct probe_cmd *c,
@@ -332,7 +333,7 @@ static enum runtime_state prepare_c(const struct runtimes_config *cfg, struct pr
     c->argv[0] = c->path[0];
     c->argv[1] = "runtimes";
     c->argc = 2;
-    snprintf(c->env_name, sizeof c->env_name, "%s", RUNTIMES_PROBE_ENV);
+    snprintf(c->env_name, sizeof c->env_name, "%s", ENV_RUNTIMES_PROBE);
     snprintf(c->env_value, sizeof c->env_value, "c");
     return RT_READY;
 }
@@ -382,7 +383,7 @@ static bool own_dir(const char *path, char *why, size_t whylen)
 void runtimes_locate(struct runtimes_config *cfg)
 {
     cfg->probes_dir[0] = cfg->cache_dir[0] = cfg->cache_why[0] = 0;
-    const char *env = getenv("CLOCKSCOPE_PROBES");
+    const char *env = getenv(ENV_PROBES);
     if (env && *env) {
         snprintf(cfg->probes_dir, sizeof cfg->probes_dir, "%s", env);
     } else {

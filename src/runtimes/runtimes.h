@@ -14,8 +14,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Set to "c" in the environment: this binary is the C probe (probe_c.c). */
-#define RUNTIMES_PROBE_ENV "CLOCKSCOPE_RUNTIMES_PROBE"
 /* The C probe's raw syscall row: the syscall count's control (one syscall per call). */
 #define RUNTIMES_CONTROL_API "syscall(clock_gettime)"
 #define RUNTIMES_COUNT_CALLS 1000
@@ -113,7 +111,7 @@ void runtimes_print_table(const struct sysinfo *si, const struct runtimes_result
 void runtimes_print_json(const struct sysinfo *si, const struct runtimes_result *res,
                          const struct runtimes_config *cfg);
 
-/* The C probe (this binary with RUNTIMES_PROBE_ENV=c): argv[2..] are the mode's. */
+/* The C probe (this binary with CLOCKSCOPE_RUNTIMES_PROBE=c): argv[2..] are the mode's. */
 int runtimes_probe_c_main(int argc, char **argv);
 
 #endif

@@ -2,6 +2,7 @@
 /* clockscope runtimes: what reading the time costs in Python, Go, Java, Node, Rust and C
  * here, each figure beside its harness, with the path underneath (docs/runtimes.md). */
 #include "commands.h"
+#include "common/environment.h"
 #include "common/cli.h"
 #include "common/progress.h"
 #include "common/subprocess.h"
@@ -98,7 +99,7 @@ static bool selected(const struct runtimes_options *o, const char *name)
 
 int cmd_runtimes(int argc, char **argv)
 {
-    const char *probe = getenv(RUNTIMES_PROBE_ENV);
+    const char *probe = getenv(ENV_RUNTIMES_PROBE);
     if (probe && strcmp(probe, "c") == 0)
         return runtimes_probe_c_main(argc, argv);
     struct runtimes_options o = {.samples = 15, .timeout_s = 120};

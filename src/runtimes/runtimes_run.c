@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* One runtime's measurement: its probe timed, then counted; the rows. */
 #include "runtimes/runtimes.h"
+#include "common/environment.h"
 
 #include "common/stats.h"
 #include "common/subprocess.h"
@@ -380,7 +381,7 @@ void runtimes_measure(const struct runtime_def *def, const struct runtimes_confi
     /* The Python probe's ctypes row takes 200 pairs in all (probe.py, FFI_PAIRS): its share. */
     char pairs[16];
     snprintf(pairs, sizeof pairs, "%d", (200 + nproc - 1) / nproc);
-    setenv("CLOCKSCOPE_PROBE_FFI_PAIRS", pairs, 1);
+    setenv(ENV_PROBE_FFI_PAIRS, pairs, 1);
     bool python = strcmp(def->name, "python") == 0;
     char *saved_seed = getenv("PYTHONHASHSEED") ? strdup(getenv("PYTHONHASHSEED")) : NULL;
     struct probe_output *po[ACROSS_MAX] = {0};
@@ -416,7 +417,7 @@ void runtimes_measure(const struct runtime_def *def, const struct runtimes_confi
             unsetenv("PYTHONHASHSEED");
     }
     free(saved_seed);
-    unsetenv("CLOCKSCOPE_PROBE_FFI_PAIRS");
+    unsetenv(ENV_PROBE_FFI_PAIRS);
     if (why[0]) {
         failed_row(res, def, RT_FAILED, cmd.argv[0], why);
     } else {

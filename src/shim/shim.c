@@ -8,6 +8,7 @@
  * first (errors returned unchanged); only a page that the real call wrote successfully is
  * remembered (per thread) and written directly afterwards. */
 #include "shim/shim.h"
+#include "common/environment.h"
 #include "common/clock_ns.h"
 #include "fastclock/fc_host.h"
 
@@ -162,7 +163,7 @@ static void decide_fast(bool only_where_slow, bool verbose)
 {
     static const clockid_t served[] = {CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME};
     static const char *names[] = {"realtime", "monotonic", "boottime"};
-    const char *forced = getenv("CLOCKSCOPE_RUN_SLOW");
+    const char *forced = getenv(ENV_RUN_SLOW);
     bool slow[3];
     uint64_t libc_ticks[3] = {0}, sys_ticks[3] = {0};
     bool any = false;
@@ -227,8 +228,8 @@ __attribute__((constructor)) static void shim_init(void)
     fc_set_kernel_clock(get_real_cgt());
     get_real_gtod();
     get_real_time();
-    bool verbose = env_is("CLOCKSCOPE_RUN_VERBOSE", "1");
-    const char *m = getenv("CLOCKSCOPE_RUN_MODE");
+    bool verbose = env_is(ENV_RUN_VERBOSE, "1");
+    const char *m = getenv(ENV_RUN_MODE);
     int chosen = MODE_AUTO;
     if (m && strcmp(m, "fast") == 0)
         chosen = MODE_FAST;
@@ -240,7 +241,7 @@ __attribute__((constructor)) static void shim_init(void)
         shim_count_start();
         pthread_atfork(NULL, NULL, after_fork_child);
     } else if (chosen == MODE_COARSE) {
-        const char *mask = getenv("CLOCKSCOPE_RUN_COARSE");
+        const char *mask = getenv(ENV_RUN_COARSE);
         unsigned long bits = mask ? strtoul(mask, NULL, 0) : 3;
         for (clockid_t id = 0; id < SHIM_MAX_CLOCK; id++)
             if ((bits >> id & 1) && (id == CLOCK_REALTIME || id == CLOCK_MONOTONIC)) {

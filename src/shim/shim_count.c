@@ -4,6 +4,7 @@
  * so it is safe from any thread and costs a few atomic operations per call.  The table is
  * written at exit (a destructor: programs that leave through _exit() print nothing). */
 #include "shim/shim.h"
+#include "common/environment.h"
 #include "common/fd_write.h"
 
 #include <dlfcn.h>
@@ -191,7 +192,7 @@ void shim_count_report(void)
     if (now_fn)
         now_fn(CLOCK_MONOTONIC, &end);
     double secs = (double)(end.tv_sec - started.tv_sec) + (end.tv_nsec - started.tv_nsec) * 1e-9;
-    const char *path = getenv("CLOCKSCOPE_RUN_OUTPUT");
+    const char *path = getenv(ENV_RUN_OUTPUT);
     int out_fd = output_fd(path);
     if (out_fd < 0)
         return;

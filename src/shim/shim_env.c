@@ -21,6 +21,7 @@
  * program) passes the mark on, and a later process of its with P's number would be served as
  * P is: the clocks the user asked for, nothing worse. */
 #include "shim/shim.h"
+#include "common/environment.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -89,7 +90,7 @@ static void strip_preload(const char *self)
 /* CLOCKSCOPE_RUN_FOLLOW_PID as a pid, or 0 when absent or malformed. */
 static pid_t follow_pid(void)
 {
-    const char *v = getenv("CLOCKSCOPE_RUN_FOLLOW_PID");
+    const char *v = getenv(ENV_RUN_FOLLOW_PID);
     if (!v || !*v)
         return 0;
     char *end;
@@ -99,7 +100,7 @@ static pid_t follow_pid(void)
 
 bool shim_env_start(const char *self)
 {
-    const char *inherit = getenv("CLOCKSCOPE_RUN_INHERIT");
+    const char *inherit = getenv(ENV_RUN_INHERIT);
     if (inherit && strcmp(inherit, "1") == 0)
         return true;
     pid_t follow = follow_pid();
@@ -111,10 +112,10 @@ bool shim_env_start(const char *self)
         /* Started by the process run started (a wrapper's helper, the program's child), not
          * exec'd into by it: leave it alone, and everything it starts. */
         strip_preload(self);
-        env_set_in_place("CLOCKSCOPE_RUN_FOLLOW_PID", NULL);
+        env_set_in_place(ENV_RUN_FOLLOW_PID, NULL);
         return false;
     }
-    const char *verbose = getenv("CLOCKSCOPE_RUN_VERBOSE");
+    const char *verbose = getenv(ENV_RUN_VERBOSE);
     if (verbose && strcmp(verbose, "1") == 0) {
         /* The kernel names the file execve was given in AT_EXECFN: a script's path when
          * this is its interpreter. */

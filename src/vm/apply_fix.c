@@ -9,6 +9,7 @@
  * wraps, not the doctor run in another boot, so the command's own output is the
  * measurement. */
 #include "vm/apply_fix.h"
+#include "common/environment.h"
 #include "vm/fix_figures.h"
 #include "vm/initramfs.h"
 #include "common/json_read.h"
@@ -305,7 +306,7 @@ struct fix_run {
 static bool fix_before(struct fix_run *f)
 {
     struct vm_capture *cap = f->cap;
-    const char *hook = getenv("CLOCKSCOPE_APPLY_FIX_DOCTOR_JSON");
+    const char *hook = getenv(ENV_APPLY_FIX_DOCTOR_JSON);
     f->status = EXIT_VM_FAILED;
     if (hook && *hook) {
         FILE *file = fopen(hook, "rb");

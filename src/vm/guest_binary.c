@@ -2,6 +2,7 @@
 /* Finding the static clockscope a guest runs as /init: in a build tree, in an installed
  * prefix, or this very binary when it is static and of the guest's arch. */
 #include "vm/guest_binary.h"
+#include "common/environment.h"
 
 #include "arch/arch.h"
 #include "common/elf_probe.h"
@@ -52,7 +53,7 @@ bool guest_binary_find(const struct vm_arch *arch, const char *given, char *out,
     }
     char candidates[3][PATH_LEN];
     int n = 0;
-    const char *dir = getenv("CLOCKSCOPE_VM_BINARY_DIR");
+    const char *dir = getenv(ENV_VM_BINARY_DIR);
     char self[PATH_LEN] = "";
     ssize_t self_len = readlink("/proc/self/exe", self, sizeof self - 1);
     if (self_len > 0)

@@ -6,6 +6,7 @@
  * the files themselves instead (PT_INTERP, DT_NEEDED: common/elf_deps.c) in the directory
  * where Debian's cross libc package keeps that arch's loader and libraries. */
 #include "vm/guest_files.h"
+#include "common/environment.h"
 #include "arch/arch.h"
 #include "common/elf_deps.h"
 #include "common/elf_probe.h"
@@ -280,7 +281,7 @@ static bool add_cross_libraries(struct guest_files *g, const struct vm_arch *arc
                                 const char *path, char *why, size_t wl)
 {
     char libdir[PATH_MAX];
-    const char *env = getenv("CLOCKSCOPE_CROSS_LIBDIR");
+    const char *env = getenv(ENV_CROSS_LIBDIR);
     if (env && *env)
         snprintf(libdir, sizeof libdir, "%s", env);
     else

@@ -9,6 +9,7 @@
  * <cache>/apt/<debian arch>-<suite>/ for APT's state.  A lock file serialises fetches of
  * one arch; the image is renamed into place, so a reader sees all of it or nothing. */
 #include "vm/kernel_cache.h"
+#include "common/environment.h"
 #include "vm/kernel_image.h"
 #include "common/subprocess.h"
 
@@ -29,7 +30,7 @@
 
 bool kernel_cache_dir(char *out, size_t len)
 {
-    const char *v = getenv("CLOCKSCOPE_CACHE_DIR");
+    const char *v = getenv(ENV_CACHE_DIR);
     int n;
     if (v && *v)
         n = snprintf(out, len, "%s", v);

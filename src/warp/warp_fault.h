@@ -17,11 +17,12 @@
 #define CLOCKSCOPE_WARP_FAULT_H
 
 #include "measure/method.h"
+#include "common/environment.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#define WARP_FAULT_ENV "CLOCKSCOPE_WARP_FAULT"
+#define WARP_FAULT_ENV ENV_WARP_FAULT
 
 enum warp_fault_kind { WARP_FAULT_NONE, WARP_FAULT_BEHIND, WARP_FAULT_BACK, WARP_FAULT_STALL,
                        WARP_FAULT_JUMP };

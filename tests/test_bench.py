@@ -145,7 +145,7 @@ def test_figures_are_the_median_over_worker_processes(clockscope):
         assert r["spread"] >= r["across_processes"]["spread"] - 1e-9
         assert r["samples"] == sum(p["samples"] for p in procs)
         assert r["across_processes"]["bimodal"] in (True, False)
-    # one process: today's in-process figure, one entry
+    # one process: the figure taken in this process, one entry
     doc = bench_json(clockscope, "--quick", "--processes", "1", "--only", "ref.empty_call")
     r = doc["results"][0]
     assert doc["config"]["processes"] == 1 and len(r["processes"]) == 1

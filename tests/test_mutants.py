@@ -14,7 +14,7 @@ RUNNER = ROOT / "tests" / "mutants" / "run.py"
 
 
 def test_unit_runner_accounts_for_600_tests(tmp_path):
-    """600 tests (more than the old fixed table of 512): every 7th fails, every 11th skips
+    """600 tests (more than a fixed table of 512 would hold): every 7th fails, every 11th skips
     (and is not also failed), the rest pass; each is counted once, and the exit status is 1."""
     src = tmp_path / "many.c"
     lines = ['#include "check.h"']

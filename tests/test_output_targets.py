@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """What `collect -o` and `report -o` do with what is already at the name (issue 30, item 1):
-a character device or a FIFO is written through and stays what it was (it used to be
-replaced by a regular file: `collect -o /dev/null` as root broke the host); a directory,
+a character device or a FIFO is written through and stays what it was (replaced by a
+regular file, `collect -o /dev/null` as root would break the host); a directory,
 block device or socket is refused; a symbolic link is replaced (its target untouched; that
 case is tests/test_collect.py's).  Nodes are made with mknod in the test's own scratch
 directory, never the host's /dev."""

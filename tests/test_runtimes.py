@@ -312,7 +312,7 @@ def test_figures_across_processes_each_with_its_own_hash_seed(clockscope, tmp_pa
     text = run([clockscope, "runtimes", "--only", "python", "--python", FAKE],
                env=dict(os.environ, **env)).stdout
     assert "bimodal across processes: 40.0 / 70.0 ns (3 and 2 of 5 processes)" in text
-    # --processes 1: one run, today's in-process figure
+    # --processes 1: one run, its figure taken in that one process
     state.unlink()
     proc, doc = runtimes(clockscope, "--only", "python", "--python", FAKE, "--processes", "1",
                          env=env)

@@ -126,7 +126,7 @@ def test_collect_stopped_leaves_no_process_and_no_file(clockscope, tmp_path, sig
     workdir.mkdir()
     proc = start([clockscope, "collect", "--warp-seconds", "60", "--parts", "facts,warp",
                   "-o", "out.json"], workdir, {"TMPDIR": str(tmpdir)})
-    # The warp part running (what used to be left spinning both CPUs):
+    # The warp part running (left behind, it would spin both CPUs):
     wait_for(lambda: [p for p in descendants(proc.pid) if " warp " in cmdline(p)], 120,
              "the warp part did not start", proc)
     err = stop_and_check(proc, sig, tmpdir, workdir)
@@ -217,9 +217,9 @@ def test_profile_command_stopped_leaves_no_perf_program_or_data(clockscope, tmp_
 
 def test_profile_clock_loop_with_a_perf_that_never_ends_has_a_deadline(clockscope, tmp_path,
                                                                        fake_perf):
-    """It used to spin at 100% CPU for ever.  Now perf is ended 60 s after its recording
-    should have (plus 5 s for SIGTERM), and the profile fails saying so (the 240 s only
-    bound a hang)."""
+    """Without a deadline it would spin at 100% CPU for ever: perf is ended 60 s after its
+    recording should have (plus 5 s for SIGTERM), and the profile fails saying so (the 240 s
+    only bound a hang)."""
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
     proc = start([clockscope, "profile", "--clock-loop", "--seconds", "1"], tmp_path,

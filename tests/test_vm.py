@@ -296,7 +296,7 @@ def bench_with_clocksource(vm, clocksource, extra=()):
     """bench --quick inside an x86_64 guest booted with that clocksource: the guest uses it
     and the result is complete.  What it costs is a benchmark (docs/benchmarks/vm.md: with
     hpet/acpi_pm libc costs what the syscall costs, with the TSC a tenth), not a test: on
-    this shared machine one method's samples were once inflated tenfold by host load.  The
+    a shared machine host load can inflate one method's samples tenfold.  The
     exact proof that every call is a syscall is doctor's (test_doctor_says_slow_with_one_syscall_per_call)."""
     doc, res = bench_json(vm("x86_64", "bench", "--quick", "--json",
                              append=clocksource, extra=extra))
@@ -391,8 +391,8 @@ def test_guest_still_busy_at_the_timeout_is_killed_with_its_console_shown(vm):
 
 
 def test_interrupted_and_killed_hosts_leave_no_qemu(vm):
-    """SIGTERM, SIGINT: we kill qemu and exit 128 + the signal (143, 130: it used to be 130
-    for both).  SIGKILL: qemu dies with us (PDEATHSIG)."""
+    """SIGTERM, SIGINT: we kill qemu and exit 128 + the signal (143, 130: each its own, not
+    130 for both).  SIGKILL: qemu dies with us (PDEATHSIG)."""
     cmd = [str(ROOT / "build" / "clockscope"), "vm", "--arch", "aarch64", "--", "bench"]
     for sig, status in ((signal.SIGTERM, 143), (signal.SIGINT, 130),
                         (signal.SIGKILL, -signal.SIGKILL)):

@@ -66,9 +66,9 @@ bool counter_read_traps(double counter_ns, double empty_call_ns, double coarse_n
 
 /* What a timing says an operation costs for the trap's judgement: its fastest sample
  * where known.  The ratios compare costs the core pays on every call, and an interruption
- * (a busy host, an emulator's thread preempted) only ever makes a sample larger: a few
- * such samples moved the median of the empty call or COARSE enough, once, for a trapping
- * rdtime under TCG to fall under TRAP_VS_COARSE (a CI run, one CPU kept busy). */
+ * (a busy host, an emulator's thread preempted) only ever makes a sample larger: with one
+ * CPU kept busy, a few such samples can move the median of the empty call or COARSE
+ * enough for a trapping rdtime under TCG to fall under TRAP_VS_COARSE. */
 static double cost(const struct proof_timing *t)
 {
     return t->min_ns > 0 ? t->min_ns : t->ns_per_call;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* One arch descriptor (src/common/arch_table.c): every name of an arch finds its row, the
- * ELF machine number maps to it in one place, and the places that used to map it
- * themselves (the vDSO parser, the vm kernel image check, the vm arch rows) agree. */
+ * ELF machine number maps to it in one place, and the places that map through it (the
+ * vDSO parser, the vm kernel image check, the vm arch rows) agree. */
 #include "check.h"
 #include "common/arch_table.h"
 #include "vdso/vdso_elf.h"

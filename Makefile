@@ -9,7 +9,7 @@
 #   make check                the quick inner loop (under a minute): C unit tests, fast CLI tests,
 #                             ruff and mypy on the report package (report/pyproject.toml)
 #   make test                 the whole test suite (see README, docs/testing.md)
-#   make mutants              deliberate breakages (tests/mutants/*.mutant) must each fail
+#   make mutants              deliberate breakages (tests/mutants/AREA/*.mutant) must each fail
 #                             their tests (docs/testing.md, "Mutants"): the latest commits'
 #                             files' and a rotating third of the rest; FILE=src/x.c one
 #                             file's; make mutants-all every one

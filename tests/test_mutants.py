@@ -118,7 +118,7 @@ def test_every_mutant_applies_and_every_c_mutant_compiles(native_build, tmp_path
     native = subprocess.run(["cc", "-dumpmachine"], capture_output=True, text=True).stdout
     native = native.split("-")[0]
     problems, compiled = [], 0
-    for path in sorted((ROOT / "tests" / "mutants").glob("*.mutant")):
+    for path in sorted((ROOT / "tests" / "mutants").rglob("*.mutant")):
         m = mutant_runner.parse_mutant(path)
         text = (ROOT / m["file"]).read_text()
         if text.count(m["find"]) != 1:
@@ -204,3 +204,36 @@ def test_the_submission_is_the_recent_commits_and_the_work_tree(tmp_path):
     assert run.changed_files(12, root=tmp_path) == {"new.c", "newer.c", "old.c", "untracked.c"}
     assert run.changed_files(24 * 5, root=tmp_path) == {"old.c", "older_edit.c", "new.c",
                                                          "newer.c", "untracked.c"}
+
+
+def test_each_mutant_lives_in_the_folder_of_its_file():
+    """tests/mutants/AREA/: AREA is the src/ directory of the mutant's file (or the top-level
+    place of another file), so that a file's mutants are found beside its directory's; names
+    are unique across folders (`run.py NAME` picks by name)."""
+    run_module = load_runner()
+    seen, wrong = {}, []
+    for path in sorted((ROOT / "tests" / "mutants").rglob("*.mutant")):
+        m = run_module.parse_mutant(path)
+        if path.parent.name != run_module.area(m["file"]):
+            wrong.append(f"{path.relative_to(ROOT)}: its file {m['file']} belongs in "
+                         f"tests/mutants/{run_module.area(m['file'])}/")
+        if path.stem in seen:
+            wrong.append(f"{path.stem}: in {seen[path.stem]} and {path.parent.name}")
+        seen[path.stem] = path.parent.name
+    assert len(seen) > 300 and not wrong, "\n".join(wrong)
+    assert run_module.area("src/facts/logscan.c") == "facts"
+    assert run_module.area("report/clockscope_report/bench.py") == "report"
+    assert run_module.area("Makefile") == "Makefile"
+
+
+def test_the_index_names_each_files_mutants_and_their_tests():
+    proc = subprocess.run([sys.executable, RUNNER, "--index", "src/facts/logscan.c"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "src/facts/logscan.c"
+    assert any(l.startswith("  logscan_prefilter_misses_an_anchor: ") for l in lines)
+    assert "      unit:logscan_every_anchor_passes_the_prefilter" in lines
+    proc = subprocess.run([sys.executable, RUNNER, "--index", "src/nothing/"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 1 and "none of a file under" in proc.stderr

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 """Mutants as a standing check (docs/testing.md, "Mutants").
 
-Each tests/mutants/NAME.mutant names one deliberate breakage of the code:
+Each tests/mutants/AREA/NAME.mutant names one deliberate breakage of the code (AREA: the
+directory of src/ its file is in, or the top-level place of any other file: report,
+scripts, mk, ...; names are unique across areas):
 
     what: one line saying what breaks
     file: src/path/to/file.c
@@ -200,6 +202,31 @@ def touches(m, files):
     return any(k.split("::")[0] in files for k in m["kill"] if k.startswith("tests/"))
 
 
+def area(path):
+    """The folder of tests/mutants/ a mutant of this file lives in."""
+    parts = path.split("/")
+    return parts[1] if parts[0] == "src" and len(parts) > 2 else parts[0]
+
+
+def print_index(mutants, under):
+    """Source file -> its mutants -> the tests that kill each, from the `kill:` lines: where
+    to look for the tests of a piece of code."""
+    by_file = {}
+    for m in mutants:
+        if m["file"].startswith(under):
+            by_file.setdefault(m["file"], []).append(m)
+    if not by_file:
+        print(f"mutants: none of a file under {under!r}", file=sys.stderr)
+        return 1
+    for f in sorted(by_file):
+        print(f)
+        for m in sorted(by_file[f], key=lambda m: m["name"]):
+            print(f"  {m['name']}: {m['what']}")
+            for k in m["kill"]:
+                print(f"      {k}")
+    return 0
+
+
 def rotation_slice(mutants, count, slices=ROTATION_SLICES):
     """The `count % slices`-th of `slices` interleaved slices of mutants (by name), so that
     each slice reaches every part of the tree."""
@@ -238,6 +265,9 @@ def main():
     ap.add_argument("--all", action="store_true", help="every mutant, no budget")
     ap.add_argument("--file", action="append", default=[], metavar="PATH",
                     help="the mutants of this source file (repeatable)")
+    ap.add_argument("--index", nargs="?", const="", metavar="PATH",
+                    help="print each source file's mutants and the tests that kill them "
+                         "(those of files under PATH only); runs nothing")
     ap.add_argument("--budget", type=float, default=DEFAULT_BUDGET_S, metavar="S",
                     help="seconds after which no further rotating mutant starts "
                          f"(default {DEFAULT_BUDGET_S})")
@@ -249,7 +279,9 @@ def main():
         if unknown:
             ap.error(f"no such file: {', '.join(unknown)}")
 
-    paths = sorted(args.dir.glob("*.mutant"))
+    paths = sorted(args.dir.rglob("*.mutant"))
+    if args.index:
+        return print_index([parse_mutant(p) for p in paths], args.index)
     if args.names:
         paths = [p for p in paths if p.stem in args.names]
         missing = set(args.names) - {p.stem for p in paths}

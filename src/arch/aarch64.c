@@ -44,18 +44,18 @@ COUNTER_FUNCS(cntvct_el0, cntvct_plain())
 COUNTER_FUNCS(isb_cntvct_el0, cntvct_isb())
 COUNTER_FUNCS(cntvctss_el0, cntvctss())
 
-static bool always(char *why, size_t len)
+static bool always(char *why, size_t whylen)
 {
     (void)why;
-    (void)len;
+    (void)whylen;
     return true;
 }
 
-static bool has_ecv(char *why, size_t len)
+static bool has_ecv(char *why, size_t whylen)
 {
     if (getauxval(AT_HWCAP2) & HWCAP2_ECV)
         return true;
-    snprintf(why, len, "no FEAT_ECV (HWCAP2_ECV not set)");
+    snprintf(why, whylen, "no FEAT_ECV (HWCAP2_ECV not set)");
     return false;
 }
 
@@ -103,13 +103,13 @@ uint64_t arch_fast_counter_raw(void) { return cntvct_plain(); }
 const char *arch_fast_counter_clocksource(void) { return "arch_sys_counter"; }
 const char *arch_fast_counter_name(void) { return "cntvct_el0"; }
 
-bool arch_fast_counter_constant(char *why, size_t len)
+bool arch_fast_counter_constant(char *why, size_t whylen)
 {
     /* The generic timer runs at a fixed rate by the architecture.  A trapping erratum
      * workaround (the kernel clears CNTKCTL_EL1.EL0VCTEN) shows as a read that costs
      * microseconds, which libfastclock's cost check catches. */
     (void)why;
-    (void)len;
+    (void)whylen;
     return true;
 }
 

@@ -32,9 +32,9 @@ _Static_assert(sizeof(struct user_pt_regs) <= sizeof(struct arch_regs), "regs fi
 #define A64_SVC_0 0xd4000001u
 #define A64_BRK_0 0xd4200000u
 
-bool arch_inject_supported(char *why, size_t len)
+bool arch_inject_supported(char *why, size_t whylen)
 {
-    (void)why, (void)len;
+    (void)why, (void)whylen;
     return true;
 }
 

@@ -24,7 +24,7 @@ struct counter_method {
     void (*batch)(uint64_t n); /* n reads, n a multiple of BATCH_UNROLL */
     /* Whether the read is permitted here.  Must not be called concurrently: it may
      * execute the instruction under a SIGILL guard.  On false, fills `why`. */
-    bool (*permitted)(char *why, size_t len);
+    bool (*permitted)(char *why, size_t whylen);
 };
 
 const char *arch_name(void);
@@ -75,6 +75,6 @@ const char *arch_fast_counter_provisional_clocksource(void);
 /* Whether the CPU itself promises a constant-rate counter readable from user mode (x86:
  * invariant TSC, CPUID 0x80000007 EDX bit 8; riscv: rdtime does not raise SIGILL, probed
  * under a guard, so not thread-safe; aarch64: architecturally constant).  On false, fills why. */
-bool arch_fast_counter_constant(char *why, size_t len);
+bool arch_fast_counter_constant(char *why, size_t whylen);
 
 #endif

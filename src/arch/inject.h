@@ -28,11 +28,11 @@ struct arch_vdso_entries {
 };
 
 /* Whether this arch can be served; false with a reason ("not yet on aarch64 ..."). */
-bool arch_inject_supported(char *why, size_t len);
+bool arch_inject_supported(char *why, size_t whylen);
 /* Whether a running process can be served (run -p, --undo): the injected syscalls must
  * restore everything a thread stopped inside a syscall needs to restart it.  False with a
  * reason where the arch keeps some of that outside the general register set. */
-bool arch_inject_attach_supported(char *why, size_t len);
+bool arch_inject_attach_supported(char *why, size_t whylen);
 const struct arch_vdso_entries *arch_inject_vdso_entries(void);
 /* Symbols that must never be written: the signal-return trampolines and getrandom. */
 bool arch_inject_symbol_forbidden(const char *name);

@@ -12,9 +12,9 @@
 
 #define INJECT_NONE __attribute__((weak))
 
-INJECT_NONE bool arch_inject_supported(char *why, size_t len)
+INJECT_NONE bool arch_inject_supported(char *why, size_t whylen)
 {
-    snprintf(why, len, "patching the vDSO is not yet done on %s", arch_name());
+    snprintf(why, whylen, "patching the vDSO is not yet done on %s", arch_name());
     return false;
 }
 
@@ -24,9 +24,9 @@ INJECT_NONE bool arch_inject_supported(char *why, size_t len)
  * argument (orig_x0, orig_a0) and number outside that set: a restarted futex or read would
  * get the injected syscall's argument.  The exec path (run -- CMD) is not concerned: its
  * thread stands at the exec's syscall-exit stop, nothing to restart. */
-INJECT_NONE bool arch_inject_attach_supported(char *why, size_t len)
+INJECT_NONE bool arch_inject_attach_supported(char *why, size_t whylen)
 {
-    snprintf(why, len, "run -p and --undo are done on x86_64 only: here an interrupted "
+    snprintf(why, whylen, "run -p and --undo are done on x86_64 only: here an interrupted "
              "syscall's first argument is not restored after the injected ones "
              "(run -- COMMAND serves static and Go programs at their start)");
     return false;

@@ -57,19 +57,19 @@ static int read_perf_user_access(void)
     return v;
 }
 
-static bool probe(uint64_t (*read)(void), bool perf_counter, char *why, size_t len)
+static bool probe(uint64_t (*read)(void), bool perf_counter, char *why, size_t whylen)
 {
     int sig = 0;
     if (trap_guard_read(read, NULL, &sig))
         return true;
     int access = perf_counter ? read_perf_user_access() : -1;
     if (perf_counter && access >= 0 && access != 2)
-        snprintf(why, len, "%s: user access denied by the kernel (kernel.perf_user_access=%d; "
+        snprintf(why, whylen, "%s: user access denied by the kernel (kernel.perf_user_access=%d; "
                  "2 permits it)", strsignal(sig), access);
     else if (perf_counter)
-        snprintf(why, len, "%s: user access not enabled (SCOUNTEREN/MCOUNTEREN)", strsignal(sig));
+        snprintf(why, whylen, "%s: user access not enabled (SCOUNTEREN/MCOUNTEREN)", strsignal(sig));
     else
-        snprintf(why, len, "%s: the time CSR is not readable from user mode "
+        snprintf(why, whylen, "%s: the time CSR is not readable from user mode "
                  "(SCOUNTEREN.TM or MCOUNTEREN.TM clear, or no Zicntr)", strsignal(sig));
     return false;
 }
@@ -140,11 +140,11 @@ uint64_t arch_fast_counter_raw(void) { return csr_time(); }
 const char *arch_fast_counter_clocksource(void) { return "riscv_clocksource"; }
 const char *arch_fast_counter_name(void) { return "rdtime"; }
 
-bool arch_fast_counter_constant(char *why, size_t len)
+bool arch_fast_counter_constant(char *why, size_t whylen)
 {
     /* The time CSR is a constant-rate timebase by the spec; what can go wrong is access
      * (SIGILL) or a firmware trap (cost: caught by libfastclock's cost check). */
-    return probe(read_rdtime, false, why, len);
+    return probe(read_rdtime, false, why, whylen);
 }
 
 /* Zihintpause's pause is a fence encoding that older cores execute as a no-op fence. */

@@ -30,9 +30,9 @@ _Static_assert(sizeof(struct user_regs_struct) <= sizeof(struct arch_regs), "reg
 #define RV_ECALL 0x00000073u
 #define RV_EBREAK 0x00100073u
 
-bool arch_inject_supported(char *why, size_t len)
+bool arch_inject_supported(char *why, size_t whylen)
 {
-    (void)why, (void)len;
+    (void)why, (void)whylen;
     return true;
 }
 

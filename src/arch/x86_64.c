@@ -91,23 +91,23 @@ COUNTER_FUNCS(rdtscp, tsc_rdtscp())
 COUNTER_FUNCS(rdtsc_dep, tsc_dep())
 COUNTER_FUNCS(lfence_rdtsc_dep, tsc_lfence_dep())
 
-static bool cpu_has_tsc(char *why, size_t len)
+static bool cpu_has_tsc(char *why, size_t whylen)
 {
     unsigned a, b, c, d;
     if (!__get_cpuid(1, &a, &b, &c, &d) || !(d & (1u << 4))) {
-        snprintf(why, len, "CPUID reports no TSC");
+        snprintf(why, whylen, "CPUID reports no TSC");
         return false;
     }
     return true;
 }
 
-static bool cpu_has_rdtscp(char *why, size_t len)
+static bool cpu_has_rdtscp(char *why, size_t whylen)
 {
     unsigned a, b, c, d;
-    if (!cpu_has_tsc(why, len))
+    if (!cpu_has_tsc(why, whylen))
         return false;
     if (!__get_cpuid(0x80000001, &a, &b, &c, &d) || !(d & (1u << 27))) {
-        snprintf(why, len, "CPUID reports no RDTSCP");
+        snprintf(why, whylen, "CPUID reports no RDTSCP");
         return false;
     }
     return true;
@@ -240,17 +240,17 @@ const char *arch_fast_counter_clocksource(void) { return "tsc"; }
 const char *arch_fast_counter_provisional_clocksource(void) { return "tsc-early"; }
 const char *arch_fast_counter_name(void) { return "rdtsc"; }
 
-bool arch_fast_counter_constant(char *why, size_t len)
+bool arch_fast_counter_constant(char *why, size_t whylen)
 {
-    if (!cpu_has_tsc(why, len))
+    if (!cpu_has_tsc(why, whylen))
         return false;
     int invariant = arch_counter_invariant(); /* the one decoding of CPUID 0x80000007 */
     if (invariant < 0) {
-        snprintf(why, len, "CPUID has no leaf 0x80000007: cannot tell whether the TSC is invariant");
+        snprintf(why, whylen, "CPUID has no leaf 0x80000007: cannot tell whether the TSC is invariant");
         return false;
     }
     if (!invariant) {
-        snprintf(why, len, "TSC not invariant (CPUID 0x80000007 EDX bit 8 clear): its rate may "
+        snprintf(why, whylen, "TSC not invariant (CPUID 0x80000007 EDX bit 8 clear): its rate may "
                  "change with P-states or stop in deep C-states");
         return false;
     }

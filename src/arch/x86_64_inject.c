@@ -12,17 +12,17 @@
 
 _Static_assert(sizeof(struct user_regs_struct) <= sizeof(struct arch_regs), "regs fit");
 
-bool arch_inject_supported(char *why, size_t len)
+bool arch_inject_supported(char *why, size_t whylen)
 {
-    (void)why, (void)len;
+    (void)why, (void)whylen;
     return true;
 }
 
 /* orig_rax is in the general register set the injected syscalls restore: a thread
  * stopped inside a syscall restarts it whole. */
-bool arch_inject_attach_supported(char *why, size_t len)
+bool arch_inject_attach_supported(char *why, size_t whylen)
 {
-    (void)why, (void)len;
+    (void)why, (void)whylen;
     return true;
 }
 

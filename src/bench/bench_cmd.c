@@ -69,7 +69,7 @@ static const char help[] =
     "(CLOCK_MONOTONIC for methods that read MONOTONIC_RAW).  docs/METHODOLOGY.md has the detail.\n";
 
 /* --clock NAME: a clock this build knows (clock_by_name takes names and macros). */
-static bool known_clock(void *opts, const char *name, char *err, size_t errlen)
+static bool known_clock(void *opts, const char *name, char *why, size_t whylen)
 {
     (void)opts;
     if (clock_by_name(name))
@@ -80,15 +80,15 @@ static bool known_clock(void *opts, const char *name, char *err, size_t errlen)
     for (size_t k = 0; k < na; k++)
         snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", k ? ", " : "",
                  all[k].name);
-    cli_not_one_of(err, errlen, name, known);
+    cli_not_one_of(why, whylen, name, known);
     return false;
 }
 
 /* --gap LIST: parsed into the options' gap list (gap_list.c). */
-static bool gap_check(void *opts, const char *value, char *err, size_t errlen)
+static bool gap_check(void *opts, const char *value, char *why, size_t whylen)
 {
     struct bench_options *o = opts;
-    return gap_list_parse(value, strlen(value), &o->gap.gaps, err, errlen);
+    return gap_list_parse(value, strlen(value), &o->gap.gaps, why, whylen);
 }
 
 static const char *const bracket_names[] = {"auto", "counter", "clock", NULL};

@@ -10,7 +10,7 @@ static const struct {
 } units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
 
 /* One DURATION in s[0..len) (no ':' in it).  On false fills err. */
-static bool parse_duration(const char *s, size_t len, uint64_t *out, char *err, size_t errlen)
+static bool parse_duration(const char *s, size_t len, uint64_t *out, char *why, size_t whylen)
 {
     if (len == 1 && s[0] == '0') {
         *out = 0;
@@ -23,7 +23,7 @@ static bool parse_duration(const char *s, size_t len, uint64_t *out, char *err, 
     for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, whole_digits++)
         whole = whole > GAP_MAX_NS ? whole : whole * 10 + (uint64_t)(s[i] - '0');
     if (whole_digits == 0) {
-        snprintf(err, errlen, "'%.*s' does not start with a number", (int)len, s);
+        snprintf(why, whylen, "'%.*s' does not start with a number", (int)len, s);
         return false;
     }
     /* Fraction digits, kept as a numerator over 10^frac_digits (at most 9 digits). */
@@ -33,21 +33,21 @@ static bool parse_duration(const char *s, size_t len, uint64_t *out, char *err, 
         size_t start = i;
         for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
             if (i - start >= 9) {
-                snprintf(err, errlen, "'%.*s' has more than 9 decimals", (int)len, s);
+                snprintf(why, whylen, "'%.*s' has more than 9 decimals", (int)len, s);
                 return false;
             }
             frac = frac * 10 + (uint64_t)(s[i] - '0');
             frac_den *= 10;
         }
         if (i == start) {
-            snprintf(err, errlen, "'%.*s' has no digits after the decimal point", (int)len, s);
+            snprintf(why, whylen, "'%.*s' has no digits after the decimal point", (int)len, s);
             return false;
         }
     }
     const char *unit = s + i;
     size_t unit_len = len - i;
     if (unit_len == 0) {
-        snprintf(err, errlen, "'%.*s' needs a unit: ns, us, ms or s (only 0 may go without)",
+        snprintf(why, whylen, "'%.*s' needs a unit: ns, us, ms or s (only 0 may go without)",
                  (int)len, s);
         return false;
     }
@@ -56,30 +56,30 @@ static bool parse_duration(const char *s, size_t len, uint64_t *out, char *err, 
             continue;
         uint64_t scale = units[u].ns;
         if (whole > GAP_MAX_NS / scale) {
-            snprintf(err, errlen, "'%.*s' is longer than the maximum gap of %llu s", (int)len,
+            snprintf(why, whylen, "'%.*s' is longer than the maximum gap of %llu s", (int)len,
                      s, (unsigned long long)(GAP_MAX_NS / 1000000000ull));
             return false;
         }
         /* frac < frac_den <= 10^9 and scale <= 10^9: the product fits in 64 bits. */
         if (frac * scale % frac_den != 0) {
-            snprintf(err, errlen, "'%.*s' is not a whole number of nanoseconds", (int)len, s);
+            snprintf(why, whylen, "'%.*s' is not a whole number of nanoseconds", (int)len, s);
             return false;
         }
         uint64_t ns = whole * scale + frac * scale / frac_den;
         if (ns > GAP_MAX_NS) {
-            snprintf(err, errlen, "'%.*s' is longer than the maximum gap of %llu s", (int)len,
+            snprintf(why, whylen, "'%.*s' is longer than the maximum gap of %llu s", (int)len,
                      s, (unsigned long long)(GAP_MAX_NS / 1000000000ull));
             return false;
         }
         *out = ns;
         return true;
     }
-    snprintf(err, errlen, "'%.*s': unknown unit '%.*s' (ns, us, ms or s)", (int)len, s,
+    snprintf(why, whylen, "'%.*s': unknown unit '%.*s' (ns, us, ms or s)", (int)len, s,
              (int)unit_len, unit);
     return false;
 }
 
-static bool parse_reads(const char *s, size_t len, uint32_t *out, char *err, size_t errlen)
+static bool parse_reads(const char *s, size_t len, uint32_t *out, char *why, size_t whylen)
 {
     uint64_t v = 0;
     size_t i = 0;
@@ -89,7 +89,7 @@ static bool parse_reads(const char *s, size_t len, uint32_t *out, char *err, siz
             break;
     }
     if (len == 0 || i < len || v < 1 || v > GAP_READS_MAX) {
-        snprintf(err, errlen, "read count '%.*s' is not a number from 1 to %u", (int)len, s,
+        snprintf(why, whylen, "read count '%.*s' is not a number from 1 to %u", (int)len, s,
                  GAP_READS_MAX);
         return false;
     }
@@ -98,31 +98,31 @@ static bool parse_reads(const char *s, size_t len, uint32_t *out, char *err, siz
 }
 
 /* One item DURATION[:READS] in s[0..len). */
-static bool parse_item(const char *s, size_t len, struct gap_item *out, char *err, size_t errlen)
+static bool parse_item(const char *s, size_t len, struct gap_item *out, char *why, size_t whylen)
 {
     if (len == 0) {
-        snprintf(err, errlen, "empty item in the list");
+        snprintf(why, whylen, "empty item in the list");
         return false;
     }
     const char *colon = memchr(s, ':', len);
     size_t dur_len = colon ? (size_t)(colon - s) : len;
-    if (!parse_duration(s, dur_len, &out->gap_ns, err, errlen))
+    if (!parse_duration(s, dur_len, &out->gap_ns, why, whylen))
         return false;
     out->reads = 0;
     if (!colon)
         return true;
     if (out->gap_ns == 0) {
-        snprintf(err, errlen, "gap 0 is the hot loop: it takes no read count ('%.*s')", (int)len, s);
+        snprintf(why, whylen, "gap 0 is the hot loop: it takes no read count ('%.*s')", (int)len, s);
         return false;
     }
-    return parse_reads(colon + 1, len - dur_len - 1, &out->reads, err, errlen);
+    return parse_reads(colon + 1, len - dur_len - 1, &out->reads, why, whylen);
 }
 
-bool gap_list_parse(const char *s, size_t len, struct gap_list *out, char *err, size_t errlen)
+bool gap_list_parse(const char *s, size_t len, struct gap_list *out, char *why, size_t whylen)
 {
     out->count = 0;
     if (len == 0) {
-        snprintf(err, errlen, "expected a list of gaps such as 0,1ms,20ms, got an empty string");
+        snprintf(why, whylen, "expected a list of gaps such as 0,1ms,20ms, got an empty string");
         return false;
     }
     size_t pos = 0;
@@ -130,17 +130,17 @@ bool gap_list_parse(const char *s, size_t len, struct gap_list *out, char *err, 
         const char *comma = memchr(s + pos, ',', len - pos);
         size_t item_len = comma ? (size_t)(comma - (s + pos)) : len - pos;
         if (out->count == GAP_LIST_MAX) {
-            snprintf(err, errlen, "more than %d gaps", GAP_LIST_MAX);
+            snprintf(why, whylen, "more than %d gaps", GAP_LIST_MAX);
             return false;
         }
         struct gap_item it;
-        if (!parse_item(s + pos, item_len, &it, err, errlen))
+        if (!parse_item(s + pos, item_len, &it, why, whylen))
             return false;
         for (int k = 0; k < out->count; k++)
             if (out->item[k].gap_ns == it.gap_ns) {
                 char g[32];
                 gap_format(it.gap_ns, g, sizeof g);
-                snprintf(err, errlen, "gap %s given twice", g);
+                snprintf(why, whylen, "gap %s given twice", g);
                 return false;
             }
         out->item[out->count++] = it;

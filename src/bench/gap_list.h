@@ -27,7 +27,7 @@ struct gap_list {
  * number of nanoseconds, at most GAP_MAX_NS; READS is 1..GAP_READS_MAX and not allowed
  * on gap 0.  No spaces, no empty items, no duplicate gaps.  On false, err says what is
  * wrong and where. */
-bool gap_list_parse(const char *s, size_t len, struct gap_list *out, char *err, size_t errlen);
+bool gap_list_parse(const char *s, size_t len, struct gap_list *out, char *why, size_t whylen);
 
 /* Reads per method at a gap when none is given: 200, but at most about 10 s of sleeping
  * per gap (10 s / gap), and at least 10. */

@@ -270,7 +270,7 @@ struct collect_options {
 };
 
 /* --parts: each item names a part of the table (parts.c). */
-static bool known_part(void *opts, const char *name, char *err, size_t errlen)
+static bool known_part(void *opts, const char *name, char *why, size_t whylen)
 {
     (void)opts;
     if (part_find(name))
@@ -279,17 +279,17 @@ static bool known_part(void *opts, const char *name, char *err, size_t errlen)
     for (size_t i = 0; i < collect_nparts; i++)
         snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
                  collect_parts[i].name);
-    snprintf(err, errlen, "unknown part '%s' (parts: %s)", name, known);
+    snprintf(why, whylen, "unknown part '%s' (parts: %s)", name, known);
     return false;
 }
 
 /* --name: shown in reports as the machine's name. */
-static bool name_length(void *opts, const char *name, char *err, size_t errlen)
+static bool name_length(void *opts, const char *name, char *why, size_t whylen)
 {
     (void)opts;
     if (strlen(name) <= 100)
         return true;
-    snprintf(err, errlen, "'%.20s...' is longer than 100 characters", name);
+    snprintf(why, whylen, "'%.20s...' is longer than 100 characters", name);
     return false;
 }
 

@@ -21,20 +21,20 @@ void usage_error(const char *cmd, const char *fmt, ...)
     exit(EXIT_USAGE);
 }
 
-void cli_not_one_of(char *err, size_t errlen, const char *value, const char *list)
+void cli_not_one_of(char *why, size_t whylen, const char *value, const char *list)
 {
-    snprintf(err, errlen, "'%s' is not one of %s", value, list);
+    snprintf(why, whylen, "'%s' is not one of %s", value, list);
 }
 
-bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *err, size_t errlen)
+bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *why, size_t whylen)
 {
     if (!s || !*s) {
-        snprintf(err, errlen, "expected a number, got an empty string");
+        snprintf(why, whylen, "expected a number, got an empty string");
         return false;
     }
     for (const char *p = s; *p; p++) {
         if (*p < '0' || *p > '9') {
-            snprintf(err, errlen, "'%s' is not a whole number", s);
+            snprintf(why, whylen, "'%s' is not a whole number", s);
             return false;
         }
     }
@@ -42,11 +42,11 @@ bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *e
     char *end;
     unsigned long long v = strtoull(s, &end, 10);
     if (errno == ERANGE || *end) {
-        snprintf(err, errlen, "'%s' is too large", s);
+        snprintf(why, whylen, "'%s' is too large", s);
         return false;
     }
     if (v < min || v > max) {
-        snprintf(err, errlen, "%s is out of range (%llu to %llu)", s,
+        snprintf(why, whylen, "%s is out of range (%llu to %llu)", s,
                  (unsigned long long)min, (unsigned long long)max);
         return false;
     }
@@ -54,26 +54,26 @@ bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *e
     return true;
 }
 
-bool parse_seconds(const char *s, double min, double max, double *out, char *err, size_t errlen)
+bool parse_seconds(const char *s, double min, double max, double *out, char *why, size_t whylen)
 {
     if (!s || !*s) {
-        snprintf(err, errlen, "expected a duration in seconds, got an empty string");
+        snprintf(why, whylen, "expected a duration in seconds, got an empty string");
         return false;
     }
     for (const char *p = s; *p; p++) {
         if ((*p < '0' || *p > '9') && *p != '.') {
-            snprintf(err, errlen, "'%s' is not a duration in seconds", s);
+            snprintf(why, whylen, "'%s' is not a duration in seconds", s);
             return false;
         }
     }
     char *end;
     double v = strtod(s, &end);
     if (*end || !isfinite(v)) {
-        snprintf(err, errlen, "'%s' is not a duration in seconds", s);
+        snprintf(why, whylen, "'%s' is not a duration in seconds", s);
         return false;
     }
     if (v < min || v > max) {
-        snprintf(err, errlen, "%s s is out of range (%g to %g)", s, min, max);
+        snprintf(why, whylen, "%s s is out of range (%g to %g)", s, min, max);
         return false;
     }
     *out = v;

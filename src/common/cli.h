@@ -138,25 +138,25 @@ enum cli_status { CLI_OK, CLI_HELP, CLI_ERROR };
  * CLI_COMMAND spec (argc for the others); CLI_ERROR: err says what was wrong, in the one
  * wording; CLI_HELP: --help was asked for.  Never exits, never prints. */
 enum cli_status cli_parse_status(const struct cli_spec *spec, int argc, char **argv, void *opts,
-                                 int *first, char *err, size_t errlen);
+                                 int *first, char *why, size_t whylen);
 /* cli_parse_status, then: help printed and exit 0, or usage_error (exit 2).  Returns *first. */
 int cli_parse(const struct cli_spec *spec, int argc, char **argv, void *opts);
 
 /* Whether spec's help text and its declarations agree (see above); false fills err. */
-bool cli_help_check(const struct cli_spec *spec, char *err, size_t errlen);
+bool cli_help_check(const struct cli_spec *spec, char *why, size_t whylen);
 
 /* Prints "clockscope <cmd>: <message>" and the --help hint, then exits with EXIT_USAGE.
  * cmd NULL: clockscope's own usage ("clockscope: ..."). */
 _Noreturn void usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* "'value' is not one of LIST" into err: the one wording of an unknown name. */
-void cli_not_one_of(char *err, size_t errlen, const char *value, const char *list);
+void cli_not_one_of(char *why, size_t whylen, const char *value, const char *list);
 
 /* Parses a whole decimal string into [min, max].  Returns false (and fills err) on
  * empty input, trailing garbage, sign where none allowed, or overflow. */
-bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *err, size_t errlen);
+bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *why, size_t whylen);
 /* Parses a positive decimal number of seconds ("5", "0.5"), within [min, max]. */
-bool parse_seconds(const char *s, double min, double max, double *out, char *err, size_t errlen);
+bool parse_seconds(const char *s, double min, double max, double *out, char *why, size_t whylen);
 
 /* Whether s matches any of the n fnmatch(3) globs. */
 bool cli_matches_any(const char *const *globs, int n, const char *s);

@@ -204,9 +204,9 @@ static bool check_together(struct parse *p, int first, int argc)
 }
 
 enum cli_status cli_parse_status(const struct cli_spec *spec, int argc, char **argv, void *opts,
-                                 int *first, char *err, size_t errlen)
+                                 int *first, char *why, size_t whylen)
 {
-    struct parse p = {.spec = spec, .opts = opts, .err = err, .errlen = errlen};
+    struct parse p = {.spec = spec, .opts = opts, .err = why, .errlen = whylen};
     size_t n = 0;
     while (spec->options && spec->options[n].name)
         n++;
@@ -279,9 +279,9 @@ static bool help_mentions(const char *help, const char *name, const char *metava
     return false;
 }
 
-bool cli_help_check(const struct cli_spec *spec, char *err, size_t errlen)
+bool cli_help_check(const struct cli_spec *spec, char *why, size_t whylen)
 {
-    struct parse p = {.spec = spec, .err = err, .errlen = errlen};
+    struct parse p = {.spec = spec, .err = why, .errlen = whylen};
     const char *who = spec->cmd ? spec->cmd : "clockscope";
     if (!spec->help || !strstr(spec->help, "usage:"))
         return fail(&p, "%s: the help has no usage line", who);

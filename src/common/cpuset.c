@@ -60,24 +60,24 @@ static bool parse_cpu_number(const char *s, size_t len, int *out)
     return true;
 }
 
-static bool check_cpu(int cpu, const struct cpu_list *allowed, char *err, size_t errlen)
+static bool check_cpu(int cpu, const struct cpu_list *allowed, char *why, size_t whylen)
 {
     if (cpuset_contains(allowed, cpu))
         return true;
     if (cpu >= cpuset_configured_cpus())
-        snprintf(err, errlen, "CPU %d does not exist (this machine has CPUs 0-%d)", cpu,
+        snprintf(why, whylen, "CPU %d does not exist (this machine has CPUs 0-%d)", cpu,
                  cpuset_configured_cpus() - 1);
     else
-        snprintf(err, errlen, "CPU %d is not in this process's affinity mask", cpu);
+        snprintf(why, whylen, "CPU %d is not in this process's affinity mask", cpu);
     return false;
 }
 
 bool cpuset_parse_list(const char *s, const struct cpu_list *allowed, struct cpu_list *out,
-                    char *err, size_t errlen)
+                    char *why, size_t whylen)
 {
     out->count = 0;
     if (!s || !*s) {
-        snprintf(err, errlen, "empty CPU list");
+        snprintf(why, whylen, "empty CPU list");
         return false;
     }
     const char *p = s;
@@ -92,11 +92,11 @@ bool cpuset_parse_list(const char *s, const struct cpu_list *allowed, struct cpu
         if (!dash)
             hi = lo;
         if (!ok || hi < lo) {
-            snprintf(err, errlen, "bad CPU list '%s' (expected e.g. 0,2-3)", s);
+            snprintf(why, whylen, "bad CPU list '%s' (expected e.g. 0,2-3)", s);
             return false;
         }
         for (int c = lo; c <= hi; c++) {
-            if (!check_cpu(c, allowed, err, errlen))
+            if (!check_cpu(c, allowed, why, whylen))
                 return false;
             bool dup = false;
             for (int i = 0; i < out->count; i++)
@@ -108,7 +108,7 @@ bool cpuset_parse_list(const char *s, const struct cpu_list *allowed, struct cpu
             break;
         p = comma + 1;
         if (!*p) {
-            snprintf(err, errlen, "bad CPU list '%s' (trailing comma)", s);
+            snprintf(why, whylen, "bad CPU list '%s' (trailing comma)", s);
             return false;
         }
     }

@@ -20,7 +20,7 @@ bool cpuset_contains(const struct cpu_list *allowed, int cpu);
 bool cpuset_pin(int cpu);
 /* Parses "0,2-5,7" into a list; each CPU must be in `allowed`.  On error fills err. */
 bool cpuset_parse_list(const char *s, const struct cpu_list *allowed, struct cpu_list *out,
-                    char *err, size_t errlen);
+                    char *why, size_t whylen);
 /* Number of CPUs the kernel has configured (for "does not exist" vs "not allowed"). */
 int cpuset_configured_cpus(void);
 

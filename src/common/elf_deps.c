@@ -32,13 +32,13 @@ static uint64_t le(const unsigned char *p, int n)
     return v;
 }
 
-static unsigned char *slurp(const char *path, size_t *size, char *why, size_t wl)
+static unsigned char *slurp(const char *path, size_t *size, char *why, size_t whylen)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 64 ||
         (uint64_t)st.st_size > MAX_FILE) {
-        snprintf(why, wl, "cannot read '%s' as an ELF file: %s", path,
+        snprintf(why, whylen, "cannot read '%s' as an ELF file: %s", path,
                  fd < 0 ? strerror(errno) : "not a regular file of 64 bytes to 64 MiB");
         if (fd >= 0)
             close(fd);
@@ -54,7 +54,7 @@ static unsigned char *slurp(const char *path, size_t *size, char *why, size_t wl
     }
     close(fd);
     if (!buf || got != (size_t)st.st_size) {
-        snprintf(why, wl, "cannot read '%s'", path);
+        snprintf(why, whylen, "cannot read '%s'", path);
         free(buf);
         return NULL;
     }
@@ -88,37 +88,37 @@ static const unsigned char *program_header(const struct elf_image *im, uint64_t 
 }
 
 /* Checks the ELF header and that the program headers lie inside the file. */
-static bool check_header(struct elf_image *im, char *why, size_t wl)
+static bool check_header(struct elf_image *im, char *why, size_t whylen)
 {
     const unsigned char *h = im->buf;
     im->phoff = le(h + 32, 8), im->phentsize = le(h + 54, 2), im->phnum = le(h + 56, 2);
     if (memcmp(h, "\x7f" "ELF", 4) != 0 || h[4] != 2 || h[5] != 1) {
-        snprintf(why, wl, "'%s' is not a 64-bit little-endian ELF file", im->path);
+        snprintf(why, whylen, "'%s' is not a 64-bit little-endian ELF file", im->path);
         return false;
     }
     if (im->phnum > MAX_PHNUM || im->phentsize < 56 || im->phoff > im->size ||
         im->phnum * im->phentsize > im->size - im->phoff) {
-        snprintf(why, wl, "'%s': malformed ELF program headers", im->path);
+        snprintf(why, whylen, "'%s': malformed ELF program headers", im->path);
         return false;
     }
     return true;
 }
 
 /* PT_INTERP into d->interp, and where PT_DYNAMIC lies (the last one wins). */
-static bool read_program_headers(struct elf_image *im, struct elf_deps *d, char *why, size_t wl)
+static bool read_program_headers(struct elf_image *im, struct elf_deps *d, char *why, size_t whylen)
 {
     for (uint64_t i = 0; i < im->phnum; i++) {
         const unsigned char *ph = program_header(im, i);
         uint64_t type = le(ph, 4), off = le(ph + 8, 8), filesz = le(ph + 32, 8);
         if ((type == PT_INTERP_TYPE || type == PT_DYNAMIC_TYPE) &&
             (off > im->size || filesz > im->size - off)) {
-            snprintf(why, wl, "'%s': a program header points outside the file", im->path);
+            snprintf(why, whylen, "'%s': a program header points outside the file", im->path);
             return false;
         }
         if (type == PT_INTERP_TYPE) {
             const char *s = string_at(im->buf, off, off + filesz);
             if (!s || s[0] != '/') {
-                snprintf(why, wl, "'%s': malformed PT_INTERP", im->path);
+                snprintf(why, whylen, "'%s': malformed PT_INTERP", im->path);
                 return false;
             }
             memcpy(d->interp, s, strlen(s) + 1);
@@ -133,7 +133,7 @@ static bool read_program_headers(struct elf_image *im, struct elf_deps *d, char 
 /* The dynamic string table's place in the file (*str_off, *strsz; *have false for a file
  * without DT_STRTAB): its address mapped through the PT_LOAD segment holding it. */
 static bool find_strtab(const struct elf_image *im, uint64_t *str_off, uint64_t *strsz,
-                        bool *have, char *why, size_t wl)
+                        bool *have, char *why, size_t whylen)
 {
     uint64_t strtab = 0;
     for (uint64_t e = im->dyn_off; im->dyn_size && e + 16 <= im->dyn_off + im->dyn_size; e += 16) {
@@ -158,18 +158,18 @@ static bool find_strtab(const struct elf_image *im, uint64_t *str_off, uint64_t 
         }
     }
     if (*have && (!mapped || *str_off > im->size || *strsz > im->size - *str_off)) {
-        snprintf(why, wl, "'%s': its dynamic string table lies outside the file", im->path);
+        snprintf(why, whylen, "'%s': its dynamic string table lies outside the file", im->path);
         return false;
     }
     return true;
 }
 
 /* Every DT_NEEDED name into d->needed, each a plain file name. */
-static bool read_needed(const struct elf_image *im, struct elf_deps *d, char *why, size_t wl)
+static bool read_needed(const struct elf_image *im, struct elf_deps *d, char *why, size_t whylen)
 {
     uint64_t str_off = 0, strsz = 0;
     bool have_strtab = false;
-    if (!find_strtab(im, &str_off, &strsz, &have_strtab, why, wl))
+    if (!find_strtab(im, &str_off, &strsz, &have_strtab, why, whylen))
         return false;
     for (uint64_t e = im->dyn_off; im->dyn_size && e + 16 <= im->dyn_off + im->dyn_size; e += 16) {
         uint64_t tag = le(im->buf + e, 8), val = le(im->buf + e + 8, 8);
@@ -181,11 +181,11 @@ static bool read_needed(const struct elf_image *im, struct elf_deps *d, char *wh
                                ? string_at(im->buf, str_off + val, str_off + strsz)
                                : NULL;
         if (!name || !*name || strchr(name, '/')) {
-            snprintf(why, wl, "'%s': a malformed DT_NEEDED entry", im->path);
+            snprintf(why, whylen, "'%s': a malformed DT_NEEDED entry", im->path);
             return false;
         }
         if (d->n_needed == ELF_DEPS_MAX_NEEDED) {
-            snprintf(why, wl, "'%s' needs more than %d libraries", im->path, ELF_DEPS_MAX_NEEDED);
+            snprintf(why, whylen, "'%s' needs more than %d libraries", im->path, ELF_DEPS_MAX_NEEDED);
             return false;
         }
         memcpy(d->needed[d->n_needed++], name, strlen(name) + 1);
@@ -193,16 +193,16 @@ static bool read_needed(const struct elf_image *im, struct elf_deps *d, char *wh
     return true;
 }
 
-bool elf_deps_read(const char *path, struct elf_deps *d, char *why, size_t wl)
+bool elf_deps_read(const char *path, struct elf_deps *d, char *why, size_t whylen)
 {
     memset(d, 0, sizeof *d);
     struct elf_image im = {.path = path};
-    unsigned char *buf = slurp(path, &im.size, why, wl);
+    unsigned char *buf = slurp(path, &im.size, why, whylen);
     if (!buf)
         return false;
     im.buf = buf;
-    bool ok = check_header(&im, why, wl) && read_program_headers(&im, d, why, wl) &&
-              read_needed(&im, d, why, wl);
+    bool ok = check_header(&im, why, whylen) && read_program_headers(&im, d, why, whylen) &&
+              read_needed(&im, d, why, whylen);
     free(buf);
     return ok;
 }

@@ -21,6 +21,6 @@ struct elf_deps {
  * every offset checked against the file's size.  False (why filled) for a file that is not
  * such an ELF, is truncated or malformed, names more than ELF_DEPS_MAX_NEEDED libraries, or
  * has a name longer than ELF_DEPS_NAME_MAX or containing '/'. */
-bool elf_deps_read(const char *path, struct elf_deps *d, char *why, size_t wl);
+bool elf_deps_read(const char *path, struct elf_deps *d, char *why, size_t whylen);
 
 #endif

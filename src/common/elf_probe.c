@@ -56,7 +56,7 @@ static bool has_section(FILE *fp, const unsigned char *h, uint64_t size, const c
     return false;
 }
 
-enum elf_probe_result elf_probe(const char *path, struct elf_facts *f, char *why, size_t wl)
+enum elf_probe_result elf_probe(const char *path, struct elf_facts *f, char *why, size_t whylen)
 {
     memset(f, 0, sizeof *f);
     why[0] = 0;
@@ -66,7 +66,7 @@ enum elf_probe_result elf_probe(const char *path, struct elf_facts *f, char *why
     FILE *fp = fd >= 0 ? fdopen(fd, "rb") : NULL;
     struct stat st;
     if (!fp || fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(why, wl, "cannot open '%s': %s", path,
+        snprintf(why, whylen, "cannot open '%s': %s", path,
                  fp && !S_ISREG(st.st_mode) ? "not a regular file" : strerror(errno));
         if (fp)
             fclose(fp);
@@ -93,14 +93,14 @@ enum elf_probe_result elf_probe(const char *path, struct elf_facts *f, char *why
     uint64_t size = (uint64_t)st.st_size;
     if (phnum > MAX_PHNUM || (phnum && (phentsize < 56 || phoff > size ||
                                         phnum * phentsize > size - phoff))) {
-        snprintf(why, wl, "'%s': malformed ELF program headers", path);
+        snprintf(why, whylen, "'%s': malformed ELF program headers", path);
         fclose(fp);
         return ELF_PROBE_BAD;
     }
     for (uint64_t i = 0; i < phnum; i++) {
         unsigned char ph[4];
         if (fseek(fp, (long)(phoff + i * phentsize), SEEK_SET) != 0 || fread(ph, 1, 4, fp) != 4) {
-            snprintf(why, wl, "'%s': cannot read its ELF program headers", path);
+            snprintf(why, whylen, "'%s': cannot read its ELF program headers", path);
             res = ELF_PROBE_BAD;
             break;
         }

@@ -22,6 +22,6 @@ struct elf_facts {
 
 /* Reads the ELF header and program headers of `path` (bounds-checked against the file's
  * size).  NOT_ELF: no ELF magic (why empty); BAD: unreadable or truncated (why says so). */
-enum elf_probe_result elf_probe(const char *path, struct elf_facts *f, char *why, size_t wl);
+enum elf_probe_result elf_probe(const char *path, struct elf_facts *f, char *why, size_t whylen);
 
 #endif

@@ -318,7 +318,7 @@ int subprocess_run_tool(char *const argv[], const char *cwd, int stdout_fd, char
     return wait_exit(pid, false);
 }
 
-int subprocess_pipe(char *const left[], char *const right[], const char *cwd, char *err, size_t errlen)
+int subprocess_pipe(char *const left[], char *const right[], const char *cwd, char *why, size_t whylen)
 {
     int data[2], errp[2];
     if (pipe2(data, O_CLOEXEC) != 0)
@@ -333,7 +333,7 @@ int subprocess_pipe(char *const left[], char *const right[], const char *cwd, ch
     pid_t b = a < 0 ? -1 : spawn(right, cwd, data[0], -1, errp[1], false);
     close(data[0]);
     close(errp[1]);
-    drain_tail(errp[0], err, errlen);
+    drain_tail(errp[0], why, whylen);
     int sa = a < 0 ? -1 : wait_exit(a, false);
     int sb = b < 0 ? -1 : wait_exit(b, false);
     return sa == 0 && sb == 0 ? 0 : -1;
@@ -344,7 +344,7 @@ int subprocess_pipe(char *const left[], char *const right[], const char *cwd, ch
  * between two polls is never missed: once asked to stop, the child (pid) gets the signal
  * and SUBPROCESS_STOP_GRACE_MS to end, then the deadline passes. */
 static bool drain_both(pid_t pid, int out_fd, struct head *h, bool *truncated, int err_fd,
-                       char *err, size_t errlen, int timeout_ms)
+                       char *why, size_t whylen, int timeout_ms)
 {
     long long deadline = clock_ns_ms(CLOCK_MONOTONIC) + timeout_ms;
     struct pollfd p[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
@@ -387,7 +387,7 @@ static bool drain_both(pid_t pid, int out_fd, struct head *h, bool *truncated, i
                     *truncated = true;
                 head_append(h, chunk, (size_t)n);
             } else {
-                subprocess_tail_append(err, errlen, chunk, (size_t)n);
+                subprocess_tail_append(why, whylen, chunk, (size_t)n);
             }
         }
     }

@@ -84,6 +84,6 @@ _Noreturn void subprocess_end_by_signal(int sig);
 
 /* Runs `left | right` (each argv in cwd), capturing both stderrs into err.  Returns 0
  * when both exit 0, else -1. */
-int subprocess_pipe(char *const left[], char *const right[], const char *cwd, char *err, size_t errlen);
+int subprocess_pipe(char *const left[], char *const right[], const char *cwd, char *why, size_t whylen);
 
 #endif

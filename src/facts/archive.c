@@ -202,10 +202,10 @@ static _Noreturn void exec_tar(char *const argv[], int errfd, pid_t parent)
 
 /* Keeps the tail of what tar says on fd in err until it closes it, or kills tar at
  * ARCHIVE_TIMEOUT_MS.  Returns whether the deadline passed. */
-static bool read_tar_stderr(int fd, pid_t pid, char *err, size_t errlen)
+static bool read_tar_stderr(int fd, pid_t pid, char *why, size_t whylen)
 {
-    if (errlen)
-        err[0] = 0;
+    if (whylen)
+        why[0] = 0;
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     char chunk[1024];
@@ -231,7 +231,7 @@ static bool read_tar_stderr(int fd, pid_t pid, char *err, size_t errlen)
             continue;
         if (n <= 0)
             return false;
-        subprocess_tail_append(err, errlen, chunk, (size_t)n);
+        subprocess_tail_append(why, whylen, chunk, (size_t)n);
     }
 }
 

@@ -118,14 +118,14 @@ static void describe_safe(const char *cpus)
  * second after the TSC's initialisation (arch_fast_counter_provisional_clocksource); a
  * process started before that would otherwise serve the kernel clock for good.  The
  * checker's thread: never a read, which meanwhile gets the kernel clock. */
-static bool await_clocksource(char *why, size_t len)
+static bool await_clocksource(char *why, size_t whylen)
 {
     pthread_mutex_lock(&fc_lock);
     bool pending = fc_w.clocksource_pending;
     pthread_mutex_unlock(&fc_lock);
     for (uint64_t waited = 0; pending; waited += CLOCKSOURCE_POLL_NS) {
         if (waited >= CLOCKSOURCE_WAIT_NS) {
-            snprintf(why, len, "the kernel did not register '%s' within %llu s of the first "
+            snprintf(why, whylen, "the kernel did not register '%s' within %llu s of the first "
                      "call (its provisional '%s' still listed)", arch_fast_counter_clocksource(),
                      (unsigned long long)(CLOCKSOURCE_WAIT_NS / FC_NS_PER_S),
                      arch_fast_counter_provisional_clocksource());
@@ -136,7 +136,7 @@ static bool await_clocksource(char *why, size_t len)
         char current[32];
         enum fc_clocksource_verdict cs = fc_check_clocksource(
             fc_sysfs_root(), arch_fast_counter_clocksource(),
-            arch_fast_counter_provisional_clocksource(), current, sizeof current, why, len);
+            arch_fast_counter_provisional_clocksource(), current, sizeof current, why, whylen);
         if (cs == FC_CS_UNUSABLE)
             return false;
         pthread_mutex_lock(&fc_lock);
@@ -252,17 +252,17 @@ static void atfork_child(void)
 
 /* ---- initialisation ---- */
 
-static bool counter_safe(uint64_t *mult, char *why, size_t len)
+static bool counter_safe(uint64_t *mult, char *why, size_t whylen)
 {
     const char *off = getenv("FASTCLOCK_DISABLE");
     if (off && *off && strcmp(off, "0") != 0) {
-        snprintf(why, len, "disabled by FASTCLOCK_DISABLE");
+        snprintf(why, whylen, "disabled by FASTCLOCK_DISABLE");
         return false;
     }
     enum fc_clocksource_verdict cs = fc_check_clocksource(
         fc_sysfs_root(), arch_fast_counter_clocksource(),
         arch_fast_counter_provisional_clocksource(), fc_w.clocksource, sizeof fc_w.clocksource,
-        why, len);
+        why, whylen);
     if (cs == FC_CS_UNUSABLE)
         return false;
     /* Early in boot: the other checks now, the kernel's verdict on the checker's thread. */
@@ -271,9 +271,9 @@ static bool counter_safe(uint64_t *mult, char *why, size_t len)
         snprintf(fc_w.why, sizeof fc_w.why, "%.*s (the kernel clock answers until then)",
                  (int)sizeof fc_w.why - 40, why);
     if (!fc_check_constant_rate(arch_fast_counter_constant, arch_counter_invariant,
-                                &fc_w.invariance_assumed, why, len))
+                                &fc_w.invariance_assumed, why, whylen))
         return false;
-    if (!fc_check_read_cost(fc_counter_raw_fn, fc_kernel_clock, why, len))
+    if (!fc_check_read_cost(fc_counter_raw_fn, fc_kernel_clock, why, whylen))
         return false;
     fc_w.stated_hz = fc_counter_stated_hz(fc_w.stated_source, sizeof fc_w.stated_source);
     *mult = fc_mult_from_hz(fc_w.stated_hz);
@@ -287,7 +287,7 @@ static bool counter_safe(uint64_t *mult, char *why, size_t len)
                            &k2, &w2);
         while (k2 - k1 < 100000);
         if (t2 <= t1) {
-            snprintf(why, len, "the counter did not advance");
+            snprintf(why, whylen, "the counter did not advance");
             return false;
         }
         *mult = fc_mult_from_ratio(k2 - k1, t2 - t1);
@@ -369,7 +369,7 @@ int fc_init(void)
     return atomic_load_explicit(&fc_line.source, memory_order_acquire);
 }
 
-void fc_writer_info(char *clocksource, size_t clen, char *why, size_t wlen, uint64_t *stated_hz,
+void fc_writer_info(char *clocksource, size_t clen, char *why, size_t whylen, uint64_t *stated_hz,
                     char *stated_source, size_t slen, uint64_t *refreshes, uint64_t *suspends,
                     uint64_t *init_ns)
 {
@@ -377,7 +377,7 @@ void fc_writer_info(char *clocksource, size_t clen, char *why, size_t wlen, uint
     pthread_mutex_lock(&fc_lock);
     fc_take_refreshing();
     snprintf(clocksource, clen, "%s", fc_w.clocksource);
-    snprintf(why, wlen, "%s", fc_w.why);
+    snprintf(why, whylen, "%s", fc_w.why);
     *stated_hz = fc_w.stated_hz;
     snprintf(stated_source, slen, "%s", fc_w.stated_source);
     *refreshes = atomic_load(&fc_w.refreshes);

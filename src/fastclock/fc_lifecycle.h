@@ -13,7 +13,7 @@
 /* Initialises if needed (the first read, or any call that needs the writer's state);
  * returns the line's source (FC_SOURCE_*). */
 FC_HIDDEN int fc_init(void);
-FC_HIDDEN void fc_writer_info(char *clocksource, size_t clen, char *why, size_t wlen,
+FC_HIDDEN void fc_writer_info(char *clocksource, size_t clen, char *why, size_t whylen,
                               uint64_t *stated_hz, char *stated_source, size_t slen,
                               uint64_t *refreshes, uint64_t *suspends, uint64_t *init_ns);
 

@@ -45,20 +45,20 @@ static bool provisional_listed(const char *provisional, const char *current, con
 
 enum fc_clocksource_verdict fc_check_clocksource(const char *root, const char *expected,
                                                  const char *provisional, char *current,
-                                                 size_t clen, char *why, size_t len)
+                                                 size_t clen, char *why, size_t whylen)
 {
     char path[512], avail[256];
     current[0] = 0;
     snprintf(path, sizeof path, "%s" CLOCKSOURCE_SYSFS_DIR "/" CLOCKSOURCE_CURRENT, root);
     if (!read_line(path, current, clen)) {
-        snprintf(why, len, "cannot read %s: %s", path, strerror(errno));
+        snprintf(why, whylen, "cannot read %s: %s", path, strerror(errno));
         return FC_CS_UNUSABLE;
     }
     snprintf(path, sizeof path, "%s" CLOCKSOURCE_SYSFS_DIR "/" CLOCKSOURCE_AVAILABLE, root);
     bool have_avail = read_line(path, avail, sizeof avail);
     if (strcmp(current, expected) == 0) {
         if (have_avail && !words_has(avail, expected)) {
-            snprintf(why, len, "'%s' is no longer in available_clocksource (%s)", expected, avail);
+            snprintf(why, whylen, "'%s' is no longer in available_clocksource (%s)", expected, avail);
             return FC_CS_UNUSABLE;
         }
         return FC_CS_USABLE;
@@ -70,26 +70,26 @@ enum fc_clocksource_verdict fc_check_clocksource(const char *root, const char *e
     if (have_avail && words_has(avail, expected))
         return FC_CS_USABLE;
     if (provisional_listed(provisional, current, avail, have_avail)) {
-        snprintf(why, len, "waiting for the kernel to register '%s': only its provisional '%s' "
+        snprintf(why, whylen, "waiting for the kernel to register '%s': only its provisional '%s' "
                  "is listed (current: %s), the kernel's checks of the counter are not done",
                  expected, provisional, current);
         return FC_CS_PENDING;
     }
     if (!have_avail)
-        snprintf(why, len, "the kernel's clocksource is '%s', and available_clocksource is "
+        snprintf(why, whylen, "the kernel's clocksource is '%s', and available_clocksource is "
                  "unreadable", current);
     else
-        snprintf(why, len, "the kernel's clocksource is '%s' and '%s' is not in "
+        snprintf(why, whylen, "the kernel's clocksource is '%s' and '%s' is not in "
                  "available_clocksource (%s): not registered, or marked unstable",
                  current, expected, avail);
     return FC_CS_UNUSABLE;
 }
 
 bool fc_check_constant_rate(bool (*constant)(char *, size_t), int (*invariant)(void),
-                            bool *assumed, char *why, size_t len)
+                            bool *assumed, char *why, size_t whylen)
 {
     *assumed = false;
-    if (constant(why, len))
+    if (constant(why, whylen))
         return true;
     const char *env = getenv(FC_ASSUME_INVARIANT_ENV);
     /* Exactly "1": not a tuning knob, so no "yes"/"true" spellings to trip over. */
@@ -147,12 +147,12 @@ static uint64_t bracket_ns(fc_clock_fn clock)
     return bracket;
 }
 
-bool fc_check_read_cost(uint64_t (*read)(void), fc_clock_fn clock, char *why, size_t len)
+bool fc_check_read_cost(uint64_t (*read)(void), fc_clock_fn clock, char *why, size_t whylen)
 {
     uint64_t bracket = bracket_ns(clock);
     uint64_t counter = best_cost_ns(read, clock, 0, bracket);
     if (counter >= FC_TRAP_ABSOLUTE_NS) {
-        snprintf(why, len, "a counter read costs %llu ns: it traps to the kernel or firmware",
+        snprintf(why, whylen, "a counter read costs %llu ns: it traps to the kernel or firmware",
                  (unsigned long long)counter);
         return false;
     }
@@ -162,7 +162,7 @@ bool fc_check_read_cost(uint64_t (*read)(void), fc_clock_fn clock, char *why, si
      * has turned its counter path off, as arm64 erratum workarounds do). */
     uint64_t coarse = best_cost_ns(NULL, clock, CLOCK_MONOTONIC_COARSE, bracket);
     if (counter >= FC_TRAP_FLOOR_NS && counter >= FC_TRAP_COARSE_RATIO * coarse) {
-        snprintf(why, len,
+        snprintf(why, whylen,
                  "a counter read costs %llu ns, %llux a CLOCK_MONOTONIC_COARSE read (%llu ns, "
                  "which reads no counter): it traps to the kernel or firmware",
                  (unsigned long long)counter, (unsigned long long)(counter / (coarse ? coarse : 1)),
@@ -230,7 +230,7 @@ static bool pair_on(int cpu, uint64_t (*read)(void), fc_clock_fn clock, uint64_t
  * agree exactly.  That error grows linearly with the counter, so interpolating between
  * the two reference pairs cancels it; what remains is the CPUs' own difference. */
 bool fc_check_cross_cpu(uint64_t (*read)(void), fc_clock_fn clock, uint64_t mult, char *why,
-                        size_t len)
+                        size_t whylen)
 {
     cpu_set_t saved;
     if (sched_getaffinity(0, sizeof saved, &saved) != 0)
@@ -264,7 +264,7 @@ bool fc_check_cross_cpu(uint64_t (*read)(void), fc_clock_fn clock, uint64_t mult
             if (p[k]->width_ns == UINT64_MAX)
                 bad = k;
         if (bad >= 0) {
-            snprintf(why, len, "the counter went backwards within one CPU (%d)",
+            snprintf(why, whylen, "the counter went backwards within one CPU (%d)",
                      bad == 1 ? cpus[i] : cpus[0]);
             ok = false;
             break;
@@ -281,7 +281,7 @@ bool fc_check_cross_cpu(uint64_t (*read)(void), fc_clock_fn clock, uint64_t mult
         widest = other.width_ns > widest ? other.width_ns : widest;
         widest = after.width_ns > widest ? after.width_ns : widest;
         if ((gap < 0 ? -gap : gap) > (double)(widest + 1000)) {
-            snprintf(why, len,
+            snprintf(why, whylen,
                      "counters disagree across CPUs by %.0f ns (CPU %d against CPU %d, pairs "
                      "within %llu ns)",
                      gap < 0 ? -gap : gap, cpus[i], cpus[0], (unsigned long long)widest);

@@ -30,7 +30,7 @@ const char *fc_sysfs_root(void);
 enum fc_clocksource_verdict { FC_CS_USABLE, FC_CS_PENDING, FC_CS_UNUSABLE };
 enum fc_clocksource_verdict fc_check_clocksource(const char *root, const char *expected,
                                                  const char *provisional, char *current,
-                                                 size_t clen, char *why, size_t len);
+                                                 size_t clen, char *why, size_t whylen);
 
 /* The CPU promises a constant-rate counter (arch_fast_counter_constant, passed in as
  * `constant`; `invariant` is arch_counter_invariant).  TEST ONLY: with
@@ -42,7 +42,7 @@ enum fc_clocksource_verdict fc_check_clocksource(const char *root, const char *e
  * emulators only, never in production: a real non-invariant TSC changes rate with P-states. */
 #define FC_ASSUME_INVARIANT_ENV "FASTCLOCK_UNSAFE_ASSUME_INVARIANT_TSC"
 bool fc_check_constant_rate(bool (*constant)(char *, size_t), int (*invariant)(void),
-                            bool *assumed, char *why, size_t len);
+                            bool *assumed, char *why, size_t whylen);
 
 /* The counter read does not trap (arm64 errata workarounds trap CNTVCT to the kernel, many
  * riscv cores emulate the time CSR in SBI firmware): it costs less than 1 us, and less than
@@ -52,14 +52,14 @@ bool fc_check_constant_rate(bool (*constant)(char *, size_t), int (*invariant)(v
 #define FC_TRAP_ABSOLUTE_NS 1000
 #define FC_TRAP_FLOOR_NS 100
 #define FC_TRAP_COARSE_RATIO 10
-bool fc_check_read_cost(uint64_t (*read)(void), fc_clock_fn clock, char *why, size_t len);
+bool fc_check_read_cost(uint64_t (*read)(void), fc_clock_fn clock, char *why, size_t whylen);
 
 /* A short cross-CPU check: on up to 8 CPUs of the affinity mask, pairs (counter, kernel
  * CLOCK_MONOTONIC) read on that CPU must agree, through the rate `mult`, with the first
  * CPU's pairs read just before and after it (interpolated: the error of `mult` cancels),
  * within the pairs' own uncertainty plus 1 us.  Moves the calling thread and restores its affinity. */
 bool fc_check_cross_cpu(uint64_t (*read)(void), fc_clock_fn clock, uint64_t mult, char *why,
-                        size_t len);
+                        size_t whylen);
 
 /* One (counter, kernel clock) pair: the tightest of `tries` sandwiches counter-clock-counter.
  * *ticks is the sandwich midpoint, *width its width in ticks. */

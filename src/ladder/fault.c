@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-bool ladder_faults_parse(const char *s, size_t len, struct ladder_faults *out, char *err,
-                         size_t errlen)
+bool ladder_faults_parse(const char *s, size_t len, struct ladder_faults *out, char *why,
+                         size_t whylen)
 {
     memset(out, 0, sizeof *out);
     size_t i = 0;
@@ -24,17 +24,17 @@ bool ladder_faults_parse(const char *s, size_t len, struct ladder_faults *out, c
         else if (n > 6 && memcmp(item, "crash:", 6) == 0)
             kind = FAULT_CRASH, skip = 6;
         if (kind == FAULT_NONE) {
-            snprintf(err, errlen, "'%.*s' is not hang:GLOB or crash:GLOB", (int)(n > 80 ? 80 : n),
+            snprintf(why, whylen, "'%.*s' is not hang:GLOB or crash:GLOB", (int)(n > 80 ? 80 : n),
                      item);
             return false;
         }
         if (n - skip >= LADDER_FAULT_GLOB_MAX || memchr(item + skip, '\0', n - skip)) {
-            snprintf(err, errlen, "a glob is longer than %d characters or holds a NUL",
+            snprintf(why, whylen, "a glob is longer than %d characters or holds a NUL",
                      LADDER_FAULT_GLOB_MAX - 1);
             return false;
         }
         if (out->count == LADDER_FAULTS_MAX) {
-            snprintf(err, errlen, "more than %d faults", LADDER_FAULTS_MAX);
+            snprintf(why, whylen, "more than %d faults", LADDER_FAULTS_MAX);
             return false;
         }
         out->kind[out->count] = kind;
@@ -43,7 +43,7 @@ bool ladder_faults_parse(const char *s, size_t len, struct ladder_faults *out, c
         out->count++;
         i = end + 1;
         if (end + 1 == len) {
-            snprintf(err, errlen, "empty item after the last ','");
+            snprintf(why, whylen, "empty item after the last ','");
             return false;
         }
     }

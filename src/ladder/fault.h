@@ -27,8 +27,8 @@ struct ladder_faults {
 
 /* Parses the variable's value (buffer + length; not NUL-terminated).  false: err says
  * what is wrong. */
-bool ladder_faults_parse(const char *s, size_t len, struct ladder_faults *out, char *err,
-                         size_t errlen);
+bool ladder_faults_parse(const char *s, size_t len, struct ladder_faults *out, char *why,
+                         size_t whylen);
 /* The fault for this id (the first matching), or FAULT_NONE. */
 enum ladder_fault_kind ladder_fault_for(const struct ladder_faults *f, const char *id);
 

@@ -73,7 +73,7 @@ void ladder_publish(struct ladder_line *l, unsigned v)
         ladder_futex_wake(&l->value, 1);
 }
 
-bool mech_open(struct channel *ch, enum mech m, char *why, size_t len)
+bool mech_open(struct channel *ch, enum mech m, char *why, size_t whylen)
 {
     ch->mech = m;
     ch->a_wfd = ch->a_rfd = ch->b_wfd = ch->b_rfd = -1;
@@ -110,7 +110,7 @@ bool mech_open(struct channel *ch, enum mech m, char *why, size_t len)
     default:
         return true; /* shared memory only */
     }
-    snprintf(why, len, "cannot make the %s: %s", mech_name(m), strerror(errno));
+    snprintf(why, whylen, "cannot make the %s: %s", mech_name(m), strerror(errno));
     return false;
 }
 

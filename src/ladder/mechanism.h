@@ -51,7 +51,7 @@ const char *mech_name(enum mech m);
 const char *mech_description(enum mech m);
 
 /* Makes the kernel objects of ch->mech; false with why filled. */
-bool mech_open(struct channel *ch, enum mech m, char *why, size_t len);
+bool mech_open(struct channel *ch, enum mech m, char *why, size_t whylen);
 /* One request and its answer (side A). */
 void mech_round_trip(struct channel *ch);
 /* Side B: answers every request, forever. */

@@ -97,6 +97,6 @@ void methods_add_counter(struct method_list *list);
 void methods_add_fastclock(struct method_list *list);
 /* What served libfastclock's reads as of now: true when the counter (named in `counter`),
  * false when the kernel clock; `why` says why (fastclock_info). */
-bool methods_fastclock_source(char *counter, size_t clen, char *why, size_t wlen);
+bool methods_fastclock_source(char *counter, size_t clen, char *why, size_t whylen);
 
 #endif

@@ -70,11 +70,11 @@ void methods_add_fastclock(struct method_list *list)
     }
 }
 
-bool methods_fastclock_source(char *counter, size_t clen, char *why, size_t wlen)
+bool methods_fastclock_source(char *counter, size_t clen, char *why, size_t whylen)
 {
     struct fastclock_info info;
     fastclock_info(&info);
     snprintf(counter, clen, "%s", info.counter);
-    snprintf(why, wlen, "%s", info.why);
+    snprintf(why, whylen, "%s", info.why);
     return info.source == FASTCLOCK_SOURCE_COUNTER;
 }

@@ -59,7 +59,7 @@ static uint64_t timed_read(const struct bracket *b, const struct method *m)
 
 /* out, emptied, with room for nm methods and the bracket, reads each. */
 static bool sparse_gap_alloc(const struct method *const *ms, size_t nm, uint64_t gap_ns,
-                             uint32_t reads, struct sparse_gap *out, char *err, size_t errlen)
+                             uint32_t reads, struct sparse_gap *out, char *why, size_t whylen)
 {
     memset(out, 0, sizeof *out);
     size_t nslots = nm + 1;
@@ -72,7 +72,7 @@ static bool sparse_gap_alloc(const struct method *const *ms, size_t nm, uint64_t
     out->raw_hot = calloc(nslots * reads, sizeof *out->raw_hot);
     out->kept = calloc(nslots, sizeof *out->kept);
     if (!out->methods || !out->raw_cold || !out->raw_hot || !out->kept) {
-        snprintf(err, errlen, "out of memory for %zu x %u reads", nslots, reads);
+        snprintf(why, whylen, "out of memory for %zu x %u reads", nslots, reads);
         sparse_gap_free(out);
         return false;
     }
@@ -90,11 +90,11 @@ static size_t kept_in_all(const struct sparse_gap *out, size_t nslots)
 }
 
 bool sparse_measure_gap(const struct method *const *ms, size_t nm, const struct bracket *b,
-                        uint64_t gap_ns, uint32_t reads, struct sparse_gap *out, char *err,
-                        size_t errlen, void (*tick)(void *ctx, size_t kept, size_t wanted),
+                        uint64_t gap_ns, uint32_t reads, struct sparse_gap *out, char *why,
+                        size_t whylen, void (*tick)(void *ctx, size_t kept, size_t wanted),
                         void *tick_ctx)
 {
-    if (!sparse_gap_alloc(ms, nm, gap_ns, reads, out, err, errlen))
+    if (!sparse_gap_alloc(ms, nm, gap_ns, reads, out, why, whylen))
         return false;
     size_t nslots = nm + 1;
 

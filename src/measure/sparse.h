@@ -80,8 +80,8 @@ uint32_t sparse_warmup_rounds(const struct method *m, uint64_t gap_ns, uint64_t 
 /* tick (may be NULL) is called after each block with the reads kept so far over all slots
  * and the reads wanted (progress). */
 bool sparse_measure_gap(const struct method *const *ms, size_t nm, const struct bracket *b,
-                        uint64_t gap_ns, uint32_t reads, struct sparse_gap *out, char *err,
-                        size_t errlen, void (*tick)(void *ctx, size_t kept, size_t wanted),
+                        uint64_t gap_ns, uint32_t reads, struct sparse_gap *out, char *why,
+                        size_t whylen, void (*tick)(void *ctx, size_t kept, size_t wanted),
                         void *tick_ctx);
 /* Turns the raw ticks into the distributions, ns_per_tick from the bracket's rate (known
  * once the whole run has ended). */

@@ -75,7 +75,7 @@ static bool parse_header(const char *s, size_t len, struct count_proc *p)
     return true;
 }
 
-bool count_table_parse(const char *buf, size_t len, struct count_table *t, char *err, size_t errlen)
+bool count_table_parse(const char *buf, size_t len, struct count_table *t, char *why, size_t whylen)
 {
     memset(t, 0, sizeof *t);
     struct perf_line l = {0};
@@ -85,7 +85,7 @@ bool count_table_parse(const char *buf, size_t len, struct count_table *t, char 
     const char *s;
     size_t n;
     enum perf_text got;
-    while ((got = perf_next_text(buf, len, &pos, &l, &s, &n, err, errlen)) == PERF_TEXT_LINE) {
+    while ((got = perf_next_text(buf, len, &pos, &l, &s, &n, why, whylen)) == PERF_TEXT_LINE) {
         if (n == 0)
             continue;
         size_t hl = strlen(HEADER);
@@ -95,7 +95,7 @@ bool count_table_parse(const char *buf, size_t len, struct count_table *t, char 
                 t->dropped++;
             memset(cur, 0, sizeof *cur);
             if (!parse_header(s + hl, n - hl, cur)) {
-                snprintf(err, errlen, "line %d: a count table header without 'pid N (PROGRAM), "
+                snprintf(why, whylen, "line %d: a count table header without 'pid N (PROGRAM), "
                          "S s'", l.number);
                 return false;
             }
@@ -110,7 +110,7 @@ bool count_table_parse(const char *buf, size_t len, struct count_table *t, char 
                 rest += 7, rn -= 7;
                 perf_trim(&rest, &rn);
                 if (!cur) {
-                    snprintf(err, errlen, "line %d: a count table section before its header", l.number);
+                    snprintf(why, whylen, "line %d: a count table section before its header", l.number);
                     return false;
                 }
                 if (rn == 4 && memcmp(rest, "call", 4) == 0) {
@@ -127,7 +127,7 @@ bool count_table_parse(const char *buf, size_t len, struct count_table *t, char 
         const char *text;
         size_t tlen;
         if (sec == NONE || !parse_row(s, n, &calls, &per_sec, &text, &tlen)) {
-            snprintf(err, errlen, "line %d: not a line of a `clockscope run --mode count` table: "
+            snprintf(why, whylen, "line %d: not a line of a `clockscope run --mode count` table: "
                      "'%.*s'", l.number, (int)(n > 60 ? 60 : n), s);
             return false;
         }
@@ -141,7 +141,7 @@ bool count_table_parse(const char *buf, size_t len, struct count_table *t, char 
     if (got == PERF_TEXT_BAD)
         return false;
     if (t->nprocs == 0) {
-        snprintf(err, errlen, "no count table in %d lines", l.number);
+        snprintf(why, whylen, "no count table in %d lines", l.number);
         return false;
     }
     return true;

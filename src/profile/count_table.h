@@ -32,6 +32,6 @@ struct count_table {
     struct count_proc procs[COUNT_MAX_PROCS];
 };
 
-bool count_table_parse(const char *buf, size_t len, struct count_table *t, char *err, size_t errlen);
+bool count_table_parse(const char *buf, size_t len, struct count_table *t, char *why, size_t whylen);
 
 #endif

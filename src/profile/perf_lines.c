@@ -23,16 +23,16 @@ bool perf_next_line(const char *buf, size_t len, size_t *pos, struct perf_line *
     return true;
 }
 
-bool perf_line_check(const struct perf_line *l, char *err, size_t errlen)
+bool perf_line_check(const struct perf_line *l, char *why, size_t whylen)
 {
     if (l->len > PERF_LINE_MAX) {
-        snprintf(err, errlen, "line %d: longer than %u bytes: not perf text", l->number, PERF_LINE_MAX);
+        snprintf(why, whylen, "line %d: longer than %u bytes: not perf text", l->number, PERF_LINE_MAX);
         return false;
     }
     for (size_t i = 0; i < l->len; i++) {
         unsigned char c = (unsigned char)l->start[i];
         if ((c < 0x20 && c != '\t') || c == 0x7f) {
-            snprintf(err, errlen, "line %d: control byte 0x%02x at column %zu: not perf text",
+            snprintf(why, whylen, "line %d: control byte 0x%02x at column %zu: not perf text",
                      l->number, c, i + 1);
             return false;
         }
@@ -51,11 +51,11 @@ void perf_trim(const char **s, size_t *len)
 }
 
 enum perf_text perf_next_text(const char *buf, size_t len, size_t *pos, struct perf_line *l,
-                              const char **s, size_t *n, char *err, size_t errlen)
+                              const char **s, size_t *n, char *why, size_t whylen)
 {
     if (!perf_next_line(buf, len, pos, l))
         return PERF_TEXT_END;
-    if (!perf_line_check(l, err, errlen))
+    if (!perf_line_check(l, why, whylen))
         return PERF_TEXT_BAD;
     *s = l->start;
     *n = l->len;

@@ -129,13 +129,13 @@ static void folded_chain(const char *s, size_t len, struct tally *t, struct repo
 }
 
 static bool header_line(const char *s, size_t len, int line, struct tally *t, struct report_state *st,
-                        char *err, size_t errlen)
+                        char *why, size_t whylen)
 {
     s++, len--; /* the '#' */
     perf_trim(&s, &len);
     if (len > 9 && memcmp(s, "Samples: ", 9) == 0) {
         if (st->seen_event) {
-            snprintf(err, errlen, "line %d: a second event's section: one event at a time "
+            snprintf(why, whylen, "line %d: a second event's section: one event at a time "
                      "(perf report --stdio --event NAME)", line);
             return false;
         }
@@ -215,7 +215,7 @@ static struct attr_frame frame_from_columns(const char *s, size_t len)
 }
 
 static bool entry_line(const char *s, size_t len, int line, struct tally *t, struct report_state *st,
-                       char *err, size_t errlen)
+                       char *why, size_t whylen)
 {
     const char *line_start = s;
     size_t line_len = len;
@@ -229,7 +229,7 @@ static bool entry_line(const char *s, size_t len, int line, struct tally *t, str
         self = second;
         t->children_columns = true;
     } else if (st->children) {
-        snprintf(err, errlen, "line %d: the header names Children and Self columns but this entry "
+        snprintf(why, whylen, "line %d: the header names Children and Self columns but this entry "
                  "has one percentage", line);
         return false;
     }
@@ -239,7 +239,7 @@ static bool entry_line(const char *s, size_t len, int line, struct tally *t, str
         return true;
     }
     if (first > 100.0 || self > 100.0 || self > first + 0.005) {
-        snprintf(err, errlen, "line %d: a percentage out of range (%.2f%%, %.2f%%)", line, first, self);
+        snprintf(why, whylen, "line %d: a percentage out of range (%.2f%%, %.2f%%)", line, first, self);
         return false;
     }
     if (st->samples_column) {
@@ -247,7 +247,7 @@ static bool entry_line(const char *s, size_t len, int line, struct tally *t, str
         while (k < len && isdigit((unsigned char)s[k]))
             k++;
         if (k == 0 || (k < len && s[k] != ' ' && s[k] != '\t')) {
-            snprintf(err, errlen, "line %d: the header names a Samples column but the entry has "
+            snprintf(why, whylen, "line %d: the header names a Samples column but the entry has "
                      "no count", line);
             return false;
         }
@@ -255,12 +255,12 @@ static bool entry_line(const char *s, size_t len, int line, struct tally *t, str
         perf_trim(&s, &len);
     }
     if (!len) {
-        snprintf(err, errlen, "line %d: an entry with a percentage but no symbol", line);
+        snprintf(why, whylen, "line %d: an entry with a percentage but no symbol", line);
         return false;
     }
     struct attr_frame f = frame_from_columns(s, len);
     if (!f.sym_len) {
-        snprintf(err, errlen, "line %d: an entry with a marker but no symbol", line);
+        snprintf(why, whylen, "line %d: an entry with a marker but no symbol", line);
         return false;
     }
     finish_entry(t, st);
@@ -271,7 +271,7 @@ static bool entry_line(const char *s, size_t len, int line, struct tally *t, str
     t->from_report = true;
     st->self_sum += self;
     if (st->self_sum > 100.5) {
-        snprintf(err, errlen, "line %d: the entries' own percentages add up to %.2f%%, more than "
+        snprintf(why, whylen, "line %d: the entries' own percentages add up to %.2f%%, more than "
                  "100%%", line, st->self_sum);
         return false;
     }
@@ -279,7 +279,7 @@ static bool entry_line(const char *s, size_t len, int line, struct tally *t, str
     return true;
 }
 
-bool perf_report_parse(const char *buf, size_t len, struct tally *t, char *err, size_t errlen)
+bool perf_report_parse(const char *buf, size_t len, struct tally *t, char *why, size_t whylen)
 {
     tally_init(t);
     t->from_report = true;
@@ -290,22 +290,22 @@ bool perf_report_parse(const char *buf, size_t len, struct tally *t, char *err, 
     const char *s;
     size_t n;
     enum perf_text got;
-    while ((got = perf_next_text(buf, len, &pos, &l, &s, &n, err, errlen)) == PERF_TEXT_LINE) {
+    while ((got = perf_next_text(buf, len, &pos, &l, &s, &n, why, whylen)) == PERF_TEXT_LINE) {
         if (n == 0)
             continue;
         if (s[0] == '#') {
-            if (!header_line(s, n, l.number, t, &st, err, errlen))
+            if (!header_line(s, n, l.number, t, &st, why, whylen))
                 return false;
             continue;
         }
         bool indented = l.start[0] == ' ' || l.start[0] == '\t';
         if (indented && isdigit((unsigned char)s[0])) {
-            err[0] = 0;
-            if (entry_line(s, n, l.number, t, &st, err, errlen)) {
+            why[0] = 0;
+            if (entry_line(s, n, l.number, t, &st, why, whylen)) {
                 entries++;
                 continue;
             }
-            if (err[0])
+            if (why[0])
                 return false;
         }
         if (indented && st.in_entries)
@@ -314,7 +314,7 @@ bool perf_report_parse(const char *buf, size_t len, struct tally *t, char *err, 
             folded_chain(s, n, t, &st); /* -g folded: "8.37% leaf;caller;..." at column 0 */
             continue;
         }
-        snprintf(err, errlen, "line %d: not a perf report line (an indented 'NN.NN%%  ...  "
+        snprintf(why, whylen, "line %d: not a perf report line (an indented 'NN.NN%%  ...  "
                  "[.] symbol' entry, a '#' header, or a call-graph line after an entry): "
                  "'%.*s'", l.number, (int)(n > 60 ? 60 : n), s);
         return false;
@@ -322,7 +322,7 @@ bool perf_report_parse(const char *buf, size_t len, struct tally *t, char *err, 
     if (got == PERF_TEXT_BAD)
         return false;
     if (entries == 0) {
-        snprintf(err, errlen, "no entries in %d lines: not `perf report --stdio` output", l.number);
+        snprintf(why, whylen, "no entries in %d lines: not `perf report --stdio` output", l.number);
         return false;
     }
     finish_entry(t, &st);

@@ -22,7 +22,7 @@
 
 #define SCRIPT_CAP (1024u << 20)     /* perf script text of a long -a run: tens of MB */
 
-bool perf_find(char *out, size_t len, char *err, size_t errlen)
+bool perf_find(char *out, size_t len, char *why, size_t whylen)
 {
     if (subprocess_find_program("perf", out, len) == 0)
         return true;
@@ -35,7 +35,7 @@ bool perf_find(char *out, size_t len, char *err, size_t errlen)
         os[n] = 0;
         fclose(f);
     }
-    perf_missing_message(os, err, errlen);
+    perf_missing_message(os, why, whylen);
     return false;
 }
 
@@ -182,7 +182,7 @@ static void relay_stderr(int in)
  * it leaves behind too.  Returns perf's exit status, -1 for a signal, -2 when it could not
  * be started, -3 when perf had to be ended (err says why). */
 static int run_inherit(char *const argv[], bool stdout_to_stderr, bool clock_loop,
-                       double seconds, char *err, size_t errlen)
+                       double seconds, char *why, size_t whylen)
 {
     struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
     sigemptyset(&ign.sa_mask);
@@ -228,7 +228,7 @@ static int run_inherit(char *const argv[], bool stdout_to_stderr, bool clock_loo
     int status = -1;
     bool ended = true;
     if (pid < 0) {
-        snprintf(err, errlen, "cannot start %s: %s", argv[0], strerror(errno));
+        snprintf(why, whylen, "cannot start %s: %s", argv[0], strerror(errno));
     } else {
         subprocess_track_child(pid); /* a stop signal goes to perf */
         if (clock_loop) {
@@ -239,7 +239,7 @@ static int run_inherit(char *const argv[], bool stdout_to_stderr, bool clock_loo
         }
         subprocess_track_child(0);
         if (!ended && !subprocess_stop_signal())
-            snprintf(err, errlen, "perf did not end %d s after its %g s recording: killed",
+            snprintf(why, whylen, "perf did not end %d s after its %g s recording: killed",
                      PERF_EXIT_MARGIN_S, seconds);
         if (!ended || subprocess_stop_signal())
             end_orphans();
@@ -266,14 +266,14 @@ static int run_inherit(char *const argv[], bool stdout_to_stderr, bool clock_loo
 /* perf script's text goes to a file in a private directory, then is read whole: its size
  * is known before any memory is taken (a 512 MiB guest cannot reserve a capture buffer of
  * the largest text perf could print). */
-bool perf_run_script(const char *perf_path, const char *data, struct tally *t, char *err,
-                     size_t errlen)
+bool perf_run_script(const char *perf_path, const char *data, struct tally *t, char *why,
+                     size_t whylen)
 {
     const char *tmp = getenv("TMPDIR");
     char dir[PATH_MAX], path[PATH_MAX + 32];
     snprintf(dir, sizeof dir, "%s/clockscope-script.XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) {
-        snprintf(err, errlen, "cannot make a temporary directory %s: %s", dir, strerror(errno));
+        snprintf(why, whylen, "cannot make a temporary directory %s: %s", dir, strerror(errno));
         return false;
     }
     snprintf(path, sizeof path, "%s/script.txt", dir);
@@ -281,7 +281,7 @@ bool perf_run_script(const char *perf_path, const char *data, struct tally *t, c
     bool ok = false;
     char *text = NULL;
     if (fd < 0) {
-        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+        snprintf(why, whylen, "cannot create %s: %s", path, strerror(errno));
         goto out;
     }
     /* --no-inline: no addr2line per frame (minutes on a long profile). */
@@ -290,24 +290,24 @@ bool perf_run_script(const char *perf_path, const char *data, struct tally *t, c
     int status = subprocess_run_tool(argv, NULL, fd, tail, sizeof tail);
     struct stat st;
     if (status != 0) {
-        snprintf(err, errlen, "perf script failed (%s %d): %s", status < 0 ? "could not run, or a signal:" :
+        snprintf(why, whylen, "perf script failed (%s %d): %s", status < 0 ? "could not run, or a signal:" :
                  "exit status", status, tail[0] ? tail : "no message");
         goto out;
     }
     if (fstat(fd, &st) != 0 || (uint64_t)st.st_size > SCRIPT_CAP) {
-        snprintf(err, errlen, "perf script wrote more than %u MiB: profile for fewer seconds or at a "
+        snprintf(why, whylen, "perf script wrote more than %u MiB: profile for fewer seconds or at a "
                  "lower --frequency", SCRIPT_CAP >> 20);
         goto out;
     }
     size_t len = (size_t)st.st_size;
     if (len == 0) {
-        snprintf(err, errlen, "perf recorded no samples: what was profiled used no CPU while "
+        snprintf(why, whylen, "perf recorded no samples: what was profiled used no CPU while "
                  "perf watched (too brief, or asleep)");
         goto out;
     }
     text = malloc(len + 1);
     if (!text) {
-        snprintf(err, errlen, "out of memory for perf script's %zu bytes", len);
+        snprintf(why, whylen, "out of memory for perf script's %zu bytes", len);
         goto out;
     }
     size_t got = 0;
@@ -316,7 +316,7 @@ bool perf_run_script(const char *perf_path, const char *data, struct tally *t, c
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0) {
-            snprintf(err, errlen, "cannot read perf script's output: %s", r < 0 ? strerror(errno) : "short");
+            snprintf(why, whylen, "cannot read perf script's output: %s", r < 0 ? strerror(errno) : "short");
             goto out;
         }
         got += (size_t)r;
@@ -324,7 +324,7 @@ bool perf_run_script(const char *perf_path, const char *data, struct tally *t, c
     char perr[300];
     ok = perf_script_parse(text, len, t, perr, sizeof perr);
     if (!ok)
-        snprintf(err, errlen, "perf script's output: %s", perr);
+        snprintf(why, whylen, "perf script's output: %s", perr);
 out:
     free(text);
     if (fd >= 0)

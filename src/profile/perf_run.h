@@ -34,10 +34,10 @@ bool perf_run_live(const struct perf_run_options *o, struct tally *t, struct per
                    char *err, size_t errlen);
 
 /* perf script on an existing perf.data file into t (--perf-data FILE). */
-bool perf_run_script(const char *perf_path, const char *data, struct tally *t, char *err,
-                     size_t errlen);
+bool perf_run_script(const char *perf_path, const char *data, struct tally *t, char *why,
+                     size_t whylen);
 
 /* Finds perf on PATH into out; false fills err with the package that provides it. */
-bool perf_find(char *out, size_t len, char *err, size_t errlen);
+bool perf_find(char *out, size_t len, char *why, size_t whylen);
 
 #endif

@@ -56,8 +56,8 @@ static bool is_time_token(const struct token *t)
 }
 
 /* One frame: "ADDRESS [SYMBOL[+0xOFF]] [(OBJECT)]", already trimmed. */
-static bool parse_frame(const char *s, size_t len, int line, struct attr_frame *f, char *err,
-                        size_t errlen)
+static bool parse_frame(const char *s, size_t len, int line, struct attr_frame *f, char *why,
+                        size_t whylen)
 {
     size_t a = 0;
     while (a < len && s[a] != ' ' && s[a] != '\t')
@@ -72,7 +72,7 @@ static bool parse_frame(const char *s, size_t len, int line, struct attr_frame *
     for (size_t i = 0; hex && i < alen; i++)
         hex = isxdigit((unsigned char)addr[i]) != 0;
     if (!hex) {
-        snprintf(err, errlen, "line %d: a call-chain frame must start with a hexadecimal address, "
+        snprintf(why, whylen, "line %d: a call-chain frame must start with a hexadecimal address, "
                  "not '%.*s'", line, (int)(a > 40 ? 40 : a), s);
         return false;
     }
@@ -94,7 +94,7 @@ static bool parse_frame(const char *s, size_t len, int line, struct attr_frame *
             }
         }
         if (open == rlen) {
-            snprintf(err, errlen, "line %d: unbalanced parentheses around the frame's object", line);
+            snprintf(why, whylen, "line %d: unbalanced parentheses around the frame's object", line);
             return false;
         }
         if (open == 0 || rest[open - 1] == ' ' || rest[open - 1] == '\t') {
@@ -139,7 +139,7 @@ static void note_event(struct tally *t, const struct token *ev)
 /* A sample header; false with err when it is not one.  *skip: a PERF_RECORD_* side-band
  * line (perf script --show-*-events), not a sample. */
 static bool parse_header(const char *s, size_t len, int line, struct tally *t, struct sample *smp,
-                         bool *skip, char *err, size_t errlen)
+                         bool *skip, char *why, size_t whylen)
 {
     struct token tok[64];
     int n = tokenize(s, len, tok, 64);
@@ -165,7 +165,7 @@ static bool parse_header(const char *s, size_t len, int line, struct tally *t, s
                 ev = i;
     }
     if (ev < 0) {
-        snprintf(err, errlen, "line %d: neither a sample header ('COMM PID TIME: EVENT:') nor an "
+        snprintf(why, whylen, "line %d: neither a sample header ('COMM PID TIME: EVENT:') nor an "
                  "indented call-chain frame: '%.*s'", line, (int)(len > 60 ? 60 : len), s);
         return false;
     }
@@ -177,14 +177,14 @@ static bool parse_header(const char *s, size_t len, int line, struct tally *t, s
     size_t rlen = len - (size_t)(rest - s);
     perf_trim(&rest, &rlen);
     if (rlen) {
-        if (!parse_frame(rest, rlen, line, &smp->frames[0], err, errlen))
+        if (!parse_frame(rest, rlen, line, &smp->frames[0], why, whylen))
             return false;
         smp->nframes = 1;
     }
     return true;
 }
 
-bool perf_script_parse(const char *buf, size_t len, struct tally *t, char *err, size_t errlen)
+bool perf_script_parse(const char *buf, size_t len, struct tally *t, char *why, size_t whylen)
 {
     struct sample smp = {0};
     tally_init(t);
@@ -193,7 +193,7 @@ bool perf_script_parse(const char *buf, size_t len, struct tally *t, char *err, 
     const char *s;
     size_t n;
     enum perf_text got;
-    while ((got = perf_next_text(buf, len, &pos, &l, &s, &n, err, errlen)) == PERF_TEXT_LINE) {
+    while ((got = perf_next_text(buf, len, &pos, &l, &s, &n, why, whylen)) == PERF_TEXT_LINE) {
         if (n == 0) {
             flush(t, &smp);
             continue;
@@ -202,12 +202,12 @@ bool perf_script_parse(const char *buf, size_t len, struct tally *t, char *err, 
             continue;
         if (l.start[0] == ' ' || l.start[0] == '\t') {
             if (!smp.open) {
-                snprintf(err, errlen, "line %d: a call-chain frame before any sample header",
+                snprintf(why, whylen, "line %d: a call-chain frame before any sample header",
                          l.number);
                 return false;
             }
             struct attr_frame f;
-            if (!parse_frame(s, n, l.number, &f, err, errlen))
+            if (!parse_frame(s, n, l.number, &f, why, whylen))
                 return false;
             if (smp.nframes < TALLY_MAX_FRAMES)
                 smp.frames[smp.nframes++] = f;
@@ -215,14 +215,14 @@ bool perf_script_parse(const char *buf, size_t len, struct tally *t, char *err, 
         }
         flush(t, &smp);
         bool skip;
-        if (!parse_header(s, n, l.number, t, &smp, &skip, err, errlen))
+        if (!parse_header(s, n, l.number, t, &smp, &skip, why, whylen))
             return false;
     }
     if (got == PERF_TEXT_BAD)
         return false;
     flush(t, &smp);
     if (t->samples == 0) {
-        snprintf(err, errlen, "no samples in %d lines: not `perf script` output", l.number);
+        snprintf(why, whylen, "no samples in %d lines: not `perf script` output", l.number);
         return false;
     }
     if (!t->event[0])

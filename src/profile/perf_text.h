@@ -19,8 +19,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-bool perf_script_parse(const char *buf, size_t len, struct tally *t, char *err, size_t errlen);
-bool perf_report_parse(const char *buf, size_t len, struct tally *t, char *err, size_t errlen);
+bool perf_script_parse(const char *buf, size_t len, struct tally *t, char *why, size_t whylen);
+bool perf_report_parse(const char *buf, size_t len, struct tally *t, char *why, size_t whylen);
 
 /* One line of a buffer: [start, start+len) without its "\n" or "\r\n". */
 struct perf_line {
@@ -34,7 +34,7 @@ struct perf_line {
 bool perf_next_line(const char *buf, size_t len, size_t *pos, struct perf_line *line);
 /* Whether a line is text perf could have written: no NUL or other control bytes but tab,
  * and at most 64 KiB.  False fills err with "line N: ...". */
-bool perf_line_check(const struct perf_line *l, char *err, size_t errlen);
+bool perf_line_check(const struct perf_line *l, char *why, size_t whylen);
 /* The line without leading and trailing blanks. */
 void perf_trim(const char **s, size_t *len);
 
@@ -43,6 +43,6 @@ void perf_trim(const char **s, size_t *len);
  * blank line); PERF_TEXT_END past the last line. */
 enum perf_text { PERF_TEXT_END, PERF_TEXT_LINE, PERF_TEXT_BAD };
 enum perf_text perf_next_text(const char *buf, size_t len, size_t *pos, struct perf_line *l,
-                              const char **s, size_t *n, char *err, size_t errlen);
+                              const char **s, size_t *n, char *why, size_t whylen);
 
 #endif

@@ -111,16 +111,16 @@ const struct cli_spec profile_cli = {.cmd = "profile", .help = help, .options = 
                                      .args_usage = "-- COMMAND [ARG...]"};
 
 /* A whole input file (or stdin for "-"), at most INPUT_CAP bytes; NULL fills err. */
-static char *read_input(const char *path, size_t *len, char *err, size_t errlen)
+static char *read_input(const char *path, size_t *len, char *why, size_t whylen)
 {
     int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
-        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        snprintf(why, whylen, "cannot open %s: %s", path, strerror(errno));
         return NULL;
     }
     struct stat st;
     if (fd != STDIN_FILENO && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-        snprintf(err, errlen, "%s is not a regular file", path);
+        snprintf(why, whylen, "%s is not a regular file", path);
         close(fd);
         return NULL;
     }
@@ -131,7 +131,7 @@ static char *read_input(const char *path, size_t *len, char *err, size_t errlen)
     while (buf) {
         if (n == cap) {
             if (cap >= INPUT_CAP) {
-                snprintf(err, errlen, "%s is larger than %u MiB", path, INPUT_CAP >> 20);
+                snprintf(why, whylen, "%s is larger than %u MiB", path, INPUT_CAP >> 20);
                 free(buf);
                 buf = NULL;
                 break;
@@ -149,7 +149,7 @@ static char *read_input(const char *path, size_t *len, char *err, size_t errlen)
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
-            snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+            snprintf(why, whylen, "cannot read %s: %s", path, strerror(errno));
             free(buf);
             buf = NULL;
             break;
@@ -158,8 +158,8 @@ static char *read_input(const char *path, size_t *len, char *err, size_t errlen)
             break;
         n += (size_t)r;
     }
-    if (!buf && !err[0])
-        snprintf(err, errlen, "out of memory reading %s", path);
+    if (!buf && !why[0])
+        snprintf(why, whylen, "out of memory reading %s", path);
     if (fd != STDIN_FILENO)
         close(fd);
     *len = n;
@@ -167,31 +167,31 @@ static char *read_input(const char *path, size_t *len, char *err, size_t errlen)
 }
 
 static bool profile_offline(const struct profile_options *o, struct tally *t, struct profile_view *v,
-                            char *err, size_t errlen)
+                            char *why, size_t whylen)
 {
     if (o->perf_data) {
         v->source = "perf-data";
         v->input = o->perf_data;
         char perf[PATH_MAX];
         if (access(o->perf_data, R_OK) != 0) {
-            snprintf(err, errlen, "cannot read %s: %s", o->perf_data, strerror(errno));
+            snprintf(why, whylen, "cannot read %s: %s", o->perf_data, strerror(errno));
             return false;
         }
-        return perf_find(perf, sizeof perf, err, errlen) &&
-               perf_run_script(perf, o->perf_data, t, err, errlen);
+        return perf_find(perf, sizeof perf, why, whylen) &&
+               perf_run_script(perf, o->perf_data, t, why, whylen);
     }
     bool script = o->perf_script != NULL;
     v->source = script ? "perf-script" : "perf-report";
     v->input = script ? o->perf_script : o->perf_report;
     size_t len = 0;
-    char *buf = read_input(v->input, &len, err, errlen);
+    char *buf = read_input(v->input, &len, why, whylen);
     if (!buf)
         return false;
     char perr[400];
     bool ok = script ? perf_script_parse(buf, len, t, perr, sizeof perr)
                      : perf_report_parse(buf, len, t, perr, sizeof perr);
     if (!ok)
-        snprintf(err, errlen, "%s: %s", v->input, perr);
+        snprintf(why, whylen, "%s: %s", v->input, perr);
     free(buf);
     return ok;
 }
@@ -203,18 +203,18 @@ struct count_run {
     struct count_table table;
 };
 
-static bool count_wrap(struct count_run *c, char **command, char *err, size_t errlen)
+static bool count_wrap(struct count_run *c, char **command, char *why, size_t whylen)
 {
     ssize_t n = readlink("/proc/self/exe", c->self, sizeof c->self - 1);
     if (n <= 0) {
-        snprintf(err, errlen, "--count: cannot find this program (/proc/self/exe): %s", strerror(errno));
+        snprintf(why, whylen, "--count: cannot find this program (/proc/self/exe): %s", strerror(errno));
         return false;
     }
     c->self[n] = 0;
     const char *tmp = getenv("TMPDIR");
     snprintf(c->dir, sizeof c->dir, "%s/clockscope-count.XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(c->dir)) {
-        snprintf(err, errlen, "cannot make a temporary directory %.400s: %s", c->dir, strerror(errno));
+        snprintf(why, whylen, "cannot make a temporary directory %.400s: %s", c->dir, strerror(errno));
         return false;
     }
     snprintf(c->file, sizeof c->file, "%s/count.txt", c->dir);

@@ -73,17 +73,17 @@ struct adopt_ctx {
     bool line;
 };
 
-static bool adopt(pid_t pid, long fd_in_target, void *ctx, char *why, size_t wl)
+static bool adopt(pid_t pid, long fd_in_target, void *ctx, char *why, size_t whylen)
 {
     const struct adopt_ctx *ac = ctx;
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/fd/%ld", (int)pid, fd_in_target);
     int to = open(path, O_RDWR | O_CLOEXEC);
     if (to < 0) {
-        snprintf(why, wl, "cannot open its new memfd (%s): %s", path, strerror(errno));
+        snprintf(why, whylen, "cannot open its new memfd (%s): %s", path, strerror(errno));
         return false;
     }
-    bool ok = run_refresher_move(to, ac->page, ac->line, why, wl);
+    bool ok = run_refresher_move(to, ac->page, ac->line, why, whylen);
     close(to);
     return ok;
 }
@@ -103,13 +103,13 @@ struct attach_helper {
 static enum run_vpatch_result attach_inject(const struct attach_helper *h, struct run_stopped *s,
                                             uint64_t scratch_at, const uint8_t *pristine,
                                             size_t room, char *how, size_t hl, char *why,
-                                            size_t wl)
+                                            size_t whylen)
 {
     struct adopt_ctx ac = {.page = h->page, .line = !h->count};
     const struct run_vpatch_share share = {.adopt = adopt, .ctx = &ac};
     enum run_vpatch_result res;
     struct run_heal heal;
-    int e = run_heal_begin(&heal, s->inj, scratch_at, pristine, room, &s->main_taken, why, wl);
+    int e = run_heal_begin(&heal, s->inj, scratch_at, pristine, room, &s->main_taken, why, whylen);
     if (e) {
         snprintf(how, hl, "%s", why);
         res = RUN_VPATCH_TRACE_FAILED;

@@ -76,16 +76,16 @@ void run_attach_say_interrupted(pid_t pid, const struct run_stopped *s, const ch
 }
 
 
-void run_attach_served_already(char *how, size_t hl, uint64_t region, pid_t pid)
+void run_attach_served_already(char *why, size_t whylen, uint64_t region, pid_t pid)
 {
-    snprintf(how, hl, "its vDSO's clock_gettime already jumps to 0x%llx: it is served already "
+    snprintf(why, whylen, "its vDSO's clock_gettime already jumps to 0x%llx: it is served already "
              "(clockscope run --undo %d puts the vDSO back)", (unsigned long long)region,
              (int)pid);
 }
 
-void run_attach_no_scratch(char *how, size_t hl)
+void run_attach_no_scratch(char *why, size_t whylen)
 {
-    snprintf(how, hl, "its vDSO has no bytes past its ELF content where the injected step "
+    snprintf(why, whylen, "its vDSO has no bytes past its ELF content where the injected step "
              "could run, or is not this kernel's image");
 }
 

@@ -24,8 +24,8 @@ void run_attach_say_interrupted(pid_t pid, const struct run_stopped *s, const ch
 
 /* The reasons run -p gives for a vDSO it does not patch: it jumps to run's reader at region
  * already; it has no scratch bytes for the injected step. */
-void run_attach_served_already(char *how, size_t hl, uint64_t region, pid_t pid);
-void run_attach_no_scratch(char *how, size_t hl);
+void run_attach_served_already(char *why, size_t whylen, uint64_t region, pid_t pid);
+void run_attach_no_scratch(char *why, size_t whylen);
 
 /* --verbose: pid's vDSO patched as how says, and what is served. */
 void run_attach_say_serving(pid_t pid, const char *how, bool count);

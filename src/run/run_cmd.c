@@ -192,9 +192,9 @@ struct run_options {
 };
 
 /* --mode MODE: parsed into run_options.mode as it is read. */
-static bool mode_valid(void *opts, const char *value, char *err, size_t errlen)
+static bool mode_valid(void *opts, const char *value, char *why, size_t whylen)
 {
-    return run_parse_mode(value, &((struct run_options *)opts)->mode, err, errlen);
+    return run_parse_mode(value, &((struct run_options *)opts)->mode, why, whylen);
 }
 
 static const struct cli_option run_decl[] = {

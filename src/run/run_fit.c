@@ -30,15 +30,15 @@ static void comm_of(long pid, char *out, size_t len)
 
 /* The tracer named: another clockscope (attaching or undoing: the refresher does not
  * trace), or any other. */
-static void say_tracer(long tracer, char *why, size_t wl)
+static void say_tracer(long tracer, char *why, size_t whylen)
 {
     char comm[64];
     comm_of(tracer, comm, sizeof comm);
     if (!strcmp(comm, "clockscope"))
-        snprintf(why, wl, "another clockscope run (pid %ld) is attaching to it or undoing it: "
+        snprintf(why, whylen, "another clockscope run (pid %ld) is attaching to it or undoing it: "
                  "one at a time; try again when it has ended", tracer);
     else
-        snprintf(why, wl, "it is being traced by pid %ld (%s): a process has one tracer; "
+        snprintf(why, whylen, "it is being traced by pid %ld (%s): a process has one tracer; "
                  "detach that one (gdb: detach; strace: end it), then run -p", tracer, comm);
 }
 
@@ -60,13 +60,13 @@ static long status_field(const char *path, const char *name)
     return v;
 }
 
-bool run_fit_to_serve(pid_t pid, bool attach, char *why, size_t wl)
+bool run_fit_to_serve(pid_t pid, bool attach, char *why, size_t whylen)
 {
     char path[64], line[256];
     snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
     FILE *f = fopen(path, "re");
     if (!f) {
-        snprintf(why, wl, "no process %d", (int)pid);
+        snprintf(why, whylen, "no process %d", (int)pid);
         return false;
     }
     long tracer = 0, tgid = -1;
@@ -82,17 +82,17 @@ bool run_fit_to_serve(pid_t pid, bool attach, char *why, size_t wl)
     }
     fclose(f);
     if (tgid != pid) {
-        snprintf(why, wl, "%d is a thread of process %ld: give the process's pid", (int)pid, tgid);
+        snprintf(why, whylen, "%d is a thread of process %ld: give the process's pid", (int)pid, tgid);
         return false;
     }
     uid_t me = geteuid();
     if (me != 0 && have_uid && (ruid != me || euid != me)) {
-        snprintf(why, wl, "it belongs to another user (uid %lu): run -p serves only your own "
+        snprintf(why, whylen, "it belongs to another user (uid %lu): run -p serves only your own "
                  "processes (root, with ptrace allowed, may serve any)", euid);
         return false;
     }
     if (tracer) {
-        say_tracer(tracer, why, wl);
+        say_tracer(tracer, why, whylen);
         return false;
     }
     if (!attach)
@@ -102,7 +102,7 @@ bool run_fit_to_serve(pid_t pid, bool attach, char *why, size_t wl)
     struct elf_facts ef;
     char ewhy[200];
     if (elf_probe(path, &ef, ewhy, sizeof ewhy) == ELF_PROBE_OK && ef.has_interp && !ef.go_buildinfo) {
-        snprintf(why, wl, "it is a dynamically linked program (not Go): its clock reads go "
+        snprintf(why, whylen, "it is a dynamically linked program (not Go): its clock reads go "
                  "through libc, which run's shim serves; start it as `clockscope run -- "
                  "COMMAND` instead (run -p patches the vDSO of static and Go programs only)");
         return false;
@@ -110,26 +110,26 @@ bool run_fit_to_serve(pid_t pid, bool attach, char *why, size_t wl)
     return true;
 }
 
-bool run_fit_tracer_came(pid_t pid, pid_t tid, char *why, size_t wl)
+bool run_fit_tracer_came(pid_t pid, pid_t tid, char *why, size_t whylen)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/task/%d/status", (int)pid, (int)tid);
     long tracer = status_field(path, "TracerPid:");
     if (tracer <= 0 || tracer == getpid())
         return false;
-    say_tracer(tracer, why, wl);
+    say_tracer(tracer, why, whylen);
     return true;
 }
 
 /* The [vdso] line's permissions, "r-xp" when executable and readable. */
-static bool vdso_rx(pid_t pid, char *why, size_t wl)
+static bool vdso_rx(pid_t pid, char *why, size_t whylen)
 {
     char path[48], line[512];
     pid_t at = run_trace_live_thread(pid);
     snprintf(path, sizeof path, "/proc/%d/maps", (int)(at ? at : pid));
     FILE *f = fopen(path, "re");
     if (!f) {
-        snprintf(why, wl, "cannot read %s: %s", path, strerror(errno));
+        snprintf(why, whylen, "cannot read %s: %s", path, strerror(errno));
         return false;
     }
     char perms[8] = "";
@@ -141,7 +141,7 @@ static bool vdso_rx(pid_t pid, char *why, size_t wl)
     if (!found)
         return true; /* no vDSO: run_vpatch_read says so */
     if (perms[0] != 'r' || perms[2] != 'x') {
-        snprintf(why, wl, "its vDSO is not mapped r-x (%s: the program changed it with "
+        snprintf(why, whylen, "its vDSO is not mapped r-x (%s: the program changed it with "
                  "mprotect): a step run there would fault; not served", perms);
         return false;
     }
@@ -149,7 +149,7 @@ static bool vdso_rx(pid_t pid, char *why, size_t wl)
 }
 
 /* Seccomp mode 1 (strict) or 2 (filter) on any thread. */
-static bool no_seccomp(pid_t pid, char *why, size_t wl)
+static bool no_seccomp(pid_t pid, char *why, size_t whylen)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
@@ -169,7 +169,7 @@ static bool no_seccomp(pid_t pid, char *why, size_t wl)
     closedir(d);
     if (mode <= 0)
         return true;
-    snprintf(why, wl, "it runs under a seccomp %s (Seccomp: %ld in /proc/%d/task/%d/status): "
+    snprintf(why, whylen, "it runs under a seccomp %s (Seccomp: %ld in /proc/%d/task/%d/status): "
              "its action on the syscalls run -p runs in it (mmap, openat, mprotect, close) "
              "could kill the program; not served (start it as `clockscope run -- COMMAND`, "
              "which serves it before any filter is installed)",
@@ -202,7 +202,7 @@ static unsigned long long vsize_of(pid_t pid)
  * both; a process run cannot compare is passed over: one sharing the target's memory is
  * its own child, this user's).  Without kcmp (CONFIG_KCMP off), a process whose virtual
  * size is the target's cannot be ruled out. */
-static bool no_sharer(pid_t pid, char *why, size_t wl)
+static bool no_sharer(pid_t pid, char *why, size_t whylen)
 {
     DIR *d = opendir("/proc");
     if (!d)
@@ -231,7 +231,7 @@ static bool no_sharer(pid_t pid, char *why, size_t wl)
         if (same) {
             char comm[64];
             comm_of(o, comm, sizeof comm);
-            snprintf(why, wl, "process %d (%s) %s its memory without being one of its threads "
+            snprintf(why, whylen, "process %d (%s) %s its memory without being one of its threads "
                      "(clone with CLONE_VM, or a vfork child before its exec): it would not be "
                      "stopped while the vDSO is written; not served", (int)o, comm,
                      have_kcmp ? "shares" : "may share (no kcmp here to tell; same size)");
@@ -242,7 +242,7 @@ static bool no_sharer(pid_t pid, char *why, size_t wl)
     return ok;
 }
 
-bool run_fit_to_touch(pid_t pid, char *why, size_t wl)
+bool run_fit_to_touch(pid_t pid, char *why, size_t whylen)
 {
-    return vdso_rx(pid, why, wl) && no_seccomp(pid, why, wl) && no_sharer(pid, why, wl);
+    return vdso_rx(pid, why, whylen) && no_seccomp(pid, why, whylen) && no_sharer(pid, why, whylen);
 }

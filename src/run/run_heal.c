@@ -26,18 +26,18 @@ uint64_t run_heal_sync_signals(void)
 }
 
 int run_heal_begin(struct run_heal *h, pid_t tid, uint64_t at, const uint8_t *pristine,
-                   size_t room, struct run_trace_signals *taken, char *why, size_t wl)
+                   size_t room, struct run_trace_signals *taken, char *why, size_t whylen)
 {
     memset(h, 0, sizeof *h);
     h->tid = tid, h->at = at, h->taken = taken;
     int e = arch_inject_get_regs(tid, &h->saved);
     if (e) {
-        snprintf(why, wl, "cannot read the registers: %s", strerror(e));
+        snprintf(why, whylen, "cannot read the registers: %s", strerror(e));
         return e;
     }
     if (ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof h->mask, &h->mask) != 0) {
         e = errno;
-        snprintf(why, wl, "cannot read the signal mask: %s", strerror(e));
+        snprintf(why, whylen, "cannot read the signal mask: %s", strerror(e));
         return e;
     }
     arch_inject_home_regs(&h->home, &h->saved);
@@ -46,14 +46,14 @@ int run_heal_begin(struct run_heal *h, pid_t tid, uint64_t at, const uint8_t *pr
     h->len = arch_inject_heal_stub(stub, room < sizeof stub ? room : sizeof stub, at, &h->home,
                                    h->mask, &off);
     if (h->len == 0) {
-        snprintf(why, wl, "its vDSO has no room for the injected step (%zu bytes past its "
+        snprintf(why, whylen, "its vDSO has no room for the injected step (%zu bytes past its "
                  "ELF content)", room);
         return ENOSPC;
     }
     h->step_pc = at + off;
     memcpy(h->pristine, pristine, h->len);
     if ((e = run_trace_write(tid, at, stub, h->len))) {
-        snprintf(why, wl, "cannot write into its vDSO through /proc/%d/mem: %s (a kernel in "
+        snprintf(why, whylen, "cannot write into its vDSO through /proc/%d/mem: %s (a kernel in "
                  "lockdown mode, or an LSM, may forbid it)", (int)tid, strerror(e));
         run_trace_write(tid, at, h->pristine, h->len);
         return e;
@@ -76,21 +76,21 @@ static bool step_faulted(const struct run_heal *h, const siginfo_t *si)
 }
 
 int run_heal_syscall(struct run_heal *h, long nr, const long args[6], long *ret, char *why,
-                     size_t wl)
+                     size_t whylen)
 {
     struct arch_regs regs;
     arch_inject_syscall_regs(&regs, &h->saved, h->step_pc, nr, args);
     h->stepped = true;
     int e = arch_inject_set_regs(h->tid, &regs);
     if (e) {
-        snprintf(why, wl, "cannot set the registers: %s", strerror(e));
+        snprintf(why, whylen, "cannot set the registers: %s", strerror(e));
         return e;
     }
     if (!h->masked) {
         uint64_t block = ~run_heal_sync_signals() | (h->mask & run_heal_sync_signals());
         if (ptrace(PTRACE_SETSIGMASK, h->tid, (void *)sizeof block, &block) != 0) {
             e = errno;
-            snprintf(why, wl, "cannot block the thread's signals: %s", strerror(e));
+            snprintf(why, whylen, "cannot block the thread's signals: %s", strerror(e));
             return e;
         }
         h->masked = true;
@@ -99,7 +99,7 @@ int run_heal_syscall(struct run_heal *h, long nr, const long args[6], long *ret,
     for (int others = 0;;) {
         if (ptrace(PTRACE_SYSCALL, h->tid, NULL, NULL) != 0) {
             e = errno;
-            snprintf(why, wl, "cannot resume the thread: %s", strerror(e));
+            snprintf(why, whylen, "cannot resume the thread: %s", strerror(e));
             return e;
         }
         int st;
@@ -107,11 +107,11 @@ int run_heal_syscall(struct run_heal *h, long nr, const long args[6], long *ret,
          * the thread off its CPU a long time. */
         pid_t w = run_trace_wait(h->tid, &st, 30000);
         if (w == 0) {
-            snprintf(why, wl, "the injected syscall did not complete within 30 s");
+            snprintf(why, whylen, "the injected syscall did not complete within 30 s");
             return ETIMEDOUT;
         }
         if (w != h->tid || !WIFSTOPPED(st)) {
-            snprintf(why, wl, "the program ended while a syscall was run in it");
+            snprintf(why, whylen, "the program ended while a syscall was run in it");
             return ESRCH;
         }
         if (WSTOPSIG(st) == (SIGTRAP | 0x80)) {
@@ -121,14 +121,14 @@ int run_heal_syscall(struct run_heal *h, long nr, const long args[6], long *ret,
             }
             struct arch_regs after;
             if ((e = arch_inject_get_regs(h->tid, &after))) {
-                snprintf(why, wl, "cannot read the registers after the syscall: %s", strerror(e));
+                snprintf(why, whylen, "cannot read the registers after the syscall: %s", strerror(e));
                 return e;
             }
             *ret = arch_inject_syscall_result(&after);
             return 0;
         }
         if (++others > 64) {
-            snprintf(why, wl, "the thread stopped %d times without running the syscall", others);
+            snprintf(why, whylen, "the thread stopped %d times without running the syscall", others);
             return EAGAIN;
         }
         siginfo_t si;
@@ -136,14 +136,14 @@ int run_heal_syscall(struct run_heal *h, long nr, const long args[6], long *ret,
             continue; /* an event or group stop: resumed again */
         if (step_faulted(h, &si)) {
             /* Left at this stop: the detach, with no signal, cancels it. */
-            snprintf(why, wl, "the injected syscall faulted (signal %d, code %d)", si.si_signo,
+            snprintf(why, whylen, "the injected syscall faulted (signal %d, code %d)", si.si_signo,
                      si.si_code);
             return EFAULT;
         }
         /* A signal the mask let through (SIGSTOP, or a synchronous one sent by kill):
          * cancelled by the next resume, given back after the detach. */
         if (h->taken->n == RUN_TRACE_MAX_SIGNALS) {
-            snprintf(why, wl, "more than %d signals were sent to the thread during the attach",
+            snprintf(why, whylen, "more than %d signals were sent to the thread during the attach",
                      h->taken->n);
             return EAGAIN;
         }

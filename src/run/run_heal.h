@@ -46,11 +46,11 @@ uint64_t run_heal_sync_signals(void);
  * whatever a run killed mid-attach left).  tid must be in a ptrace stop that is not a
  * signal-delivery stop.  0 or an errno value with why. */
 int run_heal_begin(struct run_heal *h, pid_t tid, uint64_t at, const uint8_t *pristine,
-                   size_t room, struct run_trace_signals *taken, char *why, size_t wl);
+                   size_t room, struct run_trace_signals *taken, char *why, size_t whylen);
 /* Runs nr(args) in the thread from the stub; 0 and its return value in *ret, or an errno
  * value with why (EFAULT: the step faulted; the signal is cancelled). */
 int run_heal_syscall(struct run_heal *h, long nr, const long args[6], long *ret, char *why,
-                     size_t wl);
+                     size_t whylen);
 /* The thread back as it was, in this order: its mask, then its registers (the home ones:
  * a syscall it was interrupted in restarted), then the stub's bytes.  It stays stopped for
  * the detach.  0 or an errno value. */

@@ -6,7 +6,7 @@
 #include <strings.h>
 #include <time.h>
 
-static bool parse_clock(const char *s, size_t n, unsigned *mask, char *err, size_t errlen)
+static bool parse_clock(const char *s, size_t n, unsigned *mask, char *why, size_t whylen)
 {
     if (n > 6 && strncasecmp(s, "clock_", 6) == 0)
         s += 6, n -= 6;
@@ -24,14 +24,14 @@ static bool parse_clock(const char *s, size_t n, unsigned *mask, char *err, size
         if (strlen(known[i].name) != n || strncasecmp(s, known[i].name, n) != 0)
             continue;
         if (!known[i].has_twin) {
-            snprintf(err, errlen, "clock '%.*s' has no _COARSE twin (coarse takes realtime, "
+            snprintf(why, whylen, "clock '%.*s' has no _COARSE twin (coarse takes realtime, "
                      "monotonic)", (int)n, s);
             return false;
         }
         *mask |= 1u << known[i].id;
         return true;
     }
-    snprintf(err, errlen, "unknown clock '%.*s' (coarse takes realtime, monotonic)",
+    snprintf(why, whylen, "unknown clock '%.*s' (coarse takes realtime, monotonic)",
              (int)(n > 40 ? 40 : n), s);
     return false;
 }
@@ -51,18 +51,18 @@ const char *run_mode_name(enum run_mode_kind kind)
     return "auto";
 }
 
-bool run_mode_vdso_servable(const struct run_mode *mode, bool detail, char *why, size_t wl)
+bool run_mode_vdso_servable(const struct run_mode *mode, bool detail, char *why, size_t whylen)
 {
     if (mode->kind != RUN_MODE_COARSE)
         return true;
-    snprintf(why, wl, "--mode coarse is not offered through the vDSO%s",
+    snprintf(why, whylen, "--mode coarse is not offered through the vDSO%s",
              detail ? ": the reader cannot reach the kernel's coarse clock, and fastclock's "
                       "line without a counter read can be staler than it (docs/run.md); "
                       "--mode fast costs about the vDSO's own read" : "");
     return false;
 }
 
-bool run_parse_mode(const char *arg, struct run_mode *out, char *err, size_t errlen)
+bool run_parse_mode(const char *arg, struct run_mode *out, char *why, size_t whylen)
 {
     memset(out, 0, sizeof *out);
     static const enum run_mode_kind plain[] = {RUN_MODE_AUTO, RUN_MODE_FAST, RUN_MODE_COUNT};
@@ -72,7 +72,7 @@ bool run_parse_mode(const char *arg, struct run_mode *out, char *err, size_t err
             return true;
         }
     if (strncmp(arg, "coarse", 6) != 0 || (arg[6] != 0 && arg[6] != '=')) {
-        snprintf(err, errlen, "'%.40s' is not one of auto, fast, coarse[=CLOCKS], count", arg);
+        snprintf(why, whylen, "'%.40s' is not one of auto, fast, coarse[=CLOCKS], count", arg);
         return false;
     }
     out->kind = RUN_MODE_COARSE;
@@ -82,16 +82,16 @@ bool run_parse_mode(const char *arg, struct run_mode *out, char *err, size_t err
     }
     const char *p = arg + 7;
     if (*p == 0) {
-        snprintf(err, errlen, "coarse= needs a list of clocks (realtime, monotonic)");
+        snprintf(why, whylen, "coarse= needs a list of clocks (realtime, monotonic)");
         return false;
     }
     for (;;) {
         size_t n = strcspn(p, ",");
         if (n == 0) {
-            snprintf(err, errlen, "empty clock name in '%.40s'", arg);
+            snprintf(why, whylen, "empty clock name in '%.40s'", arg);
             return false;
         }
-        if (!parse_clock(p, n, &out->coarse_mask, err, errlen))
+        if (!parse_clock(p, n, &out->coarse_mask, why, whylen))
             return false;
         if (p[n] == 0)
             return true;

@@ -16,7 +16,7 @@ struct run_mode {
 };
 
 /* False on anything else, with a message in err. */
-bool run_parse_mode(const char *arg, struct run_mode *out, char *err, size_t errlen);
+bool run_parse_mode(const char *arg, struct run_mode *out, char *why, size_t whylen);
 
 /* "auto", "fast", "coarse", "count": the shim's CLOCKSCOPE_RUN_MODE. */
 const char *run_mode_name(enum run_mode_kind kind);
@@ -25,6 +25,6 @@ const char *run_mode_name(enum run_mode_kind kind);
  * not coarse, whose clocks the reader cannot reach.  False with the reason in why: "--mode
  * coarse is not offered through the vDSO", followed with `detail` by its cause and what to
  * use instead. */
-bool run_mode_vdso_servable(const struct run_mode *mode, bool detail, char *why, size_t wl);
+bool run_mode_vdso_servable(const struct run_mode *mode, bool detail, char *why, size_t whylen);
 
 #endif

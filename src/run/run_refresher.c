@@ -83,11 +83,11 @@ const char *run_refresher_start_said(void)
     return start_said;
 }
 
-bool run_refresher_move(int to, struct run_page_header *page, bool line, char *why, size_t wl)
+bool run_refresher_move(int to, struct run_page_header *page, bool line, char *why, size_t whylen)
 {
     uintptr_t pg = fc_host_line_page();
     if (ftruncate(to, RUN_MEMFD_SIZE) != 0) {
-        snprintf(why, wl, "cannot size its memfd: %s", strerror(errno));
+        snprintf(why, whylen, "cannot size its memfd: %s", strerror(errno));
         return false;
     }
     /* The hot page's writers are libfastclock's writer, held off here, and its readers, of
@@ -98,16 +98,16 @@ bool run_refresher_move(int to, struct run_page_header *page, bool line, char *w
     bool ok = pwrite(to, page, RUN_PAGE_SIZE, RUN_PAGE_SIZE) == (ssize_t)RUN_PAGE_SIZE &&
               (!line || (pg && pwrite(to, (const void *)pg, RUN_PAGE_SIZE, 0) == (ssize_t)RUN_PAGE_SIZE));
     if (!ok)
-        snprintf(why, wl, "cannot fill its memfd: %s", errno ? strerror(errno) : "short write");
+        snprintf(why, whylen, "cannot fill its memfd: %s", errno ? strerror(errno) : "short write");
     /* MAP_FIXED over the same addresses: the old memfd's pages go, the values stay. */
     if (ok && line && mmap((void *)pg, RUN_PAGE_SIZE, PROT_READ | PROT_WRITE,
                            MAP_SHARED | MAP_FIXED, to, 0) != (void *)pg) {
-        snprintf(why, wl, "cannot map its memfd: %s", strerror(errno));
+        snprintf(why, whylen, "cannot map its memfd: %s", strerror(errno));
         ok = false;
     }
     if (ok && mmap(page, RUN_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, to,
                    RUN_PAGE_SIZE) != (void *)page) {
-        snprintf(why, wl, "cannot map its memfd: %s", strerror(errno));
+        snprintf(why, whylen, "cannot map its memfd: %s", strerror(errno));
         ok = false;
     }
     fc_host_release_writer();
@@ -115,12 +115,12 @@ bool run_refresher_move(int to, struct run_page_header *page, bool line, char *w
 }
 
 bool run_refresher_prepare(int memfd, struct run_page_header *page, const struct run_mode *mode,
-                           char *why, size_t wl)
+                           char *why, size_t whylen)
 {
     long pagesz = sysconf(_SC_PAGESIZE);
     uintptr_t pg = fc_host_line_page();
     if (pagesz != (long)RUN_PAGE_SIZE || pagesz != FC_HOST_PAGE_SIZE || !pg) {
-        snprintf(why, wl, "fastclock's line is not alone on a %u-byte page here", RUN_PAGE_SIZE);
+        snprintf(why, whylen, "fastclock's line is not alone on a %u-byte page here", RUN_PAGE_SIZE);
         return false;
     }
     /* Before libfastclock has started (no thread, no line yet): the hot page's initial
@@ -128,13 +128,13 @@ bool run_refresher_prepare(int memfd, struct run_page_header *page, const struct
     if (pwrite(memfd, (const void *)pg, (size_t)pagesz, 0) != pagesz ||
         mmap((void *)pg, (size_t)pagesz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, memfd, 0) !=
             (void *)pg) {
-        snprintf(why, wl, "cannot share fastclock's line: %s", strerror(errno));
+        snprintf(why, whylen, "cannot share fastclock's line: %s", strerror(errno));
         return false;
     }
     struct fastclock_info info;
     fastclock_info(&info);
     if (info.source != FASTCLOCK_SOURCE_COUNTER) {
-        snprintf(why, wl, "no safe counter (%s): the vDSO reads the same kernel clock; "
+        snprintf(why, whylen, "no safe counter (%s): the vDSO reads the same kernel clock; "
                  "nothing to serve", info.why);
         return false;
     }
@@ -145,7 +145,7 @@ bool run_refresher_prepare(int memfd, struct run_page_header *page, const struct
                   : fc_host_kernel_path_slow(clock_gettime, CLOCK_MONOTONIC, &libc_t, &sys_t) ||
                     fc_host_kernel_path_slow(clock_gettime, CLOCK_REALTIME, &libc_r, &sys_r);
         if (!slow) {
-            snprintf(why, wl, "--mode auto: the vDSO does not enter the kernel here (a "
+            snprintf(why, whylen, "--mode auto: the vDSO does not enter the kernel here (a "
                      "monotonic read costs %llu counter ticks, a syscall %llu): nothing to "
                      "gain (--mode fast serves anyway)",
                      (unsigned long long)libc_t, (unsigned long long)sys_t);
@@ -154,7 +154,7 @@ bool run_refresher_prepare(int memfd, struct run_page_header *page, const struct
     }
     int e = fastclock_ticker_start(TICKER_START_PERIOD_NS);
     if (e) {
-        snprintf(why, wl, "cannot start fastclock's ticker: %s", strerror(e));
+        snprintf(why, whylen, "cannot start fastclock's ticker: %s", strerror(e));
         return false;
     }
     /* The line goes live once libfastclock's cross-CPU check has passed (a thread of its

@@ -25,7 +25,7 @@ struct run_refresher {
  * libfastclock and decides what to serve into page->serve_mask.  False with the reason when
  * nothing is worth serving (no safe counter; auto on a kernel whose vDSO is fast). */
 bool run_refresher_prepare(int memfd, struct run_page_header *page, const struct run_mode *mode,
-                           char *why, size_t wl);
+                           char *why, size_t whylen);
 
 /* Moves the shared pages to the memfd `to` (of RUN_MEMFD_SIZE bytes; run -p creates it in
  * the target and opens it through /proc/PID/fd, which root can across users and PID
@@ -33,7 +33,7 @@ bool run_refresher_prepare(int memfd, struct run_page_header *page, const struct
  * addresses mapped from it, libfastclock's writer held off meanwhile.  line: the line page
  * too (after a prepare), else the header only (count mode).  False with the reason; then
  * the pages stay where they were. */
-bool run_refresher_move(int to, struct run_page_header *page, bool line, char *why, size_t wl);
+bool run_refresher_move(int to, struct run_page_header *page, bool line, char *why, size_t whylen);
 
 /* After a prepare that returned true: a clause for --verbose saying whether fastclock's line
  * was live when the serving began ("its line live after 3 ms"), or that the program's first

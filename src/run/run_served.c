@@ -65,19 +65,19 @@ static long tracer_pid(void)
     return pid;
 }
 
-static void seize_refusal(int err, char *why, size_t wl)
+static void seize_refusal(int err, char *why, size_t whylen)
 {
     int scope = run_helper_yama_scope();
     if (err == EPERM && scope >= 2)
-        snprintf(why, wl, "ptrace is not permitted: Yama's kernel.yama.ptrace_scope is %d (%s); "
+        snprintf(why, whylen, "ptrace is not permitted: Yama's kernel.yama.ptrace_scope is %d (%s); "
                  "scope 0 or 1 would allow it", scope,
                  scope == 2 ? "only CAP_SYS_PTRACE may trace" : "no process may trace");
     else if (err == EPERM || err == ENOSYS)
-        snprintf(why, wl, "ptrace is not permitted here (%s): a seccomp filter or a container's "
+        snprintf(why, whylen, "ptrace is not permitted here (%s): a seccomp filter or a container's "
                  "policy forbids it; allowing ptrace would let run serve the program",
                  strerror(err));
     else
-        snprintf(why, wl, "ptrace failed: %s", strerror(err));
+        snprintf(why, whylen, "ptrace failed: %s", strerror(err));
 }
 
 static bool read_all(int fd, void *buf, size_t len)
@@ -226,23 +226,23 @@ struct served_fds {
 };
 
 /* Makes them, the memfd high and inherited by the program.  False with why. */
-static bool served_open(struct served_fds *f, char *why, size_t wl)
+static bool served_open(struct served_fds *f, char *why, size_t whylen)
 {
     f->memfd = run_helper_memfd(0);
     if (f->memfd < 0) {
-        snprintf(why, wl, "cannot create the data page (memfd_create): %s", strerror(errno));
+        snprintf(why, whylen, "cannot create the data page (memfd_create): %s", strerror(errno));
         return false;
     }
     f->memfd = to_high_fd(f->memfd, false);
     f->page = f->memfd < 0 ? MAP_FAILED : run_helper_map(f->memfd);
     if (f->memfd < 0 || f->page == MAP_FAILED || pipe2(f->life, O_CLOEXEC) != 0) {
-        snprintf(why, wl, "cannot set up the data page: %s", strerror(errno));
+        snprintf(why, whylen, "cannot set up the data page: %s", strerror(errno));
         if (f->memfd >= 0)
             close(f->memfd);
         return false;
     }
     if (pipe2(f->to_h, O_CLOEXEC) != 0 || pipe2(f->from_h, O_CLOEXEC) != 0) {
-        snprintf(why, wl, "pipe: %s", strerror(errno));
+        snprintf(why, whylen, "pipe: %s", strerror(errno));
         close(f->memfd), close(f->life[0]), close(f->life[1]);
         return false;
     }
@@ -263,23 +263,23 @@ static void served_child(void *ctx)
 }
 
 bool run_served_start(const char *path, const char *kind, const struct run_mode *mode,
-                      bool verbose, const char *output, char *why, size_t wl)
+                      bool verbose, const char *output, char *why, size_t whylen)
 {
     (void)kind;
-    if (!arch_inject_supported(why, wl))
+    if (!arch_inject_supported(why, whylen))
         return false;
     bool count = mode->kind == RUN_MODE_COUNT;
-    if (!run_mode_vdso_servable(mode, true, why, wl))
+    if (!run_mode_vdso_servable(mode, true, why, whylen))
         return false;
     long tracer = tracer_pid();
     if (tracer > 0) {
-        snprintf(why, wl, "run is itself being traced (by pid %ld, a debugger or strace): a "
+        snprintf(why, whylen, "run is itself being traced (by pid %ld, a debugger or strace): a "
                  "process has one tracer; run it without the tracer to serve the program",
                  tracer);
         return false;
     }
     struct served_fds f;
-    if (!served_open(&f, why, wl))
+    if (!served_open(&f, why, whylen))
         return false;
     run_page_init(f.page, count);
     /* The write end goes to the program (not close-on-exec), high. */
@@ -304,11 +304,11 @@ bool run_served_start(const char *path, const char *kind, const struct run_mode 
     munmap(f.page, RUN_PAGE_SIZE);
     if (!ok) {
         if (mid < 0)
-            snprintf(why, wl, "fork: %s", strerror(errno));
+            snprintf(why, whylen, "fork: %s", strerror(errno));
         else if (rep.err == EAGAIN)
-            snprintf(why, wl, "%s", rep.why);
+            snprintf(why, whylen, "%s", rep.why);
         else
-            seize_refusal(rep.err, why, wl);
+            seize_refusal(rep.err, why, whylen);
         close(f.memfd), close(life_w);
         return false;
     }

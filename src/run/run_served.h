@@ -19,6 +19,6 @@ const char *run_served_kind(const char *path);
  * program is not served, `why` says why and what would allow it (the caller prints it and
  * runs the program as it is). */
 bool run_served_start(const char *path, const char *kind, const struct run_mode *mode,
-                      bool verbose, const char *output, char *why, size_t wl);
+                      bool verbose, const char *output, char *why, size_t whylen);
 
 #endif

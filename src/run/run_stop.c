@@ -56,7 +56,7 @@ static void pick_inj(pid_t pid, struct run_stopped *s)
  * run -p that held the thread may have let it go between our seize and our look at its
  * TracerPid (then the seize succeeds, and the vDSO says it is served already); a policy
  * that forbids ptrace answers EPERM throughout. */
-static int seize_one(pid_t pid, pid_t t, char *why, size_t wl)
+static int seize_one(pid_t pid, pid_t t, char *why, size_t whylen)
 {
     for (int tries = 0;; tries++) {
         if (ptrace(PTRACE_SEIZE, t, NULL, (void *)(long)PTRACE_O_TRACESYSGOOD) == 0)
@@ -64,7 +64,7 @@ static int seize_one(pid_t pid, pid_t t, char *why, size_t wl)
         int err = errno;
         if (err != EPERM || run_trace_thread_is_zombie(pid, t))
             return err;
-        if (run_fit_tracer_came(pid, t, why, wl))
+        if (run_fit_tracer_came(pid, t, why, whylen))
             return EALREADY;
         if (tries == 50)
             return err;
@@ -83,7 +83,7 @@ static int seize_one(pid_t pid, pid_t t, char *why, size_t wl)
  * event stop lets it run on with none to come: the attach hung, or ran while a thread
  * believed stopped executed the vDSO being written.  That thread stays where it is, its
  * signal handed back by the detach. */
-static int seize_new(pid_t pid, struct run_stopped *s, char *why, size_t wl)
+static int seize_new(pid_t pid, struct run_stopped *s, char *why, size_t whylen)
 {
     for (bool grew = true; grew;) {
         grew = false;
@@ -91,7 +91,7 @@ static int seize_new(pid_t pid, struct run_stopped *s, char *why, size_t wl)
         snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
         DIR *d = opendir(path);
         if (!d) {
-            snprintf(why, wl, "no process %d", (int)pid);
+            snprintf(why, whylen, "no process %d", (int)pid);
             run_stop_let_go(pid, s);
             return ESRCH;
         }
@@ -102,11 +102,11 @@ static int seize_new(pid_t pid, struct run_stopped *s, char *why, size_t wl)
                 continue;
             if (s->n == RUN_STOP_MAX_THREADS) {
                 closedir(d);
-                snprintf(why, wl, "more than %d threads", RUN_STOP_MAX_THREADS);
+                snprintf(why, whylen, "more than %d threads", RUN_STOP_MAX_THREADS);
                 run_stop_let_go(pid, s);
                 return E2BIG;
             }
-            int err = seize_one(pid, t, why, wl);
+            int err = seize_one(pid, t, why, whylen);
             if (err) {
                 if (err == ESRCH || (err == EPERM && run_trace_thread_is_zombie(pid, t)))
                     continue; /* it ended (a main thread that called pthread_exit, too) */
@@ -123,7 +123,7 @@ static int seize_new(pid_t pid, struct run_stopped *s, char *why, size_t wl)
                 char state[160];
                 run_trace_thread_state(pid, t, state, sizeof state);
                 closedir(d);
-                snprintf(why, wl, "%s did not stop within 10 s of PTRACE_INTERRUPT", state);
+                snprintf(why, whylen, "%s did not stop within 10 s of PTRACE_INTERRUPT", state);
                 ptrace(PTRACE_DETACH, t, NULL, NULL);
                 run_stop_let_go(pid, s);
                 return ETIMEDOUT;
@@ -137,18 +137,18 @@ static int seize_new(pid_t pid, struct run_stopped *s, char *why, size_t wl)
         closedir(d);
     }
     if (s->n == 0) {
-        snprintf(why, wl, "no thread of it could be stopped (it has ended?)");
+        snprintf(why, whylen, "no thread of it could be stopped (it has ended?)");
         return ESRCH;
     }
     pick_inj(pid, s);
     return 0;
 }
 
-static int stop_all(pid_t pid, struct run_stopped *s, char *why, size_t wl)
+static int stop_all(pid_t pid, struct run_stopped *s, char *why, size_t whylen)
 {
     s->n = 0, s->inj = 0;
     s->main_taken.n = 0, s->main_taken.stepped = false;
-    return seize_new(pid, s, why, wl);
+    return seize_new(pid, s, why, whylen);
 }
 
 static bool avoided(uint64_t pc, const struct run_avoid *a, size_t n, bool strict)
@@ -194,12 +194,12 @@ static void run_on(struct run_stopped *s, const int *rerun, int n)
 }
 
 int run_stop_outside(pid_t pid, struct run_stopped *s, const struct run_avoid *a, size_t na,
-                     char *why, size_t wl)
+                     char *why, size_t whylen)
 {
-    int e = stop_all(pid, s, why, wl);
+    int e = stop_all(pid, s, why, whylen);
     if (e)
         return e;
-    if (!run_fit_to_touch(pid, why, wl)) {
+    if (!run_fit_to_touch(pid, why, whylen)) {
         run_stop_let_go(pid, s);
         return ECANCELED;
     }
@@ -227,8 +227,8 @@ int run_stop_outside(pid_t pid, struct run_stopped *s, const struct run_avoid *a
             int st = 0;
             pid_t w = run_trace_wait(t, &st, 10000);
             if (w == 0) {
-                run_trace_thread_state(pid, t, why, wl);
-                strncat(why, " did not stop within 10 s of PTRACE_INTERRUPT", wl - strlen(why) - 1);
+                run_trace_thread_state(pid, t, why, whylen);
+                strncat(why, " did not stop within 10 s of PTRACE_INTERRUPT", whylen - strlen(why) - 1);
                 run_stop_let_go(pid, s);
                 return ETIMEDOUT;
             }
@@ -239,11 +239,11 @@ int run_stop_outside(pid_t pid, struct run_stopped *s, const struct run_avoid *a
             }
             s->sig[i] = (st >> 16) == 0 ? WSTOPSIG(st) : 0;
         }
-        if ((e = seize_new(pid, s, why, wl)))
+        if ((e = seize_new(pid, s, why, whylen)))
             return e;
     }
     run_stop_let_go(pid, s);
-    snprintf(why, wl, "a thread was inside the bytes to write, or no thread was free to run "
+    snprintf(why, whylen, "a thread was inside the bytes to write, or no thread was free to run "
              "the syscalls, after %d rounds", PC_ROUNDS);
     return EBUSY;
 }

@@ -40,7 +40,7 @@ struct run_avoid {
  * being outside at once grows unlikely with their number.  Threads it creates meanwhile
  * are seized too.  0 or an errno value. */
 int run_stop_outside(pid_t pid, struct run_stopped *s, const struct run_avoid *a, size_t na,
-                     char *why, size_t wl);
+                     char *why, size_t whylen);
 
 /* Lets every thread of s go, each with the signal it stood at (inj's given back). */
 void run_stop_let_go(pid_t pid, struct run_stopped *s);

@@ -218,7 +218,7 @@ void run_trace_detach_giving_back(pid_t pid, pid_t tid, struct run_trace_signals
  * the way kept in taken.  0 or an errno value with why; *abandoned when the thread did not
  * stop again within 30 s or has ended: its registers are then left as they stand. */
 static int resume_to_trap(pid_t pid, struct run_trace_signals *taken, bool *abandoned,
-                          char *why, size_t wl)
+                          char *why, size_t whylen)
 {
     /* Each resume (a single step over the syscall instruction or, where the arch has
      * none, arch_inject_syscall_resume: a continue up to the breakpoint after it) goes back
@@ -231,7 +231,7 @@ static int resume_to_trap(pid_t pid, struct run_trace_signals *taken, bool *aban
     for (int events = 0;;) {
         if (ptrace((enum __ptrace_request)arch_inject_syscall_resume(), pid, NULL, NULL) != 0) {
             e = errno;
-            snprintf(why, wl, "cannot single-step: %s", strerror(e));
+            snprintf(why, whylen, "cannot single-step: %s", strerror(e));
             break;
         }
         int st;
@@ -240,19 +240,19 @@ static int resume_to_trap(pid_t pid, struct run_trace_signals *taken, bool *aban
          * registers. */
         pid_t w = run_trace_wait(pid, &st, 30000);
         if (w == 0) {
-            snprintf(why, wl, "the injected syscall did not complete within 30 s");
+            snprintf(why, whylen, "the injected syscall did not complete within 30 s");
             *abandoned = true;
             return ETIMEDOUT;
         }
         if (w != pid || !WIFSTOPPED(st)) {
-            snprintf(why, wl, "the program ended while a syscall was run in it");
+            snprintf(why, whylen, "the program ended while a syscall was run in it");
             *abandoned = true;
             return ESRCH;
         }
         siginfo_t si;
         if ((st >> 16) != 0 || ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) != 0) {
             if (++events > 64) {
-                snprintf(why, wl, "the single step never completed (stopped again %d times)", events);
+                snprintf(why, whylen, "the single step never completed (stopped again %d times)", events);
                 e = EAGAIN;
                 break;
             }
@@ -261,7 +261,7 @@ static int resume_to_trap(pid_t pid, struct run_trace_signals *taken, bool *aban
         if (WSTOPSIG(st) == SIGTRAP && si.si_code > 0)
             break;
         if (taken->n == RUN_TRACE_MAX_SIGNALS) {
-            snprintf(why, wl, "more than %d signals were waiting for the thread", taken->n);
+            snprintf(why, whylen, "more than %d signals were waiting for the thread", taken->n);
             e = EAGAIN;
             break;
         }
@@ -271,12 +271,12 @@ static int resume_to_trap(pid_t pid, struct run_trace_signals *taken, bool *aban
 }
 
 int run_trace_syscall(pid_t pid, uint64_t pc, long nr, const long args[6], long *ret,
-                      struct run_trace_signals *taken, char *why, size_t wl)
+                      struct run_trace_signals *taken, char *why, size_t whylen)
 {
     struct arch_regs saved, regs;
     int e = arch_inject_get_regs(pid, &saved);
     if (e) {
-        snprintf(why, wl, "cannot read the registers: %s", strerror(e));
+        snprintf(why, whylen, "cannot read the registers: %s", strerror(e));
         return e;
     }
     /* A thread found in a signal-delivery stop would lose that signal at the first step
@@ -289,16 +289,16 @@ int run_trace_syscall(pid_t pid, uint64_t pc, long nr, const long args[6], long 
     taken->stepped = true;
     arch_inject_syscall_regs(&regs, &saved, pc, nr, args);
     if ((e = arch_inject_set_regs(pid, &regs))) {
-        snprintf(why, wl, "cannot set the registers: %s", strerror(e));
+        snprintf(why, whylen, "cannot set the registers: %s", strerror(e));
         return e;
     }
     bool abandoned = false;
-    e = resume_to_trap(pid, taken, &abandoned, why, wl);
+    e = resume_to_trap(pid, taken, &abandoned, why, whylen);
     if (abandoned)
         return e;
     struct arch_regs after;
     if (!e && (e = arch_inject_get_regs(pid, &after)))
-        snprintf(why, wl, "cannot read the registers after the syscall: %s", strerror(e));
+        snprintf(why, whylen, "cannot read the registers after the syscall: %s", strerror(e));
     if (!e)
         *ret = arch_inject_syscall_result(&after);
     /* Its registers back as they were, orig_rax included (x86_64; the other arches keep
@@ -308,7 +308,7 @@ int run_trace_syscall(pid_t pid, uint64_t pc, long nr, const long args[6], long 
      * stop (tests/test_run_attach.py: an interrupted sleep stays whole). */
     int re = arch_inject_set_regs(pid, &saved);
     if (re && !e) {
-        snprintf(why, wl, "cannot restore the registers: %s", strerror(re));
+        snprintf(why, whylen, "cannot restore the registers: %s", strerror(re));
         e = re;
     }
     return e;

@@ -47,7 +47,7 @@ struct run_trace_signals {
  * kernel would have).  Signals dequeued meanwhile go to *taken.  0 and the syscall's return
  * value in *ret, or an errno value (why says what failed). */
 int run_trace_syscall(pid_t pid, uint64_t pc, long nr, const long args[6], long *ret,
-                      struct run_trace_signals *taken, char *why, size_t wl);
+                      struct run_trace_signals *taken, char *why, size_t whylen);
 /* Detaches tid, which is in a signal-delivery stop (its own, or the SIGTRAP of the last
  * step) or another ptrace stop, and gives back the signals in *taken: the first through
  * the detach itself with its siginfo (PTRACE_SETSIGINFO: a fault keeps its address), the

@@ -41,10 +41,10 @@ static bool overlaps(uint64_t a, uint64_t n, uint64_t b, uint64_t m)
 }
 
 enum run_vpatch_result run_vpatch_plan(const struct vdso_image *img, struct run_vpatch_site *sites,
-                                       size_t *nsites, char *why, size_t wl)
+                                       size_t *nsites, char *why, size_t whylen)
 {
     *nsites = 0;
-    if (!arch_inject_supported(why, wl))
+    if (!arch_inject_supported(why, whylen))
         return RUN_VPATCH_UNSUPPORTED;
     const struct arch_vdso_entries *e = arch_inject_vdso_entries();
     for (unsigned i = 0; i < RUN_ENTRIES; i++) {
@@ -53,27 +53,27 @@ enum run_vpatch_result run_vpatch_plan(const struct vdso_image *img, struct run_
         struct vdso_symbol s;
         if (!vdso_lookup(img, e->name[i], e->version, &s) && !vdso_lookup(img, e->name[i], NULL, &s)) {
             if (i == RUN_ENTRY_CLOCK_GETTIME) {
-                snprintf(why, wl, "unknown vDSO layout: it has no %s", e->name[i]);
+                snprintf(why, whylen, "unknown vDSO layout: it has no %s", e->name[i]);
                 return RUN_VPATCH_UNKNOWN_LAYOUT;
             }
             continue; /* e.g. no time(): nothing to serve there */
         }
         if (arch_inject_symbol_forbidden(s.name)) {
-            snprintf(why, wl, "refusing to write %s", s.name);
+            snprintf(why, whylen, "refusing to write %s", s.name);
             return RUN_VPATCH_UNKNOWN_LAYOUT;
         }
         /* The image starts on a page boundary: the offset has the address's alignment. */
         uint8_t jump[32];
         size_t jlen = arch_inject_abs_jump(jump, sizeof jump, s.offset, 0);
         if (jlen == 0) {
-            snprintf(why, wl, "unknown vDSO layout: %s at offset 0x%llx is not aligned as "
+            snprintf(why, whylen, "unknown vDSO layout: %s at offset 0x%llx is not aligned as "
                      "an instruction", s.name, (unsigned long long)s.offset);
             return RUN_VPATCH_UNKNOWN_LAYOUT;
         }
         /* The symbol's size, not the distance to the next one: the jump must lie inside
          * this function alone. */
         if (s.size < jlen || s.offset + jlen > img->size) {
-            snprintf(why, wl, "the vDSO's %s is %llu bytes, shorter than the %zu-byte jump",
+            snprintf(why, whylen, "the vDSO's %s is %llu bytes, shorter than the %zu-byte jump",
                      s.name, (unsigned long long)s.size, jlen);
             return RUN_VPATCH_TOO_SMALL;
         }
@@ -87,7 +87,7 @@ enum run_vpatch_result run_vpatch_plan(const struct vdso_image *img, struct run_
                 continue;
             bool forbidden = arch_inject_symbol_forbidden(o.name);
             if (overlaps(s.offset, jlen, o.offset, forbidden && o.size ? o.size : 1)) {
-                snprintf(why, wl, "%s starts inside the %zu bytes of %s the jump would overwrite",
+                snprintf(why, whylen, "%s starts inside the %zu bytes of %s the jump would overwrite",
                          o.name, jlen, s.name);
                 return RUN_VPATCH_TOO_SMALL;
             }
@@ -260,11 +260,11 @@ struct inj {
 };
 
 /* Runs one syscall in the tracee. */
-static int step(const struct inj *j, long nr, const long args[6], long *ret, char *why, size_t wl)
+static int step(const struct inj *j, long nr, const long args[6], long *ret, char *why, size_t whylen)
 {
     if (j->heal)
-        return run_heal_syscall(j->heal, nr, args, ret, why, wl);
-    return run_trace_syscall(j->pid, j->insn_at, nr, args, ret, j->taken, why, wl);
+        return run_heal_syscall(j->heal, nr, args, ret, why, whylen);
+    return run_trace_syscall(j->pid, j->insn_at, nr, args, ret, j->taken, why, whylen);
 }
 
 /* A running process has no descriptor of the memfd: it makes one, named by text written
@@ -273,25 +273,25 @@ static int step(const struct inj *j, long nr, const long args[6], long *ret, cha
  * (EINVAL).  share adopts it.  0 with *memfd, or an errno value (*memfd -1 unless the
  * adoption failed: then it is the tracee's, to close). */
 static int make_memfd(const struct inj *j, long region, const struct run_vpatch_share *share,
-                      long *memfd, char *why, size_t wl)
+                      long *memfd, char *why, size_t whylen)
 {
     int e;
     static const char name[] = "clockscope-run-page";
     if ((e = run_trace_write(j->pid, (uint64_t)region, name, sizeof name)))
-        snprintf(why, wl, "cannot write the memfd's name: %s", strerror(e));
+        snprintf(why, whylen, "cannot write the memfd's name: %s", strerror(e));
     for (unsigned flags = MFD_CLOEXEC | RUN_MFD_NOEXEC_SEAL;; flags = MFD_CLOEXEC) {
         long am[6] = {region, flags, 0, 0, 0, 0};
-        if (e || (e = step(j, SYS_memfd_create, am, memfd, why, wl)) || *memfd != -EINVAL ||
+        if (e || (e = step(j, SYS_memfd_create, am, memfd, why, whylen)) || *memfd != -EINVAL ||
             flags == MFD_CLOEXEC)
             break;
     }
     if (!e && is_err(*memfd)) {
-        snprintf(why, wl, "memfd_create in it failed: %s", strerror((int)-*memfd));
+        snprintf(why, whylen, "memfd_create in it failed: %s", strerror((int)-*memfd));
         e = EIO;
     }
     if (e)
         *memfd = -1;
-    else if (!share->adopt(j->pid, *memfd, share->ctx, why, wl))
+    else if (!share->adopt(j->pid, *memfd, share->ctx, why, whylen))
         e = EIO;
     return e;
 }
@@ -300,22 +300,22 @@ static int make_memfd(const struct inj *j, long region, const struct run_vpatch_
  * write), the process page wiped at fork and holding `first`, the reader's code written
  * and made read-only and executable.  0 or an errno value with why. */
 static int map_pages(const struct inj *j, long region, long memfd,
-                     const struct run_process_page *first, char *why, size_t wl)
+                     const struct run_process_page *first, char *why, size_t whylen)
 {
     long ret = 0;
     long a2[6] = {region + RUN_LINE_PAGE_OFFSET, RUN_MEMFD_SIZE, PROT_READ | PROT_WRITE,
                   MAP_SHARED | MAP_FIXED, memfd, 0};
-    int e = step(j, SYS_mmap, a2, &ret, why, wl);
+    int e = step(j, SYS_mmap, a2, &ret, why, whylen);
     if (!e && ret != region + (long)RUN_LINE_PAGE_OFFSET) {
-        snprintf(why, wl, "mmap of the data pages failed: %s",
+        snprintf(why, whylen, "mmap of the data pages failed: %s",
                  is_err(ret) ? strerror((int)-ret) : "wrong address");
         e = EIO;
     }
     if (!e) {
         long a6[6] = {region + RUN_LINE_PAGE_OFFSET, RUN_PAGE_SIZE, PROT_READ, 0, 0, 0};
-        e = step(j, SYS_mprotect, a6, &ret, why, wl);
+        e = step(j, SYS_mprotect, a6, &ret, why, whylen);
         if (!e && ret != 0) {
-            snprintf(why, wl, "mprotect of the line page failed: %s", strerror((int)-ret));
+            snprintf(why, whylen, "mprotect of the line page failed: %s", strerror((int)-ret));
             e = EIO;
         }
     }
@@ -324,23 +324,23 @@ static int map_pages(const struct inj *j, long region, long memfd,
          * then learns its own time namespace (reader.c).  A kernel without MADV_WIPEONFORK
          * (before 4.14) has no time namespaces either, and nothing to learn. */
         long a7[6] = {region + RUN_PROCESS_OFFSET, RUN_PAGE_SIZE, MADV_WIPEONFORK, 0, 0, 0};
-        e = step(j, SYS_madvise, a7, &ret, why, wl);
+        e = step(j, SYS_madvise, a7, &ret, why, whylen);
         if (!e && ret != 0 && !(ret == -EINVAL && access("/proc/self/ns/time", F_OK) != 0)) {
-            snprintf(why, wl, "madvise(MADV_WIPEONFORK) of the process page failed: %s",
+            snprintf(why, whylen, "madvise(MADV_WIPEONFORK) of the process page failed: %s",
                      strerror((int)-ret));
             e = EIO;
         }
     }
     if (!e && first && (e = run_trace_write(j->pid, (uint64_t)region + RUN_PROCESS_OFFSET, first,
                                             sizeof *first)))
-        snprintf(why, wl, "cannot write the process page: %s", strerror(e));
+        snprintf(why, whylen, "cannot write the process page: %s", strerror(e));
     if (!e && (e = run_trace_write(j->pid, (uint64_t)region, run_reader_blob, sizeof run_reader_blob)))
-        snprintf(why, wl, "cannot write the reader at 0x%lx: %s", region, strerror(e));
+        snprintf(why, whylen, "cannot write the reader at 0x%lx: %s", region, strerror(e));
     if (!e) {
         long a5[6] = {region, RUN_READER_CODE_SIZE, PROT_READ | PROT_EXEC, 0, 0, 0};
-        e = step(j, SYS_mprotect, a5, &ret, why, wl);
+        e = step(j, SYS_mprotect, a5, &ret, why, whylen);
         if (!e && ret != 0) {
-            snprintf(why, wl, "mprotect of the reader failed: %s", strerror((int)-ret));
+            snprintf(why, whylen, "mprotect of the reader failed: %s", strerror((int)-ret));
             e = EIO;
         }
     }
@@ -353,7 +353,7 @@ static int map_pages(const struct inj *j, long region, long memfd,
  * errno value with why. */
 static int map_reader(const struct inj *j, uint64_t base, long memfd,
                       const struct run_vpatch_share *share, const struct run_process_page *first,
-                      long *region_out, char *why, size_t wl)
+                      long *region_out, char *why, size_t whylen)
 {
     long region = -1, ret = 0;
     const size_t region_size = RUN_REGION_SIZE;
@@ -361,18 +361,18 @@ static int map_reader(const struct inj *j, uint64_t base, long memfd,
      * anonymous mapping), read-only and executable once the reader is in. */
     long a1[6] = {(long)run_vpatch_region_hint(base), (long)region_size, PROT_READ | PROT_WRITE,
                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0};
-    int e = step(j, SYS_mmap, a1, &region, why, wl);
+    int e = step(j, SYS_mmap, a1, &region, why, whylen);
     if (!e && is_err(region)) {
-        snprintf(why, wl, "mmap of the reader's pages failed: %s", strerror((int)-region));
+        snprintf(why, whylen, "mmap of the reader's pages failed: %s", strerror((int)-region));
         e = EIO, region = -1;
     }
     if (!e && share)
-        e = make_memfd(j, region, share, &memfd, why, wl);
+        e = make_memfd(j, region, share, &memfd, why, whylen);
     if (!e)
-        e = map_pages(j, region, memfd, first, why, wl);
+        e = map_pages(j, region, memfd, first, why, whylen);
     /* The memfd is closed in the tracee whatever happened: the mapping keeps the page. */
     long a3[6] = {memfd, 0, 0, 0, 0, 0};
-    if (memfd >= 0 && step(j, SYS_close, a3, &ret, why, wl) && !e)
+    if (memfd >= 0 && step(j, SYS_close, a3, &ret, why, whylen) && !e)
         e = EIO;
     if (e && region != -1) {
         long a4[6] = {region, (long)region_size, 0, 0, 0, 0};
@@ -386,12 +386,12 @@ static int map_reader(const struct inj *j, uint64_t base, long memfd,
 /* The jumps to the reader at region written over every site, in order; on a failure those
  * written are put back.  how says what was done. */
 static enum run_vpatch_result write_jumps(pid_t pid, const struct run_vpatch_target *t,
-                                          long region, char *how, size_t hl)
+                                          long region, char *why, size_t whylen)
 {
     const uint64_t base = t->base;
     const uint8_t *image = t->image;
     const struct run_vpatch_site *sites = t->sites;
-    int e, n = snprintf(how, hl, "patched vDSO: reader at 0x%lx,", region);
+    int e, n = snprintf(why, whylen, "patched vDSO: reader at 0x%lx,", region);
     for (size_t i = 0; i < t->nsites; i++) {
         uint8_t jump[32];
         size_t jl = run_vpatch_jump(jump, sizeof jump, base + sites[i].offset,
@@ -407,11 +407,11 @@ static enum run_vpatch_result write_jumps(pid_t pid, const struct run_vpatch_tar
             for (size_t k = 0; k <= i; k++)
                 run_trace_write(pid, base + sites[k].offset, image + sites[k].offset,
                                 sites[k].jump_len);
-            snprintf(how, hl, "cannot write the jump over %s: %s", sites[i].name, strerror(e));
+            snprintf(why, whylen, "cannot write the jump over %s: %s", sites[i].name, strerror(e));
             return RUN_VPATCH_TRACE_FAILED;
         }
-        if (n > 0 && (size_t)n < hl)
-            n += snprintf(how + n, hl - (size_t)n, " %s (%s jump)", sites[i].name,
+        if (n > 0 && (size_t)n < whylen)
+            n += snprintf(why + n, whylen - (size_t)n, " %s (%s jump)", sites[i].name,
                           jl < sites[i].jump_len ? "direct" : "absolute");
     }
     return RUN_VPATCH_OK;

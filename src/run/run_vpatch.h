@@ -37,7 +37,7 @@ struct run_vpatch_site {
  * images read from this process and on doctored copies).  Returns RUN_VPATCH_OK with
  * the sites, or a reason in why. */
 enum run_vpatch_result run_vpatch_plan(const struct vdso_image *img, struct run_vpatch_site *sites,
-                                       size_t *nsites, char *why, size_t wl);
+                                       size_t *nsites, char *why, size_t whylen);
 
 /* Where the reader's region is asked for (an mmap hint): near the vDSO at vdso_base, so
  * that a direct jump reaches it from every entry point. */
@@ -67,7 +67,7 @@ bool run_vpatch_region_of(const struct run_vpatch_target *t, uint64_t *region);
  * /proc/PID/fd/N (as root may across users and PID namespaces, where the process could not
  * open a helper's) and moves the helper's pages into it; false with the reason. */
 struct run_vpatch_share {
-    bool (*adopt)(pid_t pid, long fd_in_target, void *ctx, char *why, size_t wl);
+    bool (*adopt)(pid_t pid, long fd_in_target, void *ctx, char *why, size_t whylen);
     void *ctx;
 };
 

@@ -196,10 +196,10 @@ static bool parse_ref(struct cursor *c, struct probe_output *out, int last_row_l
 }
 
 bool probe_parse(const char *buf, size_t len, enum probe_mode mode, const char *runtime,
-                 struct probe_output *out, char *err, size_t errlen)
+                 struct probe_output *out, char *why, size_t whylen)
 {
     memset(out, 0, sizeof *out);
-    struct cursor c = {buf, buf, 0, err, errlen};
+    struct cursor c = {buf, buf, 0, why, whylen};
     if (len == 0)
         return fail(&c, "no output");
     if (memchr(buf, 0, len)) {

@@ -50,6 +50,6 @@ struct probe_output {
 /* Parses buf[0..len) as a probe's output in `mode`, from the runtime named `runtime`
  * (the header must name it).  false: err says what and where ("line 3: ..."). */
 bool probe_parse(const char *buf, size_t len, enum probe_mode mode, const char *runtime,
-                 struct probe_output *out, char *err, size_t errlen);
+                 struct probe_output *out, char *why, size_t whylen);
 
 #endif

@@ -62,12 +62,12 @@ struct runtimes_options {
     double timeout_s;
 };
 
-static bool known_runtime(void *opts, const char *value, char *err, size_t errlen)
+static bool known_runtime(void *opts, const char *value, char *why, size_t whylen)
 {
     (void)opts;
     if (runtime_find(value))
         return true;
-    cli_not_one_of(err, errlen, value, "c, python, go, java, node, rust");
+    cli_not_one_of(why, whylen, value, "c, python, go, java, node, rust");
     return false;
 }
 

@@ -47,7 +47,7 @@ static const char *str_at(const struct vdso_image *img, uint64_t idx)
 
 #define FAIL(...)                                                                   \
     do {                                                                            \
-        snprintf(err, errlen, __VA_ARGS__);                                         \
+        snprintf(why, whylen, __VA_ARGS__);                                         \
         return false;                                                               \
     } while (0)
 
@@ -97,7 +97,7 @@ static bool count_from_gnu_hash(const struct vdso_image *img, size_t off, size_t
 
 /* The ELF identification and header: a 64-bit little-endian shared object whose program
  * headers lie inside the image. */
-static bool check_header(struct vdso_image *img, Elf64_Ehdr *eh, char *err, size_t errlen)
+static bool check_header(struct vdso_image *img, Elf64_Ehdr *eh, char *why, size_t whylen)
 {
     size_t size = img->size;
     if (!img->base || size < EI_NIDENT)
@@ -124,7 +124,7 @@ static bool check_header(struct vdso_image *img, Elf64_Ehdr *eh, char *err, size
 
 /* The first PT_LOAD (where addresses map to the image) and PT_DYNAMIC, into *dyn_ph. */
 static bool find_segments(struct vdso_image *img, const Elf64_Ehdr *eh, Elf64_Phdr *dyn_ph,
-                          char *err, size_t errlen)
+                          char *why, size_t whylen)
 {
     bool have_load = false, have_dynamic = false;
     for (unsigned i = 0; i < eh->e_phnum; i++) {
@@ -178,8 +178,8 @@ static void read_dynamic(const struct vdso_image *img, const Elf64_Phdr *dyn_ph,
 }
 
 /* The symbol and string tables' places in the image. */
-static bool locate_tables(struct vdso_image *img, const struct dyn_tables *t, char *err,
-                          size_t errlen)
+static bool locate_tables(struct vdso_image *img, const struct dyn_tables *t, char *why,
+                          size_t whylen)
 {
     if (!t->symtab || !t->strtab || !t->strsz)
         FAIL("dynamic section lacks DT_SYMTAB, DT_STRTAB or DT_STRSZ");
@@ -196,8 +196,8 @@ static bool locate_tables(struct vdso_image *img, const struct dyn_tables *t, ch
 
 /* How many symbols there are (the ELF has no count: a hash table gives it), and the
  * version tables when they are there. */
-static bool count_symbols(struct vdso_image *img, const struct dyn_tables *t, char *err,
-                          size_t errlen)
+static bool count_symbols(struct vdso_image *img, const struct dyn_tables *t, char *why,
+                          size_t whylen)
 {
     size_t off, n = 0;
     bool counted = false;
@@ -221,7 +221,7 @@ static bool count_symbols(struct vdso_image *img, const struct dyn_tables *t, ch
     return true;
 }
 
-bool vdso_parse(const void *buf, size_t size, struct vdso_image *img, char *err, size_t errlen)
+bool vdso_parse(const void *buf, size_t size, struct vdso_image *img, char *why, size_t whylen)
 {
     memset(img, 0, sizeof *img);
     img->base = buf;
@@ -229,10 +229,10 @@ bool vdso_parse(const void *buf, size_t size, struct vdso_image *img, char *err,
     Elf64_Ehdr eh;
     Elf64_Phdr dyn_ph = {0};
     struct dyn_tables t;
-    if (!check_header(img, &eh, err, errlen) || !find_segments(img, &eh, &dyn_ph, err, errlen))
+    if (!check_header(img, &eh, why, whylen) || !find_segments(img, &eh, &dyn_ph, why, whylen))
         return false;
     read_dynamic(img, &dyn_ph, &t);
-    return locate_tables(img, &t, err, errlen) && count_symbols(img, &t, err, errlen);
+    return locate_tables(img, &t, why, whylen) && count_symbols(img, &t, why, whylen);
 }
 
 /* Finds the name of version index `ndx` by walking the Verdef chain. */

@@ -32,8 +32,8 @@ struct vdso_symbol {
     bool is_function;
 };
 
-/* Parses the image.  Returns false with a one-line reason in err. */
-bool vdso_parse(const void *buf, size_t size, struct vdso_image *img, char *err, size_t errlen);
+/* Parses the image.  Returns false with a one-line reason in why. */
+bool vdso_parse(const void *buf, size_t size, struct vdso_image *img, char *why, size_t whylen);
 /* The i-th defined, global or weak, function or object symbol; false when i is past the
  * table or the entry is not a usable definition. */
 bool vdso_symbol_at(const struct vdso_image *img, size_t i, struct vdso_symbol *out);

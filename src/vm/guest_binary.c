@@ -15,18 +15,18 @@
 #define PATH_LEN 4096
 
 /* A static ELF executable for the arch: the guest has no dynamic loader and no libc. */
-static bool check_guest_binary(const struct vm_arch *arch, const char *path, char *why, size_t wl)
+static bool check_guest_binary(const struct vm_arch *arch, const char *path, char *why, size_t whylen)
 {
     struct elf_facts f;
-    enum elf_probe_result r = elf_probe(path, &f, why, wl);
+    enum elf_probe_result r = elf_probe(path, &f, why, whylen);
     if (r == ELF_PROBE_BAD)
         return false;
     if (r == ELF_PROBE_NOT_ELF || !f.elf64_le || f.machine != arch->desc->elf_machine) {
-        snprintf(why, wl, "'%s' is not a 64-bit little-endian %s executable", path, arch->name);
+        snprintf(why, whylen, "'%s' is not a 64-bit little-endian %s executable", path, arch->name);
         return false;
     }
     if (f.has_interp) {
-        snprintf(why, wl, "'%s' is dynamically linked; the guest has no libc: build it "
+        snprintf(why, whylen, "'%s' is dynamically linked; the guest has no libc: build it "
                           "static (make STATIC=1)", path);
         return false;
     }
@@ -45,11 +45,11 @@ static void how_to_build(const struct vm_arch *arch, char *buf, size_t len)
 }
 
 bool guest_binary_find(const struct vm_arch *arch, const char *given, char *out, size_t len,
-                       char *why, size_t wl)
+                       char *why, size_t whylen)
 {
     if (given) {
         snprintf(out, len, "%s", given);
-        return check_guest_binary(arch, out, why, wl);
+        return check_guest_binary(arch, out, why, whylen);
     }
     char candidates[3][PATH_LEN];
     int n = 0;
@@ -73,23 +73,23 @@ bool guest_binary_find(const struct vm_arch *arch, const char *given, char *out,
     for (int i = 0; i < n; i++) {
         if (access(candidates[i], R_OK) == 0) {
             snprintf(out, len, "%s", candidates[i]);
-            return check_guest_binary(arch, out, why, wl);
+            return check_guest_binary(arch, out, why, whylen);
         }
     }
     /* A static clockscope of the guest's arch can be its own guest. */
     if (!(dir && *dir) && self[0] && strcmp(arch->name, arch_name()) == 0 &&
-        check_guest_binary(arch, self, why, wl)) {
+        check_guest_binary(arch, self, why, whylen)) {
         snprintf(out, len, "%s", self);
         return true;
     }
     char how[512];
     how_to_build(arch, how, sizeof how);
     if (n == 0) {
-        snprintf(why, wl, "cannot find this binary's directory to look for a static %s "
+        snprintf(why, whylen, "cannot find this binary's directory to look for a static %s "
                           "clockscope; pass --binary PATH, or %s", arch->name, how);
         return false;
     }
-    snprintf(why, wl, "no static %s clockscope at %s%s%s: %s; or pass --binary PATH",
+    snprintf(why, whylen, "no static %s clockscope at %s%s%s: %s; or pass --binary PATH",
              arch->name, candidates[0], n > 1 ? " nor " : "", n > 1 ? candidates[1] : "", how);
     return false;
 }

@@ -16,6 +16,6 @@
  * The result must be a static 64-bit little-endian executable of ARCH.  On failure `why`
  * names the places looked at and the Debian packages and make targets that give one. */
 bool guest_binary_find(const struct vm_arch *arch, const char *given, char *out, size_t len,
-                       char *why, size_t wl);
+                       char *why, size_t whylen);
 
 #endif

@@ -24,17 +24,17 @@
 #define LDD_MAX_OUTPUT 65536
 #define LDD_MAX_PATHS 256
 
-bool guest_path_check(const char *path, char *why, size_t wl)
+bool guest_path_check(const char *path, char *why, size_t whylen)
 {
     static const char *const reserved[] = {"/init", "/dev", "/proc", "/sys", "/tmp",
                                            "/clockscope-vm"};
     size_t len = strlen(path);
     if (path[0] != '/') {
-        snprintf(why, wl, "guest path '%s' is not absolute", path);
+        snprintf(why, whylen, "guest path '%s' is not absolute", path);
         return false;
     }
     if (len < 2 || len > GUEST_PATH_MAX) {
-        snprintf(why, wl, "guest path '%.80s' must be 2 to %d bytes", path, GUEST_PATH_MAX);
+        snprintf(why, whylen, "guest path '%.80s' must be 2 to %d bytes", path, GUEST_PATH_MAX);
         return false;
     }
     for (const char *c = path; *c; c++) {
@@ -42,7 +42,7 @@ bool guest_path_check(const char *path, char *why, size_t wl)
             continue;
         size_t n = strcspn(c + 1, "/");
         if (n == 0 || (n == 1 && c[1] == '.') || (n == 2 && c[1] == '.' && c[2] == '.')) {
-            snprintf(why, wl, "guest path '%s' has an empty, '.' or '..' component", path);
+            snprintf(why, whylen, "guest path '%s' has an empty, '.' or '..' component", path);
             return false;
         }
     }
@@ -50,7 +50,7 @@ bool guest_path_check(const char *path, char *why, size_t wl)
         size_t r = strlen(reserved[i]);
         if (strncmp(path, reserved[i], r) == 0 && (path[r] == 0 || path[r] == '/') &&
             !(strcmp(reserved[i], "/tmp") == 0 && path[r] == '/')) {
-            snprintf(why, wl, "guest path '%s' is where the guest's init keeps %s", path,
+            snprintf(why, whylen, "guest path '%s' is where the guest's init keeps %s", path,
                      reserved[i]);
             return false;
         }
@@ -58,14 +58,14 @@ bool guest_path_check(const char *path, char *why, size_t wl)
     return true;
 }
 
-bool guest_env_check(const char *a, char *why, size_t wl)
+bool guest_env_check(const char *a, char *why, size_t whylen)
 {
     const char *eq = strchr(a, '=');
     bool ok = eq && eq > a && (isalpha((unsigned char)a[0]) || a[0] == '_');
     for (const char *c = a; ok && c < eq; c++)
         ok = isalnum((unsigned char)*c) || *c == '_';
     if (!ok)
-        snprintf(why, wl, "--env '%.80s' is not NAME=VALUE with NAME a letter or '_' then "
+        snprintf(why, whylen, "--env '%.80s' is not NAME=VALUE with NAME a letter or '_' then "
                  "letters, digits or '_'", a);
     return ok;
 }
@@ -102,7 +102,7 @@ static bool is_vdso_name(const char *s)
     return strncmp(s, "linux-vdso.so.", 14) == 0 || strncmp(s, "linux-gate.so.", 14) == 0;
 }
 
-int ldd_parse(char *text, const char **paths, int max, char *why, size_t wl)
+int ldd_parse(char *text, const char **paths, int max, char *why, size_t whylen)
 {
     int n = 0;
     for (char *line = text, *next; line; line = next) {
@@ -120,11 +120,11 @@ int ldd_parse(char *text, const char **paths, int max, char *why, size_t wl)
             *arrow = 0;
             char *name = trim(s), *right = trim(arrow + 4);
             if (strcmp(right, "not found") == 0) {
-                snprintf(why, wl, "ldd: shared library '%.100s' not found", name);
+                snprintf(why, whylen, "ldd: shared library '%.100s' not found", name);
                 return -1;
             }
             if (!*name || strchr(name, ' ')) {
-                snprintf(why, wl, "unexpected ldd output line: '%.120s'", s);
+                snprintf(why, whylen, "unexpected ldd output line: '%.120s'", s);
                 return -1;
             }
             if (right[0] == '(' && is_vdso_name(name)) /* old form: "linux-vdso.so.1 =>  (0x..)" */
@@ -136,7 +136,7 @@ int ldd_parse(char *text, const char **paths, int max, char *why, size_t wl)
                 continue;
         }
         if (!path || path[0] != '/') {
-            snprintf(why, wl, "unexpected ldd output line: '%.120s'", s);
+            snprintf(why, whylen, "unexpected ldd output line: '%.120s'", s);
             return -1;
         }
         bool seen = false;
@@ -145,7 +145,7 @@ int ldd_parse(char *text, const char **paths, int max, char *why, size_t wl)
         if (seen)
             continue;
         if (n == max) {
-            snprintf(why, wl, "ldd lists more than %d files", max);
+            snprintf(why, whylen, "ldd lists more than %d files", max);
             return -1;
         }
         paths[n++] = path;
@@ -166,18 +166,18 @@ void guest_files_free(struct guest_files *g)
 /* Records one file; the same guest path twice is an error unless both name the same host
  * file and neither was requested explicitly twice (libraries shared by two --add files). */
 static bool add_one(struct guest_files *g, const char *host, const char *guest, bool requested,
-                    char *why, size_t wl)
+                    char *why, size_t whylen)
 {
     struct stat st;
     if (stat(host, &st) != 0) {
-        snprintf(why, wl, "--add: cannot read '%s': %s", host, strerror(errno));
+        snprintf(why, whylen, "--add: cannot read '%s': %s", host, strerror(errno));
         return false;
     }
     if (!S_ISREG(st.st_mode)) {
-        snprintf(why, wl, "--add: '%s' is not a regular file", host);
+        snprintf(why, whylen, "--add: '%s' is not a regular file", host);
         return false;
     }
-    if (!guest_path_check(guest, why, wl))
+    if (!guest_path_check(guest, why, whylen))
         return false;
     for (size_t i = 0; i < g->n; i++) {
         struct guest_file *o = &g->v[i];
@@ -189,7 +189,7 @@ static bool add_one(struct guest_files *g, const char *host, const char *guest, 
                 o->requested |= requested;
                 return true;
             }
-            snprintf(why, wl, "--add: guest path '%s' given twice ('%s' and '%s')", guest,
+            snprintf(why, whylen, "--add: guest path '%s' given twice ('%s' and '%s')", guest,
                      o->host, host);
             return false;
         }
@@ -197,19 +197,19 @@ static bool add_one(struct guest_files *g, const char *host, const char *guest, 
         const char *shorter = a < b ? o->guest : guest, *longer = a < b ? guest : o->guest;
         size_t sl = a < b ? a : b;
         if (strncmp(shorter, longer, sl) == 0 && longer[sl] == '/') {
-            snprintf(why, wl, "--add: guest path '%s' would be both a file and a directory",
+            snprintf(why, whylen, "--add: guest path '%s' would be both a file and a directory",
                      shorter);
             return false;
         }
     }
     if (g->n == GUEST_FILES_MAX || g->bytes + (uint64_t)st.st_size > GUEST_FILES_MAX_BYTES) {
-        snprintf(why, wl, "--add: more than %d files or %llu MiB in all (at '%s')",
+        snprintf(why, whylen, "--add: more than %d files or %llu MiB in all (at '%s')",
                  GUEST_FILES_MAX, GUEST_FILES_MAX_BYTES >> 20, host);
         return false;
     }
     struct guest_file *v = realloc(g->v, (g->n + 1) * sizeof *v);
     if (!v) {
-        snprintf(why, wl, "out of memory");
+        snprintf(why, whylen, "out of memory");
         return false;
     }
     g->v = v;
@@ -219,7 +219,7 @@ static bool add_one(struct guest_files *g, const char *host, const char *guest, 
     if (!f->host || !f->guest) {
         free(f->host);
         free(f->guest);
-        snprintf(why, wl, "out of memory");
+        snprintf(why, whylen, "out of memory");
         return false;
     }
     f->mode = (st.st_mode & 0111) ? 0755 : 0644;
@@ -231,11 +231,11 @@ static bool add_one(struct guest_files *g, const char *host, const char *guest, 
 }
 
 /* Runs `ldd -- path`, its stdout into a temporary file, and adds what it lists. */
-static bool add_libraries(struct guest_files *g, const char *path, char *why, size_t wl)
+static bool add_libraries(struct guest_files *g, const char *path, char *why, size_t whylen)
 {
     FILE *out = tmpfile();
     if (!out) {
-        snprintf(why, wl, "cannot create a temporary file: %s", strerror(errno));
+        snprintf(why, whylen, "cannot create a temporary file: %s", strerror(errno));
         return false;
     }
     char err[1024];
@@ -246,29 +246,29 @@ static bool add_libraries(struct guest_files *g, const char *path, char *why, si
     size_t n = fread(text, 1, sizeof text, out);
     fclose(out);
     if (status != 0) {
-        snprintf(why, wl, "--add: `ldd %s` failed (%s): %s", path,
+        snprintf(why, whylen, "--add: `ldd %s` failed (%s): %s", path,
                  status < 0 ? "could not run it: is libc-bin installed?" : "exit status not 0",
                  err[0] ? err : "no message");
         return false;
     }
     if (n > LDD_MAX_OUTPUT) {
-        snprintf(why, wl, "--add: `ldd %s` printed more than %d bytes", path, LDD_MAX_OUTPUT);
+        snprintf(why, whylen, "--add: `ldd %s` printed more than %d bytes", path, LDD_MAX_OUTPUT);
         return false;
     }
     text[n] = 0;
     if (memchr(text, 0, n)) {
-        snprintf(why, wl, "--add: `ldd %s` printed a NUL byte", path);
+        snprintf(why, whylen, "--add: `ldd %s` printed a NUL byte", path);
         return false;
     }
     const char *libs[LDD_MAX_PATHS];
     char pwhy[200];
     int count = ldd_parse(text, libs, LDD_MAX_PATHS, pwhy, sizeof pwhy);
     if (count < 0) {
-        snprintf(why, wl, "--add '%s': %s", path, pwhy);
+        snprintf(why, whylen, "--add '%s': %s", path, pwhy);
         return false;
     }
     for (int i = 0; i < count; i++)
-        if (!add_one(g, libs[i], libs[i], false, why, wl))
+        if (!add_one(g, libs[i], libs[i], false, why, whylen))
             return false;
     return true;
 }
@@ -278,7 +278,7 @@ static bool add_libraries(struct guest_files *g, const char *path, char *why, si
  * $CLOCKSCOPE_CROSS_LIBDIR) to the guest's /lib/TRIPLET, a directory the cross-built
  * loader searches by default. */
 static bool add_cross_libraries(struct guest_files *g, const struct vm_arch *arch,
-                                const char *path, char *why, size_t wl)
+                                const char *path, char *why, size_t whylen)
 {
     char libdir[PATH_MAX];
     const char *env = getenv(ENV_CROSS_LIBDIR);
@@ -296,7 +296,7 @@ static bool add_cross_libraries(struct guest_files *g, const struct vm_arch *arc
         const char *file = queue[head++];
         char dwhy[PATH_MAX + 200];
         if (!elf_deps_read(file, &d, dwhy, sizeof dwhy)) {
-            snprintf(why, wl, "--add: %s", dwhy);
+            snprintf(why, whylen, "--add: %s", dwhy);
             return false;
         }
         const char *names[ELF_DEPS_MAX_NEEDED + 1];
@@ -309,16 +309,16 @@ static bool add_cross_libraries(struct guest_files *g, const struct vm_arch *arc
             bool is_loader = d.interp[0] && i == 0;
             char host[PATH_MAX], guest[GUEST_PATH_MAX + 1];
             if ((size_t)snprintf(host, sizeof host, "%s/%s", libdir, names[i]) >= sizeof host)
-                return snprintf(why, wl, "--add: library path too long"), false;
+                return snprintf(why, whylen, "--add: library path too long"), false;
             if (is_loader)
                 snprintf(guest, sizeof guest, "%s", d.interp);
             else if ((size_t)snprintf(guest, sizeof guest, "/lib/%s/%s", arch->desc->triple,
                                       names[i]) >= sizeof guest)
-                return snprintf(why, wl, "--add: library name '%s' too long", names[i]), false;
+                return snprintf(why, whylen, "--add: library name '%s' too long", names[i]), false;
             struct elf_facts f;
             char pwhy[PATH_MAX + 64];
             if (access(host, R_OK) != 0) {
-                snprintf(why, wl, "--add: %s '%s' (needed by '%s') is not in %s: install %s "
+                snprintf(why, whylen, "--add: %s '%s' (needed by '%s') is not in %s: install %s "
                          "(apt-get install %s), or point CLOCKSCOPE_CROSS_LIBDIR at the "
                          "directory that has it", is_loader ? "the loader" : "shared library",
                          names[i], file, libdir, arch->cross_libc_package,
@@ -327,7 +327,7 @@ static bool add_cross_libraries(struct guest_files *g, const struct vm_arch *arc
             }
             if (elf_probe(host, &f, pwhy, sizeof pwhy) != ELF_PROBE_OK || !f.elf64_le ||
                 f.machine != arch->desc->elf_machine) {
-                snprintf(why, wl, "--add: '%s' (needed by '%s') is not an ELF file for %s",
+                snprintf(why, whylen, "--add: '%s' (needed by '%s') is not an ELF file for %s",
                          host, file, arch->name);
                 return false;
             }
@@ -336,10 +336,10 @@ static bool add_cross_libraries(struct guest_files *g, const struct vm_arch *arc
                 queued = strcmp(queue[q], host) == 0;
             if (queued)
                 continue;
-            if (!add_one(g, host, guest, false, why, wl))
+            if (!add_one(g, host, guest, false, why, whylen))
                 return false;
             if (tail == MAX_QUEUE) {
-                snprintf(why, wl, "--add '%s': more than %d libraries", path, MAX_QUEUE);
+                snprintf(why, whylen, "--add '%s': more than %d libraries", path, MAX_QUEUE);
                 return false;
             }
             snprintf(queue[tail++], PATH_MAX, "%s", host);
@@ -349,20 +349,20 @@ static bool add_cross_libraries(struct guest_files *g, const struct vm_arch *arc
 }
 
 bool guest_files_add(struct guest_files *g, const struct vm_arch *arch, const char *spec,
-                     char *why, size_t wl)
+                     char *why, size_t whylen)
 {
     char host[PATH_MAX], guest[GUEST_PATH_MAX + 2];
     const char *colon = strrchr(spec, ':');
     size_t hl = colon ? (size_t)(colon - spec) : strlen(spec);
     if (hl == 0 || hl >= sizeof host) {
-        snprintf(why, wl, "--add '%.80s': no host path, or one too long", spec);
+        snprintf(why, whylen, "--add '%.80s': no host path, or one too long", spec);
         return false;
     }
     memcpy(host, spec, hl);
     host[hl] = 0;
     if (colon) {
         if (strlen(colon + 1) >= sizeof guest) {
-            snprintf(why, wl, "--add '%.80s': guest path longer than %d bytes", spec,
+            snprintf(why, whylen, "--add '%.80s': guest path longer than %d bytes", spec,
                      GUEST_PATH_MAX);
             return false;
         }
@@ -371,7 +371,7 @@ bool guest_files_add(struct guest_files *g, const struct vm_arch *arch, const ch
         const char *base = strrchr(host, '/');
         base = base ? base + 1 : host;
         if (!*base || strlen(base) + 5 >= sizeof guest) {
-            snprintf(why, wl, "--add '%.80s': cannot name it in the guest; give HOST:GUEST", spec);
+            snprintf(why, whylen, "--add '%.80s': cannot name it in the guest; give HOST:GUEST", spec);
             return false;
         }
         snprintf(guest, sizeof guest, "/bin/%s", base);
@@ -380,21 +380,21 @@ bool guest_files_add(struct guest_files *g, const struct vm_arch *arch, const ch
     char probe_why[PATH_MAX + 64];
     enum elf_probe_result r = elf_probe(host, &f, probe_why, sizeof probe_why);
     if (r == ELF_PROBE_BAD) {
-        snprintf(why, wl, "--add: %s", probe_why);
+        snprintf(why, whylen, "--add: %s", probe_why);
         return false;
     }
-    if (!add_one(g, host, guest, true, why, wl))
+    if (!add_one(g, host, guest, true, why, whylen))
         return false;
     if (r == ELF_PROBE_NOT_ELF)
         return true;
     if (!f.elf64_le || f.machine != arch->desc->elf_machine) {
-        snprintf(why, wl, "--add: '%s' is an ELF file for another machine than %s", host,
+        snprintf(why, whylen, "--add: '%s' is an ELF file for another machine than %s", host,
                  arch->name);
         return false;
     }
     if (!f.has_dynamic && !f.has_interp)
         return true; /* static: nothing else to bring */
     if (strcmp(arch->name, arch_name()) != 0)
-        return add_cross_libraries(g, arch, host, why, wl);
-    return add_libraries(g, host, why, wl);
+        return add_cross_libraries(g, arch, host, why, whylen);
+    return add_libraries(g, host, why, whylen);
 }

@@ -35,7 +35,7 @@ struct guest_files {
 /* A valid guest path: absolute, at most GUEST_PATH_MAX bytes, no empty, "." or ".."
  * component, and not where init mounts or keeps its own files (/init, /dev, /proc,
  * /sys, /tmp, /clockscope-vm). */
-bool guest_path_check(const char *path, char *why, size_t wl);
+bool guest_path_check(const char *path, char *why, size_t whylen);
 
 /* Adds `spec` (HOST or HOST:GUEST; the default GUEST is /bin/<basename of HOST>) and, for
  * a dynamically linked ELF of the guest's arch, what it loads: what `ldd` on the host says
@@ -45,16 +45,16 @@ bool guest_path_check(const char *path, char *why, size_t wl);
  * path given twice, an ELF of another arch, a library that cannot be found, unparseable ldd
  * output, or the limits exceeded: all usage errors (exit 2). */
 bool guest_files_add(struct guest_files *g, const struct vm_arch *arch, const char *spec,
-                     char *why, size_t wl);
+                     char *why, size_t whylen);
 void guest_files_free(struct guest_files *g);
 
 /* Parses `ldd` output in place: the absolute paths of what the loader maps (libraries and
  * the loader itself), into paths[0..max).  The vDSO line is skipped; "statically linked"
  * gives 0.  -1 (why filled) for "not found" libraries, more than max, or any line that is
  * not one of ldd's forms. */
-int ldd_parse(char *text, const char **paths, int max, char *why, size_t wl);
+int ldd_parse(char *text, const char **paths, int max, char *why, size_t whylen);
 
 /* NAME=VALUE with NAME a C identifier; false (why filled) otherwise. */
-bool guest_env_check(const char *assignment, char *why, size_t wl);
+bool guest_env_check(const char *assignment, char *why, size_t whylen);
 
 #endif

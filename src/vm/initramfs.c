@@ -16,25 +16,25 @@
 
 #define MAX_BINARY (64u << 20)
 
-static void *slurp(const char *path, uint64_t max, size_t *size, char *why, size_t wl)
+static void *slurp(const char *path, uint64_t max, size_t *size, char *why, size_t whylen)
 {
     FILE *f = fopen(path, "rb");
     struct stat st;
     if (!f || fstat(fileno(f), &st) != 0) {
-        snprintf(why, wl, "cannot open '%s': %s", path, strerror(errno));
+        snprintf(why, whylen, "cannot open '%s': %s", path, strerror(errno));
         if (f)
             fclose(f);
         return NULL;
     }
     if (st.st_size < 0 || (uint64_t)st.st_size > max || (max == MAX_BINARY && !st.st_size)) {
-        snprintf(why, wl, "'%s' has an implausible size (%lld bytes)", path,
+        snprintf(why, whylen, "'%s' has an implausible size (%lld bytes)", path,
                  (long long)st.st_size);
         fclose(f);
         return NULL;
     }
     void *buf = malloc((size_t)st.st_size + 1);
     if (!buf || fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
-        snprintf(why, wl, "cannot read '%s'", path);
+        snprintf(why, whylen, "cannot read '%s'", path);
         free(buf);
         fclose(f);
         return NULL;
@@ -79,15 +79,15 @@ static bool write_parent_dirs(struct cpio_writer *w, const struct guest_files *f
 }
 
 static bool write_added_files(struct cpio_writer *w, const struct guest_files *files, char *why,
-                              size_t wl)
+                              size_t whylen)
 {
     if (!write_parent_dirs(w, files)) {
-        snprintf(why, wl, "out of memory");
+        snprintf(why, whylen, "out of memory");
         return false;
     }
     for (size_t i = 0; i < files->n; i++) {
         size_t size;
-        void *data = slurp(files->v[i].host, GUEST_FILES_MAX_BYTES, &size, why, wl);
+        void *data = slurp(files->v[i].host, GUEST_FILES_MAX_BYTES, &size, why, whylen);
         if (!data)
             return false;
         cpio_file(w, files->v[i].guest + 1, files->v[i].mode, data, size);
@@ -98,19 +98,19 @@ static bool write_added_files(struct cpio_writer *w, const struct guest_files *f
 
 bool initramfs_build(const char *binary, int argc, char **argv, const struct guest_files *files,
                      const char *env, size_t env_size, char *path, size_t path_len, char *why,
-                     size_t why_len)
+                     size_t whylen)
 {
     return initramfs_build_with_sysfs(binary, argc, argv, files, env, env_size, NULL, 0, path,
-                                      path_len, why, why_len);
+                                      path_len, why, whylen);
 }
 
 bool initramfs_build_with_sysfs(const char *binary, int argc, char **argv,
                                 const struct guest_files *files, const char *env,
                                 size_t env_size, const char *sysfs, size_t sysfs_size,
-                                char *path, size_t path_len, char *why, size_t why_len)
+                                char *path, size_t path_len, char *why, size_t whylen)
 {
     size_t bin_size, args_size = 0;
-    void *bin = slurp(binary, MAX_BINARY, &bin_size, why, why_len);
+    void *bin = slurp(binary, MAX_BINARY, &bin_size, why, whylen);
     if (!bin)
         return false;
     for (int i = 0; i < argc; i++)
@@ -127,7 +127,7 @@ bool initramfs_build_with_sysfs(const char *binary, int argc, char **argv,
     int fd = args ? mkstemp(path) : -1;
     FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
     if (!f) {
-        snprintf(why, why_len, "cannot create a file in %s: %s", dir, strerror(errno));
+        snprintf(why, whylen, "cannot create a file in %s: %s", dir, strerror(errno));
         if (fd >= 0) {
             close(fd);
             unlink(path);
@@ -149,14 +149,14 @@ bool initramfs_build_with_sysfs(const char *binary, int argc, char **argv,
     if (sysfs_size)
         cpio_file(&w, GUEST_SYSFS_PATH + 1, 0644, sysfs, sysfs_size);
     cpio_file(&w, GUEST_INIT_PATH + 1, 0755, bin, bin_size);
-    bool added = write_added_files(&w, files, why, why_len);
+    bool added = write_added_files(&w, files, why, whylen);
     bool ok = cpio_finish(&w) && added;
     ok = fclose(f) == 0 && ok;
     free(bin);
     free(args);
     if (!ok) {
         if (added)
-            snprintf(why, why_len, "cannot write the initramfs %s", path);
+            snprintf(why, whylen, "cannot write the initramfs %s", path);
         unlink(path);
     }
     return ok;

@@ -15,12 +15,12 @@ struct guest_files;
  * directories.  On false, why says what failed. */
 bool initramfs_build(const char *binary, int argc, char **argv, const struct guest_files *files,
                      const char *env, size_t env_size, char *path, size_t path_len, char *why,
-                     size_t why_len);
+                     size_t whylen);
 /* The same, with sysfs writes for init to make before the command (sysfs_size bytes of
  * NUL-terminated PATH, VALUE strings in GUEST_SYSFS_PATH; none when sysfs_size is 0). */
 bool initramfs_build_with_sysfs(const char *binary, int argc, char **argv,
                                 const struct guest_files *files, const char *env,
                                 size_t env_size, const char *sysfs, size_t sysfs_size,
-                                char *path, size_t path_len, char *why, size_t why_len);
+                                char *path, size_t path_len, char *why, size_t whylen);
 
 #endif

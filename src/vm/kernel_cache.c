@@ -171,13 +171,13 @@ static int apt_run(struct apt *a, const char *program, char **words, const char 
 /* The kernel image out of the downloaded package, checked, moved to kdir/vmlinuz with a
  * kdir/package description; the package file is removed once the image is kept. */
 static bool extract_image(const struct vm_arch *arch, const char *kdir, const char *pkg,
-                          char *deb, char *why, size_t wl)
+                          char *deb, char *why, size_t whylen)
 {
     /* Only the image: the package also holds hundreds of MB of modules. */
     char tmp[PATH_MAX_LEN + 16];
     snprintf(tmp, sizeof tmp, "%s/extract.XXXXXX", kdir);
     if (!mkdtemp(tmp)) {
-        snprintf(why, wl, "cannot create a directory in %s: %s", kdir, strerror(errno));
+        snprintf(why, whylen, "cannot create a directory in %s: %s", kdir, strerror(errno));
         return false;
     }
     char *left[] = {"dpkg-deb", "--fsys-tarfile", deb, NULL};
@@ -188,11 +188,11 @@ static bool extract_image(const struct vm_arch *arch, const char *kdir, const ch
     char boot_dir[PATH_MAX_LEN + 32];
     snprintf(boot_dir, sizeof boot_dir, "%s/boot", tmp);
     if (subprocess_pipe(left, right, tmp, err, sizeof err) != 0)
-        snprintf(why, wl, "cannot extract the kernel from %s: %s", deb, err);
+        snprintf(why, whylen, "cannot extract the kernel from %s: %s", deb, err);
     else if (!find_file(boot_dir, "vmlinu", NULL, image, sizeof image))
-        snprintf(why, wl, "%s holds no /boot/vmlinuz or /boot/vmlinux", deb);
+        snprintf(why, whylen, "%s holds no /boot/vmlinuz or /boot/vmlinux", deb);
     else if (!kernel_image_check(arch, image, boot_path, sizeof boot_path, gz_tmp, sizeof gz_tmp,
-                                 why, wl))
+                                 why, whylen))
         ;
     else {
         char final[PATH_MAX_LEN + 16], desc[512], ver[128] = "";
@@ -201,13 +201,13 @@ static bool extract_image(const struct vm_arch *arch, const char *kdir, const ch
             sscanf(v + 1, "%127[^_]", ver);
         snprintf(final, sizeof final, "%s/vmlinuz", kdir);
         if (rename(boot_path, final) != 0) {
-            snprintf(why, wl, "cannot move the kernel to %s: %s", final, strerror(errno));
+            snprintf(why, whylen, "cannot move the kernel to %s: %s", final, strerror(errno));
         } else {
             snprintf(desc, sizeof desc, "%s %s, Debian %s\n", pkg, ver, arch->debian_suite);
             snprintf(final, sizeof final, "%s/package", kdir);
             ok = write_text(final, desc);
             if (!ok)
-                snprintf(why, wl, "cannot write %s", final);
+                snprintf(why, whylen, "cannot write %s", final);
         }
     }
     if (*gz_tmp)
@@ -219,19 +219,19 @@ static bool extract_image(const struct vm_arch *arch, const char *kdir, const ch
 }
 
 /* The host tools and the Debian keyring a fetch needs; false (why) when one is missing. */
-static bool fetch_tools_ready(const struct vm_arch *arch, char *why, size_t wl)
+static bool fetch_tools_ready(const struct vm_arch *arch, char *why, size_t whylen)
 {
     const char *tools[] = {"apt-get", "apt-cache", "dpkg-deb", "tar"};
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
         if (!subprocess_on_path(tools[i])) {
-            snprintf(why, wl, "cannot fetch the default %s kernel: '%s' is not installed "
+            snprintf(why, whylen, "cannot fetch the default %s kernel: '%s' is not installed "
                               "(install with: apt-get install apt dpkg tar "
                               "debian-archive-keyring), or pass --kernel IMAGE",
                      arch->name, tools[i]);
             return false;
         }
     if (access(KEYRING, R_OK) != 0) {
-        snprintf(why, wl, "cannot fetch the default %s kernel: no Debian archive keyring at "
+        snprintf(why, whylen, "cannot fetch the default %s kernel: no Debian archive keyring at "
                           KEYRING " (install with: apt-get install debian-archive-keyring), "
                           "or pass --kernel IMAGE", arch->name);
         return false;
@@ -243,7 +243,7 @@ static bool fetch_tools_ready(const struct vm_arch *arch, char *why, size_t wl)
  * source; false (why) when one cannot be made (a full disk: apt would fail later, less
  * clearly). */
 static bool apt_prepare(struct apt *a, const struct vm_arch *arch, const char *cache,
-                        char *why, size_t wl)
+                        char *why, size_t whylen)
 {
     apt_setup(a, arch, cache);
     char p[PATH_MAX_LEN + 32], line[512];
@@ -251,7 +251,7 @@ static bool apt_prepare(struct apt *a, const struct vm_arch *arch, const char *c
     for (size_t i = 0; i < 4; i++) {
         snprintf(p, sizeof p, "%s/%s", a->dir, subdirs[i]);
         if (!make_dirs(p)) {
-            snprintf(why, wl, "cannot create %s: %s", p, strerror(errno));
+            snprintf(why, whylen, "cannot create %s: %s", p, strerror(errno));
             return false;
         }
     }
@@ -261,7 +261,7 @@ static bool apt_prepare(struct apt *a, const struct vm_arch *arch, const char *c
     for (size_t i = 0; i < 2; i++) {
         snprintf(p, sizeof p, "%s/%s", a->dir, names[i]);
         if (!write_text(p, texts[i])) {
-            snprintf(why, wl, "cannot write %s: %s", p, strerror(errno));
+            snprintf(why, whylen, "cannot write %s: %s", p, strerror(errno));
             return false;
         }
     }
@@ -288,10 +288,10 @@ static int apt_get_retried(struct apt *a, char **words, const char *cwd, char *o
 /* Debian's kernel package for arch, fetched through the private APT tree under cache, its
  * image kept in kdir; false (why) when it cannot be had. */
 static bool fetch(const struct vm_arch *arch, const char *cache, const char *kdir, char *why,
-                  size_t wl)
+                  size_t whylen)
 {
     struct apt a;
-    if (!fetch_tools_ready(arch, why, wl) || !apt_prepare(&a, arch, cache, why, wl))
+    if (!fetch_tools_ready(arch, why, whylen) || !apt_prepare(&a, arch, cache, why, whylen))
         return false;
     static char out[16384];
     char meta[64];
@@ -300,7 +300,7 @@ static bool fetch(const struct vm_arch *arch, const char *cache, const char *kdi
                     "%s (once)\n", arch->name, meta, arch->debian_suite, kdir);
     char *update[] = {"update", NULL};
     if (apt_get_retried(&a, update, NULL, out, sizeof out, "apt-get update") != 0) {
-        snprintf(why, wl, "cannot fetch the package lists of Debian %s (%s) from " MIRROR
+        snprintf(why, whylen, "cannot fetch the package lists of Debian %s (%s) from " MIRROR
                           ":\n%s\npass --kernel IMAGE to boot a kernel of your own",
                  arch->debian_suite, arch->desc->debian, out);
         return false;
@@ -308,7 +308,7 @@ static bool fetch(const struct vm_arch *arch, const char *cache, const char *kdi
     /* The meta package depends on the versioned image package; download that one. */
     char *show[] = {"show", meta, NULL};
     if (apt_run(&a, "apt-cache", show, NULL, out, sizeof out) != 0) {
-        snprintf(why, wl, "apt-cache show %s failed: %s", meta, out);
+        snprintf(why, whylen, "apt-cache show %s failed: %s", meta, out);
         return false;
     }
     char pkg[128] = "";
@@ -316,7 +316,7 @@ static bool fetch(const struct vm_arch *arch, const char *cache, const char *kdi
     if (dep)
         sscanf(dep, "\nDepends: %127[^ ,\n]", pkg);
     if (!*pkg) {
-        snprintf(why, wl, "%s in Debian %s names no linux-image package to download", meta,
+        snprintf(why, whylen, "%s in Debian %s names no linux-image package to download", meta,
                  arch->debian_suite);
         return false;
     }
@@ -329,24 +329,24 @@ static bool fetch(const struct vm_arch *arch, const char *cache, const char *kdi
     int st = find_file(archives, prefix, ".deb", deb, sizeof deb) ? 0
              : apt_get_retried(&a, download, archives, out, sizeof out, what);
     if (st != 0 || !find_file(archives, prefix, ".deb", deb, sizeof deb)) {
-        snprintf(why, wl, "cannot download %s from Debian %s:\n%s", pkg, arch->debian_suite, out);
+        snprintf(why, whylen, "cannot download %s from Debian %s:\n%s", pkg, arch->debian_suite, out);
         return false;
     }
-    return extract_image(arch, kdir, pkg, deb, why, wl);
+    return extract_image(arch, kdir, pkg, deb, why, whylen);
 }
 
 bool kernel_default(const struct vm_arch *arch, char *path, size_t path_len, char *desc,
-                    size_t desc_len, char *why, size_t why_len)
+                    size_t desc_len, char *why, size_t whylen)
 {
     char cache[PATH_MAX_LEN - 64], kdir[PATH_MAX_LEN], p[PATH_MAX_LEN + 16];
     if (!kernel_cache_dir(cache, sizeof cache)) {
-        snprintf(why, why_len, "no cache directory: set CLOCKSCOPE_CACHE_DIR or HOME, or pass "
+        snprintf(why, whylen, "no cache directory: set CLOCKSCOPE_CACHE_DIR or HOME, or pass "
                                "--kernel IMAGE");
         return false;
     }
     snprintf(kdir, sizeof kdir, "%s/kernels/%s", cache, arch->name);
     if (!make_dirs(kdir)) {
-        snprintf(why, why_len, "cannot create %s: %s", kdir, strerror(errno));
+        snprintf(why, whylen, "cannot create %s: %s", kdir, strerror(errno));
         return false;
     }
     snprintf(p, sizeof p, "%s/.lock", kdir);
@@ -357,7 +357,7 @@ bool kernel_default(const struct vm_arch *arch, char *path, size_t path_len, cha
     snprintf(p, sizeof p, "%s/package", kdir);
     bool ok = true;
     if (access(path, R_OK) != 0 || !read_text(p, desc, desc_len)) {
-        ok = fetch(arch, cache, kdir, why, why_len) && read_text(p, desc, desc_len);
+        ok = fetch(arch, cache, kdir, why, whylen) && read_text(p, desc, desc_len);
     }
     if (lock >= 0)
         close(lock);

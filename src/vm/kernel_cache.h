@@ -15,6 +15,6 @@ bool kernel_cache_dir(char *out, size_t len);
  * stderr).  Fills path and a description ("linux-image-6.1.0-50-amd64 6.1.176-1, Debian
  * bookworm").  On false, why holds what failed and what to install or do instead. */
 bool kernel_default(const struct vm_arch *arch, char *path, size_t path_len, char *desc,
-                    size_t desc_len, char *why, size_t why_len);
+                    size_t desc_len, char *why, size_t whylen);
 
 #endif

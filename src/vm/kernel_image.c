@@ -44,25 +44,25 @@ const char *kernel_image_kind(const unsigned char *h, size_t len)
     return NULL;
 }
 
-static bool read_head(const char *path, unsigned char *head, size_t *got, char *why, size_t wl)
+static bool read_head(const char *path, unsigned char *head, size_t *got, char *why, size_t whylen)
 {
     /* Regular files only, opened non-blocking: a FIFO is refused, never waited on. */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-        snprintf(why, wl, "cannot open '%s': %s", path, strerror(errno));
+        snprintf(why, whylen, "cannot open '%s': %s", path, strerror(errno));
         return false;
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        snprintf(why, wl, "cannot read '%s': not a regular file", path);
+        snprintf(why, whylen, "cannot read '%s': not a regular file", path);
         return false;
     }
     memset(head, 0, HEAD_BYTES);
     ssize_t n = read(fd, head, HEAD_BYTES);
     close(fd);
     if (n < 0) {
-        snprintf(why, wl, "cannot read '%s': %s", path, strerror(errno));
+        snprintf(why, whylen, "cannot read '%s': %s", path, strerror(errno));
         return false;
     }
     *got = (size_t)n;
@@ -74,13 +74,13 @@ static uint32_t le32(const unsigned char *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static int make_temp(char *path, size_t len, char *why, size_t wl)
+static int make_temp(char *path, size_t len, char *why, size_t whylen)
 {
     const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     snprintf(path, len, "%s/clockscope-vm-kernel.XXXXXX", dir);
     int fd = mkstemp(path);
     if (fd < 0) {
-        snprintf(why, wl, "cannot create a file in %s: %s", dir, strerror(errno));
+        snprintf(why, whylen, "cannot create a file in %s: %s", dir, strerror(errno));
         path[0] = '\0';
     }
     return fd;
@@ -88,9 +88,9 @@ static int make_temp(char *path, size_t len, char *why, size_t wl)
 
 /* `program -dc -- src` into the temporary file out (created here). */
 static bool decompress(const char *program, const char *src, const char *what, char *out,
-                       size_t out_len, char *why, size_t wl)
+                       size_t out_len, char *why, size_t whylen)
 {
-    int fd = make_temp(out, out_len, why, wl);
+    int fd = make_temp(out, out_len, why, whylen);
     if (fd < 0)
         return false;
     char *argv[] = {(char *)program, "-dc", "--", (char *)src, NULL};
@@ -105,7 +105,7 @@ static bool decompress(const char *program, const char *src, const char *what, c
                 *c = ' ';
         for (size_t n = strlen(msg); n > 0 && msg[n - 1] == ' '; n--)
             msg[n - 1] = '\0';
-        snprintf(why, wl, "%s does not decompress (%s -dc: %s)", what, program,
+        snprintf(why, whylen, "%s does not decompress (%s -dc: %s)", what, program,
                  st < 0 && !*msg ? "could not run" : msg);
         return false;
     }
@@ -114,7 +114,7 @@ static bool decompress(const char *program, const char *src, const char *what, c
 
 /* The compressed payload of an EFI zboot image, decompressed into out. */
 static bool unpack_zboot(const char *path, const unsigned char *h, char *out, size_t out_len,
-                         char *why, size_t wl)
+                         char *why, size_t whylen)
 {
     uint32_t off = le32(h + 8), size = le32(h + 12);
     char method[9] = "";
@@ -124,13 +124,13 @@ static bool unpack_zboot(const char *path, const unsigned char *h, char *out, si
                           : strcmp(method, "xzkern") == 0 || strcmp(method, "lzma") == 0 ? "xz"
                                                                                         : NULL;
     if (!program) {
-        snprintf(why, wl, "'%s' is an EFI zboot image compressed with '%.8s', which this "
+        snprintf(why, whylen, "'%s' is an EFI zboot image compressed with '%.8s', which this "
                           "command does not unpack (gzip, zstd, xz)", path, method);
         return false;
     }
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(why, wl, "cannot open '%s': %s", path, strerror(errno));
+        snprintf(why, whylen, "cannot open '%s': %s", path, strerror(errno));
         return false;
     }
     char payload[4096];
@@ -138,9 +138,9 @@ static bool unpack_zboot(const char *path, const unsigned char *h, char *out, si
     int fd = -1;
     if (fseek(f, 0, SEEK_END) != 0 || ftell(f) < 0 ||
         (uint64_t)off + size > (uint64_t)ftell(f) || size == 0) {
-        snprintf(why, wl, "'%s' is an EFI zboot image whose payload (offset %u, %u bytes) is "
+        snprintf(why, whylen, "'%s' is an EFI zboot image whose payload (offset %u, %u bytes) is "
                           "not inside the file", path, off, size);
-    } else if ((fd = make_temp(payload, sizeof payload, why, wl)) >= 0 &&
+    } else if ((fd = make_temp(payload, sizeof payload, why, whylen)) >= 0 &&
                fseek(f, off, SEEK_SET) == 0) {
         FILE *o = fdopen(fd, "wb");
         char buf[65536];
@@ -155,13 +155,13 @@ static bool unpack_zboot(const char *path, const unsigned char *h, char *out, si
         if (!o)
             close(fd);
         if (!ok)
-            snprintf(why, wl, "cannot copy the payload of '%s'", path);
+            snprintf(why, whylen, "cannot copy the payload of '%s'", path);
     }
     fclose(f);
     if (ok) {
         char what[4200];
         snprintf(what, sizeof what, "the %s payload of the EFI zboot image '%s'", method, path);
-        ok = decompress(program, payload, what, out, out_len, why, wl);
+        ok = decompress(program, payload, what, out, out_len, why, whylen);
     }
     if (fd >= 0)
         unlink(payload);
@@ -170,12 +170,12 @@ static bool unpack_zboot(const char *path, const unsigned char *h, char *out, si
 
 bool kernel_image_check(const struct vm_arch *arch, const char *path, char *boot_path,
                         size_t boot_len, char *tmp_path, size_t tmp_len, char *why,
-                        size_t why_len)
+                        size_t whylen)
 {
     unsigned char head[HEAD_BYTES];
     size_t got;
     tmp_path[0] = '\0';
-    if (!read_head(path, head, &got, why, why_len))
+    if (!read_head(path, head, &got, why, whylen))
         return false;
     const char *kind = kernel_image_kind(head, got);
     snprintf(boot_path, boot_len, "%s", path);
@@ -183,23 +183,23 @@ bool kernel_image_check(const struct vm_arch *arch, const char *path, char *boot
         char what[4200];
         snprintf(what, sizeof what, "'%s' looks gzip-compressed but", path);
         bool ok = strcmp(kind, "gzip") == 0
-                      ? decompress("gzip", path, what, tmp_path, tmp_len, why, why_len)
-                      : unpack_zboot(path, head, tmp_path, tmp_len, why, why_len);
+                      ? decompress("gzip", path, what, tmp_path, tmp_len, why, whylen)
+                      : unpack_zboot(path, head, tmp_path, tmp_len, why, whylen);
         if (!ok)
             return false;
         snprintf(boot_path, boot_len, "%s", tmp_path);
-        if (!read_head(boot_path, head, &got, why, why_len))
+        if (!read_head(boot_path, head, &got, why, whylen))
             return false;
         kind = kernel_image_kind(head, got);
     }
     if (kind && strcmp(kind, arch->name) == 0)
         return true;
     if (kind && strcmp(kind, "gzip") != 0 && strcmp(kind, "zboot") != 0)
-        snprintf(why, why_len, "'%s' is a %s kernel image, not %s", path, kind, arch->name);
+        snprintf(why, whylen, "'%s' is a %s kernel image, not %s", path, kind, arch->name);
     else if (got < HEAD_BYTES)
-        snprintf(why, why_len, "'%s' is not a kernel image: only %zu bytes", path, got);
+        snprintf(why, whylen, "'%s' is not a kernel image: only %zu bytes", path, got);
     else
-        snprintf(why, why_len, "'%s' is not a %s kernel image (no %s boot header)", path,
+        snprintf(why, whylen, "'%s' is not a %s kernel image (no %s boot header)", path,
                  arch->name, strcmp(arch->name, "x86_64") == 0 ? "bzImage 'HdrS'"
                              : strcmp(arch->name, "aarch64") == 0 ? "arm64 Image 'ARM\\x64'"
                                                                   : "riscv Image 'RSC\\x05'");

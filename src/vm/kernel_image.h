@@ -15,7 +15,7 @@
  * says what the file is not. */
 bool kernel_image_check(const struct vm_arch *arch, const char *path, char *boot_path,
                         size_t boot_len, char *tmp_path, size_t tmp_len, char *why,
-                        size_t why_len);
+                        size_t whylen);
 
 /* Classifies a header (at least 0x240 bytes, zero-padded): the arch name it boots on, or
  * "gzip", "zboot", or NULL. */

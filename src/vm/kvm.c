@@ -32,17 +32,17 @@ static bool boot_id(char *out, size_t len)
     return ok && *out;
 }
 
-bool kvm_usable(const char *arch, char *why, size_t len)
+bool kvm_usable(const char *arch, char *why, size_t whylen)
 {
     int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
     if (fd < 0) {
-        snprintf(why, len, "/dev/kvm: %s", strerror(errno));
+        snprintf(why, whylen, "/dev/kvm: %s", strerror(errno));
         return false;
     }
     int v = ioctl(fd, KVM_GET_API_VERSION, 0);
     close(fd);
     if (v != KVM_API_VERSION) {
-        snprintf(why, len, "/dev/kvm answers API version %d, not %d", v, KVM_API_VERSION);
+        snprintf(why, whylen, "/dev/kvm answers API version %d, not %d", v, KVM_API_VERSION);
         return false;
     }
     char path[4096], id[64], recorded[512] = "";
@@ -56,7 +56,7 @@ bool kvm_usable(const char *arch, char *why, size_t len)
         size_t n = strlen(id);
         if (strncmp(recorded, id, n) == 0 && recorded[n] == ' ') {
             recorded[strcspn(recorded, "\n")] = '\0';
-            snprintf(why, len, "KVM failed earlier since this host booted: %.200s; remove %.200s "
+            snprintf(why, whylen, "KVM failed earlier since this host booted: %.200s; remove %.200s "
                                "to try it again", recorded + n + 1, path);
             return false;
         }

@@ -122,41 +122,41 @@ struct vm_options {
 };
 
 /* --arch ARCH: one vm_arch_find knows, kept in vm_options.arch. */
-static bool arch_known(void *opts, const char *value, char *err, size_t errlen)
+static bool arch_known(void *opts, const char *value, char *why, size_t whylen)
 {
     struct vm_options *o = opts;
     o->arch = vm_arch_find(value);
     if (!o->arch)
-        cli_not_one_of(err, errlen, value, vm_arch_names());
+        cli_not_one_of(why, whylen, value, vm_arch_names());
     return o->arch != NULL;
 }
 
 /* --scenario NAME: one of the table's. */
-static bool scenario_known(void *opts, const char *value, char *err, size_t errlen)
+static bool scenario_known(void *opts, const char *value, char *why, size_t whylen)
 {
     struct vm_options *o = opts;
     o->scenario = vm_scenario_find(value);
     if (!o->scenario)
-        cli_not_one_of(err, errlen, value, vm_scenario_names());
+        cli_not_one_of(why, whylen, value, vm_scenario_names());
     return o->scenario != NULL;
 }
 
 /* --env NAME=VALUE: a valid assignment, each NAME once, all within the guest's budget. */
-static bool env_fits(void *opts, const char *value, char *err, size_t errlen)
+static bool env_fits(void *opts, const char *value, char *why, size_t whylen)
 {
     const struct vm_options *o = opts;
-    if (!guest_env_check(value, err, errlen))
+    if (!guest_env_check(value, why, whylen))
         return false;
     size_t name_len = strcspn(value, "="), bytes = strlen(value) + 1;
     for (int i = 0; i < o->n_env; i++) {
         if (strcspn(o->envs[i], "=") == name_len && strncmp(o->envs[i], value, name_len) == 0) {
-            snprintf(err, errlen, "%.*s given twice", (int)name_len, value);
+            snprintf(why, whylen, "%.*s given twice", (int)name_len, value);
             return false;
         }
         bytes += strlen(o->envs[i]) + 1;
     }
     if (bytes > GUEST_ENV_MAX_BYTES) {
-        snprintf(err, errlen, "more than %d bytes of variables", GUEST_ENV_MAX_BYTES);
+        snprintf(why, whylen, "more than %d bytes of variables", GUEST_ENV_MAX_BYTES);
         return false;
     }
     return true;
@@ -341,7 +341,7 @@ static int fix_report(const struct vm_boot_policy *p, const struct vm_boot *b,
 #define GUEST_SHIM_PATH "/lib/clockscope/libclockscope-shim.so"
 static bool add_run_shim(struct guest_files *files, const struct vm_arch *arch,
                          const char *binary, int argc, char **argv, bool apply_fix, char *why,
-                         size_t wl)
+                         size_t whylen)
 {
     if (!apply_fix && (argc < 1 || strcmp(argv[0], "run") != 0))
         return true;
@@ -355,7 +355,7 @@ static bool add_run_shim(struct guest_files *files, const struct vm_arch *arch,
     if (access(spec, R_OK) != 0 && apply_fix)
         return true; /* a run action, if the doctor gives one, says what is missing */
     if (access(spec, R_OK) != 0) {
-        snprintf(why, wl, "`run` in the %s guest needs that arch's libclockscope-shim.so, "
+        snprintf(why, whylen, "`run` in the %s guest needs that arch's libclockscope-shim.so, "
                  "which is not beside the guest binary (%s): `make vm-binaries` builds it "
                  "there (and `make install` installs it), or --add SHIM:" GUEST_SHIM_PATH,
                  arch->name, spec);
@@ -363,7 +363,7 @@ static bool add_run_shim(struct guest_files *files, const struct vm_arch *arch,
     }
     size_t n = strlen(spec);
     snprintf(spec + n, sizeof spec - n, ":" GUEST_SHIM_PATH);
-    return guest_files_add(files, arch, spec, why, wl);
+    return guest_files_add(files, arch, spec, why, whylen);
 }
 
 /* What the guest is made of: found, fetched and built before anything boots. */

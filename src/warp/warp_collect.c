@@ -155,7 +155,7 @@ void warp_collected_free(struct warp_collected *c)
 }
 
 bool warp_collect(const struct method *m, const int *cpus, int ncpus, double seconds,
-                  struct warp_collected *out, char *err, size_t errlen)
+                  struct warp_collected *out, char *why, size_t whylen)
 {
     memset(out, 0, sizeof *out);
     static struct warp_shared shared; /* static: the alignment of a 64-byte line */
@@ -169,7 +169,7 @@ bool warp_collect(const struct method *m, const int *cpus, int ncpus, double sec
     struct warp_thread *threads = calloc((size_t)ncpus, sizeof *threads);
     out->reads_per_cpu = calloc((size_t)ncpus, sizeof *out->reads_per_cpu);
     if (!threads || !out->reads_per_cpu || !warp_matrix_init(&out->matrix, ncpus)) {
-        snprintf(err, errlen, "out of memory for %d CPUs", ncpus);
+        snprintf(why, whylen, "out of memory for %d CPUs", ncpus);
         free(threads);
         warp_collected_free(out);
         return false;
@@ -183,7 +183,7 @@ bool warp_collect(const struct method *m, const int *cpus, int ncpus, double sec
         t->column = calloc((size_t)ncpus, sizeof *t->column);
         int rc = t->column ? pthread_create(&t->thread, NULL, warp_thread_main, t) : ENOMEM;
         if (rc) {
-            snprintf(err, errlen, "cannot start a thread for CPU %d: %s", cpus[i], strerror(rc));
+            snprintf(why, whylen, "cannot start a thread for CPU %d: %s", cpus[i], strerror(rc));
             free(t->column);
             ok = false;
             break;
@@ -206,7 +206,7 @@ bool warp_collect(const struct method *m, const int *cpus, int ncpus, double sec
     for (int i = 0; i < started; i++) {
         struct warp_thread *t = &threads[i];
         if (t->pin_errno && ok) {
-            snprintf(err, errlen, "cannot pin a thread to CPU %d: %s", t->cpu,
+            snprintf(why, whylen, "cannot pin a thread to CPU %d: %s", t->cpu,
                      strerror(t->pin_errno));
             ok = false;
         }

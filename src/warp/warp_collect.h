@@ -23,7 +23,7 @@ struct warp_collected {
  * with one CPU, a single thread compares its own reads).  False with err filled when a
  * thread cannot be started or pinned, or memory runs out. */
 bool warp_collect(const struct method *m, const int *cpus, int ncpus, double seconds,
-                  struct warp_collected *out, char *err, size_t errlen);
+                  struct warp_collected *out, char *why, size_t whylen);
 void warp_collected_free(struct warp_collected *c);
 
 /* Back-to-back reads of one method on the calling thread for `seconds`. */

@@ -71,12 +71,12 @@ static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
     return true;
 }
 
-bool warp_fault_parse(const char *spec, struct warp_fault *f, char *err, size_t errlen)
+bool warp_fault_parse(const char *spec, struct warp_fault *f, char *why, size_t whylen)
 {
     memset(f, 0, sizeof *f);
     char buf[128];
     if (strlen(spec) >= sizeof buf) {
-        snprintf(err, errlen, "too long");
+        snprintf(why, whylen, "too long");
         return false;
     }
     snprintf(buf, sizeof buf, "%s", spec);
@@ -103,7 +103,7 @@ bool warp_fault_parse(const char *spec, struct warp_fault *f, char *err, size_t 
         ok = parse_u64(fields[1], big, &f->amount) && parse_u64(fields[2], big, &f->after);
     }
     if (!ok) {
-        snprintf(err, errlen, "'%s' is not behind:CPU:N, back:N:EVERY, stall:AFTER or "
+        snprintf(why, whylen, "'%s' is not behind:CPU:N, back:N:EVERY, stall:AFTER or "
                  "jump:N:AFTER (whole numbers, N, EVERY and AFTER at least 1)", spec);
         f->kind = WARP_FAULT_NONE;
     }

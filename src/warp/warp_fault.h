@@ -36,7 +36,7 @@ struct warp_fault {
 };
 
 /* Parses a spec as above; false with err filled when malformed. */
-bool warp_fault_parse(const char *spec, struct warp_fault *f, char *err, size_t errlen);
+bool warp_fault_parse(const char *spec, struct warp_fault *f, char *why, size_t whylen);
 
 /* Makes every method of the list with a read function read through the fault. */
 void warp_fault_apply(const struct warp_fault *f, struct method_list *ml);

@@ -10,7 +10,7 @@
 
 /* Parses the space-separated words of `line` (copied: LIST values are split in place). */
 static enum cli_status parse_line(const struct cli_spec *spec, const char *line, struct t_opts *o,
-                                  int *first, char *err, size_t errlen)
+                                  int *first, char *why, size_t whylen)
 {
     static char buf[512];
     static char *argv[32];
@@ -23,8 +23,8 @@ static enum cli_status parse_line(const struct cli_spec *spec, const char *line,
     memset(o, 0, sizeof *o);
     o->count = 7;
     o->mode = -1;
-    err[0] = '\0';
-    return cli_parse_status(spec, argc, argv, o, first, err, errlen);
+    why[0] = '\0';
+    return cli_parse_status(spec, argc, argv, o, first, why, whylen);
 }
 
 TEST(test_cli_parses_every_kind)

@@ -56,11 +56,11 @@ static int virt_clock(clockid_t id, struct timespec *ts)
     ts->tv_nsec = (long)(virt_now_ns % 1000000000u);
     return 0;
 }
-static bool read_cost_passes(uint64_t counter_ns, uint64_t coarse_ns, char *why, size_t len)
+static bool read_cost_passes(uint64_t counter_ns, uint64_t coarse_ns, char *why, size_t whylen)
 {
     virt_counter_cost_ns = counter_ns, virt_coarse_cost_ns = coarse_ns;
     why[0] = 0;
-    return fc_check_read_cost(virt_counter_read, virt_clock, why, len);
+    return fc_check_read_cost(virt_counter_read, virt_clock, why, whylen);
 }
 
 /* A trapping counter is refused by its cost against COARSE, not only past 1 us: a trap on a
@@ -1243,9 +1243,9 @@ TEST(fastclock_clocksource_check_survives_malformed_files)
 }
 
 static bool fake_constant_yes(char *why, size_t len) { (void)why, (void)len; return true; }
-static bool fake_constant_no(char *why, size_t len)
+static bool fake_constant_no(char *why, size_t whylen)
 {
-    snprintf(why, len, "TSC not invariant");
+    snprintf(why, whylen, "TSC not invariant");
     return false;
 }
 static int fake_invariant_no(void) { return 0; }
@@ -1325,7 +1325,7 @@ static int cross_virt_clock(clockid_t id, struct timespec *ts)
     return 0;
 }
 
-static bool cross_check(int64_t offset_ns, double rate_error, char *why, size_t len)
+static bool cross_check(int64_t offset_ns, double rate_error, char *why, size_t whylen)
 {
     cpu_set_t mask;
     if (sched_getaffinity(0, sizeof mask, &mask) != 0)
@@ -1339,7 +1339,7 @@ static bool cross_check(int64_t offset_ns, double rate_error, char *why, size_t 
     cross_now_ns = 1000ull * 1000000000u; /* an uptime of 1000 s */
     uint64_t mult = (uint64_t)((double)(1ull << FC_SHIFT) * (1.0 + rate_error));
     why[0] = '\0';
-    return fc_check_cross_cpu(cross_fake_read, cross_virt_clock, mult, why, len);
+    return fc_check_cross_cpu(cross_fake_read, cross_virt_clock, mult, why, whylen);
 }
 
 TEST(fastclock_cross_cpu_check_tells_a_wrong_rate_from_cpus_that_disagree)

@@ -6,9 +6,9 @@
 
 #include <string.h>
 
-static bool parse(const char *s, struct gap_list *g, char *err, size_t errlen)
+static bool parse(const char *s, struct gap_list *g, char *why, size_t whylen)
 {
-    return gap_list_parse(s, strlen(s), g, err, errlen);
+    return gap_list_parse(s, strlen(s), g, why, whylen);
 }
 
 TEST(gap_list_parses_units_and_read_counts)

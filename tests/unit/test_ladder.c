@@ -15,9 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static bool parse(const char *s, struct ladder_faults *f, char *err, size_t errlen)
+static bool parse(const char *s, struct ladder_faults *f, char *why, size_t whylen)
 {
-    return ladder_faults_parse(s, strlen(s), f, err, errlen);
+    return ladder_faults_parse(s, strlen(s), f, why, whylen);
 }
 
 TEST(ladder_faults_parse_and_match)

@@ -17,9 +17,9 @@ static const char good[] =
     "8000,8100,8050\n"
     "end 2\n";
 
-static bool parse(const char *s, enum probe_mode mode, char *err, size_t errlen)
+static bool parse(const char *s, enum probe_mode mode, char *why, size_t whylen)
 {
-    return probe_parse(s, strlen(s), mode, "python", &out, err, errlen);
+    return probe_parse(s, strlen(s), mode, "python", &out, why, whylen);
 }
 
 TEST(probe_parse_reads_a_timed_run)

@@ -19,14 +19,14 @@ static struct tally t;
 
 static bool near(double a, double b) { return fabs(a - b) < 0.006; }
 
-static bool script(const char *text, char *err, size_t errlen)
+static bool script(const char *text, char *why, size_t whylen)
 {
-    return perf_script_parse(text, strlen(text), &t, err, errlen);
+    return perf_script_parse(text, strlen(text), &t, why, whylen);
 }
 
-static bool report(const char *text, char *err, size_t errlen)
+static bool report(const char *text, char *why, size_t whylen)
 {
-    return perf_report_parse(text, strlen(text), &t, err, errlen);
+    return perf_report_parse(text, strlen(text), &t, why, whylen);
 }
 
 /* The RISC-V entries of the RISC-V clock_gettime report (openEuler,

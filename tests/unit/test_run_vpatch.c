@@ -93,11 +93,11 @@ static Elf64_Sym *sym_named(struct copy *c, const char *name)
     return NULL;
 }
 
-static enum run_vpatch_result plan(struct copy *c, char *why, size_t wl)
+static enum run_vpatch_result plan(struct copy *c, char *why, size_t whylen)
 {
     struct run_vpatch_site sites[RUN_ENTRIES];
     size_t n;
-    return run_vpatch_plan(&c->img, sites, &n, why, wl);
+    return run_vpatch_plan(&c->img, sites, &n, why, whylen);
 }
 
 /* This arch's clock_gettime entry name and its prefix ("__vdso_", "__kernel_"). */

@@ -75,6 +75,13 @@ static void join(char *buf, size_t len, const char *const *items, int n)
         snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? "," : "", items[i]);
 }
 
+/* A worker's whole share of the run: minutes at the most samples and methods (--samples,
+ * --processes 1); the deadline bounds a hang, not a run. */
+#define WORKER_DEADLINE_MS (30 * 60 * 1000)
+/* A worker's output: one protocol line per method and process, a few KB each; far past
+ * what any run prints, so that a runaway worker cannot take the parent's memory. */
+#define WORKER_OUTPUT_MAX (64u << 20)
+
 /* One worker process run and parsed into runs.  false: it failed (said on stderr). */
 static bool run_worker(char **argv, int p, int nproc, const char *const *ids, size_t nids,
                        struct measure_runs *runs)
@@ -83,7 +90,7 @@ static bool run_worker(char **argv, int p, int nproc, const char *const *ids, si
     size_t len = 0;
     struct run_outcome oc;
     bool ok = false;
-    if (!run_capture_all(argv, 30 * 60 * 1000, 64u << 20, &out, &len, err, sizeof err, &oc,
+    if (!run_capture_all(argv, WORKER_DEADLINE_MS, WORKER_OUTPUT_MAX, &out, &len, err, sizeof err, &oc,
                          why, sizeof why))
         fprintf(stderr, "clockscope bench: cannot start a worker process: %s\n", why);
     else if (oc.exit_status != 0 || oc.truncated)

@@ -9,6 +9,7 @@
  * wraps, not the doctor run in another boot, so the command's own output is the
  * measurement. */
 #include "vm/apply_fix.h"
+#include "vm/guest_init.h"
 #include "common/environment.h"
 #include "vm/fix_figures.h"
 #include "vm/initramfs.h"
@@ -354,7 +355,8 @@ static bool fix_apply(struct fix_run *f)
                          fa->what, fa->why);
             continue;
         }
-        char *gargv[FIX_ARGS_MAX + 260];
+        /* The wrapper's words, the command's (vm refuses more than GUEST_MAX_ARGS) and NULL. */
+        char *gargv[FIX_ARGS_MAX + GUEST_MAX_ARGS + 1];
         int gargc = 0;
         for (size_t k = 0; k < fa->n_wrap; k++)
             gargv[gargc++] = (char *)fa->wrap[k];

@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The doctor's JSON, any version of its schema. */
+#define DOCTOR_SCHEMA "clockscope.doctor/"
+
 /* The doctor's timing with that id in its proof, or NULL. */
 static const struct json_node *find_timing(const struct json_node *proof, const char *id)
 {
@@ -24,7 +27,7 @@ bool fix_figures_read(const char *text, size_t n, struct json_node **root, struc
     char why[200];
     *root = json_tree_parse(text, n, why, sizeof why);
     const char *schema = json_str(json_get(*root, "schema"));
-    if (!*root || !schema || strncmp(schema, "clockscope.doctor/", 18) != 0) {
+    if (!*root || !schema || strncmp(schema, DOCTOR_SCHEMA, strlen(DOCTOR_SCHEMA)) != 0) {
         snprintf(f->why, sizeof f->why, "not the doctor's JSON (%s)",
                  *root ? "no clockscope.doctor schema" : why);
         json_tree_free(*root);

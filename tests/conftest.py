@@ -47,11 +47,39 @@ def allowed_skip(test_id, where, reason):
                     f"a skip must be listed in docs/testing.md")
 
 
+# Where the suite's time goes (docs/testing.md, "CI's time budget"): each test's setup, call
+# and teardown, by the first of these markers it carries ("native" for none), and the tests
+# over SLOW_TEST_S, said at the end of every run.
+TIME_KINDS = ("vm", "qemu", "sanitized", "cross")
+SLOW_TEST_S = 60
+_test_seconds = {}
+_test_kind = {}
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not _test_seconds:
+        return
+    by_kind = {}
+    for nodeid, secs in _test_seconds.items():
+        kind = _test_kind[nodeid]
+        total, count = by_kind.get(kind, (0.0, 0))
+        by_kind[kind] = (total + secs, count + 1)
+    said = ", ".join(f"{k} {t:.0f} s ({n} tests)" for k, (t, n) in
+                     sorted(by_kind.items(), key=lambda kv: -kv[1][0]))
+    slow = sorted(((s, n) for n, s in _test_seconds.items() if s > SLOW_TEST_S), reverse=True)
+    terminalreporter.write_line(f"time by kind: {said}")
+    listed = "".join(f"\n  {secs:.0f} s {nodeid}" for secs, nodeid in slow)
+    terminalreporter.write_line(f"{len(slow)} tests over {SLOW_TEST_S} s, "
+                                f"{sum(secs for secs, _ in slow):.0f} s in all{listed}")
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """Under CLOCKSCOPE_REQUIRE_ALL=1 a skipped test fails, unless docs/testing.md lists it."""
     outcome = yield
     rep = outcome.get_result()
+    _test_seconds[item.nodeid] = _test_seconds.get(item.nodeid, 0.0) + rep.duration
+    _test_kind[item.nodeid] = next((k for k in TIME_KINDS if item.get_closest_marker(k)), "native")
     if REQUIRE_ALL and rep.skipped and not hasattr(rep, "wasxfail"):
         if not skip_is_allowed(item.nodeid):
             reason = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)

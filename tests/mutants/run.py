@@ -54,8 +54,9 @@ TIMEOUT_S = 900
 # A submission's commits are made within one working session: those of the RECENT_HOURS
 # before HEAD's are the submission (a clean clone has no other record of where it began).
 RECENT_HOURS = 12
-# The rest of the catalogue in this many slices, one per run: about 300 mutants at ~4 s each
-# with two at a time is ~10 min in all; a third of it keeps CI's whole run within its time.
+# The rest of the catalogue in this many slices, one per run.  With one CPU kept busy the
+# baseline (every kill test once, unmutated) took 534 s and 248 mutants 1114 s more, two at a
+# time (docs/testing.md): the whole catalogue is ~35 min, a third of the rest ~8 min.
 ROTATION_SLICES = 3
 DEFAULT_BUDGET_S = 1200
 

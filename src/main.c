@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "common/stdout_check.h"
 #include "common/cli.h"
+#include "common/message.h"
 #include "common/version.h"
 #include "vm/guest_init.h"
 
@@ -67,7 +68,7 @@ int main(int argc, char **argv)
     }
     struct main_options o = {0};
     int first = 1;
-    char err[200];
+    char err[MSG_LINE];
     switch (cli_parse_status(&main_cli, argc, argv, &o, &first, err, sizeof err)) {
     case CLI_HELP:
         usage(stdout);

@@ -250,3 +250,40 @@ def test_a_planted_environment_literal_is_found():
     assert env_violations("src/run/x.c", 'getenv("CLOCKSCOPE_NEW_HOOK");\n')
     assert not env_violations("src/run/x.c", '"see CLOCKSCOPE_NEW_HOOK in the help"\n')
     assert not env_violations(ENV_HEADER, '#define ENV_X "CLOCKSCOPE_X"\n')
+
+
+# A buffer that carries a message (a reason, an error, what was said) takes one of
+# common/message.h's sizes, each with its reason, not a number chosen where it is declared.
+# libfastclock keeps its own: its buffers mirror the public struct fastclock_info, whose
+# sizes are the library's ABI; the reader blob has no headers.
+MESSAGE_HEADER = "src/common/message.h"
+MESSAGE_EXEMPT = ("src/fastclock/", "src/run/reader/")
+MESSAGE_BUFFER = re.compile(
+    r"^\s*(?:static\s+)?char\s[^;(\n]*?\b(why\w*|\w+_why|err|error|err_tail|\w*said|what|how|msg|"
+    r"summary|advice|\w+_unreadable)\[([0-9]+)\]", re.M)
+
+
+def message_size_violations(path, text):
+    if path.startswith(MESSAGE_EXEMPT):
+        return []
+    return [f"{path}: {m.group(1)}[{m.group(2)}]" for m in MESSAGE_BUFFER.finditer(text)]
+
+
+def test_every_message_buffer_has_a_named_size():
+    wrong = [w for p, t in sources() for w in message_size_violations(p, t)]
+    assert not wrong, (f"message buffers sized by a number (use a size from {MESSAGE_HEADER}, "
+                       "or name a new one there with its reason):\n  " + "\n  ".join(wrong))
+    header = (ROOT / MESSAGE_HEADER).read_text()
+    sizes = re.findall(r"#define (MSG_[A-Z_]+) ", header)
+    used = "\n".join(t for p, t in sources() if p != MESSAGE_HEADER)
+    unused = [s for s in sizes if not re.search(r"\b" + s + r"\b", used)]
+    assert sizes and not unused, f"{MESSAGE_HEADER} names sizes nothing uses: {unused}"
+
+
+def test_a_planted_numbered_message_buffer_is_found():
+    assert message_size_violations("src/run/x.c", "    char why[200];\n")
+    assert message_size_violations("src/vm/x.h", "    char path[64], err[1024] = \"\";\n")
+    assert message_size_violations("src/doctor/x.c", "    static char said[400];\n")
+    assert not message_size_violations("src/run/x.c", "    char why[MSG_LINE];\n")
+    assert not message_size_violations("src/run/x.c", "    char line[512];\n")
+    assert not message_size_violations("src/fastclock/fc_x.c", "    char why[200];\n")

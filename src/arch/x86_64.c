@@ -219,8 +219,9 @@ __attribute__((visibility("hidden"))) int arch_x86_fast_rdtscp = -1;
 
 static __attribute__((noinline)) uint64_t fast_counter_ordered_first(void)
 {
-    char why[8];
-    __atomic_store_n(&arch_x86_fast_rdtscp, cpu_has_rdtscp(why, sizeof why) ? 1 : 0, __ATOMIC_RELAXED);
+    char unwanted[8]; /* the reason rdtscp is missing: only whether it is matters here */
+    __atomic_store_n(&arch_x86_fast_rdtscp, cpu_has_rdtscp(unwanted, sizeof unwanted) ? 1 : 0,
+                     __ATOMIC_RELAXED);
     return tsc_lfence();
 }
 

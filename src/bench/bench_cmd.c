@@ -11,6 +11,7 @@
 #include "bench/bench_workers.h"
 #include "common/cli.h"
 #include "common/cpuset.h"
+#include "common/message.h"
 #include "common/progress.h"
 #include "measure/engine.h"
 #include "measure/sparse.h"
@@ -76,7 +77,7 @@ static bool known_clock(void *opts, const char *name, char *why, size_t whylen)
         return true;
     const struct clock_info *all;
     size_t na = clocks_all(&all);
-    char known[400] = "";
+    char known[MSG_REASON] = "";
     for (size_t k = 0; k < na; k++)
         snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", k ? ", " : "",
                  all[k].name);

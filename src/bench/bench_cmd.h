@@ -6,6 +6,7 @@
 
 #include "bench/bench_gap.h"
 #include "common/cpuset.h"
+#include "common/message.h"
 #include "facts/sysinfo.h"
 #include "measure/clocks.h"
 #include "measure/combine.h"
@@ -58,11 +59,11 @@ struct bench_result {
     size_t nids;
     struct bench_row rows[METHODS_MAX];
     size_t nrows;
-    char answer[512];            /* "" when none */
+    char answer[MSG_REASON];     /* "" when none */
     int failures;
     /* Whether a fastclock.* method was selected; if so, what served its reads at the end. */
     bool fastclock_selected, fastclock_on_counter;
-    char fastclock_counter[32], fastclock_why[200];
+    char fastclock_counter[32], fastclock_why[MSG_LINE];
     double elapsed_s;
 };
 

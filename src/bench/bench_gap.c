@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "bench/bench_gap.h"
+#include "common/message.h"
 #include "common/progress.h"
 
 #include "measure/sparse.h"
@@ -241,7 +242,7 @@ int bench_gap_run(const struct method *const *sel, size_t n, const struct bench_
     static const struct method *ms[METHODS_MAX], *skipped[METHODS_MAX];
     size_t nskipped;
     size_t nm = supported(sel, n, ms, skipped, &nskipped);
-    char err[300];
+    char err[MSG_REASON];
     struct bracket b;
     if (!read_bracket_open(o->bracket, &b, err, sizeof err)) {
         fprintf(stderr, "clockscope bench: %s\n", err);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* clockscope bench's output: the table or the JSON, printed from a run's result. */
 #include "bench/bench_output.h"
+#include "common/message.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -102,7 +103,7 @@ static void processes_json(struct json *j, const struct measure_runs *runs,
     } else {
         json_null(j);
     }
-    char said[400];
+    char said[MSG_REASON];
     json_kv_string_or_null(j, "verdict",
                            reference_sentence(a, v, ref ? ref->id : "", said, sizeof said) > 0
                                ? said : NULL);
@@ -238,7 +239,7 @@ static void print_row(const struct method *m, const struct measurement *r, const
                100 * r->ns_per_call.spread, r->noisy ? "!" : " ", r->loop_ns_per_call,
                ratio_cell(v), m->path);
     }
-    char said[400];
+    char said[MSG_REASON];
     if (reference_sentence(a, v, ref ? ref->id : "", said, sizeof said) > 0)
         printf("    %s\n", said);
 }

@@ -3,6 +3,7 @@
  * one measures, and the line protocol they report in. */
 #include "bench/bench_workers.h"
 #include "common/environment.h"
+#include "common/message.h"
 
 #include "common/progress.h"
 #include "common/stats.h"
@@ -86,7 +87,7 @@ static void join(char *buf, size_t len, const char *const *items, int n)
 static bool run_worker(char **argv, int p, int nproc, const char *const *ids, size_t nids,
                        struct measure_runs *runs)
 {
-    char *out = NULL, err[400] = "", why[300] = "";
+    char *out = NULL, err[MSG_REASON] = "", why[MSG_REASON] = "";
     size_t len = 0;
     struct run_outcome oc;
     bool ok = false;

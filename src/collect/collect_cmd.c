@@ -10,6 +10,7 @@
 #include "common/cli.h"
 #include "common/version.h"
 #include "common/json.h"
+#include "common/message.h"
 #include "common/subprocess.h"
 #include "facts/sysinfo.h"
 
@@ -66,10 +67,10 @@ struct part_run {
     size_t len;
     bool ok;                    /* out is its JSON document */
     char schema[64];
-    char error[512];
+    char error[MSG_REASON];
     struct run_outcome oc;
     double elapsed_s;
-    char err_tail[2048];
+    char err_tail[MSG_TEXT];
     char *argv[PART_MAX_ARGS + 1];
     char argbuf[64];
 };
@@ -98,7 +99,7 @@ static void run_part(struct part_run *r, const struct collect_config *cfg, const
 {
     part_argv(r->part, cfg, program, r->argv, r->argbuf, sizeof r->argbuf);
     double timeout = cfg->timeout_s > 0 ? cfg->timeout_s : r->part->timeout_s;
-    char why[256];
+    char why[MSG_LINE];
     double t0 = clock_ns_monotonic_s();
     bool started = run_capture_all(r->argv, (int)(timeout * 1000), PART_OUTPUT_CAP, &r->out,
                                    &r->len, r->err_tail, sizeof r->err_tail, &r->oc, why,
@@ -109,7 +110,7 @@ static void run_part(struct part_run *r, const struct collect_config *cfg, const
         return;
     }
     trim_end(r);
-    char check[200];
+    char check[MSG_LINE];
     if (r->oc.timed_out)
         snprintf(r->error, sizeof r->error, "did not finish within %g s (killed)", timeout);
     else if (r->oc.signal)
@@ -138,7 +139,7 @@ static void machine_json(struct json *j, const char *name)
     sysinfo_read(&s);
     struct utsname u;
     const char *host = uname(&u) == 0 ? u.nodename : "";
-    char fallback[160];
+    char fallback[MSG_LINE];
     if (!name) {
         /* A VM guest has no host name ("(none)"): its arch and hypervisor name it. */
         if (host[0] && strcmp(host, "(none)") != 0 && strcmp(host, "localhost") != 0) {
@@ -275,7 +276,7 @@ static bool known_part(void *opts, const char *name, char *why, size_t whylen)
     (void)opts;
     if (part_find(name))
         return true;
-    char known[200] = "";
+    char known[MSG_LINE] = "";
     for (size_t i = 0; i < collect_nparts; i++)
         snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
                  collect_parts[i].name);
@@ -379,7 +380,7 @@ static int write_bundle(const char *output, const char *stem, const char *name,
                         const struct collect_config *cfg, struct part_run *runs, size_t n,
                         size_t failed, const char *started, double t0)
 {
-    char err[200] = "the bundle could not be assembled in memory", written_to[300] = "";
+    char err[MSG_LINE] = "the bundle could not be assembled in memory", written_to[MSG_REASON] = "";
     char *data = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&data, &len);
@@ -419,7 +420,7 @@ int cmd_collect(int argc, char **argv)
     struct collect_config cfg = {o.quick, o.warp_seconds, o.timeout_s};
     bool selected[16];
     size_t total = select_parts(selected, &o);
-    char err[200];
+    char err[MSG_LINE];
     if (cfg.warp_seconds == 0)
         cfg.warp_seconds = cfg.quick ? 1 : 2;
     bool stdout_open = standard_fds_open();

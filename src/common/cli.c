@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "common/cli.h"
+#include "common/message.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -109,7 +110,7 @@ void cli_cpus_allowed(const char *cmd, struct cpu_list *allowed)
 void cli_parse_cpus(const char *cmd, const char *arg, const struct cpu_list *allowed,
                     struct cpu_list *out)
 {
-    char err[200];
+    char err[MSG_LINE];
     if (!cpuset_parse_list(arg, allowed, out, err, sizeof err))
         usage_error(cmd, "--cpus: %s", err);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The declarative option parser (common/cli.h): every command's options, one wording. */
 #include "common/cli.h"
+#include "common/message.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -62,7 +63,7 @@ static bool append_item(struct parse *p, const struct cli_option *o, const char 
     int *count = member(p, o->count_at);
     if (*count >= o->max_items)
         return fail(p, "--%s: more than %d values", o->name, o->max_items);
-    char why[400] = "";
+    char why[MSG_REASON] = "";
     if (o->check && !o->check(p->opts, item, why, sizeof why))
         return fail(p, "--%s: %s", o->name, why);
     ((const char **)member(p, o->at))[(*count)++] = item;
@@ -72,7 +73,7 @@ static bool append_item(struct parse *p, const struct cli_option *o, const char 
 /* Converts and stores one value of option o. */
 static bool store(struct parse *p, const struct cli_option *o, char *value)
 {
-    char why[400] = "";
+    char why[MSG_REASON] = "";
     switch (o->kind) {
     case CLI_FLAG:
         *(bool *)member(p, o->at) = true;
@@ -98,7 +99,7 @@ static bool store(struct parse *p, const struct cli_option *o, char *value)
                 *(int *)member(p, o->at) = i;
                 return true;
             }
-        char list[400];
+        char list[MSG_REASON];
         values_text(o->values, list, sizeof list);
         cli_not_one_of(why, sizeof why, value, list);
         return fail(p, "--%s: %s", o->name, why);
@@ -175,7 +176,7 @@ static bool check_together(struct parse *p, int first, int argc)
         if (o->required && !p->seen[idx]) {
             if (o->kind != CLI_ENUM)
                 return fail(p, "--%s is required", o->name);
-            char list[400];
+            char list[MSG_REASON];
             values_text(o->values, list, sizeof list);
             return fail(p, "--%s is required (one of %s)", o->name, list);
         }
@@ -246,7 +247,7 @@ enum cli_status cli_parse_status(const struct cli_spec *spec, int argc, char **a
 
 int cli_parse(const struct cli_spec *spec, int argc, char **argv, void *opts)
 {
-    char err[600];
+    char err[MSG_REASON];
     int first = argc;
     switch (cli_parse_status(spec, argc, argv, opts, &first, err, sizeof err)) {
     case CLI_HELP:
@@ -264,7 +265,7 @@ int cli_parse(const struct cli_spec *spec, int argc, char **argv, void *opts)
 /* Whether the help has "--name" followed by what `after` requires, as a whole word. */
 static bool help_mentions(const char *help, const char *name, const char *metavar)
 {
-    char want[200];
+    char want[MSG_LINE];
     snprintf(want, sizeof want, "--%s%s%s", name, metavar ? " " : "", metavar ? metavar : "");
     size_t len = strlen(want);
     for (const char *h = strstr(help, want); h; h = strstr(h + 1, want)) {

@@ -2,6 +2,7 @@
 /* Writing a file the user named (out_file.h). */
 #include "common/out_file.h"
 #include "common/fd_write.h"
+#include "common/message.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -76,7 +77,7 @@ bool out_file_check(const char *path, char *why, size_t whylen)
     if (t == T_REFUSED)
         return false;
     if (t == T_THROUGH) {
-        char proc[64];
+        char proc[MSG_PROC_PATH];
         snprintf(proc, sizeof proc, "/proc/self/fd/%d", pathfd);
         bool ok = access(proc, W_OK) == 0 || (errno == ENOENT && access(path, W_OK) == 0);
         if (!ok)
@@ -108,7 +109,7 @@ static int reopen_for_writing(int pathfd, const char *path)
     struct stat want;
     if (fstat(pathfd, &want) != 0)
         return -1;
-    char proc[64];
+    char proc[MSG_PROC_PATH];
     snprintf(proc, sizeof proc, "/proc/self/fd/%d", pathfd);
     const char *name = access("/proc/self/fd", F_OK) == 0 ? proc : path;
     int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC | (name == path ? O_NOFOLLOW : 0);

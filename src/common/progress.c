@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "common/progress.h"
 #include "common/clock_ns.h"
+#include "common/message.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -41,7 +42,7 @@ void progress_say(struct progress *p, double fraction, double left_s, const char
         return;
     p->last = now;
     p->last_fmt = fmt;
-    char what[200];
+    char what[MSG_LINE];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);

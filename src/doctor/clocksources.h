@@ -4,6 +4,7 @@
 #ifndef CLOCKSCOPE_CLOCKSOURCES_H
 #define CLOCKSCOPE_CLOCKSOURCES_H
 
+#include "common/message.h"
 #include "doctor/diagnosis.h"
 
 enum cs_class {
@@ -17,7 +18,7 @@ enum cs_class {
 
 struct cs_judgement {
     enum cs_class cls;
-    char why[600];
+    char why[MSG_REASON];
     bool pvclock;     /* CS_DEPENDS on a stable pvclock (kvm-clock, xen), not on the kernel */
 };
 

@@ -4,6 +4,7 @@
 #ifndef CLOCKSCOPE_DIAGNOSIS_H
 #define CLOCKSCOPE_DIAGNOSIS_H
 
+#include "common/message.h"
 #include "doctor/proof.h"
 #include "facts/machine.h"
 
@@ -38,7 +39,7 @@ struct finding_action {
     int nadd, nremove;                       /* cmdline */
     char add[ACTION_WORDS_MAX][48], remove[ACTION_WORDS_MAX][48];
     char mode[16];                           /* run: the --mode */
-    char text[320];                          /* code, firmware */
+    char text[MSG_REASON];                   /* code, firmware */
 };
 
 struct finding {
@@ -60,7 +61,7 @@ enum verdict { V_OK, V_SLOW, V_BROKEN, V_UNKNOWN };
 struct diagnosis {
     enum verdict verdict;
     int fast_path;             /* 1 yes, 0 no, -1 not known */
-    char summary[400];         /* one sentence: why this verdict */
+    char summary[MSG_REASON];  /* one sentence: why this verdict */
     bool decided_by_proof;
     bool inferred;             /* the most likely verdict, not a decided one */
     char missing[240];         /* when inferred: the fact that would decide it */

@@ -2,6 +2,7 @@
 /* clockscope doctor: why reading the time is slow here, the proof, and what to do. */
 #include "commands.h"
 #include "common/cli.h"
+#include "common/message.h"
 #include "doctor/diagnosis.h"
 #include "doctor/fleet.h"
 #include "facts/archive.h"
@@ -83,7 +84,7 @@ int cmd_doctor(int argc, char **argv)
     static struct proof p;
     static struct diagnosis d;
     if (root) {
-        char why[4400];
+        char why[MSG_WITH_PATH];
         if (!archive_load_root(root, &fs, why, sizeof why))
             usage_error("doctor", "%s", why);
     } else {

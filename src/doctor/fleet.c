@@ -10,6 +10,7 @@
 
 #include "doctor/report.h"
 #include "common/cpuset.h"
+#include "common/message.h"
 #include "common/printable.h"
 
 #include <dirent.h>
@@ -44,7 +45,7 @@ static void print_error(bool json, const char *root, const char *why)
     } else {
         /* A name from a directory listing may hold a newline (forging a result line) or
          * terminal escapes: printed as the doctor prints any fact, controls as '?'. */
-        char r[4400], w[4400];
+        char r[MSG_WITH_PATH], w[MSG_WITH_PATH];
         printf("%s: error: %s\n", printable_copy(r, sizeof r, root),
                printable_copy(w, sizeof w, why));
     }
@@ -65,7 +66,7 @@ static void one_root(const char *root, bool json, struct tally *t)
     static struct facts fs;
     static struct proof p; /* never run: nothing is measured from a root */
     static struct diagnosis d;
-    char why[4400];
+    char why[MSG_WITH_PATH];
     double t0 = clock_ns_monotonic_s();
     t->roots++;
     bool loaded = archive_load_root(root, &fs, why, sizeof why);
@@ -82,7 +83,7 @@ static void one_root(const char *root, bool json, struct tally *t)
     }
     diagnose(&fs, &p, &d);
     t->verdicts[d.verdict]++;
-    char shown[4400], summary[1024];
+    char shown[MSG_WITH_PATH], summary[MSG_PARAGRAPH];
     if (json)
         report_json_line(stdout, root, &fs, &p, &d, clock_ns_monotonic_s() - t0);
     else

@@ -18,6 +18,8 @@
 
 #include <stdbool.h>
 
+#include "common/message.h"
+
 #define PROOF_CALLS 1000
 #define PROOF_MAX_TIMINGS 8
 
@@ -33,19 +35,19 @@ struct proof_timing {
                            * operation costs when nothing interrupts it */
     double spread;
     bool noisy;
-    char why[320];
+    char why[MSG_REASON];
 };
 
 struct proof {
     bool ran;                        /* the proof was attempted (live runs only) */
     bool counted;                    /* syscall counts are valid */
-    char count_why[240];             /* why not, when !counted */
+    char count_why[MSG_LINE];        /* why not, when !counted */
     long calls;                      /* N */
     long syscalls[PC_COUNT];         /* syscalls made by N calls of each */
     long call_errors[PC_COUNT];      /* calls that returned an error */
     long backwards;                  /* MONOTONIC readings lower than the one before */
     bool vdso_present;
-    char vdso_why[160];
+    char vdso_why[MSG_LINE];
     int ntimings;
     struct proof_timing timing[PROOF_MAX_TIMINGS];
     long res_ns_monotonic, res_ns_monotonic_coarse, res_ns_realtime_coarse; /* -1 unknown */

@@ -2,6 +2,7 @@
 #include "doctor/report.h"
 
 #include "common/json.h"
+#include "common/message.h"
 #include "common/units.h"
 #include "doctor/findings.h"
 #include "facts/sysinfo.h"
@@ -85,7 +86,7 @@ static void print_fast_path(FILE *out, const struct facts *fs, const struct diag
                       : fs->live ? "from live facts" : "from the facts root";
     if (d->fast_path == 1 && d->counter_traps) {
         /* No syscall, but not fast: one line that says both, with one figure. */
-        char cost[64] = "not timed here";
+        char cost[MSG_WORD] = "not timed here";
         if (d->trap_ns > 0)
             snprintf(cost, sizeof cost, "%s per read", NS_TEXT(d->trap_ns));
         char line[240];

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* x86's TSC and the clocksource watchdog: demotions, unstable reasons, boot-time warps,
  * calibration, absence, benign look-alikes and the CPU's TSC flags. */
+#include "common/message.h"
 #include "doctor/rules.h"
 
 #include "doctor/findings.h"
@@ -414,7 +415,7 @@ void rule_cpu_flags(struct diagnosis *d, struct judgement *jd, const struct proo
         return;
     static const char *const flags[] = {"tsc", "constant_tsc", "nonstop_tsc", "tsc_known_freq",
                                         "tsc_reliable", "rdtscp", "tsc_adjust", "hypervisor"};
-    char have[256] = "", lack[256] = "";
+    char have[MSG_LINE] = "", lack[MSG_LINE] = "";
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
         char *dst = cpuinfo_has_flag(&c->cpu, flags[i]) ? have : lack;
         size_t n = strlen(dst);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Unpacking a sosreport archive for the doctor (archive.h). */
+#include "common/message.h"
 #include "facts/archive.h"
 #include "common/subprocess.h"
 #include "facts/facts.h"
@@ -306,7 +307,7 @@ static int select_members(const char *tar, const char *path, char **listing, cha
                           char *top, size_t toplen, char *why, size_t whylen)
 {
     char *argv[] = {(char *)tar, "-t", "-v", "-f", (char *)path, NULL};
-    char err[600], ewhy[200];
+    char err[MSG_REASON], ewhy[MSG_LINE];
     size_t len;
     struct run_outcome oc;
     *listing = NULL;
@@ -384,7 +385,7 @@ bool archive_unpack(const char *path, struct archive_unpacked *u, char *why, siz
         snprintf(why, whylen, "archive '%s' is not a regular file", path);
         return false;
     }
-    char *listing, *names[MAX_MEMBERS], top[256], msg[1200];
+    char *listing, *names[MAX_MEMBERS], top[256], msg[MSG_PARAGRAPH];
     int n = select_members(tar, path, &listing, names, top, sizeof top, msg, sizeof msg);
     if (n <= 0) {
         snprintf(why, whylen, "archive '%s': %s", path, msg);
@@ -418,7 +419,7 @@ bool archive_unpack(const char *path, struct archive_unpacked *u, char *why, siz
     for (int i = 0; i < n; i++)
         argv[a++] = names[i];
     argv[a] = NULL;
-    char err[600];
+    char err[MSG_REASON];
     msg[0] = 0;
     int status = run_tar_extract(argv, err, sizeof err, msg, sizeof msg);
     free(listing);

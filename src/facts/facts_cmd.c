@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "common/cli.h"
 #include "common/json.h"
+#include "common/message.h"
 #include "facts/facts.h"
 
 #include <stdio.h>
@@ -52,7 +53,7 @@ static void fact_summary(const struct fact *f, char *out, size_t len)
             model = colon ? colon + 1 + strspn(colon + 1, " \t") : NULL;
         }
     }
-    char body[4200] = "";
+    char body[MSG_WITH_PATH] = "";
     size_t k = 0;
     if (cpus > 0) {
         k = (size_t)snprintf(body, sizeof body, "%zu CPU%s%s", cpus, cpus == 1 ? "" : "s",
@@ -118,7 +119,7 @@ static void facts_json(const struct facts *fs, const char *save)
         if (f->status != FACT_MISSING)
             json_kv_string(&j, "source", f->source);
         if (f->status == FACT_OK) {
-            char summary[4300];
+            char summary[MSG_WITH_PATH];
             fact_summary(f, summary, sizeof summary);
             json_kv_string(&j, "summary", summary);
             json_kv_uint(&j, "bytes", f->len);
@@ -148,7 +149,7 @@ static void facts_text(const struct facts *fs)
          * is not simply the path). */
         printf("  %s\n", fact_path(i));
         if (f->status == FACT_OK) {
-            char summary[4300];
+            char summary[MSG_WITH_PATH];
             fact_summary(f, summary, sizeof summary);
             size_t sl = strlen(f->source), pl = strlen(fact_path(i));
             bool plain = sl > pl && f->source[sl - pl - 1] == '/' &&
@@ -172,7 +173,7 @@ int cmd_facts(int argc, char **argv)
     const char *save = o.save, *root = o.root;
     bool force = o.force, json = o.json;
     static struct facts fs;
-    char why[4400];
+    char why[MSG_WITH_PATH];
     if (root) {
         if (!facts_load_root(root, &fs, why, sizeof why))
             usage_error("facts", "%s", why);

@@ -7,6 +7,7 @@
 #include "common/subprocess.h"
 
 #include "arch/arch.h"
+#include "common/message.h"
 #include "common/trap_guard.h"
 #include "vdso/vdso.h"
 
@@ -125,7 +126,7 @@ char *facts_read_kernel_log(int journal_timeout_ms, size_t *len, const char **so
                             size_t whylen)
 {
     struct text t = {0};
-    char why1[200] = "", why2[200] = "", why3[200] = "";
+    char why1[MSG_LINE] = "", why2[MSG_LINE] = "", why3[MSG_LINE] = "";
     *source = NULL;
     if (kmsg_read(&t, why1, sizeof why1))
         *source = "/dev/kmsg";
@@ -163,7 +164,7 @@ static void read_kernel_log(struct facts *fs, int journal_timeout_ms)
 {
     size_t len;
     const char *source;
-    char why[640];
+    char why[MSG_REASON];
     char *log = facts_read_kernel_log(journal_timeout_ms, &len, &source, why, sizeof why);
     if (source) {
         fact_set_text(&fs->f[F_DMESG], source, log ? log : "", len);
@@ -195,7 +196,7 @@ static void read_virt(struct facts *fs, int timeout_ms)
         return; /* not known; CPUID, sys/hypervisor and DMI are read separately */
     char *out;
     size_t len;
-    char why[200];
+    char why[MSG_LINE];
     /* --vm: a container's name (docker, lxc) says nothing about the clock hardware. */
     char *argv[] = {"systemd-detect-virt", "--vm", NULL};
     subprocess_capture(argv, timeout_ms, 4096, &out, &len, why, sizeof why);
@@ -228,7 +229,7 @@ static void read_cpu(struct facts *fs)
     const struct counter_method *c;
     size_t n = arch_counters(&c);
     for (size_t i = 0; i < n; i++) {
-        char why[200] = "";
+        char why[MSG_LINE] = "";
         bool ok = c[i].permitted(why, sizeof why);
         text_printf(&t, "counter.%s=%s\n", c[i].name, ok ? "permitted" : why);
     }

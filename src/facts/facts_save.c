@@ -9,6 +9,7 @@
  * written, nothing blocks, and a failed write (full disk) leaves the old file in place. */
 #include "facts/facts.h"
 #include "common/fd_write.h"
+#include "common/message.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -103,7 +104,7 @@ static bool save_one(int dirfd, const char *dir, const char *relpath, const stru
 {
     char rel[512];
     snprintf(rel, sizeof rel, "%s", relpath);
-    char shown[4600];
+    char shown[MSG_WITH_PATH];
     int cur = dirfd;
     bool ok = true;
     char *name = rel;

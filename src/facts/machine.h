@@ -7,6 +7,7 @@
 #ifndef CLOCKSCOPE_MACHINE_H
 #define CLOCKSCOPE_MACHINE_H
 
+#include "common/message.h"
 #include "facts/cpuinfo.h"
 #include "facts/emulation.h"
 #include "facts/facts.h"
@@ -40,8 +41,8 @@ struct machine {
     char kernel_source[64];
     char current_cs[64];       /* "" unknown */
     char current_cs_source[96];
-    char current_cs_unreadable[160]; /* why current_clocksource could not be read, "" else */
-    char log_unreadable[160];  /* why the kernel log could not be read, "" else */
+    char current_cs_unreadable[MSG_LINE]; /* why current_clocksource could not be read, "" else */
+    char log_unreadable[MSG_LINE]; /* why the kernel log could not be read, "" else */
     char available_cs[256];    /* "" unknown */
     char virt[64];             /* "none", a hypervisor name, or "" unknown */
     char virt_source[96];

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "facts/reader.h"
 #include "common/beneath.h"
+#include "common/message.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -92,7 +93,7 @@ static int reopen_regular(int pathfd, const struct stat *want, const struct fact
                           const char *relpath, const char *path)
 {
     const int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY;
-    char proc[64];
+    char proc[MSG_PROC_PATH];
     snprintf(proc, sizeof proc, "/proc/self/fd/%d", pathfd);
     int fd = open(proc, flags | O_CLOEXEC);
     if (fd < 0 && errno == ENOENT && access("/proc/self/fd", F_OK) != 0)

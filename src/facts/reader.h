@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/message.h"
+
 enum fact_status {
     FACT_MISSING = 0,  /* no such file: not known */
     FACT_OK,           /* read (possibly truncated: see fact.truncated) */
@@ -24,7 +26,7 @@ struct fact {
     bool truncated;      /* larger than the cap: the head (and for logs the tail) was kept */
     size_t full_size;    /* size of the file when known, else len */
     char source[4400];    /* the path read, or the live source ("/dev/kmsg", "CPUID", ...) */
-    char why[160];       /* for FACT_UNREADABLE */
+    char why[MSG_LINE];  /* for FACT_UNREADABLE */
 };
 
 /* Where facts come from: root "/" for the live machine, or a facts root directory. */

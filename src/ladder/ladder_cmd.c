@@ -5,6 +5,7 @@
 #include "common/environment.h"
 #include "common/clock_ns.h"
 #include "common/cli.h"
+#include "common/message.h"
 #include "common/progress.h"
 #include "ladder/ladder_run.h"
 #include "ladder/rung_measure.h"
@@ -142,7 +143,7 @@ int cmd_ladder(int argc, char **argv)
     make_plan(&o, &r.plan);
 
     const char *fault = getenv(ENV_LADDER_FAULT);
-    char err[200];
+    char err[MSG_LINE];
     if (fault && !ladder_faults_parse(fault, strlen(fault), &r.plan.faults, err, sizeof err)) {
         fprintf(stderr, "clockscope ladder: CLOCKSCOPE_LADDER_FAULT: %s\n", err);
         return EXIT_USAGE;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The cache-line handoff matrix (matrix.h). */
+#include "common/message.h"
 #include "ladder/matrix.h"
 
 #include "ladder/mechanism.h"
@@ -35,7 +36,7 @@ static int cell_runner(void *shared, const void *arg)
     const struct cell_job *job = arg;
     if (job->fault == FAULT_CRASH)
         raise(SIGSEGV);
-    char why[64];
+    char why[MSG_WORD];
     mech_open(&sh->ch, MECH_CACHELINE, why, sizeof why);
     sh->ch.stall = job->fault == FAULT_HANG;
     pthread_attr_t attr;

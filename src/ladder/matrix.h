@@ -7,6 +7,7 @@
 #ifndef CLOCKSCOPE_LADDER_MATRIX_H
 #define CLOCKSCOPE_LADDER_MATRIX_H
 
+#include "common/message.h"
 #include "ladder/plan.h"
 
 #include <stdbool.h>
@@ -19,12 +20,12 @@ struct matrix_cell {
     double one_way_ns;     /* round_trip_ns / 2 */
     double p99_one_way_ns; /* p99 of the samples' round trips / 2 */
     bool noisy;
-    char why[160];         /* not measured: why (diagonal: the same CPU) */
+    char why[MSG_LINE];    /* not measured: why (diagonal: the same CPU) */
 };
 
 struct cpu_matrix {
     bool available;
-    char why[160];
+    char why[MSG_LINE];
     int n;                  /* CPUs in the matrix (the first MATRIX_MAX_CPUS allowed) */
     int cpus[MATRIX_MAX_CPUS];
     int cpus_left_out;      /* allowed CPUs beyond MATRIX_MAX_CPUS */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* One rung: a call measured as bench does, or a round trip between two pinned threads or
  * processes, each in its own runner (runner.h), timed by the engine on side A. */
+#include "common/message.h"
 #include "ladder/rung_measure.h"
 
 #include "ladder/mechanism.h"
@@ -20,7 +21,7 @@
 struct rung_shared {
     struct channel ch;
     struct measurement meas;
-    char why[300];
+    char why[MSG_REASON];
 };
 
 struct rung_job {

@@ -8,6 +8,7 @@
 #ifndef CLOCKSCOPE_LADDER_RUNGS_H
 #define CLOCKSCOPE_LADDER_RUNGS_H
 
+#include "common/message.h"
 #include "common/stats.h"
 #include "measure/across.h"
 #include "ladder/mechanism.h"
@@ -41,7 +42,7 @@ struct rung_def {
 struct rung_result {
     const struct rung_def *def;
     bool available;
-    char why[512];       /* not available: why; available but failed: the error */
+    char why[MSG_PARAGRAPH]; /* not available: why; available but failed: the error */
     bool measured;       /* a figure exists (available and it did not fail) */
     bool timed_out;
     struct summary ns;   /* per round trip or per call, net of the loop's cost */

@@ -16,13 +16,15 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "common/message.h"
+
 struct runner_outcome {
     bool ok;          /* the runner exited 0: the shared result is valid */
     bool timed_out;   /* killed at its deadline */
     int signal;       /* the signal that ended it (other than the deadline's), else 0 */
     int exit_status;  /* its exit status when it exited */
     double elapsed_s;
-    char why[160];    /* when not ok: what happened, in words */
+    char why[MSG_LINE]; /* when not ok: what happened, in words */
 };
 
 /* A MAP_SHARED anonymous mapping of len bytes (zeroed), or NULL. */

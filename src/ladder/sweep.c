@@ -6,6 +6,7 @@
 #include "common/clock_ns.h"
 
 #include "arch/arch.h"
+#include "common/message.h"
 #include "common/stats.h"
 #include "ladder/mechanism.h"
 #include "ladder/runner.h"
@@ -199,7 +200,7 @@ static double thread_cpu_ns(pthread_t t)
  * server's count says whether "sleeps" really slept, or found the next request waiting. */
 static long thread_sleeps(int tid)
 {
-    char path[64], buf[4096];
+    char path[MSG_PROC_PATH], buf[4096];
     snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
     FILE *f = fopen(path, "re");
     if (!f)

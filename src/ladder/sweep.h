@@ -15,6 +15,7 @@
 #ifndef CLOCKSCOPE_LADDER_SWEEP_H
 #define CLOCKSCOPE_LADDER_SWEEP_H
 
+#include "common/message.h"
 #include "ladder/plan.h"
 
 #include <stdbool.h>
@@ -31,7 +32,7 @@ const char *sweep_mode_server(enum sweep_mode m);
 struct sweep_item {
     bool measured;
     bool timed_out;
-    char why[400];
+    char why[MSG_REASON];
     double p50_ns, p99_ns;       /* per request, round trip */
     uint64_t requests;           /* in the measured window */
     double window_s;             /* at least the plan's; longer until 200 requests (0.5 s at most) */
@@ -52,7 +53,7 @@ struct sweep_row {
 
 struct sweep {
     bool available;
-    char why[400];
+    char why[MSG_REASON];
     int server_cpu;
     int nclient_cpus;
     int client_cpus[SWEEP_MAX_CLIENTS];

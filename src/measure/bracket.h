@@ -21,13 +21,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/message.h"
+
 enum bracket_request { BRACKET_AUTO, BRACKET_COUNTER, BRACKET_CLOCK };
 enum bracket_kind { BRACKET_KIND_COUNTER, BRACKET_KIND_CLOCK };
 
 struct bracket {
     enum bracket_kind kind;
     char name[64];          /* "ordered rdtsc", "CLOCK_MONOTONIC_RAW" */
-    char why[200];          /* auto: why the counter was not used, else "" */
+    char why[MSG_LINE];     /* auto: why the counter was not used, else "" */
     double hz_start, hz_end; /* measured ticks per second (1e9 for the clock) */
 };
 

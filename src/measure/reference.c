@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include "common/message.h"
 #include "measure/reference.h"
 
 #include "common/stats.h"
@@ -97,13 +98,13 @@ void reference_summarize(const double *ref, const double *rel, size_t n, double 
 int reference_sentence(const struct across *a, const struct reference_verdict *v,
                        const char *label, char *buf, size_t len)
 {
-    char levels[160] = "";
+    char levels[MSG_LINE] = "";
     if (a && a->bimodal)
         snprintf(levels, sizeof levels, "%.1f / %.1f ns (%zu and %zu of %zu processes)", a->low,
                  a->high, a->nlow, a->nhigh, a->n);
     if (v && v->n > 0 && v->moved) {
-        char holds[300] = "no figure holds (its ratio to the reference is not above 0)";
-        char added[80] = "";
+        char holds[MSG_REASON] = "no figure holds (its ratio to the reference is not above 0)";
+        char added[MSG_LINE] = "";
         if (v->added)
             snprintf(added, sizeof added, "; %zu process%s more than the %zu asked, run for that",
                      v->added, v->added == 1 ? "" : "es", v->n - v->added);

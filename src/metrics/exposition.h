@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/message.h"
+
 enum prom_type { PROM_GAUGE, PROM_COUNTER };
 
 #define PROM_MAX_FAMILIES 64
@@ -21,7 +23,7 @@ enum prom_type { PROM_GAUGE, PROM_COUNTER };
 struct prom {
     char *text;
     size_t len, cap;
-    char error[200];
+    char error[MSG_LINE];
     /* The family whose samples are being written (a sample names its family's name, plus
      * "_total" for a counter), and every family begun so far: a name twice is an error. */
     char family[128];

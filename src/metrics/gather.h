@@ -4,6 +4,7 @@
 #ifndef CLOCKSCOPE_METRICS_GATHER_H
 #define CLOCKSCOPE_METRICS_GATHER_H
 
+#include "common/message.h"
 #include "doctor/diagnosis.h"
 #include "facts/facts.h"
 
@@ -30,7 +31,7 @@ struct metrics_run {
     double warp_seconds;
     double duration_s;       /* the whole run */
     bool success;
-    char why[4400];          /* when !success */
+    char why[MSG_WITH_PATH]; /* when !success */
 };
 
 /* root: a facts root (NULL: this machine, with the proof).  warp_seconds 0: no warp.

@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "common/clock_ns.h"
 #include "common/cli.h"
+#include "common/message.h"
 #include "metrics/emit.h"
 #include "metrics/gather.h"
 #include "metrics/textfile.h"
@@ -86,7 +87,7 @@ int cmd_metrics(int argc, char **argv)
     if (!r.success)
         fprintf(stderr, "clockscope metrics: %s\n", r.why);
     if (o.textfile_dir) {
-        char why[4600];
+        char why[MSG_WITH_PATH];
         if (!textfile_write(o.textfile_dir, p.text, p.len, why, sizeof why)) {
             fprintf(stderr, "clockscope metrics: %s\n", why);
             status = 1;

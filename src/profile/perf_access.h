@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/message.h"
+
 /* TARGET_CLOCK_LOOP: this process itself (perf record -p), reading CLOCK_MONOTONIC through
  * libc in a loop while perf records: the built-in workload of `profile --clock-loop`. */
 enum profile_target { TARGET_COMMAND, TARGET_PID, TARGET_ALL, TARGET_CLOCK_LOOP };
@@ -21,7 +23,7 @@ struct perf_access {
 struct perf_plan {
     bool allowed;
     bool user_only;     /* sample user space only (event:u): kernel frames are not allowed */
-    char why[480];      /* the refusal, or the limit of what is allowed ("" when none) */
+    char why[MSG_REASON]; /* the refusal, or the limit of what is allowed ("" when none) */
 };
 
 /* Pure: what this access allows for this target. */

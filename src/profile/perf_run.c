@@ -2,6 +2,7 @@
 /* perf record, then perf script, as children (perf_run.h). */
 #include "profile/perf_run.h"
 #include "common/clock_ns.h"
+#include "common/message.h"
 
 #include "common/subprocess.h"
 #include "profile/perf_text.h"
@@ -82,7 +83,7 @@ static void end_perf(pid_t pid, int *status)
  * own children come to us in turn as they die), for at most 2 s. */
 static void end_orphans(void)
 {
-    char path[64];
+    char path[MSG_PROC_PATH];
     snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
     for (int round = 0; round < 100; round++) {
         bool any = false;
@@ -321,7 +322,7 @@ bool perf_run_script(const char *perf_path, const char *data, struct tally *t, c
         }
         got += (size_t)r;
     }
-    char perr[300];
+    char perr[MSG_REASON];
     ok = perf_script_parse(text, len, t, perr, sizeof perr);
     if (!ok)
         snprintf(why, whylen, "perf script's output: %s", perr);

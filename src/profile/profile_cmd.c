@@ -4,6 +4,7 @@
  * saved perf script or perf report text, or a perf.data file. */
 #include "commands.h"
 #include "common/cli.h"
+#include "common/message.h"
 #include "common/subprocess.h"
 #include "facts/sysinfo.h"
 #include "profile/counter_cost.h"
@@ -187,7 +188,7 @@ static bool profile_offline(const struct profile_options *o, struct tally *t, st
     char *buf = read_input(v->input, &len, why, whylen);
     if (!buf)
         return false;
-    char perr[400];
+    char perr[MSG_REASON];
     bool ok = script ? perf_script_parse(buf, len, t, perr, sizeof perr)
                      : perf_report_parse(buf, len, t, perr, sizeof perr);
     if (!ok)
@@ -231,7 +232,7 @@ static bool count_wrap(struct count_run *c, char **command, char *why, size_t wh
 /* Reads the tables back (a note when there are none) and removes the directory. */
 static const struct count_table *count_read(struct count_run *c, struct profile_view *v)
 {
-    char err[300] = "";
+    char err[MSG_REASON] = "";
     size_t len = 0;
     char *text = read_input(c->file, &len, err, sizeof err);
     bool ok = text && count_table_parse(text, len, &c->table, err, sizeof err);
@@ -313,7 +314,7 @@ static bool profile_live(const struct profile_options *o, char **command, struct
     v->elapsed_s = rr.elapsed_s;
     if (ok && plan.why[0])
         profile_note(v, "%s", plan.why);
-    char advice[560];
+    char advice[MSG_REASON];
     runtime_hint_advice(&v->runtime, v->dwarf, advice, sizeof advice);
     if (ok && advice[0])
         profile_note(v, "%s", advice);
@@ -355,7 +356,7 @@ int cmd_profile(int argc, char **argv)
     struct profile_view v = {.t = &t, .top = o.top, .command_status = -1, .elapsed_s = -1,
                              .counter_ns = -1};
     struct sysinfo si;
-    char err[1200] = "";
+    char err[MSG_PARAGRAPH] = "";
     int status = 1;
     /* SIGTERM and SIGHUP (a `timeout`, a closed terminal) stop perf and its workload and
      * remove the temporary files; then we end by that signal (perf_run.c). */

@@ -4,6 +4,7 @@
  * CSR emulated by firmware: the RISC-V vDSO clock_gettime analysis report, openEuler,
  * kernel 6.12) is charged to the vDSO symbol itself; time in syscalls under a time read
  * is the vDSO's fallback to the kernel. */
+#include "common/message.h"
 #include "profile/profile_view.h"
 
 #include "profile/counter_cost.h"
@@ -28,7 +29,7 @@ void profile_notes(struct profile_view *v)
     double vdso = tally_percent(t, CAT_VDSO), sys = tally_percent(t, CAT_SYSCALL),
            cs = tally_percent(t, CAT_CLOCKSOURCE);
     if (vdso >= 1.0 && sys + cs < 0.1 * vdso && (t->kernel_frames || t->from_report)) {
-        char cost[300];
+        char cost[MSG_REASON];
         if (v->counter_ns >= COUNTER_TRAP_NS)
             snprintf(cost, sizeof cost, "Here a counter read (%s) costs %.0f ns: it traps, so "
                      "most of that share is the trap, not the clock arithmetic.", v->counter_id,
@@ -46,7 +47,7 @@ void profile_notes(struct profile_view *v)
                      "symbol.  %s", vdso, cost);
     }
     if (sys + cs >= 0.5) {
-        char where[220] = "";
+        char where[MSG_LINE] = "";
         if (t->nclocksources > 0)
             snprintf(where, sizeof where, "; the kernel read the clocksource '%s' (%.2f%%)",
                      t->clocksources[0].name, tally_share(t, t->clocksources[0].weight));

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Which runtime a profiled program is and whether perf can name its functions
  * (runtime_hint.h). */
+#include "common/message.h"
 #include "profile/runtime_hint.h"
 
 #include <fcntl.h>
@@ -126,7 +127,7 @@ void runtime_hint_for(char *const argv[], const char *resolved, char *const envp
 /* A NUL-separated /proc file into a NULL-terminated vector (static storage: one at a time). */
 static char **proc_vector(int pid, const char *what, char *buf, size_t len, char **vec, int max)
 {
-    char path[64];
+    char path[MSG_PROC_PATH];
     snprintf(path, sizeof path, "/proc/%d/%s", pid, what);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -147,7 +148,7 @@ void runtime_hint_for_pid(int pid, struct runtime_hint *h)
 {
     static char args[8192], env[32768];
     static char *argv[256], *envp[1024];
-    char path[64], exe[PATH_MAX] = "";
+    char path[MSG_PROC_PATH], exe[PATH_MAX] = "";
     snprintf(path, sizeof path, "/proc/%d/exe", pid);
     ssize_t n = readlink(path, exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = 0;

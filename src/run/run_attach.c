@@ -6,6 +6,7 @@
 #include "run/run_attach.h"
 
 #include "arch/inject.h"
+#include "common/message.h"
 #include "run/run_attach_report.h"
 #include "run/run_fit.h"
 #include "run/run_heal.h"
@@ -76,7 +77,7 @@ struct adopt_ctx {
 static bool adopt(pid_t pid, long fd_in_target, void *ctx, char *why, size_t whylen)
 {
     const struct adopt_ctx *ac = ctx;
-    char path[64];
+    char path[MSG_PROC_PATH];
     snprintf(path, sizeof path, "/proc/%d/fd/%ld", (int)pid, fd_in_target);
     int to = open(path, O_RDWR | O_CLOEXEC);
     if (to < 0) {
@@ -129,7 +130,7 @@ static int attach_patch(const struct attach_helper *h)
 {
     static struct run_stopped s;
     const pid_t pid = h->pid;
-    char why[400] = "", how[400] = "";
+    char why[MSG_REASON] = "", how[MSG_REASON] = "";
     struct run_vpatch_target t;
     pid_t at = run_trace_live_thread(pid);
     enum run_vpatch_result res = run_vpatch_read(at ? at : pid, &t, how, sizeof how);
@@ -178,7 +179,7 @@ static void attach_helper_main(void *ctx)
     close(h->report[0]);
     run_helper_quiet_signals();
     int status = 1;
-    char why[400] = "";
+    char why[MSG_REASON] = "";
     if (!h->count && !run_refresher_prepare(h->memfd, h->page, h->mode, why, sizeof why)) {
         run_attach_say_not_served(h->pid, why);
         write(h->report[1], &status, sizeof status);
@@ -205,7 +206,7 @@ static void attach_helper_main(void *ctx)
 
 int run_attach(pid_t pid, const struct run_mode *mode, bool verbose, const char *output)
 {
-    char why[400] = "";
+    char why[MSG_REASON] = "";
     if (!arch_inject_supported(why, sizeof why) || !arch_inject_attach_supported(why, sizeof why) ||
         !run_fit_to_serve(pid, true, why, sizeof why) || !run_fit_to_touch(pid, why, sizeof why) ||
         !run_mode_vdso_servable(mode, false, why, sizeof why)) {
@@ -308,7 +309,7 @@ static int undo_write(const struct run_stopped *s, const struct run_vpatch_targe
 
 int run_undo(pid_t pid, bool verbose)
 {
-    char why[400] = "";
+    char why[MSG_REASON] = "";
     if (!arch_inject_supported(why, sizeof why) || !arch_inject_attach_supported(why, sizeof why) ||
         !run_fit_to_serve(pid, false, why, sizeof why)) {
         run_attach_say_cannot(pid, "undo", why);
@@ -316,7 +317,7 @@ int run_undo(pid_t pid, bool verbose)
     }
     const struct vdso_live *mine = vdso_live();
     struct run_vpatch_target t;
-    char how[400] = "";
+    char how[MSG_REASON] = "";
     pid_t at = run_trace_live_thread(pid);
     if (run_vpatch_read(at ? at : pid, &t, how, sizeof how) != RUN_VPATCH_OK) {
         run_attach_say_cannot(pid, "undo", how);

@@ -7,6 +7,7 @@
 #include "common/environment.h"
 #include "common/cli.h"
 #include "common/elf_probe.h"
+#include "common/message.h"
 #include "common/subprocess.h"
 #include "run/run_attach.h"
 #include "run/run_cmd_report.h"
@@ -179,7 +180,7 @@ static void check_output(const char *path, char *abs, size_t len)
 static bool elf_is_static(const char *path)
 {
     struct elf_facts f;
-    char why[160];
+    char why[MSG_LINE];
     return elf_probe(path, &f, why, sizeof why) == ELF_PROBE_OK && f.elf64_le && f.phnum > 0 &&
            !f.has_interp;
 }
@@ -281,7 +282,7 @@ static int find_target(const char *cmd, char *target, size_t len)
 int cmd_run(int argc, char **argv)
 {
     struct run_options o = {0};
-    char err[160];
+    char err[MSG_LINE];
     run_parse_mode("auto", &o.mode, err, sizeof err);
     int i = cli_parse(&run_cli, argc, argv, &o);
     const struct run_mode mode = o.mode;
@@ -326,7 +327,7 @@ int cmd_run(int argc, char **argv)
         return 1;
     }
     if (kind) {
-        char why[400];
+        char why[MSG_REASON];
         /* On success the helper waits for the exec: nothing else may come between. */
         if (!run_served_start(target, kind, &mode, verbose, output, why, sizeof why))
             run_say_unserved(target, kind, why, elf_is_static(target));

@@ -3,6 +3,7 @@
 #include "run/run_fit.h"
 
 #include "common/elf_probe.h"
+#include "common/message.h"
 #include "run/run_trace.h"
 
 #include <dirent.h>
@@ -17,7 +18,7 @@
 
 static void comm_of(long pid, char *out, size_t len)
 {
-    char path[64];
+    char path[MSG_PROC_PATH];
     snprintf(path, sizeof path, "/proc/%ld/comm", pid);
     snprintf(out, len, "?");
     FILE *c = fopen(path, "re");
@@ -62,7 +63,7 @@ static long status_field(const char *path, const char *name)
 
 bool run_fit_to_serve(pid_t pid, bool attach, char *why, size_t whylen)
 {
-    char path[64], line[256];
+    char path[MSG_PROC_PATH], line[256];
     snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
     FILE *f = fopen(path, "re");
     if (!f) {
@@ -100,7 +101,7 @@ bool run_fit_to_serve(pid_t pid, bool attach, char *why, size_t whylen)
     pid_t at = run_trace_live_thread(pid);
     snprintf(path, sizeof path, "/proc/%d/exe", (int)(at ? at : pid));
     struct elf_facts ef;
-    char ewhy[200];
+    char ewhy[MSG_LINE];
     if (elf_probe(path, &ef, ewhy, sizeof ewhy) == ELF_PROBE_OK && ef.has_interp && !ef.go_buildinfo) {
         snprintf(why, whylen, "it is a dynamically linked program (not Go): its clock reads go "
                  "through libc, which run's shim serves; start it as `clockscope run -- "
@@ -112,7 +113,7 @@ bool run_fit_to_serve(pid_t pid, bool attach, char *why, size_t whylen)
 
 bool run_fit_tracer_came(pid_t pid, pid_t tid, char *why, size_t whylen)
 {
-    char path[64];
+    char path[MSG_PROC_PATH];
     snprintf(path, sizeof path, "/proc/%d/task/%d/status", (int)pid, (int)tid);
     long tracer = status_field(path, "TracerPid:");
     if (tracer <= 0 || tracer == getpid())
@@ -124,7 +125,7 @@ bool run_fit_tracer_came(pid_t pid, pid_t tid, char *why, size_t whylen)
 /* The [vdso] line's permissions, "r-xp" when executable and readable. */
 static bool vdso_rx(pid_t pid, char *why, size_t whylen)
 {
-    char path[48], line[512];
+    char path[MSG_PROC_PATH], line[512];
     pid_t at = run_trace_live_thread(pid);
     snprintf(path, sizeof path, "/proc/%d/maps", (int)(at ? at : pid));
     FILE *f = fopen(path, "re");
@@ -151,7 +152,7 @@ static bool vdso_rx(pid_t pid, char *why, size_t whylen)
 /* Seccomp mode 1 (strict) or 2 (filter) on any thread. */
 static bool no_seccomp(pid_t pid, char *why, size_t whylen)
 {
-    char path[64];
+    char path[MSG_PROC_PATH];
     snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
     DIR *d = opendir(path);
     if (!d)
@@ -181,7 +182,7 @@ static bool no_seccomp(pid_t pid, char *why, size_t whylen)
  * closing parenthesis); 0 if unknown or a kernel thread. */
 static unsigned long long vsize_of(pid_t pid)
 {
-    char path[48], buf[1024];
+    char path[MSG_PROC_PATH], buf[1024];
     unsigned long long v = 0;
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
     FILE *f = fopen(path, "re");

@@ -2,6 +2,7 @@
 /* The data page's header (run/run_page.h).  The time namespace part: a served process
  * compares its own namespace with the refresher's at its first read (reader.c), by the
  * inode of /proc/self/ns/time, and adds the difference of the two namespaces' offsets. */
+#include "common/message.h"
 #include "run/run_page.h"
 
 #include "run/run_timens.h"
@@ -20,7 +21,7 @@ _Static_assert(sizeof CHILDREN_PATH <= RUN_PATH_SIZE, "the paths fit the header"
 
 static bool read_offsets(const char *path, int64_t *mono, int64_t *boot)
 {
-    char text[256];
+    char text[MSG_LINE];
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return false;

@@ -4,6 +4,7 @@
 #include "run/run_refresher.h"
 #include "common/environment.h"
 #include "common/clock_ns.h"
+#include "common/message.h"
 
 #include "fastclock/fastclock.h"
 #include "fastclock/fc_host.h"
@@ -49,7 +50,7 @@ static void print_table(const struct run_refresher *r, double secs)
         uint64_t n = __atomic_load_n(&r->page->calls[i], __ATOMIC_RELAXED);
         if (!n)
             continue;
-        char what[64];
+        char what[MSG_WORD];
         if (i < RUN_COUNT_CLOCKS)
             snprintf(what, sizeof what, "clock_gettime(%s)", clock_name(i));
         else
@@ -76,7 +77,7 @@ static void print_table(const struct run_refresher *r, double secs)
 #define TICKER_START_SECONDS 1.0
 #define LIVE_WAIT_MS 100 /* at most this long for the line to go live before the program starts */
 
-static char start_said[96];
+static char start_said[MSG_LINE];
 
 const char *run_refresher_start_said(void)
 {

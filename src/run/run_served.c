@@ -13,6 +13,7 @@
 
 #include "arch/inject.h"
 #include "common/elf_probe.h"
+#include "common/message.h"
 #include "fastclock/fastclock.h"
 #include "run/run_helper.h"
 #include "run/run_page.h"
@@ -43,7 +44,7 @@
 const char *run_served_kind(const char *path)
 {
     struct elf_facts f;
-    char why[160];
+    char why[MSG_LINE];
     if (elf_probe(path, &f, why, sizeof why) != ELF_PROBE_OK || !f.elf64_le || f.phnum == 0)
         return NULL;
     if (f.go_buildinfo)
@@ -119,7 +120,7 @@ struct helper_args {
 /* What the helper answers run before the exec: 0, or an errno value with the reason. */
 struct helper_reply {
     int err;
-    char why[400];
+    char why[MSG_REASON];
 };
 
 static void say(const char *fmt, const char *a, const char *b)
@@ -159,7 +160,7 @@ static _Noreturn void helper_main(const struct helper_args *a)
 {
     if (!helper_seize(a))
         _exit(0);
-    char how[320] = "";
+    char how[MSG_REASON] = "";
     enum run_vpatch_result res = RUN_VPATCH_TRACE_FAILED;
     for (;;) {
         int st;

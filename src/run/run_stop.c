@@ -6,6 +6,7 @@
 #include "common/clock_ns.h"
 
 #include "arch/inject.h"
+#include "common/message.h"
 #include "run/run_fit.h"
 
 #include <dirent.h>
@@ -87,7 +88,7 @@ static int seize_new(pid_t pid, struct run_stopped *s, char *why, size_t whylen)
 {
     for (bool grew = true; grew;) {
         grew = false;
-        char path[64];
+        char path[MSG_PROC_PATH];
         snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
         DIR *d = opendir(path);
         if (!d) {

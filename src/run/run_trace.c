@@ -4,6 +4,7 @@
 #include "run/run_trace.h"
 
 #include "arch/inject.h"
+#include "common/message.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -22,7 +23,7 @@
 
 static int mem_io(pid_t pid, uint64_t addr, void *buf, size_t len, bool write)
 {
-    char path[48];
+    char path[MSG_PROC_PATH];
     snprintf(path, sizeof path, "/proc/%ld/mem", (long)pid);
     int fd = open(path, (write ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
     if (fd < 0)
@@ -56,7 +57,7 @@ int run_trace_write(pid_t pid, uint64_t addr, const void *buf, size_t len)
 
 int run_trace_auxv(pid_t pid, unsigned long type, uint64_t *value)
 {
-    char path[48];
+    char path[MSG_PROC_PATH];
     snprintf(path, sizeof path, "/proc/%ld/auxv", (long)pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -82,7 +83,7 @@ int run_trace_auxv(pid_t pid, unsigned long type, uint64_t *value)
 
 bool run_trace_vdso_range(pid_t pid, uint64_t *start, uint64_t *end)
 {
-    char path[48], line[512];
+    char path[MSG_PROC_PATH], line[512];
     snprintf(path, sizeof path, "/proc/%ld/maps", (long)pid);
     FILE *f = fopen(path, "re");
     if (!f)
@@ -122,7 +123,7 @@ pid_t run_trace_wait(pid_t pid, int *st, int timeout_ms)
  * or 0 when it cannot be read. */
 static char thread_state(pid_t pid, pid_t tid)
 {
-    char path[64], buf[512] = "";
+    char path[MSG_PROC_PATH], buf[512] = "";
     snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -143,7 +144,7 @@ pid_t run_trace_live_thread(pid_t pid)
 {
     if (live(thread_state(pid, pid)))
         return pid;
-    char path[48];
+    char path[MSG_PROC_PATH];
     snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
     DIR *d = opendir(path);
     if (!d)
@@ -167,7 +168,7 @@ bool run_trace_thread_is_zombie(pid_t pid, pid_t tid)
 
 void run_trace_thread_state(pid_t pid, pid_t tid, char *out, size_t len)
 {
-    char path[64], buf[256] = "";
+    char path[MSG_PROC_PATH], buf[256] = "";
     snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
     FILE *f = fopen(path, "re");
     if (f) {

@@ -6,6 +6,7 @@
 #include "run/run_vpatch.h"
 
 #include "arch/inject.h"
+#include "common/message.h"
 #include "run/run_heal.h"
 #include "run/run_reader_abi.h"
 #include "run/run_trace.h"
@@ -117,7 +118,7 @@ static __attribute__((unused)) bool is_err(long r) { return r < 0 && r > -4096; 
 
 enum run_vpatch_result run_vpatch_read(pid_t pid, struct run_vpatch_target *t, char *how, size_t hl)
 {
-    char why[200];
+    char why[MSG_LINE];
     memset(t, 0, sizeof *t);
     if (!arch_inject_supported(how, hl))
         return RUN_VPATCH_UNSUPPORTED;
@@ -429,7 +430,7 @@ enum run_vpatch_result run_vpatch(pid_t pid, int memfd_in_target,
         snprintf(how, hl, "this build has no injectable reader");
     return RUN_VPATCH_UNSUPPORTED;
 #else
-    char why[200];
+    char why[MSG_LINE];
     struct run_vpatch_target t;
     enum run_vpatch_result res = run_vpatch_read(pid, &t, how, hl);
     if (res != RUN_VPATCH_OK)

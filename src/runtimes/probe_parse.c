@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Strict line parser of probe output; see probe_parse.h. */
+#include "common/message.h"
 #include "runtimes/probe_parse.h"
 
 #include <stdarg.h>
@@ -18,7 +19,7 @@ struct cursor {
 static bool fail(struct cursor *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static bool fail(struct cursor *c, const char *fmt, ...)
 {
-    char what[200];
+    char what[MSG_LINE];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);

@@ -2,6 +2,7 @@
 /* The runtimes: where each is found, how its probe is built (once, cached) and run. */
 #include "runtimes/runtimes.h"
 #include "common/environment.h"
+#include "common/message.h"
 
 #include "common/subprocess.h"
 
@@ -83,7 +84,7 @@ static bool run_build(char *const argv[], const char *env_name, const char *env_
     char *old = env_name && getenv(env_name) ? strdup(getenv(env_name)) : NULL;
     if (env_name)
         setenv(env_name, env_value, 1);
-    char *out = NULL, err[400] = "", start_why[200] = "";
+    char *out = NULL, err[MSG_REASON] = "", start_why[MSG_LINE] = "";
     size_t len;
     struct run_outcome oc;
     bool started = run_capture_all(argv, BUILD_TIMEOUT_MS, 4096, &out, &len, err, sizeof err, &oc,

@@ -6,6 +6,7 @@
 #ifndef CLOCKSCOPE_RUNTIMES_H
 #define CLOCKSCOPE_RUNTIMES_H
 
+#include "common/message.h"
 #include "measure/across.h"
 #include "measure/reference.h"
 #include "runtimes/probe_parse.h"
@@ -63,7 +64,7 @@ struct runtime_row {
     char version[PROBE_TOKEN];
     char program[PATH_MAX];      /* what ran (the interpreter or the built probe) */
     char api[PROBE_TOKEN], clock[PROBE_TOKEN], via[PROBE_TOKEN], harness[PROBE_TOKEN];
-    char why[600];               /* absent / failed: why */
+    char why[MSG_REASON];        /* absent / failed: why */
     double ns_per_call;          /* median net of the harness median */
     double timed_ns, harness_ns; /* medians per call as timed, harness alone */
     double p10_ns, p90_ns;       /* net of the harness median */
@@ -73,7 +74,7 @@ struct runtime_row {
     unsigned long long iterations;
     bool counted;                /* syscalls known */
     double syscalls_per_call;
-    char count_why[300];         /* why not counted */
+    char count_why[MSG_REASON];  /* why not counted */
     /* Across the probe's processes (each its own run: its own memory layout; Python its
      * own PYTHONHASHSEED): the figures above are medians over them. */
     int nproc;
@@ -97,7 +98,7 @@ struct runtimes_result {
     struct runtime_row rows[RUNTIMES_MAX * PROBE_MAX_ROWS];
     int nrows;
     bool counted;                /* the control held: counts are trusted */
-    char count_why[300];
+    char count_why[MSG_REASON];
 };
 
 /* Measures one runtime: its rows appended to res. */

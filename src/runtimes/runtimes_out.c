@@ -4,6 +4,7 @@
 #include "runtimes/runtimes.h"
 
 #include "common/json.h"
+#include "common/message.h"
 #include "common/stats.h"
 #include "facts/sysinfo.h"
 
@@ -52,7 +53,7 @@ static void print_ready_row(const struct runtime_row *r)
         snprintf(rel, sizeof rel, "%.2f", r->refv.relative);
     printf(" %6.1f%%%c %6s  %-18s %-11s %s\n", r->spread * 100, r->noisy ? '!' : ' ', rel,
            r->clock, r->via, kernel);
-    char said[400];
+    char said[MSG_REASON];
     if (reference_sentence(&r->across, r->has_ref ? &r->refv : NULL, r->ref, said,
                            sizeof said) > 0)
         printf("%-7s   ^ %s\n", "", said);
@@ -240,7 +241,7 @@ void runtimes_print_json(const struct sysinfo *si, const struct runtimes_result 
             json_kv_string(&j, "clock", r->clock);
             json_kv_string(&j, "path", r->via);
             processes_json(&j, r);
-            char said[400];
+            char said[MSG_REASON];
             reference_sentence(&r->across, r->has_ref ? &r->refv : NULL, r->ref, said,
                                sizeof said);
             json_kv_string_or_null(&j, "verdict", said[0] ? said : NULL);

@@ -2,6 +2,7 @@
 /* One runtime's measurement: its probe timed, then counted; the rows. */
 #include "runtimes/runtimes.h"
 #include "common/environment.h"
+#include "common/message.h"
 
 #include "common/stats.h"
 #include "common/subprocess.h"
@@ -255,7 +256,7 @@ static void measured_row(struct runtimes_result *res, const struct runtime_def *
 static void count_rows(const struct runtime_def *def, const struct probe_cmd *cmd,
                        const struct runtimes_config *cfg, struct runtimes_result *res, int first)
 {
-    char *argv[16], args[3][24], why[300] = "";
+    char *argv[16], args[3][24], why[MSG_REASON] = "";
     mode_argv(cmd, argv, args, false, cfg);
     struct count_result cr;
     struct probe_output *po = malloc(sizeof *po);
@@ -264,7 +265,7 @@ static void count_rows(const struct runtime_def *def, const struct probe_cmd *cm
         struct run_outcome oc = {cr.exit_status, cr.signal, cr.timed_out, false};
         char none[1] = "";
         run_failure(&oc, cfg->timeout_ms, none, why, sizeof why);
-        char perr[200];
+        char perr[MSG_LINE];
         if (!why[0] && !probe_parse(cr.out, cr.len, PROBE_COUNT, def->name, po, perr, sizeof perr))
             snprintf(why, sizeof why, "the count run's output is not understood: %s", perr);
         for (int i = first; !why[0] && i < res->nrows; i++) {
@@ -345,7 +346,7 @@ static bool one_more_for_speed(const double *speed, int done, int asked)
 static void timed_run(const struct runtime_def *def, const struct runtimes_config *cfg,
                       char **argv, struct probe_output *po, char *why, size_t whylen)
 {
-    char err[300] = "", start_why[200] = "", *out = NULL;
+    char err[MSG_REASON] = "", start_why[MSG_LINE] = "", *out = NULL;
     size_t len = 0;
     struct run_outcome oc;
     bool started = run_capture_all(argv, cfg->timeout_ms, OUTPUT_CAP, &out, &len, err, sizeof err,
@@ -354,7 +355,7 @@ static void timed_run(const struct runtime_def *def, const struct runtimes_confi
         snprintf(why, whylen, "the probe could not be started: %s", start_why);
     else
         run_failure(&oc, cfg->timeout_ms, err, why, whylen);
-    char perr[200];
+    char perr[MSG_LINE];
     if (!why[0] && oc.truncated)
         snprintf(why, whylen, "the probe printed more than %u bytes", OUTPUT_CAP);
     if (!why[0] && !probe_parse(out, len, PROBE_TIMED, def->name, po, perr, sizeof perr))
@@ -367,7 +368,7 @@ void runtimes_measure(const struct runtime_def *def, const struct runtimes_confi
 {
     struct probe_cmd cmd;
     memset(&cmd, 0, sizeof cmd);
-    char why[600] = "";
+    char why[MSG_REASON] = "";
     enum runtime_state st = def->prepare(cfg, &cmd, why, sizeof why);
     if (st != RT_READY) {
         failed_row(res, def, st, cmd.path[0], why);
@@ -437,7 +438,7 @@ void runtimes_check_count(const struct runtimes_config *cfg, struct runtimes_res
 {
     struct probe_cmd cmd;
     memset(&cmd, 0, sizeof cmd);
-    char why[300] = "";
+    char why[MSG_REASON] = "";
     const struct runtime_def *c = runtime_find("c");
     if (c->prepare(cfg, &cmd, why, sizeof why) != RT_READY) {
         snprintf(res->count_why, sizeof res->count_why, "no control: %s", why);

@@ -6,6 +6,7 @@
 #include "shim/shim.h"
 #include "common/environment.h"
 #include "common/fd_write.h"
+#include "common/message.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -214,7 +215,7 @@ void shim_count_report(void)
     for (int i = 0; i <= SHIM_MAX_CLOCK; i++) {
         uint64_t c = atomic_load(&clock_calls[i]);
         if (c) {
-            char what[128];
+            char what[MSG_LINE];
             snprintf(what, sizeof what, "clock_gettime(%s)", clock_label(i));
             print_rate(m, c, secs, what);
         }

@@ -3,6 +3,7 @@
 #ifndef CLOCKSCOPE_VDSO_H
 #define CLOCKSCOPE_VDSO_H
 
+#include "common/message.h"
 #include "vdso/vdso_elf.h"
 
 #include <stdbool.h>
@@ -18,7 +19,7 @@ typedef int (*vdso_getcpu_fn)(unsigned *, unsigned *, void *);
 struct vdso_live {
     bool present;            /* the kernel mapped a vDSO (AT_SYSINFO_EHDR) */
     bool parsed;             /* and it parsed */
-    char why[160];           /* when !present or !parsed */
+    char why[MSG_LINE];      /* when !present or !parsed */
     const void *base;
     size_t size;
     struct vdso_image image;

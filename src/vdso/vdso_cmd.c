@@ -7,6 +7,7 @@
 #include "vdso/vdso_names.h"
 
 #include "arch/arch.h"
+#include "common/message.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -194,7 +195,7 @@ int cmd_vdso(int argc, char **argv)
         size_t size;
         void *buf = read_file(file, &size);
         struct vdso_image img;
-        char err[160];
+        char err[MSG_LINE];
         if (!vdso_parse(buf, size, &img, err, sizeof err)) {
             fprintf(stderr, "clockscope vdso: '%s' is not a usable vDSO image: %s\n", file, err);
             free(buf);

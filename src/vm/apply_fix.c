@@ -15,6 +15,7 @@
 #include "vm/initramfs.h"
 #include "common/json_read.h"
 #include "common/json.h"
+#include "common/message.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,7 @@ static bool boot_guest(const struct fix_context *ctx, int argc, char **argv, con
                        const char *sysfs, size_t sysfs_size, struct vm_capture *cap, bool relay,
                        struct vm_result *r, int *status)
 {
-    char initrd[4096], why[4096];
+    char initrd[4096], why[MSG_WITH_PATH];
     if (!initramfs_build_with_sysfs(ctx->binary, argc, argv, ctx->files, ctx->env,
                                     ctx->env_size, sysfs, sysfs_size, initrd, sizeof initrd,
                                     why, sizeof why)) {
@@ -147,8 +148,8 @@ static const struct {
 struct fix_action {
     enum fix_kind kind;
     const struct json_node *node;   /* the doctor's own object (--json shows it) */
-    char what[1400];                /* what it does, for the report */
-    char why[400];                  /* "" when it can be applied; else why not */
+    char what[MSG_PARAGRAPH];       /* what it does, for the report */
+    char why[MSG_REASON];           /* "" when it can be applied; else why not */
     char append[APPEND_LEN];        /* the kernel command line of its boots */
     char sysfs[1024];               /* FIX_SYSFS: "path\0value\0" for init */
     size_t sysfs_size;              /* 0: no sysfs write */
@@ -175,7 +176,7 @@ static void describe(struct fix_action *fa, const char *name)
     const struct json_node *a = fa->node;
     const char *risk = json_str(json_get(a, "risk"));
     const char *finding = json_str(json_get(a, "finding"));
-    char what[1024] = "";
+    char what[MSG_PARAGRAPH] = "";
     size_t used;
     switch (fa->kind) {
     case FIX_SYSFS:

@@ -4,6 +4,7 @@
  * turned into source with the device-tree compiler, the property added to the node of a
  * given compatible string, and compiled back.  QEMU still writes /chosen (command line,
  * initrd) and the memory node into a -dtb tree at boot, so nothing else changes. */
+#include "common/message.h"
 #include "vm/dtb.h"
 
 #include "common/subprocess.h"
@@ -20,7 +21,7 @@
 
 static bool tool(char *const argv[], char *why, size_t whylen)
 {
-    char err[1024] = "";
+    char err[MSG_PARAGRAPH] = "";
     int st = subprocess_run_tool(argv, NULL, -1, err, sizeof err);
     if (st != 0) {
         err[strcspn(err, "\n")] = '\0';
@@ -103,7 +104,7 @@ bool vm_dtb_patched(const struct vm_boot *b, const char *compatible, const char 
 
     static struct qemu_args a;
     vm_qemu_args(b, raw, &a);
-    char *out = NULL, err[1024] = "";
+    char *out = NULL, err[MSG_PARAGRAPH] = "";
     size_t out_len;
     struct run_outcome oc;
     if (!run_capture_all(a.argv, 60000, 4096, &out, &out_len, err, sizeof err, &oc, why, whylen))

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* vm --apply-fix's before and after figures: read from the guest doctor's JSON, written
  * as JSON or as a row of the text report. */
+#include "common/message.h"
 #include "vm/fix_figures.h"
 
 #include <stdio.h>
@@ -24,7 +25,7 @@ static const struct json_node *find_timing(const struct json_node *proof, const 
 bool fix_figures_read(const char *text, size_t n, struct json_node **root, struct fix_figures *f)
 {
     memset(f, 0, sizeof *f);
-    char why[200];
+    char why[MSG_LINE];
     *root = json_tree_parse(text, n, why, sizeof why);
     const char *schema = json_str(json_get(*root, "schema"));
     if (!*root || !schema || strncmp(schema, DOCTOR_SCHEMA, strlen(DOCTOR_SCHEMA)) != 0) {

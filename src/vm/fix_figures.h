@@ -6,6 +6,7 @@
 
 #include "common/json.h"
 #include "common/json_read.h"
+#include "common/message.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,7 +18,7 @@ struct fix_figures {
     char verdict[32];
     double ns_per_call;             /* < 0: not measured */
     double syscalls_per_1000_calls; /* < 0: not counted */
-    char why[240];                  /* when !have */
+    char why[MSG_REASON];           /* when !have */
 };
 
 /* The doctor's JSON (schema clockscope.doctor/...) text[0..n) into f, its tree into *root;

@@ -6,6 +6,7 @@
 
 #include "arch/arch.h"
 #include "common/elf_probe.h"
+#include "common/message.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,7 +83,7 @@ bool guest_binary_find(const struct vm_arch *arch, const char *given, char *out,
         snprintf(out, len, "%s", self);
         return true;
     }
-    char how[512];
+    char how[MSG_REASON];
     how_to_build(arch, how, sizeof how);
     if (n == 0) {
         snprintf(why, whylen, "cannot find this binary's directory to look for a static %s "

@@ -10,6 +10,7 @@
 #include "arch/arch.h"
 #include "common/elf_deps.h"
 #include "common/elf_probe.h"
+#include "common/message.h"
 #include "common/subprocess.h"
 
 #include <ctype.h>
@@ -238,7 +239,7 @@ static bool add_libraries(struct guest_files *g, const char *path, char *why, si
         snprintf(why, whylen, "cannot create a temporary file: %s", strerror(errno));
         return false;
     }
-    char err[1024];
+    char err[MSG_PARAGRAPH];
     char *argv[] = {"ldd", "--", (char *)path, NULL};
     int status = subprocess_run_tool(argv, NULL, fileno(out), err, sizeof err);
     static char text[LDD_MAX_OUTPUT + 1];
@@ -261,7 +262,7 @@ static bool add_libraries(struct guest_files *g, const char *path, char *why, si
         return false;
     }
     const char *libs[LDD_MAX_PATHS];
-    char pwhy[200];
+    char pwhy[MSG_LINE];
     int count = ldd_parse(text, libs, LDD_MAX_PATHS, pwhy, sizeof pwhy);
     if (count < 0) {
         snprintf(why, whylen, "--add '%s': %s", path, pwhy);

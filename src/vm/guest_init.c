@@ -7,6 +7,7 @@
 #include "vm/guest_init.h"
 #include "arch/arch.h"
 #include "common/clocksource_sysfs.h"
+#include "common/message.h"
 #include "vm/frame.h"
 #include "vm/sysfs_readback.h"
 #include "common/subprocess.h"
@@ -64,7 +65,7 @@ _Noreturn static void power_off(void)
 
 _Noreturn static void fail(const char *what)
 {
-    char msg[256];
+    char msg[MSG_LINE];
     snprintf(msg, sizeof msg, "clockscope vm init: %s: %s", what, strerror(errno));
     send_text('m', msg);
     send_text('x', "125");
@@ -75,7 +76,7 @@ static void mount_one(const char *source, const char *dir, const char *type)
 {
     mkdir(dir, 0755);
     if (mount(source, dir, type, 0, NULL) != 0 && errno != EBUSY) {
-        char msg[200];
+        char msg[MSG_LINE];
         snprintf(msg, sizeof msg, "clockscope vm init: cannot mount %s on %s: %s", type, dir,
                  strerror(errno));
         send_text('m', msg);
@@ -193,7 +194,7 @@ static void apply_sysfs_writes(void)
             written = false;
             e = errno;
         }
-        char msg[600], now[128] = "";
+        char msg[MSG_REASON], now[128] = "";
         if (written) {
             /* The kernel may take the write and keep its choice (a clocksource it does not
              * have is only remembered as an override): the fix holds only if it reads back.
@@ -298,7 +299,7 @@ _Noreturn void guest_init_main(void)
     if (WIFEXITED(status)) {
         code = WEXITSTATUS(status);
     } else if (WIFSIGNALED(status)) {
-        char msg[120];
+        char msg[MSG_LINE];
         snprintf(msg, sizeof msg, "clockscope vm init: the command was killed by signal %d (%s)",
                  WTERMSIG(status), strsignal(WTERMSIG(status)));
         send_text('m', msg);

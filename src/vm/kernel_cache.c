@@ -10,6 +10,7 @@
  * one arch; the image is renamed into place, so a reader sees all of it or nothing. */
 #include "vm/kernel_cache.h"
 #include "common/environment.h"
+#include "common/message.h"
 #include "vm/kernel_image.h"
 #include "common/subprocess.h"
 
@@ -182,7 +183,7 @@ static bool extract_image(const struct vm_arch *arch, const char *kdir, const ch
     }
     char *left[] = {"dpkg-deb", "--fsys-tarfile", deb, NULL};
     char *right[] = {"tar", "-x", "--wildcards", "./boot/vmlinu*", NULL};
-    char err[1024];
+    char err[MSG_PARAGRAPH];
     bool ok = false;
     char image[PATH_MAX_LEN + 300], boot_path[PATH_MAX_LEN + 300], gz_tmp[PATH_MAX_LEN];
     char boot_dir[PATH_MAX_LEN + 32];
@@ -322,7 +323,7 @@ static bool fetch(const struct vm_arch *arch, const char *cache, const char *kdi
     }
     char archives[PATH_MAX_LEN + 16], deb[PATH_MAX_LEN + 300];
     snprintf(archives, sizeof archives, "%s/archives", a.dir);
-    char prefix[160], what[160];
+    char prefix[160], what[MSG_LINE];
     snprintf(prefix, sizeof prefix, "%s_", pkg);
     snprintf(what, sizeof what, "downloading %s", pkg);
     char *download[] = {"download", pkg, NULL};

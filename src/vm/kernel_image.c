@@ -6,6 +6,7 @@
  * at 4, then the compressed payload's offset and size, and the compression's name at
  * 0x18; QEMU 7.2 cannot boot these itself, so the payload is extracted).  Checking before booting turns a wrong or corrupt file into
  * an error at once, instead of a guest that silently runs garbage until the timeout. */
+#include "common/message.h"
 #include "vm/kernel_image.h"
 #include "common/subprocess.h"
 
@@ -94,7 +95,7 @@ static bool decompress(const char *program, const char *src, const char *what, c
     if (fd < 0)
         return false;
     char *argv[] = {(char *)program, "-dc", "--", (char *)src, NULL};
-    char err[256];
+    char err[MSG_LINE];
     int st = subprocess_run_tool(argv, NULL, fd, err, sizeof err);
     close(fd);
     if (st != 0) {
@@ -159,7 +160,7 @@ static bool unpack_zboot(const char *path, const unsigned char *h, char *out, si
     }
     fclose(f);
     if (ok) {
-        char what[4200];
+        char what[MSG_WITH_PATH];
         snprintf(what, sizeof what, "the %s payload of the EFI zboot image '%s'", method, path);
         ok = decompress(program, payload, what, out, out_len, why, whylen);
     }
@@ -180,7 +181,7 @@ bool kernel_image_check(const struct vm_arch *arch, const char *path, char *boot
     const char *kind = kernel_image_kind(head, got);
     snprintf(boot_path, boot_len, "%s", path);
     if (kind && (strcmp(kind, "gzip") == 0 || strcmp(kind, "zboot") == 0)) {
-        char what[4200];
+        char what[MSG_WITH_PATH];
         snprintf(what, sizeof what, "'%s' looks gzip-compressed but", path);
         bool ok = strcmp(kind, "gzip") == 0
                       ? decompress("gzip", path, what, tmp_path, tmp_len, why, whylen)

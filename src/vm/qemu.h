@@ -3,6 +3,7 @@
 #ifndef CLOCKSCOPE_VM_QEMU_H
 #define CLOCKSCOPE_VM_QEMU_H
 
+#include "common/message.h"
 #include "vm/vm_arch.h"
 
 #include <signal.h>
@@ -51,11 +52,11 @@ struct vm_result {
     bool init_started;     /* our /init ran */
     double init_s;         /* from starting qemu to /init running */
     double run_s;          /* from /init running to the exit status */
-    char qemu_stderr[2048];
-    char console_tail[4096]; /* the last console lines that were not frames */
-    char panic_line[256];
-    char framing_error[160];
-    char fix_refused[640]; /* vm --apply-fix: why the guest refused a sysfs write, or "" */
+    char qemu_stderr[MSG_TEXT];
+    char console_tail[MSG_TEXT]; /* the last console lines that were not frames */
+    char panic_line[MSG_LINE];
+    char framing_error[MSG_LINE];
+    char fix_refused[MSG_REASON]; /* vm --apply-fix: why the guest refused a sysfs write, or "" */
 };
 
 /* qemu's command line for b; with dumpdtb, one that makes qemu write the machine's device

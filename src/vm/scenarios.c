@@ -2,6 +2,7 @@
 /* The scenario table: data only.  Each row names the machine, kernel command line and
  * device tree change that make a real kernel take one path, the source it reproduces, and
  * the verdict `clockscope doctor` must give inside (tests/test_lab.py boots every row). */
+#include "common/message.h"
 #include "vm/scenarios.h"
 
 #include <stddef.h>
@@ -92,7 +93,7 @@ const struct vm_scenario *vm_scenario_find(const char *name)
 
 const char *vm_scenario_names(void)
 {
-    static char names[512];
+    static char names[MSG_REASON];
     if (!names[0])
         for (size_t i = 0; i < NSCEN; i++) {
             if (i)

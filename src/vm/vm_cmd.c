@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "common/cli.h"
 #include "arch/arch.h"
+#include "common/message.h"
 #include "vm/apply_fix.h"
 #include "vm/dtb.h"
 #include "vm/guest_binary.h"
@@ -200,7 +201,7 @@ static int parse_args(int argc, char **argv, struct vm_options *o)
     o->memory = 512;
     o->timeout = 300;
     o->init_deadline = TCG_INIT_DEADLINE_S;
-    char err[600];
+    char err[MSG_REASON];
     int first = argc;
     enum cli_status st = cli_parse_status(&vm_cli, argc, argv, o, &first, err, sizeof err);
     if (st == CLI_HELP) {
@@ -231,7 +232,7 @@ static int parse_args(int argc, char **argv, struct vm_options *o)
         o->cpus = 2;
     const char *machine = o->scenario ? o->scenario->machine : o->machine_arg;
     if (!vm_machine_find(o->arch, machine)) {
-        char names[200];
+        char names[MSG_LINE];
         vm_machine_names(o->arch, names, sizeof names);
         usage_error("vm", "--machine: '%s' is not one of %s (the %s machine models)", machine,
                     names, o->arch->name);
@@ -276,7 +277,7 @@ static void boot(const struct vm_boot_policy *p, struct vm_boot *b, struct vm_re
 {
     const double timeout_s = b->timeout_s, t0 = vm_now_s(), tcg_deadline = p->tcg_init_deadline_s;
     bool tcg_retried = false;
-    char kvm_why[160] = "";
+    char kvm_why[MSG_LINE] = "";
     if (p->no_kvm)
         snprintf(kvm_why, sizeof kvm_why, "--no-kvm");
     else if (strcmp(b->arch->name, arch_name()) != 0)
@@ -304,7 +305,7 @@ static void boot(const struct vm_boot_policy *p, struct vm_boot *b, struct vm_re
             continue;
         }
         if (b->kvm && r->outcome == VM_INIT_LATE) {
-            char what[160];
+            char what[MSG_LINE];
             snprintf(what, sizeof what, "under KVM the guest did not reach /init in %.0f s",
                      b->init_deadline_s);
             fprintf(stderr, "clockscope vm: %s (nested virtualization that cannot run guests?); "
@@ -386,7 +387,7 @@ static void guest_inputs(const struct vm_options *o, struct vm_guest *g)
         g->env_size += strlen(o->envs[i]) + 1;
     }
     for (int i = 0; i < o->n_add; i++) {
-        char add_why[1200];
+        char add_why[MSG_PARAGRAPH];
         if (!guest_files_add(&g->files, o->arch, o->adds[i], add_why, sizeof add_why)) {
             guest_files_free(&g->files);
             usage_error("vm", "%s", add_why);
@@ -405,7 +406,7 @@ static int guest_build(const struct vm_options *o, int argc, char **argv, struct
                         "%s)\n", arch->desc->qemu_system, arch->qemu_package);
         return EXIT_VM_FAILED;
     }
-    char why[8192];
+    char why[MSG_TEXT];
     int status = EXIT_VM_FAILED;
     if (!guest_binary_find(arch, o->binary, g->binary, sizeof g->binary, why, sizeof why)) {
         status = o->binary ? EXIT_USAGE : EXIT_VM_FAILED;
@@ -456,7 +457,7 @@ static void catch_signals(void)
 static bool scenario_tree(const struct vm_scenario *s, struct vm_boot *b,
                           struct vm_boot_policy *p, struct vm_guest *g)
 {
-    char why[8192];
+    char why[MSG_TEXT];
     if (!vm_dtb_patched(b, s->dt_compatible, s->dt_property, g->dtb_dir, sizeof g->dtb_dir,
                         g->dtb, sizeof g->dtb, why, sizeof why)) {
         fprintf(stderr, "clockscope vm: scenario %s: %s\n", s->name, why);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The kernel's TSC calibration claim from the live kernel log, read the one way clockscope
  * reads it (facts_read_kernel_log) and split into lines by the facts module's klog. */
+#include "common/message.h"
 #include "warp/kernel_log.h"
 
 #include "facts/facts.h"
@@ -18,7 +19,7 @@ bool kernel_log_tsc_claim(struct kernel_tsc_claim *claim)
     memset(claim, 0, sizeof *claim);
     size_t len;
     const char *source;
-    char why[640];
+    char why[MSG_REASON];
     char *log = facts_read_kernel_log(JOURNAL_TIMEOUT_MS, &len, &source, why, sizeof why);
     if (!log)
         return false;

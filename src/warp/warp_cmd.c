@@ -5,6 +5,7 @@
 #include "common/clock_ns.h"
 #include "arch/arch.h"
 #include "common/cli.h"
+#include "common/message.h"
 #include "common/progress.h"
 #include "measure/batch.h"
 #include "warp/warp_fault.h"
@@ -194,7 +195,7 @@ int cmd_warp(int argc, char **argv)
     const char *fault_spec = getenv(WARP_FAULT_ENV);
     if (fault_spec && *fault_spec) {
         struct warp_fault fault;
-        char err[200];
+        char err[MSG_LINE];
         if (!warp_fault_parse(fault_spec, &fault, err, sizeof err))
             usage_error("warp", "%s: %s", WARP_FAULT_ENV, err);
         warp_fault_apply(&fault, &ml);

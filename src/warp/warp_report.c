@@ -4,6 +4,7 @@
 #include "warp/warp_run.h"
 
 #include "common/json.h"
+#include "common/message.h"
 
 #include <langinfo.h>
 #include <locale.h>
@@ -66,7 +67,7 @@ static const char *plus_minus(void)
 static void print_verdict(const struct warp_run *r)
 {
     const struct warp_options *o = r->o;
-    char list[600] = "";
+    char list[MSG_REASON] = "";
     size_t nfew = 0, nchecked = 0, nunordered = 0;
     uint64_t least = UINT64_MAX, unordered_steps = 0;
     for (size_t i = 0; i < r->nresults; i++) {

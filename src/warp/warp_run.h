@@ -5,6 +5,7 @@
 #define CLOCKSCOPE_WARP_RUN_H
 
 #include "common/cpuset.h"
+#include "common/message.h"
 #include "facts/sysinfo.h"
 #include "measure/method.h"
 #include "warp/kernel_log.h"
@@ -40,7 +41,7 @@ struct rate_entry {
 struct method_result {
     const struct method *m;
     bool ran, cross_ok;
-    char error[200];
+    char error[MSG_LINE];
     struct warp_collected c;
     struct warp_summary s;
     struct resolution res;

@@ -85,7 +85,7 @@ BAD = [
      "--arch and --scenario do not go together"),
     (["vm", "--arch", "x86_64", "--machine", "virt", "--", "bench"],
      "--machine: 'virt' is not one of pc, q35 (the x86_64 machine models)"),
-    (["vm", "--list-scenarios", "--", "bench"], "--list-scenarios takes no command"),
+    (["vm", "--list-scenarios", "--", "bench"], "--list-scenarios does not go with a command"),
     (["vm", "--arch", "x86_64", "--kernel", "a", "--kernel", "b", "--", "bench"],
      "--kernel given more than once"),
     (["vm", "--arch", "x86_64", "--env", "A=1", "--env", "A=2", "--", "bench"], "--env: A given twice"),

@@ -55,7 +55,7 @@ def test_list_names_every_scenario_with_its_verdict(clockscope):
     (["--arch", "riscv64", "--machine", "pc", "--", "doctor"],
      "--machine: 'pc' is not one of virt, sifive_u (the riscv64 machine models)"),
     (["--arch", "aarch64", "--machine", "sifive_u", "--", "doctor"], "is not one of virt"),
-    (["--list-scenarios", "--", "doctor"], "--list-scenarios takes no command"),
+    (["--list-scenarios", "--", "doctor"], "--list-scenarios does not go with a command"),
     (["--list-scenarios", "--bogus"], "unknown option '--bogus'"),
     (["--", "doctor"], "--arch or --scenario is required"),
     (["--scenario", "x86_64-hpet", "--append", "a" * 1890, "--", "doctor"],

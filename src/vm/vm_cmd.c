@@ -190,8 +190,10 @@ static const struct cli_option vm_decl[] = {
     {0},
 };
 
+static const char *const vm_instead_of_command[] = {"list-scenarios", NULL};
 const struct cli_spec vm_cli = {.cmd = "vm", .help = help, .options = vm_decl,
-                                .args = CLI_COMMAND, .args_usage = "-- COMMAND [ARGS...]"};
+                                .args = CLI_COMMAND, .args_usage = "-- COMMAND [ARGS...]",
+                                .command_unless = vm_instead_of_command};
 
 /* The options, and the index of the command to run inside.  --list-scenarios needs no
  * command; without --scenario, --arch is required. */
@@ -208,14 +210,12 @@ static int parse_args(int argc, char **argv, struct vm_options *o)
         fputs(vm_cli.help, stdout);
         exit(fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1);
     }
-    if (o->list_scenarios && (st == CLI_OK ? first < argc : strncmp(err, "no command given", 16)))
-        usage_error("vm", "%s", st == CLI_OK ? "--list-scenarios takes no command" : err);
+    if (st != CLI_OK)
+        usage_error("vm", "%s", err);
     if (o->list_scenarios) {
         vm_scenarios_list(stdout);
         exit(fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1);
     }
-    if (st != CLI_OK)
-        usage_error("vm", "%s", err);
     if (!o->arch && !o->scenario)
         usage_error("vm", "--arch or --scenario is required");
     if (o->apply_fix && !o->scenario)

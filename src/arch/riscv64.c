@@ -9,6 +9,7 @@
 #include "arch/arch.h"
 #include "arch/counter.h"
 #include "arch/counter_funcs.h"
+#include "common/sysctl.h"
 #include "common/trap_guard.h"
 
 #include <signal.h>
@@ -47,13 +48,8 @@ COUNTER_FUNCS(rdinstret, csr_instret())
 
 static int read_perf_user_access(void)
 {
-    FILE *f = fopen("/proc/sys/kernel/perf_user_access", "r");
     int v = -1;
-    if (f) {
-        if (fscanf(f, "%d", &v) != 1)
-            v = -1;
-        fclose(f);
-    }
+    sysctl_read_int("/proc/sys/kernel/perf_user_access", &v);
     return v;
 }
 

@@ -5,6 +5,7 @@
  *   processes;  2  user space of one's own processes only;  3 or more (Debian's and
  *   Android's patch, Debian's default)  nothing at all. */
 #include "profile/perf_access.h"
+#include "common/sysctl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,11 +72,7 @@ static bool has_capability(int b)
 void perf_access_read(struct perf_access *a)
 {
     memset(a, 0, sizeof *a);
-    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-    if (f) {
-        a->paranoid_known = fscanf(f, "%d", &a->paranoid) == 1;
-        fclose(f);
-    }
+    a->paranoid_known = sysctl_read_int("/proc/sys/kernel/perf_event_paranoid", &a->paranoid);
     a->privileged = geteuid() == 0 || has_capability(CAP_PERFMON_BIT) ||
                     has_capability(CAP_SYS_ADMIN_BIT);
 }

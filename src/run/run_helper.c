@@ -2,6 +2,7 @@
 /* The helper's set-up shared by run -- COMMAND and run -p (run/run_helper.h). */
 #include "run/run_helper.h"
 #include "common/subprocess.h"
+#include "common/sysctl.h"
 
 #include "run/run_refresher.h"
 
@@ -65,13 +66,8 @@ void run_helper_drop_stdio(bool also_stderr)
 
 int run_helper_yama_scope(void)
 {
-    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
     int v = -1;
-    if (f) {
-        if (fscanf(f, "%d", &v) != 1)
-            v = -1;
-        fclose(f);
-    }
+    sysctl_read_int("/proc/sys/kernel/yama/ptrace_scope", &v);
     return v;
 }
 

@@ -226,9 +226,12 @@ struct served_fds {
     struct run_page_header *page;
 };
 
-/* Makes them, the memfd high and inherited by the program.  False with why. */
+/* Makes them, the memfd high and inherited by the program.  False with why, and nothing
+ * left open or mapped. */
 static bool served_open(struct served_fds *f, char *why, size_t whylen)
 {
+    f->life[0] = f->life[1] = f->to_h[0] = f->to_h[1] = -1;
+    f->page = MAP_FAILED;
     f->memfd = run_helper_memfd(0);
     if (f->memfd < 0) {
         snprintf(why, whylen, "cannot create the data page (memfd_create): %s", strerror(errno));
@@ -236,18 +239,24 @@ static bool served_open(struct served_fds *f, char *why, size_t whylen)
     }
     f->memfd = to_high_fd(f->memfd, false);
     f->page = f->memfd < 0 ? MAP_FAILED : run_helper_map(f->memfd);
-    if (f->memfd < 0 || f->page == MAP_FAILED || pipe2(f->life, O_CLOEXEC) != 0) {
+    if (f->memfd < 0 || f->page == MAP_FAILED) {
         snprintf(why, whylen, "cannot set up the data page: %s", strerror(errno));
-        if (f->memfd >= 0)
-            close(f->memfd);
-        return false;
+        goto fail;
     }
-    if (pipe2(f->to_h, O_CLOEXEC) != 0 || pipe2(f->from_h, O_CLOEXEC) != 0) {
+    if (pipe2(f->life, O_CLOEXEC) != 0 || pipe2(f->to_h, O_CLOEXEC) != 0 ||
+        pipe2(f->from_h, O_CLOEXEC) != 0) {
         snprintf(why, whylen, "pipe: %s", strerror(errno));
-        close(f->memfd), close(f->life[0]), close(f->life[1]);
-        return false;
+        goto fail;
     }
     return true;
+fail:
+    if (f->page != MAP_FAILED)
+        munmap(f->page, RUN_PAGE_SIZE);
+    const int opened[] = {f->memfd, f->life[0], f->life[1], f->to_h[0], f->to_h[1]};
+    for (size_t i = 0; i < sizeof opened / sizeof *opened; i++)
+        if (opened[i] >= 0)
+            close(opened[i]);
+    return false;
 }
 
 /* The helper process: run's ends of the pipes closed, then helper_main. */
@@ -291,6 +300,7 @@ bool run_served_start(const char *path, const char *kind, const struct run_mode 
               .verbose = verbose, .count = count, .mode = mode, .output = output},
         .run_fds = {life_w, f.to_h[1], f.from_h[0]}};
     pid_t mid = run_helper_spawn(served_child, (void *)&c);
+    int spawn_errno = errno;
     close(f.life[0]), close(f.to_h[0]), close(f.from_h[1]);
     pid_t helper = 0;
     static struct helper_reply rep;
@@ -305,7 +315,7 @@ bool run_served_start(const char *path, const char *kind, const struct run_mode 
     munmap(f.page, RUN_PAGE_SIZE);
     if (!ok) {
         if (mid < 0)
-            snprintf(why, whylen, "fork: %s", strerror(errno));
+            snprintf(why, whylen, "fork: %s", strerror(spawn_errno));
         else if (rep.err == EAGAIN)
             snprintf(why, whylen, "%s", rep.why);
         else

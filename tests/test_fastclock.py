@@ -485,7 +485,7 @@ def test_riscv_counter_read_is_fenced(cross_builds):
             assert i > 0 and ops[i - 1][0] == "fence" and ops[i - 1][1].strip() == "r,i", (fn, body)
 
 
-SEAM_CHECKS = 14  # "check NAME ok" lines tests/progs/fc_seam.c prints when all pass
+SEAM_CHECKS = 15  # "check NAME ok" lines tests/progs/fc_seam.c prints when all pass
 
 
 def seam_results(out):

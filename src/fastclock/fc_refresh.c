@@ -48,47 +48,6 @@ static const struct fc_slew_policy SLEW = {
     .step_forward_ns = 1000000,
 };
 
-int64_t fc_clock_offset(clockid_t id)
-{
-    uint64_t width;
-    return fc_clock_offset_w(id, &width);
-}
-
-/* The REALTIME or BOOTTIME offset from MONOTONIC: the tightest of 3 MONOTONIC sandwiches,
- * and that sandwich's width (the offset is off by at most half of it). */
-int64_t fc_clock_offset_w(clockid_t id, uint64_t *width)
-{
-    int64_t best = 0;
-    uint64_t best_w = UINT64_MAX;
-    for (int i = 0; i < 3; i++) {
-        uint64_t a = fc_kernel_ns(CLOCK_MONOTONIC), x = fc_kernel_ns(id), b = fc_kernel_ns(CLOCK_MONOTONIC);
-        if (b - a < best_w) {
-            best_w = b - a;
-            best = (int64_t)(x - (a + (b - a) / 2));
-        }
-    }
-    *width = best_w;
-    return best;
-}
-
-void fc_take_look(struct fc_look *out, int tries)
-{
-    uint64_t mult = atomic_load_explicit(&fc_line.mult, memory_order_relaxed);
-    uint64_t best = UINT64_MAX;
-    for (int i = 0; i < tries; i++) {
-        uint64_t c1 = fc_counter_ordered();
-        uint64_t a = fc_kernel_ns(CLOCK_MONOTONIC), x = fc_kernel_ns(CLOCK_REALTIME),
-                 y = fc_kernel_ns(CLOCK_BOOTTIME), b = fc_kernel_ns(CLOCK_MONOTONIC);
-        uint64_t c2 = fc_counter_ordered();
-        if (c2 - c1 >= best)
-            continue;
-        best = c2 - c1;
-        uint64_t mid = a + (b - a) / 2, w = fc_ticks_to_ns(c2 - c1, mult);
-        *out = (struct fc_look){c1 + (c2 - c1) / 2, mid, (int64_t)(x - mid), (int64_t)(y - mid),
-                                (w > b - a ? w : b - a) / 2 + 1};
-    }
-}
-
 static struct fc_segment current_segment(void)
 {
     struct fc_segment l = {atomic_load_explicit(&fc_line.anchor_ticks, memory_order_relaxed),
@@ -489,7 +448,7 @@ static bool step_once(void)
         fc_w.step = 1;
         return false;
     case 1:
-        /* The offsets to publish, each from the tightest of 3 sandwiches. */
+        /* The offsets to publish (fc_clock_offset_w). */
         fc_w.real = fc_clock_offset_w(CLOCK_REALTIME, &fc_w.real_width);
         fc_w.step = 2;
         return false;

@@ -14,8 +14,10 @@
 #include "fastclock/fastclock.h"
 #include "fastclock/fc_counter.h"
 #include "fastclock/fc_internal.h"
+#include "fastclock/fc_state.h"
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,7 @@ static _Atomic uint64_t vt = 1000000000000ull; /* virtual true time, ns (1000 s:
 static _Atomic int64_t shift_ns;          /* the kernel clock minus the true time */
 static _Atomic int64_t ns_mono_ns, ns_boot_ns; /* a time namespace's offsets (not REALTIME's) */
 static _Atomic uint64_t noise_state = 12345;
+#define REALTIME_BASE_NS 1700000000000000000ull /* CLOCK_REALTIME - the true time */
 static int failed;
 
 uint64_t fc_seam_counter(void)
@@ -54,15 +57,17 @@ static uint64_t truth(void) { return atomic_load(&vt) + (uint64_t)atomic_load(&s
 static int virtual_clock(clockid_t id, struct timespec *ts)
 {
     uint64_t t = atomic_fetch_add(&vt, 40) + 40;
-    uint64_t ns = t + (uint64_t)atomic_load(&shift_ns) + (uint64_t)noise();
-    if (id == CLOCK_REALTIME)
-        ns += 1700000000000000000ull;
+    uint64_t ns = t + (uint64_t)atomic_load(&shift_ns);
+    /* The COARSE clocks are the fine ones at the last tick (every 4 ms), as the kernel's:
+     * one snapshot, each clock's offset on top. */
+    bool coarse = id == CLOCK_MONOTONIC_COARSE || id == CLOCK_REALTIME_COARSE;
+    ns = coarse ? ns - ns % 4000000 : ns + (uint64_t)noise();
+    if (id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE)
+        ns += REALTIME_BASE_NS;
     else if (id == CLOCK_BOOTTIME)
         ns += 5000000000ull + (uint64_t)atomic_load(&ns_boot_ns);
     else if (id == CLOCK_MONOTONIC || id == CLOCK_MONOTONIC_COARSE)
         ns += (uint64_t)atomic_load(&ns_mono_ns);
-    if (id == CLOCK_MONOTONIC_COARSE || id == CLOCK_REALTIME_COARSE)
-        ns -= ns % 4000000;
     ts->tv_sec = (time_t)(ns / 1000000000u);
     ts->tv_nsec = (long)(ns % 1000000000u);
     return 0;
@@ -126,7 +131,7 @@ static struct run reads(uint64_t span_ns, uint64_t gap_ns, uint64_t settle_ns)
 static void enter_namespace(int64_t mono_ms, int64_t boot_ms, int64_t *worst_rt, int64_t *worst_mb,
                             uint64_t *backwards)
 {
-    static const uint64_t base[3] = {0, 5000000000ull, 1700000000000000000ull};
+    static const uint64_t base[3] = {0, 5000000000ull, REALTIME_BASE_NS};
     uint64_t (*const rd[3])(void) = {fastclock_monotonic_ns, fastclock_boottime_ns, fastclock_realtime_ns};
     reads(100000000ull, 10000, 0); /* a fresh, live line first */
     atomic_store(&ns_mono_ns, mono_ms * 1000000);
@@ -189,6 +194,11 @@ int main(void)
            (unsigned long long)info.refreshes, info.why);
     check("live", info.source == FASTCLOCK_SOURCE_COUNTER && info.refreshes > 0, "%lld %lld",
           (long long)info.source, (long long)info.refreshes);
+    /* The REALTIME offset to the nanosecond, though every fine kernel read carries +-30 ns
+     * of noise: it comes from the COARSE clocks' one snapshot (fc_clock_offset_w). */
+    int64_t real_offset = atomic_load_explicit(&fc_line.real_offset, memory_order_relaxed);
+    check("realtime_offset_exact", real_offset == (int64_t)REALTIME_BASE_NS, "off by %lld ns %lld",
+          (long long)(real_offset - (int64_t)REALTIME_BASE_NS), 0);
 
     /* Calibration: the stated rate is 40 ppm fast (4 us per 100 ms).  Reads every 10 us
      * for 3 s: after 1 s within 200 ns of the truth; over the last second the rate is the

@@ -883,14 +883,17 @@ TEST(fastclock_follows_a_kernel_clock_that_jumps_instead_of_slewing)
 /* Issue 34.3, the fork handler: a child forked into a time namespace reads its own clocks
  * from its first read, whatever the offsets' size, BOOTTIME's apart from MONOTONIC's, and
  * its REALTIME does not move.  The kernel clock hook plays the namespace: in any process
- * but the parent it shifts MONOTONIC and BOOTTIME (never REALTIME).  The ticker is off, so
+ * but the parent it shifts the MONOTONIC clocks and BOOTTIME (never REALTIME).  The ticker is off, so
  * that no refresh in the child can mend what the fork handler left. */
 static pid_t ns_parent;
 static int64_t ns_mono_ns, ns_boot_ns;
 static int ns_clock(clockid_t id, struct timespec *ts)
 {
     int r = clock_gettime(id, ts);
-    int64_t shift = getpid() == ns_parent ? 0 : id == CLOCK_MONOTONIC ? ns_mono_ns
+    /* A namespace's MONOTONIC offset moves every MONOTONIC clock, COARSE and RAW too
+     * (kernel/time/namespace.c). */
+    bool mono = id == CLOCK_MONOTONIC || id == CLOCK_MONOTONIC_COARSE || id == CLOCK_MONOTONIC_RAW;
+    int64_t shift = getpid() == ns_parent ? 0 : mono ? ns_mono_ns
                                               : id == CLOCK_BOOTTIME ? ns_boot_ns : 0;
     int64_t ns = (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec + shift;
     ts->tv_sec = (time_t)(ns / 1000000000);

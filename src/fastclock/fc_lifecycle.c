@@ -411,11 +411,11 @@ static bool ticker_sleep(uint64_t ns)
 /* The ticker refreshes the line once it is past half its period, so that readers find it
  * fresh whatever their pattern (a sparse reader then reads the counter, not the kernel):
  * with the longest period, 100 ms, a refresh every ~50 ms, a few us of work (23 kernel
- * clock reads, 29 at most, and the 2 us write section).  The automatic ticker (period 0) parks when no
- * read came for TICKER_IDLE_NS: it stops refreshing and looks for reads at doubling
- * intervals up to TICKER_PARKED_MAX_NS, so that an idle process is not woken 20 times a
- * second for ever; meanwhile the line goes stale and readers get the kernel clock (a
- * bounded read, fastclock.c) until the ticker sees them and refreshes again.  It ends
+ * clock reads, 29 at most, and the 2 us write section).  The automatic ticker (period 0)
+ * parks when no read came for TICKER_IDLE_NS: it stops refreshing and looks for reads at
+ * doubling intervals up to TICKER_PARKED_MAX_NS, so that an idle process is not woken 20
+ * times a second for ever; meanwhile the line goes stale and readers get the kernel clock
+ * (a bounded read, fastclock.c) until the ticker sees them and refreshes again.  It ends
  * when fastclock leaves the counter (nothing to keep fresh). */
 static void *ticker_main(void *arg)
 {

@@ -40,8 +40,8 @@ FC_HIDDEN bool fc_follow_moved_clock(const struct fc_look *before);
  * sandwiches.  Reads the counter: only while fastclock is on it. */
 FC_HIDDEN void fc_take_look(struct fc_look *out, int tries);
 /* The REALTIME or BOOTTIME offset from MONOTONIC: REALTIME exactly where the COARSE clocks
- * allow, else the middle of what 3 MONOTONIC sandwiches allow (fc_clock_offset_w: and the
- * width of that interval, twice the most the offset is off by). */
+ * allow, else the middle of what MONOTONIC sandwiches allow (fc_offsets.c; with
+ * fc_clock_offset_w, the width of that interval, twice the most the offset is off by). */
 FC_HIDDEN int64_t fc_clock_offset(clockid_t id);
 FC_HIDDEN int64_t fc_clock_offset_w(clockid_t id, uint64_t *width);
 

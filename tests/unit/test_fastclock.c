@@ -8,6 +8,7 @@
 #include "fastclock/fc_internal.h"
 #include "fastclock/fc_math.h"
 #include "fastclock/fc_safety.h"
+#include "fastclock/fc_writer.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -878,6 +879,64 @@ TEST(fastclock_follows_a_kernel_clock_that_jumps_instead_of_slewing)
     CHECK(follows_jump(1000000000000ll));
     fc_set_max_period(0);
     CHECK(fastclock_ticker_start(0) == 0);
+}
+
+/* A kernel clock read by script, for the offsets' estimates: each fine read moves the true
+ * time on by the script's next cost and is taken then; BOOTTIME and REALTIME are MONOTONIC
+ * plus fixed offsets; the COARSE clocks are the same at the last 4 ms tick, or, when
+ * script_straddle is set, the second MONOTONIC_COARSE read of a try a tick later.  Only
+ * the test's own thread reads the script (a ticker of another test reads the real clock). */
+#define SCRIPT_BOOT_OFFSET 5000000123ll
+#define SCRIPT_REAL_OFFSET 1700000000000000077ll
+static const uint64_t *script_costs;
+static size_t script_at;
+static uint64_t script_now = 1000000000000ull, script_mono_coarse_reads;
+static bool script_straddle;
+static pthread_t script_reader;
+static int scripted_clock(clockid_t id, struct timespec *ts)
+{
+    if (!pthread_equal(pthread_self(), script_reader))
+        return clock_gettime(id, ts);
+    uint64_t t;
+    if (id == CLOCK_MONOTONIC_COARSE || id == CLOCK_REALTIME_COARSE) {
+        t = script_now - script_now % 4000000;
+        if (id == CLOCK_MONOTONIC_COARSE && script_straddle && script_mono_coarse_reads++ % 2)
+            t += 4000000;
+    } else {
+        script_now += script_costs[script_at++];
+        t = script_now;
+    }
+    if (id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE)
+        t += (uint64_t)SCRIPT_REAL_OFFSET;
+    else if (id == CLOCK_BOOTTIME)
+        t += (uint64_t)SCRIPT_BOOT_OFFSET;
+    ts->tv_sec = (time_t)(t / 1000000000u);
+    ts->tv_nsec = (long)(t % 1000000000u);
+    return 0;
+}
+
+TEST(fastclock_offsets_are_the_middle_of_what_the_sandwiches_allow)
+{
+    /* Each sandwich: the first MONOTONIC read, then the gaps (ns) to the clock's read and on
+     * to the second MONOTONIC read: 100/900, 900/100, 2000/2000.  The tightest sandwich's
+     * middle is 400 ns off; the intersection of the bounds [x - b, x - a] is the offset
+     * +-100 ns, and its middle the offset itself. */
+    static const uint64_t costs[] = {50, 100, 900, 50, 900, 100, 50, 2000, 2000};
+    uint64_t width = 1;
+    script_reader = pthread_self();
+    script_costs = costs, script_at = 0, script_straddle = false;
+    fc_set_kernel_clock(scripted_clock);
+    int64_t boot = fc_clock_offset_w(CLOCK_BOOTTIME, &width);
+    CHECK(boot == SCRIPT_BOOT_OFFSET && width == 200 && script_at == 9);
+    /* REALTIME from the COARSE clocks alone, exactly... */
+    script_at = 0;
+    int64_t real = fc_clock_offset_w(CLOCK_REALTIME, &width);
+    CHECK(real == SCRIPT_REAL_OFFSET && width == 0 && script_at == 0);
+    /* ...and from two sandwiches when its COARSE try straddled a tick. */
+    script_at = 0, script_straddle = true, script_mono_coarse_reads = 0;
+    real = fc_clock_offset_w(CLOCK_REALTIME, &width);
+    CHECK(real == SCRIPT_REAL_OFFSET && width == 200 && script_at == 6);
+    fc_set_kernel_clock(clock_gettime);
 }
 
 /* Issue 34.3, the fork handler: a child forked into a time namespace reads its own clocks

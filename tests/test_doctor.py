@@ -222,7 +222,13 @@ RULE_CASES = [
     ("x86-unknown-name", {CS + "current_clocksource": "wibble", "uname": "x86_64"}, ["unknown"], {"clocksource-unknown-name"}, set()),
     # --- inference when the clocksource is not given
     ("x86-bare-metal-nothing-else", {"uname": "x86_64", "virt": "none"}, ["ok"], set(), set()),
-    ("x86-vm-nothing-else", {"uname": "x86_64", "virt": "kvm"}, ["ok"], set(), set()),
+    # A guest's facts that say nothing of the clock decide nothing (exit 5); any clock fact
+    # lets the platform's usual clock stand as an inferred verdict.
+    ("x86-vm-nothing-else", {"uname": "x86_64", "virt": "kvm"}, ["unknown"], {"platform-default-hint"}, set()),
+    ("x86-vm-available-clocksources", {"uname": "x86_64", "virt": "kvm", CS + "available_clocksource": "kvm-clock tsc acpi_pm"},
+     ["ok"], set(), {"platform-default-hint"}),
+    ("x86-vm-log-names-the-tsc", {"uname": "x86_64", "virt": "microsoft", "dmesg": "[    0.000000] tsc: Detected 2394.454 MHz processor\n"},
+     ["ok"], set(), {"platform-default-hint"}),
     ("nothing-at-all", {}, ["unknown"], {"clocksource-unknown"}, set()),
     ("x86-cpuinfo-says-bare-metal", {"proc/cpuinfo": "processor\t: 0\nflags\t\t: fpu tsc constant_tsc nonstop_tsc\n"},
      ["ok"], {"cpu-tsc-flags"}, set()),
@@ -378,7 +384,9 @@ RULE_CASES = [
      ["ok"], set(), set()),
     ("arm64-nothing-else", {"uname": "aarch64"}, ["unknown"], set(), set()),
     ("arm64-board-nothing-else", {"uname": "aarch64", "virt": "none"}, ["unknown"], set(), set()),
-    ("arm64-cloud-guest-nothing-else", {"uname": "aarch64", "virt": "kvm"}, ["ok"], set(), set()),
+    ("arm64-cloud-guest-nothing-else", {"uname": "aarch64", "virt": "kvm"}, ["unknown"], {"platform-default-hint"}, set()),
+    ("arm64-cloud-guest-log-names-the-timer", {"uname": "aarch64", "virt": "kvm",
+     "dmesg": "[    0.000000] arch_timer: cp15 timer(s) running at 25.00MHz (virt).\n"}, ["ok"], set(), {"platform-default-hint"}),
     ("arm64-other-clocksource", {"uname": "aarch64", CS + "current_clocksource": "hyperv_clocksource_tsc_page"}, ["slow"], set(), set()),
     ("arm32-board-timer", {"uname": "armv7l", CS + "current_clocksource": "mxc_timer1"}, ["slow"], set(), set()),
     ("arm32-bcm2835-timer", {"uname": "armv6l", CS + "current_clocksource": "timer"}, ["slow"], set(), set()),

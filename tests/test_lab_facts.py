@@ -94,3 +94,13 @@ def test_emulation_recorded(clockscope, name):
         assert f"emulated CPU: {want['emulation']} (" in text and "the emulator's" in text
     else:
         assert facts["emulation_evidence"] == []
+
+
+def test_verbose_footer_offers_only_what_is_not_shown(clockscope):
+    """The footer points to --verbose only when the findings were cut short; with --verbose it
+    keeps the exit status alone."""
+    root = ROOTS / "xen-guest-nothing-else" / "root"
+    short = run([clockscope, "doctor", "--root", root]).stdout.splitlines()[-1]
+    full = run([clockscope, "doctor", "--root", root, "--verbose"]).stdout.splitlines()[-1]
+    assert short == "--verbose shows every finding in full, --json everything. Exit status 5 (unknown)."
+    assert full == "Exit status 5 (unknown)."

@@ -186,7 +186,8 @@ void report_text(FILE *out, const struct facts *fs, const struct proof *p,
         print_info_ids(out, d);
         print_proof_line(out, p, d);
     }
-    fprintf(out, "\n--verbose shows every finding in full, --json everything. Exit status %d (%s).\n",
+    fprintf(out, "\n%sExit status %d (%s).\n",
+            verbose ? "" : "--verbose shows every finding in full, --json everything. ",
             verdict_exit_status(d->verdict), verdict_name(d->verdict));
 }
 

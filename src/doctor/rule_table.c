@@ -15,7 +15,7 @@ rule_fn rule_tsc_demotions, rule_tsc_unstable_reasons, rule_tsc_warp, rule_tsc_c
 rule_fn rule_arm_errata;                                                 /* rules_arm64.c */
 rule_fn rule_counter_facts, rule_counter_traps;                          /* rules_counter.c */
 rule_fn rule_proof, rule_cpu_time_and_coarse;                            /* rules_proof.c */
-rule_fn rule_xen_pvclock, rule_riscv_core;                               /* rules_platform.c */
+rule_fn rule_xen_pvclock, rule_riscv_core, rule_platform_default;        /* rules_platform.c */
 
 #define IDS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
@@ -53,6 +53,7 @@ const struct rule_row doctor_rules[] = {
     {"cputime", RG_ANY, rule_cpu_time_and_coarse, IDS("cputime-clocks-syscall")},
     {"xen-pvclock", RG_X86, rule_xen_pvclock, IDS("xen-pvclock-likely-syscall")},
     {"riscv-core", RG_ANY, rule_riscv_core, IDS("riscv-core-traps-time-csr")},
+    {"platform-default", RG_ANY, rule_platform_default, IDS("platform-default-hint")},
 };
 const size_t doctor_nrules = sizeof doctor_rules / sizeof doctor_rules[0];
 

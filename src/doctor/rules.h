@@ -70,6 +70,12 @@ void verdict_decide(struct diagnosis *d, const struct judgement *jd, const struc
 /* Shared fixes (rules_fixes.c). */
 void coarse_fix(struct finding *f, const struct machine *c, const struct proof *p);
 void switch_fix(struct finding *f, const struct machine *c, const char *to);
+/* Whether the facts say anything about the clock itself: a current or available clocksource,
+ * a clocksource= on the command line, the counter's facts, or a kernel log line about
+ * clocks (rules_platform.c).  Without any, a platform's usual clock is a hint, never a
+ * verdict: the virtualization and the kernel's version alone do not show what a machine
+ * reads. */
+bool machine_has_clock_evidence(const struct machine *c);
 /* Whether the kernel took the TSC out of use for this boot (it refuses to switch back). */
 bool tsc_marked_unstable(const struct machine *c);
 void meaning_from_judgement(struct finding *f, const char *before, const struct cs_judgement *j);

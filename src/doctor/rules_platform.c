@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* What a platform makes of an unknown or conditional clocksource, as findings the verdict
- * then rests on: a Xen guest's pvclock (most likely a syscall per call), and riscv cores
- * that implement no time CSR (every rdtime traps to firmware). */
+ * then rests on: a Xen guest's pvclock (most likely a syscall per call), riscv cores that
+ * implement no time CSR (every rdtime traps to firmware), and a platform's usual clock as a
+ * hint when no fact speaks of the clock at all. */
 #include "doctor/rules.h"
 
 #include "doctor/findings.h"
 
 #include <string.h>
 
-rule_fn rule_xen_pvclock, rule_riscv_core;
+rule_fn rule_xen_pvclock, rule_riscv_core, rule_platform_default;
 
 /* A Xen guest whose clocksource is not known, and whose verdict will rest on the xen
  * clocksource: the one it runs (the TSC is fine), or the one it falls back to (the TSC is
@@ -70,4 +71,50 @@ void rule_riscv_core(struct diagnosis *d, struct judgement *jd, const struct pro
     coarse_fix(f, c, NULL);
     finding_action_firmware(f, "a core that implements the time CSR (one with Sstc, for "
                             "example)", "none");
+}
+
+#define LOGSCAN_ANY_EVENT(name) || log->name.n > 0
+
+bool machine_has_clock_evidence(const struct machine *c)
+{
+    const struct logscan *log = &c->log;
+    return c->current_cs[0] || c->available_cs[0] || strstr(c->cmdline, "clocksource=") ||
+           c->counter.known || c->kvm_stable_bit >= 0 || log->tsc_refined || log->tsc_detected ||
+           log->arch_timer || log->riscv_timer LOGSCAN_EVENT_LISTS(LOGSCAN_ANY_EVENT);
+}
+
+/* A virtual machine whose facts say nothing about the clock: what its platform usually
+ * reads, as a hint beside the unknown verdict.  Xen has its own finding (rule_xen_pvclock). */
+void rule_platform_default(struct diagnosis *d, struct judgement *jd, const struct proof *p)
+{
+    const struct machine *c = &d->machine;
+    static const struct {
+        const char *family, *virt, *usual;
+    } usual[] = {
+        {"x86", "kvm", "kvm-clock or the TSC"},
+        {"x86", "microsoft", "the Hyper-V TSC page or the TSC"},
+        {"x86", "vmware", "the TSC"},
+        {"x86", "oracle", "kvm-clock or the TSC"},
+        {"arm64", "", "the architected timer (CNTVCT_EL0)"},
+    };
+    if (jd->cs_known || jd->tsc_unusable || machine_has_clock_evidence(c) || !machine_is_vm(c))
+        return;
+    for (size_t i = 0; i < sizeof usual / sizeof usual[0]; i++) {
+        if (!is(c->family, usual[i].family) || (usual[i].virt[0] && !is(c->virt, usual[i].virt)))
+            continue;
+        struct finding *f = finding_add(d, "platform-default-hint", SEV_NOTICE,
+                                        "A %s guest usually reads the time in user space",
+                                        c->virt);
+        finding_evidence(f, "virtualization: %s (from %s)", c->virt, c->virt_source);
+        finding_evidence(f, "no fact about the clock: no current or available clocksource, no "
+                         "kernel log line about clocks, no counter facts");
+        finding_meaning(f, "Such guests usually run %s, which the vDSO reads without entering "
+                        "the kernel; a guest whose TSC was found unstable, or whose host does "
+                        "not set the pvclock's stable bit, pays a syscall per call instead. "
+                        "Which one this machine runs is not in these facts: `clockscope "
+                        "doctor` on the machine decides, or a root saved there by `clockscope "
+                        "facts --save DIR`.", usual[i].usual);
+        (void)p;
+        return;
+    }
 }

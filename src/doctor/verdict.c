@@ -22,6 +22,15 @@ const char *severity_name(enum severity s)
     return names[s];
 }
 
+/* Facts that say nothing about the clock (only, say, the virtualization and the kernel's
+ * version): what such a machine usually reads is a hint (platform-default-hint), not a
+ * verdict a script could take for ok. */
+static void no_clock_evidence(struct diagnosis *d)
+{
+    set_verdict(d, V_UNKNOWN, -1, "no fact about the clock was given (no clocksource, no kernel "
+                "log line about clocks): a live run decides");
+}
+
 /* x86 without a known clocksource: from what the rules learnt about the TSC. */
 static void verdict_x86(struct diagnosis *d, const struct judgement *jd)
 {
@@ -31,9 +40,14 @@ static void verdict_x86(struct diagnosis *d, const struct judgement *jd)
         return;
     }
     if (machine_is_bare_metal(c)) {
-        set_verdict(d, V_OK, 1, "bare-metal x86 with no sign of TSC trouble: Linux selects "
-                    "the TSC, which the vDSO reads (inferred; the clocksource itself was not "
-                    "given)");
+        set_inferred(d, V_OK, 1, "the current clocksource", "bare-metal x86 with no sign of "
+                     "TSC trouble: Linux selects the TSC, which the vDSO reads");
+        return;
+    }
+    /* A guest's clock depends on its host (the pvclock's stable bit, the TSC page, whether
+     * the TSC is passed through stable): with no fact about it, no verdict. */
+    if (machine_is_vm(c) && !machine_has_clock_evidence(c)) {
+        no_clock_evidence(d);
         return;
     }
     if (is(c->virt, "kvm") || is(c->virt, "microsoft") || is(c->virt, "vmware") ||
@@ -118,16 +132,19 @@ static void verdict_arm64(struct diagnosis *d)
         return;
     }
     if (c->log.read && c->log.lines > 0 && (c->log.arch_timer || c->log.switches.n)) {
-        set_verdict(d, V_OK, 1, "arm64 with the architected timer and no trapping erratum in "
-                    "the kernel log: the vDSO reads CNTVCT_EL0 (inferred)");
+        set_inferred(d, V_OK, 1, "the current clocksource", "arm64 with the architected "
+                     "timer and no trapping erratum in the kernel log: the vDSO reads CNTVCT_EL0");
+        return;
+    }
+    if (machine_is_vm(c) && !machine_has_clock_evidence(c)) {
+        no_clock_evidence(d);
         return;
     }
     if (machine_is_vm(c)) {
         /* Guests see the architected timer, and the erratum-affected parts (Allwinner A64,
          * NXP LS10xx/LS20xx, HiSilicon Hip05-07, Cortex-A73) are boards and old servers. */
-        set_verdict(d, V_OK, 1, "arm64 %s guest with no sign of a timer erratum: the vDSO reads "
-                    "CNTVCT_EL0 from arch_sys_counter (inferred; neither the clocksource nor the "
-                    "kernel log was given)", c->virt);
+        set_inferred(d, V_OK, 1, "the current clocksource", "arm64 %s guest with no sign of a "
+                     "timer erratum: the vDSO reads CNTVCT_EL0 from arch_sys_counter", c->virt);
         return;
     }
     set_verdict(d, V_UNKNOWN, -1, "arm64 without the clocksource or a kernel log: a timer "

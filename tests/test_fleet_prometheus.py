@@ -32,7 +32,7 @@ def test_rules_check():
     need_tool("promtool")
     proc = run(["promtool", "check", "rules", RULES])
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "SUCCESS: 7 rules found" in proc.stdout
+    assert "SUCCESS: 8 rules found" in proc.stdout
 
 
 def test_rules_unit_tests():

@@ -76,10 +76,28 @@ def test_quick_output_is_valid(live_quick):
     cost = {s.labels["method"]: s.value for s in fams["clockscope_read_duration_seconds"].samples}
     assert "libc.clock_gettime.monotonic" in cost, cost
     assert all(1e-10 < v < 1e-3 for v in cost.values()), cost
-    assert "clockscope_warp_backward_steps" not in fams  # --quick: no warp
+    assert "clockscope_warp_backward_steps" not in fams  # --quick: no warp, and it says so
+    assert fams["clockscope_warp_measured"].samples[0].value == 0
     assert fams["clockscope_run_success"].samples[0].value == 1
     ts = fams["clockscope_run_timestamp_seconds"].samples[0].value
     assert abs(ts - time.time()) < 60, ts  # full precision, not rounded to 10 s
+
+
+def test_one_label_names_a_method_in_every_family(live_quick):
+    """A method's cost and its syscalls join in PromQL: both families label it `method` with
+    bench's ids, and the controls say they are controls."""
+    fams = parse(live_quick)
+    if "clockscope_syscalls_per_call" not in fams:
+        pytest.skip("the proof's syscall count is not valid here (no seccomp)")
+    per_call = {s.labels["method"]: s for s in fams["clockscope_syscalls_per_call"].samples}
+    cost = {s.labels["method"] for s in fams["clockscope_read_duration_seconds"].samples}
+    assert {"libc.clock_gettime.monotonic", "libc.clock_gettime.realtime",
+            "syscall.clock_gettime.monotonic"} <= set(per_call) & cost, (sorted(per_call), cost)
+    assert all(set(s.labels) == {"method", "control"} for s in per_call.values())
+    controls = {m for m, s in per_call.items() if s.labels["control"] == "true"}
+    assert controls == {"syscall.clock_gettime.monotonic",
+                        "libc.clock_gettime.process_cputime_id"}, controls
+    assert all(per_call[m].value >= 1 for m in controls)
 
 
 def test_build_info_labels_as_node_exporter_does(clockscope, live_quick):
@@ -105,6 +123,7 @@ def test_full_run_has_warp_and_is_valid(clockscope):
     promtool_check(proc.stdout)
     textfile_rules(proc.stdout)
     fams = parse(proc.stdout)
+    assert fams["clockscope_warp_measured"].samples[0].value == 1
     steps = fams["clockscope_warp_backward_steps"].samples
     assert any(s.labels["method"] == "libc.clock_gettime.monotonic" for s in steps), steps
     assert fams["clockscope_warp_monotonic_violations"].samples[0].value == 0

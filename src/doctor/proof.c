@@ -35,6 +35,14 @@ const char *proof_call_name(enum proof_call c)
     return names[c];
 }
 
+const char *proof_call_method(enum proof_call c)
+{
+    static const char *const ids[PC_COUNT] = {
+        "libc.clock_gettime.monotonic", "libc.clock_gettime.realtime", "libc.gettimeofday",
+        "syscall.clock_gettime.monotonic", "libc.clock_gettime.process_cputime_id"};
+    return ids[c];
+}
+
 static volatile long trapped;
 
 static void on_sigsys(int sig, siginfo_t *si, void *uc)

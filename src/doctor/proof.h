@@ -57,6 +57,9 @@ struct proof {
 };
 
 void proof_run(struct proof *p);
+/* The call as bench names the same method ("libc.clock_gettime.monotonic"): the id that
+ * metrics' labels, bench and warp share, so that series of one method join. */
+const char *proof_call_method(enum proof_call c);
 const char *proof_call_name(enum proof_call c);
 const struct proof_timing *proof_timing_find(const struct proof *p, const char *id);
 /* Pure: the counting child's deadline (s) on a machine where libc's clock_gettime costs

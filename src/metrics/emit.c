@@ -107,14 +107,16 @@ static void emit_proof(const struct proof *pr, struct prom *p)
         "1 when the syscall count of the live proof is valid (its controls saw every syscall).",
         pr->counted);
     if (pr->counted && pr->calls > 0) {
-        static const char *const calls[PC_COUNT] = {"clock_gettime_monotonic",
-                                                    "clock_gettime_realtime", "gettimeofday",
-                                                    "control_raw_syscall", "control_cputime_clock"};
+        /* Labelled by method as clockscope_read_duration_seconds is, so that PromQL joins
+         * a method's cost and its syscalls; the two controls (a raw syscall, a CPU-time
+         * clock) always make one and say so in their own label. */
         prom_family(p, "clockscope_syscalls_per_call", PROM_GAUGE,
                     "Syscalls one call made in the live proof (0: served in user space).");
         for (int c = 0; c < PC_COUNT; c++) {
-            struct prom_label l = {"call", calls[c]};
-            prom_sample(p, &l, 1, (double)pr->syscalls[c] / (double)pr->calls);
+            bool control = c == PC_CONTROL || c == PC_CPUTIME;
+            struct prom_label l[2] = {{"method", proof_call_method((enum proof_call)c)},
+                                      {"control", control ? "true" : "false"}};
+            prom_sample(p, l, 2, (double)pr->syscalls[c] / (double)pr->calls);
         }
     }
     one(p, "clockscope_proof_monotonic_backwards",
@@ -124,6 +126,10 @@ static void emit_proof(const struct proof *pr, struct prom *p)
 
 static void emit_warp(const struct metrics_run *r, struct prom *p)
 {
+    /* Always present, so that a run without warp (--quick) says so instead of leaving the
+     * warp series and the alerts on them silent. */
+    one(p, "clockscope_warp_measured",
+        "1 when this run measured warp (0: --quick, or warp could not run).", r->warp_ran);
     if (!r->warp_ran)
         return;
     prom_family(p, "clockscope_warp_backward_steps", PROM_GAUGE,

@@ -30,7 +30,7 @@ def pairs(tmp_path_factory):
     return exe
 
 
-TWO_WORD_KEYS = ("pair", "backwards", "invalid", "badptr", "forkpair", "execpair")
+TWO_WORD_KEYS = ("pair", "backwards", "invalid", "badptr", "forkpair", "execpair", "getres")
 
 
 def facts(out):
@@ -108,6 +108,11 @@ def test_c_program_under_each_mode(cs, pairs, plain, mode, env):
             assert f[key] == value, (key, f[key], value)
     assert all(v[1] == "22" for k, v in f.items() if k.startswith("invalid")), f  # EINVAL
     assert f["threads"] == ["0"] and f["time"] == ["1"]
+    # A clock answered coarse steps by its twin's tick, and clock_getres says so; every other
+    # clock keeps the kernel's own resolution.
+    for clock in ("realtime", "monotonic", "boottime"):
+        want = plain[f"getres {clock}_coarse"] if clock in coarse else plain[f"getres {clock}"]
+        assert f[f"getres {clock}"] == want, (clock, f[f"getres {clock}"], want)
     below, above = map(int, f["fork"])
     assert above <= SHIM_BOUND_NS and below <= (COARSE_LAG_NS if "monotonic" in coarse else SHIM_BOUND_NS)
     check_all_pairs(f, "forkpair", coarse)

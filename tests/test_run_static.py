@@ -119,6 +119,27 @@ def test_refused_when_run_is_already_traced(cs, static_prog):
     assert "it runs unserved" in proc.stderr and "--mode count" not in proc.stderr
 
 
+def test_unserved_dynamic_go_program_is_not_told_the_shim_serves_it(cs, tmp_path):
+    """A Go program linked dynamically (cgo) has the shim loaded, but its runtime reads the
+    vDSO itself: when its vDSO cannot be patched, run must not say the shim serves its calls."""
+    need_tool("go")
+    need_tool("strace")
+    shutil.copy(ROOT / "runtimes/probes/probe.go", tmp_path / "probe.go")
+    env = dict(os.environ, CGO_ENABLED="1", GOFLAGS="-mod=mod", GO111MODULE="off",
+               GOCACHE=os.environ.get("GOCACHE", str(tmp_path / "cache")))
+    proc = run(["go", "build", "-ldflags=-linkmode=external", "-o", tmp_path / "probe",
+                tmp_path / "probe.go"], env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert run(["file", "-L", tmp_path / "probe"]).stdout.count("dynamically linked") == 1
+    proc = run(["strace", "-o", os.devnull, cs, "run", "--mode", "count", "--",
+                tmp_path / "probe", "count", "10"])
+    assert proc.returncode == 0, proc.stderr
+    assert "is a Go program: its vDSO is not patched: run is itself being traced" in proc.stderr
+    assert "; it runs unserved (its runtime reads the vDSO directly; the shim serves only " \
+        "calls made through libc, as cgo's)\n" in proc.stderr, proc.stderr
+    assert "the shim still serves its calls" not in proc.stderr
+
+
 def test_refused_when_ptrace_is_denied(cs, static_prog, tmp_path):
     need_tool("cc")
     np = tmp_path / "no_ptrace"

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The messages of `clockscope run -- COMMAND` (run/run_cmd_report.h). */
 #include "run/run_cmd_report.h"
+#include "run/run_served.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -51,9 +52,14 @@ void run_say_out_of_memory(void)
 
 void run_say_unserved(const char *target, const char *kind, const char *why, bool is_static)
 {
+    /* A dynamic Go program has the shim loaded, but its runtime reads the vDSO itself: only
+     * what it calls through libc (cgo) reaches the shim. */
+    const char *rest = is_static          ? ""
+                       : kind == RUN_KIND_GO ? " (its runtime reads the vDSO directly; the shim "
+                                              "serves only calls made through libc, as cgo's)"
+                                           : " (the shim still serves its calls through libc)";
     fprintf(stderr, "clockscope run: %s is %s: its vDSO is not patched: %s; it runs "
-            "unserved%s\n", target, kind, why,
-            is_static ? "" : " (the shim still serves its calls through libc)");
+            "unserved%s\n", target, kind, why, rest);
 }
 
 void run_say_cannot_execute(const char *target, int err)

@@ -41,6 +41,8 @@
  * passes its sockets from 3 on). */
 #define HIGH_FD 100
 
+const char RUN_KIND_GO[] = "a Go program";
+
 const char *run_served_kind(const char *path)
 {
     struct elf_facts f;
@@ -48,7 +50,7 @@ const char *run_served_kind(const char *path)
     if (elf_probe(path, &f, why, sizeof why) != ELF_PROBE_OK || !f.elf64_le || f.phnum == 0)
         return NULL;
     if (f.go_buildinfo)
-        return "a Go program";
+        return RUN_KIND_GO;
     return f.has_interp ? NULL : "statically linked";
 }
 

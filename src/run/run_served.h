@@ -10,6 +10,9 @@
 
 #include <stdbool.h>
 
+/* The kind run_served_kind() gives a Go program, as one object so that callers compare
+ * pointers, not wording. */
+extern const char RUN_KIND_GO[];
 /* Why the program at path needs its vDSO patched ("statically linked", "a Go program"), or
  * NULL when the shim reaches it. */
 const char *run_served_kind(const char *path);

@@ -28,7 +28,7 @@ enum serve { PASS = 0, FAST, COARSE };
 enum mode { MODE_UNSET = 0, MODE_AUTO, MODE_FAST, MODE_COARSE, MODE_COUNT };
 
 /* The real (libc) functions, as void * for real_symbol(); see the get_real_* below. */
-static _Atomic(void *) real_cgt, real_gtod, real_time;
+static _Atomic(void *) real_cgt, real_gtod, real_time, real_getres;
 static _Atomic int mode;                      /* MODE_UNSET until the constructor ran */
 static _Atomic unsigned char serve[SHIM_MAX_CLOCK];
 static _Thread_local uintptr_t good_page __attribute__((tls_model("initial-exec")));
@@ -46,7 +46,7 @@ static inline uintptr_t page_tag(const void *p)
  * and kept in `slot`.  Two threads racing on the first call both look it up and store the
  * same pointer, so relaxed ordering is enough: dlsym's answer never changes.
  * Signal handlers: dlsym takes the loader's lock, so it must not run in a handler that
- * interrupted a dlsym.  The constructor resolves all three before main() (and before any
+ * interrupted a dlsym.  The constructor resolves all four before main() (and before any
  * handler a program can install); only calls from constructors that run earlier can get
  * here unresolved, and those are not in a handler.  Everything else a handler reaches in
  * the shim is lock-free: the mode and per-clock decisions (relaxed atomics), count mode's
@@ -75,6 +75,11 @@ static int (*get_real_gtod(void))(struct timeval *, void *)
 static time_t (*get_real_time(void))(time_t *)
 {
     return (time_t (*)(time_t *))real_symbol(&real_time, "time");
+}
+
+static real_clock_gettime_fn get_real_getres(void)
+{
+    return (real_clock_gettime_fn)real_symbol(&real_getres, "clock_getres");
 }
 
 static uint64_t fast_value(clockid_t id)
@@ -140,6 +145,19 @@ __attribute__((visibility("default"))) int gettimeofday(struct timeval *restrict
     tv->tv_sec = (time_t)(v / 1000000000u);
     tv->tv_usec = (suseconds_t)(v % 1000000000u / 1000u);
     return 0;
+}
+
+/* A clock answered from its _COARSE twin steps by the twin's tick, so its resolution is
+ * the twin's: programs that size a tolerance from clock_getres (CPython's
+ * time.get_clock_info) are told the step they will see.  Every other clock, and a served
+ * fast one (nanosecond steps, as the kernel's), keeps libc's answer. */
+__attribute__((visibility("default"))) int clock_getres(clockid_t id, struct timespec *res)
+{
+    real_clock_gettime_fn real = get_real_getres();
+    if (id >= 0 && id < SHIM_MAX_CLOCK &&
+        atomic_load_explicit(&serve[id], memory_order_relaxed) == COARSE)
+        return real(coarse_twin(id), res);
+    return real(id, res);
 }
 
 /* time() is passed through in every mode: libc answers it from the coarse clock (the
@@ -228,6 +246,7 @@ __attribute__((constructor)) static void shim_init(void)
     fc_set_kernel_clock(get_real_cgt());
     get_real_gtod();
     get_real_time();
+    get_real_getres();
     bool verbose = env_is(ENV_RUN_VERBOSE, "1");
     const char *m = getenv(ENV_RUN_MODE);
     int chosen = MODE_AUTO;

@@ -11,6 +11,8 @@
  *   forkpair CLOCK below above  as pair, every clock, in the forked child
  *   exec PRELOAD SHIM        LD_PRELOAD and whether the shim is mapped in an exec'd child
  *   execpair CLOCK below above  as pair, every clock, in the exec'd child
+ *   getres CLOCK NS          clock_getres of realtime, monotonic, boottime and the two
+ *                            _COARSE clocks, in ns
  * Before measuring, each process reads every clock densely for 50 ms: a served clock is
  * then answered from fastclock's live line, not from the kernel clock it serves until its
  * cross-CPU check has passed.
@@ -176,6 +178,17 @@ int main(int argc, char **argv)
         errno = 0;
         int r = clock_gettime(invalid[i], &ts);
         printf("invalid %d %d %d\n", (int)invalid[i], r, r ? errno : 0);
+    }
+    static const struct {
+        const char *name;
+        clockid_t id;
+    } res[] = {{"realtime", CLOCK_REALTIME}, {"monotonic", CLOCK_MONOTONIC},
+               {"boottime", CLOCK_BOOTTIME}, {"realtime_coarse", CLOCK_REALTIME_COARSE},
+               {"monotonic_coarse", CLOCK_MONOTONIC_COARSE}};
+    for (size_t i = 0; i < sizeof res / sizeof res[0]; i++) {
+        struct timespec r = {-1, -1};
+        clock_getres(res[i].id, &r);
+        printf("getres %s %lld\n", res[i].name, (long long)r.tv_sec * 1000000000LL + r.tv_nsec);
     }
     badptr("monotonic", 0);
     badptr("realtime_null", 1);

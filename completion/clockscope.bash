@@ -34,9 +34,15 @@ _clockscope_takes_file()
 
 _clockscope_help_options()
 {
-    # Every --option at the start of a help line (after indentation), once.
-    "$1" "$2" --help 2>/dev/null |
-        sed -n 's/^ *\(--[a-z][a-z0-9-]*\).*/\1/p' | sort -u
+    # Every -x and --option word of an option line (its part before the description's two
+    # spaces), once: "  --json", "  -h, --help", "  -o OUT.html, --output OUT.html".
+    "$1" "$2" --help 2>/dev/null | awk '
+        /^ *-/ {
+            spec = $0; sub(/^ +/, "", spec); sub(/  .*/, "", spec)
+            n = split(spec, w, /[ ,=|\[\]]+/)
+            for (i = 1; i <= n; i++)
+                if (w[i] ~ /^--?[a-zA-Z][a-zA-Z0-9-]*$/) print w[i]
+        }' | sort -u
 }
 
 _clockscope()
@@ -136,4 +142,6 @@ _clockscope()
     fi
     return 0
 }
+# bash looks a compspec up by the command word as typed, then by its part after the last
+# slash: this one also serves ./build/clockscope, asking that binary (words[0]) itself.
 complete -F _clockscope clockscope

@@ -34,6 +34,10 @@ LIBEXECDIR  = $(PREFIX)/libexec
 MANDIR      = $(PREFIX)/share/man
 DOCDIR      = $(PREFIX)/share/doc/clockscope
 BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
+# zsh reads /usr/local/share/zsh/site-functions, and in Debian's /usr the packages'
+# vendor-completions; fish reads vendor_completions.d under every XDG data directory.
+ZSHCOMPDIR  = $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
+FISHCOMPDIR = $(PREFIX)/share/fish/vendor_completions.d
 # Where `make vm-binaries` / `make cross` leave the static guests `clockscope vm` boots.
 VM_ARCHES   := x86_64 aarch64 riscv64
 VM_BIN_DIR  ?= build
@@ -53,7 +57,8 @@ INSTALL_MAN   := $(if $(HAVE_HELP2MAN),$(MAN_PAGES))
 .PHONY: install install-guests man
 install: $(O)/clockscope $(FC_OUTPUTS) $(INSTALL_MAN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
-	    $(DESTDIR)$(SHIMDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DOCDIR)
+	    $(DESTDIR)$(SHIMDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DOCDIR) \
+	    $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
 	install -m 755 $(O)/clockscope $(DESTDIR)$(BINDIR)/clockscope
 	install -m 644 $(O)/$(FC_SONAME) $(DESTDIR)$(LIBDIR)/$(FC_SONAME)
 	ln -sf $(FC_SONAME) $(DESTDIR)$(LIBDIR)/libfastclock.so
@@ -67,6 +72,8 @@ install: $(O)/clockscope $(FC_OUTPUTS) $(INSTALL_MAN)
 	@# (the .deb carries it as its copyright file, scripts/make-deb.sh).
 	install -m 644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
 	install -m 644 completion/clockscope.bash $(DESTDIR)$(BASHCOMPDIR)/clockscope
+	install -m 644 completion/_clockscope $(DESTDIR)$(ZSHCOMPDIR)/_clockscope
+	install -m 644 completion/clockscope.fish $(DESTDIR)$(FISHCOMPDIR)/clockscope.fish
 	@$(MAKE) -s install-guests
 	@echo "installed clockscope $(VERSION_STRING) under $(DESTDIR)$(PREFIX)"
 

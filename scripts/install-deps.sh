@@ -25,6 +25,7 @@ prometheus prometheus-node-exporter systemd
 linux-perf
 strace
 musl-tools
+zsh fish
 "
 # Why the less obvious ones:
 #   git                      `clockscope --version` is `git describe` at build time
@@ -45,6 +46,7 @@ musl-tools
 #                            its fault injection kills run -p at every step (test_run_attach_safety.py)
 #   musl-tools               musl-gcc -static: a musl static program served through its patched
 #                            vDSO in the x86_64-hpet guest (tests/test_vm_served.py)
+#   zsh fish                 the zsh and fish completions, exercised by tests/test_install.py
 #   help2man lintian         make man, make deb (man pages from --help; the .deb's check)
 #   dpkg-dev                 make deb: dpkg-architecture, dpkg-shlibdeps
 #   chromium                 headless rendering in the report tests

@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import struct
 import subprocess
@@ -54,7 +55,8 @@ def test_install_puts_everything_under_the_prefix(prefix):
     must = ["bin/clockscope", "lib/libfastclock.so.1", "lib/libfastclock.so", "lib/libfastclock.a",
             "lib/pkgconfig/fastclock.pc", "include/fastclock.h",
             "lib/clockscope/libclockscope-shim.so",
-            "share/bash-completion/completions/clockscope", "share/doc/clockscope/run.md",
+            "share/bash-completion/completions/clockscope", "share/zsh/site-functions/_clockscope",
+            "share/fish/vendor_completions.d/clockscope.fish", "share/doc/clockscope/run.md",
             "share/clockscope/probes/probe.py", "share/clockscope/probes/probe.go",
             "share/man/man1/clockscope.1", *(f"share/man/man1/clockscope-{c}.1" for c in COMMANDS)]
     missing = [m for m in must if not (prefix / m).exists()]
@@ -178,13 +180,14 @@ def test_man_pages_come_from_each_commands_help(prefix, clockscope):
     assert all(f"clockscope-{c} (1)" in top for c in COMMANDS)
 
 
-def complete(prefix, *words):
-    """What bash completion offers after `words` (the last one is being completed)."""
+def complete(prefix, *words, on_path=True):
+    """What bash completion offers after `words` (the last one is being completed); with
+    on_path False, PREFIX/bin is not on PATH (words[0] must then name the binary)."""
     need_tool("bash")
     script = (f"source {prefix}/share/bash-completion/completions/clockscope\n"
-              f"COMP_WORDS=({' '.join(repr(w) for w in words)}); COMP_CWORD={len(words) - 1}\n"
+              f"COMP_WORDS=({' '.join(repr(str(w)) for w in words)}); COMP_CWORD={len(words) - 1}\n"
               "_clockscope; printf '%s\\n' \"${COMPREPLY[@]}\"\n")
-    env = dict(os.environ, PATH=f"{prefix}/bin:{os.environ['PATH']}")
+    env = dict(os.environ, PATH=f"{prefix}/bin:{os.environ['PATH']}" if on_path else os.environ["PATH"])
     proc = run(["bash", "-c", script], env=env)
     assert proc.returncode == 0, proc.stderr
     return set(proc.stdout.split())
@@ -216,6 +219,57 @@ def test_bash_completion_offers_files_where_an_option_takes_one(prefix, tmp_path
                   ("collect", "--output"), ("run", "--output"), ("report", "--charts")):
         assert complete(prefix, "clockscope", *words, where) == {f"{tmp_path}/out.html"}, words
     assert complete(prefix, "clockscope", "report", "--baseline", where) == set()
+
+
+SHORT_AND_LONG = {"-o", "--output", "-h", "--help", "--markdown"}   # report's argparse help
+
+
+def test_bash_completion_asks_the_binary_typed_for_every_option_word(prefix):
+    """report's argparse lines ("-h, --help", "-o OUT.html, --output OUT.html") give every
+    option word, and a binary named by its path (./build/clockscope) is asked itself."""
+    got = complete(prefix, prefix / "bin/clockscope", "report", "-", on_path=False)
+    assert got >= SHORT_AND_LONG, got
+    assert complete(prefix, prefix / "bin/clockscope", "do", on_path=False) == {"doctor"}
+
+
+def test_fish_completion(prefix):
+    need_tool("fish")
+    prog = prefix / "bin/clockscope"
+    fish = prefix / "share/fish/vendor_completions.d/clockscope.fish"
+
+    def offered(line):
+        proc = run(["fish", "--no-config", "-c", f"source {fish}; complete -C{shlex.quote(line)}"])
+        assert proc.returncode == 0, proc.stderr
+        return {l.split("\t")[0] for l in proc.stdout.splitlines()}
+    assert offered(f"{prog} do") == {"doctor"}
+    assert offered(f"{prog} report -") >= SHORT_AND_LONG
+    assert offered(f"{prog} run --mode ") == {"auto", "fast", "coarse", "count"}
+    assert "vdso.clock_gettime.monotonic" in offered(f"{prog} bench --only vdso.")
+    assert offered(f"{prog} doctor --root {prefix}/bi") == {f"{prefix}/bin/"}
+    assert offered(f"{prog} report --baseline {prefix}/bi") == set()
+
+
+def test_zsh_completion(prefix, tmp_path):
+    """Typed into an interactive zsh (zsh/zpty), as a user's Tab: the commands, then every
+    option word of report."""
+    need_tool("zsh")
+    zcomp = prefix / "share/zsh/site-functions"
+    script = tmp_path / "t.zsh"
+    script.write_text(f"""zmodload zsh/zpty
+zpty z zsh -f -i
+zpty -w z "fpath=({zcomp} \\$fpath); autoload -Uz compinit; compinit -u -D; setopt nobeep"
+sleep 1
+zpty -r -t z out '*'
+zpty -w -n z $'{prefix}/bin/clockscope report -\\t'
+sleep 3
+all=""
+while zpty -r -t z chunk; do all+=$chunk; done
+print -r -- "$all"
+zpty -d z
+""")
+    proc = run(["zsh", "-f", script], timeout=60)
+    words = set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", proc.stdout.split("report -", 1)[-1]))
+    assert words >= SHORT_AND_LONG, proc.stdout[-2000:]
 
 
 def test_installed_runtimes_finds_its_probes(prefix):

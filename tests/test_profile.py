@@ -5,6 +5,7 @@ spent reading the time (tests/progs/timeshare.c)."""
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -520,6 +521,12 @@ def test_perf_chatter_kept_out_and_call_graph_passed(clockscope, fake_perf):
     assert "the program's own line" in proc.stderr          # the program's stderr still shows
     assert "[ perf record:" not in proc.stderr + proc.stdout, proc.stderr
     assert "-g" in args.read_text().split("\n") and "dwarf" not in args.read_text()
+    # The command as a shell would take it back: each argument quoted where it must be.
+    proc = profile(clockscope, "--", "python3", "-c", "import time; x='a b'", env=env, timeout=60)
+    first = proc.stdout.splitlines()[0]
+    said = first.split(" perf record -g -- ", 1)[1]
+    assert said == "python3 -c 'import time; x='\\''a b'\\'''", first
+    assert shlex.split(said) == ["python3", "-c", "import time; x='a b'"]
     doc, proc = profile_json(clockscope, "--call-graph", "dwarf", "--", "python3", "-c", "pass",
                              env=env, timeout=60)
     recorded = args.read_text().split("\n")

@@ -3,6 +3,8 @@
 #include "profile/profile_view.h"
 
 #include "common/json.h"
+#include "common/message.h"
+#include "common/printable.h"
 #include "profile/counter_cost.h"
 
 #include <string.h>
@@ -38,9 +40,15 @@ void profile_print_table(FILE *out, const struct profile_view *v)
     if (v->input)
         fprintf(out, " %s", v->input);
     else if (v->live && v->target == TARGET_COMMAND && v->command) {
+        /* Quoted as a shell would need it, so the line can be pasted back. */
         fprintf(out, " --");
-        for (int i = 0; v->command[i] && i < 8; i++)
-            fprintf(out, " %s", v->command[i]);
+        int i = 0;
+        for (; v->command[i] && i < 8; i++) {
+            char word[MSG_PARAGRAPH];
+            fprintf(out, " %s", printable_shell_word(word, sizeof word, v->command[i]));
+        }
+        if (v->command[i])
+            fprintf(out, " ...");
     } else if (v->live && v->target == TARGET_PID)
         fprintf(out, " -p %d, %g s", v->pid, v->seconds);
     else if (v->live && v->target == TARGET_CLOCK_LOOP)

@@ -15,3 +15,22 @@ TEST(printable_replaces_controls_keeps_utf8)
     CHECK(strcmp(printable_copy(out, 4, "abcdef"), "abc") == 0);
     CHECK(strcmp(printable_copy(out, sizeof out, "end\xc2"), "end\xc2") == 0);
 }
+
+/* A shell word: plain words as they are, anything else single-quoted so that a POSIX shell
+ * gives back the same argument; never unterminated when cut. */
+TEST(printable_shell_word_quotes_what_a_shell_would_split)
+{
+    char out[64];
+    CHECK(strcmp(printable_shell_word(out, sizeof out, "python3"), "python3") == 0);
+    CHECK(strcmp(printable_shell_word(out, sizeof out, "-c"), "-c") == 0);
+    CHECK(strcmp(printable_shell_word(out, sizeof out, "/usr/bin/x,y=1:2"), "/usr/bin/x,y=1:2") == 0);
+    CHECK(strcmp(printable_shell_word(out, sizeof out, "import time"), "'import time'") == 0);
+    CHECK(strcmp(printable_shell_word(out, sizeof out, "for i in 1; do :; done"),
+                 "'for i in 1; do :; done'") == 0);
+    CHECK(strcmp(printable_shell_word(out, sizeof out, "it's"), "'it'\\''s'") == 0);
+    CHECK(strcmp(printable_shell_word(out, sizeof out, ""), "''") == 0);
+    CHECK(strcmp(printable_shell_word(out, sizeof out, "$HOME*"), "'$HOME*'") == 0);
+    CHECK(strcmp(printable_shell_word(out, sizeof out, "a\nb"), "'a?b'") == 0);
+    CHECK(strcmp(printable_shell_word(out, 6, "a b c d e"), "'a b'") == 0);
+    CHECK(strcmp(printable_shell_word(out, 2, "a b"), "") == 0);
+}

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The bench part (clockscope.bench/1): each method's per-call cost into Machine.measures,
+"""The bench part (clockscope.bench/2): each method's per-call cost into Machine.measures,
 which the comparison table (analysis.py) is made of, and its two charts: the per-call cost
 per API and machine, and each machine's slowdown against the baseline."""
 
@@ -144,4 +144,4 @@ def ratio_chart(rep: Report, canvas: Canvas) -> List[Chart]:
     return [("ratio.svg", f"Slowdown against {rep.baseline.name}", canvas.svg(fig))]
 
 
-PART = Part("bench", 1, read, expected=True, charts=(cost_chart, ratio_chart))
+PART = Part("bench", 2, read, expected=True, charts=(cost_chart, ratio_chart))

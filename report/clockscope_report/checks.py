@@ -90,6 +90,18 @@ def stat(v: Any, what: str) -> Optional[Stat]:
     return Stat(med, p10, p90, _samples(o.get("samples"), what + ".samples"))
 
 
+def cost(v: Any, what: str, field: str = "median") -> Optional[float]:
+    """One field of a cost in ns, None when absent or null: a cost is an object {"median",
+    "p10", "p90", "p99", "min", "max", "mean"} (the /2 schemas, docs/json.md "Costs"); a
+    plain number (the /1 schemas) is a median, and knows no other field."""
+    if isinstance(v, dict):
+        return num(v.get(field), f"{what}.{field}")
+    if field != "median":
+        num(v, what)            # still a number, or malformed
+        return None
+    return num(v, what)
+
+
 def _samples(v: Any, what: str) -> Optional[Tuple[float, ...]]:
     """bench's per-sample ns per call (optional): the bootstrap's data.  A sample below 0
     (the loop's cost over-subtracted from a sub-nanosecond read) counts as 0."""

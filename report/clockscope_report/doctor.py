@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""The doctor part (clockscope.doctor/1): the verdict, the proof's syscalls per
+"""The doctor part (clockscope.doctor/2, and /1: the proof's timings, the one change, are not
+read here): the verdict, the proof's syscalls per
 clock_gettime, the findings, into Machine.diagnosis (the explanations of analysis.py and the
 HTML's findings are made of it); its facts fill what the machine's description lacks."""
 
@@ -50,4 +51,4 @@ def read(doc: dict, m: Machine) -> None:
             m.description[target] = v
 
 
-PART = Part("doctor", 1, read, expected=True)
+PART = Part("doctor", 2, read, expected=True)

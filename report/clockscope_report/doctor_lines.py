@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""`clockscope doctor --roots DIR --json` output (JSON lines: one clockscope.doctor/1 document
+"""`clockscope doctor --roots DIR --json` output (JSON lines: one clockscope.doctor/2 document
 per facts root, each with a "root" field; clockscope.doctor.error/1 lines for roots that
 could not be read; a clockscope.doctor.fleet/1 summary last) read as one machine per root,
 so that a support team's thousand sosreports become the report's fleet summary."""
@@ -28,7 +28,7 @@ def _is_lines(doc: Optional[dict]) -> bool:
     if not doc:
         return False
     schema = doc.get("schema")
-    return (schema == "clockscope.doctor/1" and isinstance(doc.get("root"), str)) or \
+    return (schema in ("clockscope.doctor/1", "clockscope.doctor/2") and isinstance(doc.get("root"), str)) or \
         schema in ("clockscope.doctor.error/1", "clockscope.doctor.fleet/1")
 
 

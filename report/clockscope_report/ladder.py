@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""The ladder part (clockscope.ladder/1, docs/json.md): reading it, and its place in the
-report: the rungs on a log scale (every figure labelled round_trip or one_way), the CPU
+"""The ladder part (clockscope.ladder/2 and /1, docs/json.md): reading it, and its place in
+the report: the rungs on a log scale (every figure labelled call, round_trip or one_way), the CPU
 matrix as a heatmap, the polling-server sweep (the experiment of FlexIPC, Journal of
 Software 2025), and a few lines of text.
 
@@ -8,10 +8,10 @@ Its PART is listed in registry.py; text.py, html.py and charts.py reach it throu
 
 from dataclasses import dataclass, field
 from html import escape
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from .analysis import Report
-from .checks import Malformed, lst, num, obj, string
+from .checks import Malformed, cost, lst, num, obj, string
 from .compare import fmt_ns
 from .model import Machine
 from .part import Canvas, Chart, Part
@@ -20,7 +20,7 @@ from .part import Canvas, Chart, Part
 @dataclass
 class Rung:
     id: str
-    kind: str                    # "one_way" | "round_trip"
+    kind: str                    # "call" | "round_trip" | "one_way"
     ns: Optional[float]          # median
     p99_ns: Optional[float]
     why_not: Optional[str]       # unavailable, or failed: why
@@ -57,13 +57,26 @@ class Ladder:
 
 # --- reading -------------------------------------------------------------------------
 
+# Each kind's cost key (/2); a /1 document has its median under "ns", its p99 under "p99_ns".
+COST_KEYS = {"call": "ns_per_call", "round_trip": "ns_per_round_trip", "one_way": "ns_one_way"}
+
+
+def _figure(x: dict, key: str, what: str) -> Tuple[Optional[float], Optional[float]]:
+    """(median, p99) of the cost under key (/2), else of "ns" and "p99_ns" (/1)."""
+    if key in x:
+        return cost(x[key], f"{what}.{key}"), cost(x[key], f"{what}.{key}", "p99")
+    return num(x.get("ns"), what + ".ns"), num(x.get("p99_ns"), what + ".p99_ns")
+
+
 def _rung(x, what) -> Rung:
     x = obj(x, what)
     rid = string(x.get("id"), what + ".id")
     kind = x.get("kind")
-    if not rid or kind not in ("one_way", "round_trip"):
-        raise Malformed(f"{what} has no id or no kind one_way/round_trip")
-    ns, p99 = num(x.get("ns"), what + ".ns"), num(x.get("p99_ns"), what + ".p99_ns")
+    if not rid or kind not in COST_KEYS:
+        raise Malformed(f"{what} has no id or no kind call/round_trip/one_way")
+    if COST_KEYS[kind] not in x and x.get("family") == "call":
+        kind = "call"           # /1 named a call's kind "round_trip"
+    ns, p99 = _figure(x, COST_KEYS[kind], what)
     why = string(x.get("why_unavailable"), what + ".why_unavailable") or \
         string(x.get("error"), what + ".error")
     if ns is not None and ns <= 0:
@@ -84,13 +97,20 @@ def _sweep_row(x, what) -> SweepRow:
         name = string(mo.get("mode"), w + ".mode")
         if name not in ("futex", "eventfd", "poll"):
             raise Malformed(f"{w}.mode is not futex, eventfd or poll")
-        modes[name] = SweepMode(name, num(mo.get("ns"), w + ".ns"), num(mo.get("p99_ns"), w + ".p99_ns"),
+        modes[name] = SweepMode(name, *_figure(mo, COST_KEYS["round_trip"], w),
                                 num(mo.get("server_cpu_ns_per_request"), w + ".server_cpu_ns_per_request"),
                                 string(mo.get("error"), w + ".error"))
     red = obj(x.get("reduction", {}), what + ".reduction")
     return SweepRow(clients, bool(x.get("oversubscribed")), modes,
                     {k: num(red.get(f"poll_vs_{k}"), f"{what}.reduction.poll_vs_{k}")
                      for k in ("futex", "eventfd")})
+
+
+def _cell(v, what: str) -> Optional[float]:
+    """A matrix cell's one-way median: its /2 object's ns_one_way, or the /1 number."""
+    if isinstance(v, dict):
+        return cost(v.get(COST_KEYS["one_way"]), what + "." + COST_KEYS["one_way"])
+    return num(v, what)
 
 
 def of(m: Machine) -> Optional[Ladder]:
@@ -106,15 +126,17 @@ def read(doc: dict, m: Machine) -> None:
         if mat.get("kind") != "one_way":
             raise Malformed("cpu_matrix.kind is not one_way")
         cpus = lst(mat.get("cpus"), "cpu_matrix.cpus")
-        grid = lst(mat.get("ns"), "cpu_matrix.ns")
+        name = "cells" if "cells" in mat else "ns"    # /2: a cost per cell; /1: a number
+        grid = lst(mat.get(name), "cpu_matrix." + name)
         if any(not isinstance(c, int) or isinstance(c, bool) for c in cpus) or len(grid) != len(cpus):
-            raise Malformed("cpu_matrix: cpus and ns do not match")
+            raise Malformed(f"cpu_matrix: cpus and {name} do not match")
         lad.matrix_cpus = cpus
         for i, row in enumerate(grid):
-            row = lst(row, f"cpu_matrix.ns[{i}]")
+            w = f"cpu_matrix.{name}[{i}]"
+            row = lst(row, w)
             if len(row) != len(cpus):
-                raise Malformed(f"cpu_matrix.ns[{i}] has {len(row)} cells for {len(cpus)} CPUs")
-            lad.matrix_ns.append([num(v, f"cpu_matrix.ns[{i}]") for v in row])
+                raise Malformed(f"{w} has {len(row)} cells for {len(cpus)} CPUs")
+            lad.matrix_ns.append([_cell(v, w) for v in row])
     sweep = doc.get("sweep")
     if sweep is not None:
         lad.sweep = [_sweep_row(x, f"sweep[{i}]") for i, x in enumerate(lst(sweep, "sweep"))]
@@ -319,5 +341,5 @@ def sweep_chart(rep: Report, canvas: Canvas) -> List[Chart]:
     return [("ladder-sweep.svg", "A sleeping vs a polling server (the FlexIPC experiment)", canvas.svg(fig))]
 
 
-PART = Part("ladder", 1, read, text=text_section, html=html_section,
+PART = Part("ladder", 2, read, text=text_section, html=html_section,
             charts=(rung_chart, matrix_chart, sweep_chart))

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The `profile` part (clockscope.profile/1): where each machine's sampled time goes when it
+"""The `profile` part (clockscope.profile/2): where each machine's sampled time goes when it
 reads the time, shown side by side: the share of all samples per path (vDSO, libc, runtime,
 time syscalls, the kernel's clocksource read, named), as a table (terminal, Markdown, HTML)
 and a stacked-bar chart.  Its PART is listed in registry.py."""
@@ -44,7 +44,7 @@ def of(m: Machine) -> Optional[Profile]:
 
 
 def read(doc: dict, m: Machine) -> None:
-    """The machine's data["profile"] from a clockscope.profile/1 document (raises
+    """The machine's data["profile"] from a clockscope.profile/2 document (raises
     checks.Malformed naming the field)."""
     percents = {}
     for i, c in enumerate(lst(doc.get("categories"), "categories")):
@@ -175,5 +175,5 @@ def chart(rep: Report, canvas: Canvas) -> List[Chart]:
     return [("profile.svg", "Profile: share of samples per path", canvas.svg(fig))]
 
 
-PART = Part("profile", 1, read, text=text_section, markdown=markdown_section, html=html_section,
+PART = Part("profile", 2, read, text=text_section, markdown=markdown_section, html=html_section,
             charts=(chart,))

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The language runtimes section (clockscope.runtimes/1, docs/json.md): each runtime API's
+"""The language runtimes section (clockscope.runtimes/2, docs/json.md): each runtime API's
 clock cost net of its harness, per machine, with the path underneath (libc or the vDSO
 directly) and whether it entered the kernel there; a chart of the same.  Its PART is listed
 in registry.py.  Each measured API also joins the comparison table (Machine.runtimes)."""
@@ -9,14 +9,16 @@ from html import escape
 from typing import Any, Dict, List, Optional, Tuple
 
 from .analysis import Report
-from .checks import Malformed, boolean, lst, num, obj, string
+from .checks import Malformed, boolean, cost, lst, num, obj, string
 from .compare import fmt_ns
 from .model import Machine, Measure, Stat
 from .part import Canvas, Chart, Part
 
 RUNTIME_ORDER = ["c", "python", "go", "java", "node", "rust"]
 PATHS = ("libc", "vdso-direct", "ffi-libc", "syscall")
-FIGURES = ("ns_per_call", "harness_ns", "timed_ns")     # net, the harness, net + the harness
+# net, the harness, net + the harness: (the /2 key of the cost, the /1 key of its median)
+FIGURES = (("ns_per_call", "ns_per_call"), ("harness_ns_per_call", "harness_ns"),
+           ("timed_ns_per_call", "timed_ns"))
 
 
 @dataclass
@@ -48,16 +50,31 @@ def of(m: Machine) -> List[RuntimeRow]:
     return m.data.get("runtimes", [])
 
 
+def _figure(r: dict, keys: Tuple[str, str], what: str) -> Optional[float]:
+    """A figure's median, from its /2 cost or its /1 number."""
+    key = keys[0] if keys[0] in r else keys[1]
+    return cost(r.get(key), f"{what}.{key}")
+
+
+def _net_quantile(r: dict, q: str, what: str) -> Optional[float]:
+    """The net figure's p10 or p90: a field of the /2 cost, the /1 row's "p10_ns"/"p90_ns"."""
+    if isinstance(r.get("ns_per_call"), dict):
+        return cost(r["ns_per_call"], what + ".ns_per_call", q)
+    return num(r.get(q + "_ns"), f"{what}.{q}_ns")
+
+
 def _figures(r: dict, what: str) -> Tuple[float, float, float]:
-    """A measured row's ns_per_call, harness_ns and timed_ns: each there, and adding up."""
-    net, harness, timed = (num(r.get(k), f"{what}.{k}", optional=False) for k in FIGURES)
+    """A measured row's net, harness and as-timed figures: each there, and adding up."""
+    net, harness, timed = (_figure(r, k, what) for k in FIGURES)
+    if net is None or harness is None or timed is None:
+        raise Malformed(f"{what}: a measured row without its ns_per_call, harness or timed figure")
     if min(harness, timed) < 0 or abs(timed - harness - net) > 1e-6 * max(timed, 1) + 1e-6:
         raise Malformed(f"{what}: timed_ns is not ns_per_call + harness_ns")
     return net, harness, timed
 
 
 def read(doc: dict, m: Machine) -> None:
-    """Reads a clockscope.runtimes/1 document into m (raises checks.Malformed)."""
+    """Reads a clockscope.runtimes/1 or /2 document into m (raises checks.Malformed)."""
     rows = m.data.setdefault("runtimes", [])
     for i, r in enumerate(lst(doc.get("results"), "results")):
         what = f"results[{i}]"
@@ -73,7 +90,7 @@ def read(doc: dict, m: Machine) -> None:
             net, harness, timed = _figures(r, what)
             figures = (net, harness, timed)
         else:
-            figures = tuple(num(r.get(k), f"{what}.{k}") for k in FIGURES)
+            figures = tuple(_figure(r, k, what) for k in FIGURES)
         path = string(r.get("path"), what + ".path")
         if available and path not in PATHS:
             raise Malformed(f"{what}.path: '{path}' is not one of {', '.join(PATHS)}")
@@ -90,9 +107,12 @@ def read(doc: dict, m: Machine) -> None:
             continue
         procs = r.get("processes")
         if procs is not None:
-            figs = [num(obj(p, f"{what}.processes[{k}]").get("ns_per_call"),
-                        f"{what}.processes[{k}].ns_per_call", optional=False)
+            each = [cost(obj(p, f"{what}.processes[{k}]").get("ns_per_call"),
+                         f"{what}.processes[{k}].ns_per_call")
                     for k, p in enumerate(lst(procs, what + ".processes"))]
+            figs = [v for v in each if v is not None]
+            if len(figs) != len(each):
+                raise Malformed(f"{what}.processes: a process without its ns_per_call")
             if figs:
                 row.proc_min, row.proc_max, row.nproc = min(figs), max(figs), len(figs)
         ref = r.get("reference")
@@ -103,8 +123,8 @@ def read(doc: dict, m: Machine) -> None:
                                         what + ".reference.machine_speed_changed")
         # For the comparison table: the figure as timed, with its harness (analysis._net
         # subtracts it again and refuses a harness-bound figure).
-        p10 = num(r.get("p10_ns"), what + ".p10_ns")
-        p90 = num(r.get("p90_ns"), what + ".p90_ns")
+        p10 = _net_quantile(r, "p10", what)
+        p90 = _net_quantile(r, "p90", what)
         stat = Stat(timed, harness + (p10 if p10 is not None else net),
                     harness + (p90 if p90 is not None else net))
         stat.p10, stat.p90 = min(stat.p10, stat.median), max(stat.p90, stat.median)
@@ -285,5 +305,5 @@ def chart(rep: Report, canvas: Canvas) -> List[Chart]:
     return [("runtimes.svg", "Language runtimes: clock cost net of the harness", canvas.svg(fig))]
 
 
-PART = Part("runtimes", 1, read, text=text_section, markdown=markdown_section, html=html_section,
+PART = Part("runtimes", 2, read, text=text_section, markdown=markdown_section, html=html_section,
             charts=(chart,))

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* bench --gap: the sparse-read part of `clockscope bench` (measure/sparse.h), its table
- * and its JSON ("sparse" in clockscope.bench/1, docs/json.md). */
+ * and its JSON ("sparse" in clockscope.bench/2, docs/json.md). */
 #ifndef CLOCKSCOPE_BENCH_GAP_H
 #define CLOCKSCOPE_BENCH_GAP_H
 

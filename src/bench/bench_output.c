@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* clockscope bench's output: the table or the JSON, printed from a run's result. */
 #include "bench/bench_output.h"
+#include "common/json_cost.h"
 #include "common/message.h"
 
 #include <math.h>
@@ -22,41 +23,6 @@ static void format_rate(double per_sec, char *buf, size_t len)
         snprintf(buf, len, "%.0f", per_sec);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static void summary_json(struct json *j, const char *key, const struct summary *s,
-                         const double *samples, size_t kept)
-{
-    json_key(j, key);
-    json_begin_object(j);
-    json_kv_double(j, "median", s->median);
-    json_kv_double(j, "p10", s->p10);
-    json_kv_double(j, "p90", s->p90);
-    json_kv_double(j, "p99", s->p99);
-    json_kv_double(j, "min", s->min);
-    json_kv_double(j, "max", s->max);
-    json_kv_double(j, "mean", s->mean);
-    /* The samples ascending, evenly thinned to at most JSON_SAMPLES: enough for the report's
-     * bootstrap of a median, a bundle of bounded size. */
-    enum { JSON_SAMPLES = 256 };
-    double sorted[MEASURE_KEEP_MAX];
-    size_t n = kept < MEASURE_KEEP_MAX ? kept : MEASURE_KEEP_MAX;
-    memcpy(sorted, samples, n * sizeof *sorted);
-    qsort(sorted, n, sizeof *sorted, cmp_double);
-    json_key(j, "samples");
-    json_begin_array(j);
-    size_t shown = n < JSON_SAMPLES ? n : JSON_SAMPLES;
-    for (size_t k = 0; k < shown; k++)
-        json_double(j, n <= JSON_SAMPLES ? sorted[k]
-                       : sorted[(size_t)((double)k * (double)(n - 1) / (JSON_SAMPLES - 1) + 0.5)]);
-    json_end_array(j);
-    json_end_object(j);
-}
-
 static void processes_json(struct json *j, const struct measure_runs *runs,
                            const struct across *a, const struct reference_verdict *v,
                            const struct method *ref)
@@ -68,17 +34,15 @@ static void processes_json(struct json *j, const struct measure_runs *runs,
         const struct measurement *p = &runs->proc[i];
         json_begin_object(j);
         if (p->ok) {
-            json_kv_double(j, "ns_per_call_median", p->ns_per_call.median);
-            json_kv_double(j, "ns_per_call_p10", p->ns_per_call.p10);
-            json_kv_double(j, "ns_per_call_p90", p->ns_per_call.p90);
+            json_cost(j, "ns_per_call", &p->ns_per_call, NULL, 0);
             json_kv_double(j, "spread", p->ns_per_call.spread);
-            json_kv_double(j, "loop_ns_per_call", p->loop_ns_per_call);
+            json_cost_median(j, "loop_ns_per_call", p->loop_ns_per_call);
             json_kv_uint(j, "samples", p->samples);
             if (p->has_ref) {
-                json_kv_double(j, "reference_ns", p->ref_ns);
+                json_cost_median(j, "reference_ns_per_call", p->ref_ns);
                 json_kv_double(j, "relative", p->relative);
             } else {
-                json_kv_null(j, "reference_ns");
+                json_kv_null(j, "reference_ns_per_call");
                 json_kv_null(j, "relative");
             }
         } else {
@@ -92,9 +56,7 @@ static void processes_json(struct json *j, const struct measure_runs *runs,
     if (v && v->n > 0 && ref) {
         json_begin_object(j);
         json_kv_string(j, "method", ref->id);
-        json_kv_double(j, "ns", v->ref_median);
-        json_kv_double(j, "min_ns", v->ref_min);
-        json_kv_double(j, "max_ns", v->ref_max);
+        reference_cost_json(j, v);
         json_kv_double(j, "relative", v->relative);
         json_kv_double(j, "relative_min", v->rel_min);
         json_kv_double(j, "relative_max", v->rel_max);
@@ -124,11 +86,12 @@ static void result_json(struct json *j, const struct method *m, const struct mea
     json_kv_bool(j, "available", m->available);
     json_kv_string(j, "why_unavailable", m->available ? NULL : m->why);
     if (measured && r->ok) {
-        summary_json(j, "ns_per_call", &r->ns_per_call, r->kept, r->nkept);
+        json_cost(j, "ns_per_call", &r->ns_per_call, r->kept,
+                  r->nkept < MEASURE_KEEP_MAX ? r->nkept : MEASURE_KEEP_MAX);
         json_kv_double(j, "calls_per_sec", r->calls_per_sec);
         json_kv_double(j, "spread", r->ns_per_call.spread);
         json_kv_bool(j, "noisy", r->noisy);
-        json_kv_double(j, "loop_ns_per_call", r->loop_ns_per_call);
+        json_cost_median(j, "loop_ns_per_call", r->loop_ns_per_call);
         json_kv_uint(j, "calls_per_sample", r->calls_per_sample);
         json_kv_uint(j, "samples", r->samples);
         json_kv_uint(j, "preempted_samples", r->preempted_samples);
@@ -139,7 +102,7 @@ static void result_json(struct json *j, const struct method *m, const struct mea
         for (int t = 0; t < r->nthreads; t++) {
             json_begin_object(j);
             json_kv_int(j, "cpu", r->threads[t].cpu);
-            json_kv_double(j, "ns_per_call_median", r->threads[t].ns_per_call.median);
+            json_cost(j, "ns_per_call", &r->threads[t].ns_per_call, NULL, 0);
             json_kv_double(j, "calls_per_sec", r->threads[t].calls_per_sec);
             json_end_object(j);
         }
@@ -294,7 +257,7 @@ static void json_preamble(struct json *j, const struct sysinfo *si, const struct
 {
     json_init(j, stdout, 2);
     json_begin_object(j);
-    json_kv_string(j, "schema", "clockscope.bench/1");
+    json_kv_string(j, "schema", "clockscope.bench/2");
     json_key(j, "machine");
     sysinfo_json(j, si);
     json_key(j, "config");

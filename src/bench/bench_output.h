@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* clockscope bench's output: the table or the JSON (clockscope.bench/1, docs/json.md),
+/* clockscope bench's output: the table or the JSON (clockscope.bench/2, docs/json.md),
  * printed from a run's result (bench_cmd.h) on stdout; nothing is measured here. */
 #ifndef CLOCKSCOPE_BENCH_OUTPUT_H
 #define CLOCKSCOPE_BENCH_OUTPUT_H

@@ -34,7 +34,7 @@ static const char help[] =
     "               field, then a summary line; a root that cannot be read has its own\n"
     "               error line, and the others still run)\n"
     "  --no-proof   live facts only: no syscall counting, no timing\n"
-    "  --json       machine-readable output (docs/json.md: clockscope.doctor/1)\n"
+    "  --json       machine-readable output (docs/json.md: clockscope.doctor/2)\n"
     "  --verbose    every finding in full\n"
     "  --list-findings  every finding id the doctor can give, with its rule, and exit\n"
     "\n"

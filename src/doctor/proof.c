@@ -350,6 +350,7 @@ static void time_methods(struct proof *p)
         t->spread = m.ns_per_call.median > 0
                         ? (m.ns_per_call.p90 - m.ns_per_call.p10) / m.ns_per_call.median : 0;
         t->noisy = m.noisy;
+        t->cost = m.ns_per_call;
     }
 }
 

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 
 #include "common/message.h"
+#include "common/stats.h"
 
 #define PROOF_CALLS 1000
 #define PROOF_MAX_TIMINGS 8
@@ -35,6 +36,7 @@ struct proof_timing {
                            * operation costs when nothing interrupts it */
     double spread;
     bool noisy;
+    struct summary cost;  /* the whole summary, net of loop cost (n 0: only ns_per_call) */
     char why[MSG_REASON];
 };
 

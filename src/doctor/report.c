@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "doctor/report.h"
 
-#include "common/json.h"
+#include "common/json_cost.h"
 #include "common/message.h"
 #include "common/units.h"
 #include "doctor/findings.h"
@@ -316,7 +316,10 @@ static void json_proof(struct json *j, const struct proof *p)
         json_begin_object(j);
         json_kv_string(j, "id", t->id);
         if (t->ok) {
-            json_kv_double(j, "ns_per_call", t->ns_per_call);
+            if (t->cost.n > 0)
+                json_cost(j, "ns_per_call", &t->cost, NULL, 0);
+            else
+                json_cost_median(j, "ns_per_call", t->ns_per_call);
             json_kv_double(j, "spread", t->spread);
             json_kv_bool(j, "noisy", t->noisy);
         } else {
@@ -342,7 +345,7 @@ static void json_document(FILE *out, int indent, const char *root, const struct 
     struct json j;
     json_init(&j, out, indent);
     json_begin_object(&j);
-    json_kv_string(&j, "schema", "clockscope.doctor/1");
+    json_kv_string(&j, "schema", "clockscope.doctor/2");
     if (root)
         json_kv_string(&j, "root", root);
     json_kv_string(&j, "verdict", verdict_name(d->verdict));

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The doctor's output: a terminal screen that leads with the verdict, or JSON
- * (docs/json.md, clockscope.doctor/1). */
+ * (docs/json.md, clockscope.doctor/2). */
 #ifndef CLOCKSCOPE_REPORT_H
 #define CLOCKSCOPE_REPORT_H
 

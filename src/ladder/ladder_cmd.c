@@ -52,7 +52,7 @@ static const char help[] =
     "  --timeout S      kill and report a measurement that takes longer (default 5 s, quick 2 s)\n"
     "  --progress       say what is measured and how long is left on stderr even when it is\n"
     "                   not a terminal (on a terminal it always does)\n"
-    "  --json           machine-readable output (schema clockscope.ladder/1: docs/json.md)\n"
+    "  --json           machine-readable output (schema clockscope.ladder/2: docs/json.md)\n"
     "  --help           this text\n"
     "\n"
     "Each measurement runs in a child process that dies with clockscope (PR_SET_PDEATHSIG),\n"

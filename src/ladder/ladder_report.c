@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The ladder's text table and its clockscope.ladder/1 JSON (docs/json.md). */
+/* The ladder's text table and its clockscope.ladder/2 JSON (docs/json.md). */
 #include "ladder/ladder_run.h"
 
-#include "common/json.h"
+#include "common/json_cost.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -247,8 +247,11 @@ static void rung_json(struct json *j, const struct rung_result *x)
     json_begin_object(j);
     json_kv_string(j, "id", d->id);
     json_kv_string(j, "kind", ladder_kind_name(d->kind));
-    json_kv_double(j, "ns", x->measured ? x->ns.median : NAN);
-    json_kv_double(j, "p99_ns", x->measured ? x->ns.p99 : NAN);
+    const char *key = ladder_cost_key(d->kind);
+    if (x->measured)
+        json_cost(j, key, &x->ns, NULL, 0);
+    else
+        json_kv_null(j, key);
     json_kv_bool(j, "available", x->available);
     json_kv_string_or_null(j, "why_unavailable", x->available ? NULL : x->why);
     json_kv_string_or_null(j, "error", x->available && !x->measured ? x->why : NULL);
@@ -267,10 +270,6 @@ static void rung_json(struct json *j, const struct rung_result *x)
     }
     json_end_array(j);
     if (x->measured) {
-        json_kv_double(j, "p10_ns", x->ns.p10);
-        json_kv_double(j, "p90_ns", x->ns.p90);
-        json_kv_double(j, "min_ns", x->ns.min);
-        json_kv_double(j, "mean_ns", x->ns.mean);
         json_kv_double(j, "spread", x->ns.spread);
         json_kv_bool(j, "noisy", x->noisy);
         json_kv_uint(j, "samples", x->samples);
@@ -279,8 +278,11 @@ static void rung_json(struct json *j, const struct rung_result *x)
         json_key(j, "across_processes");
         json_begin_object(j);
         json_kv_int(j, "count", (int)x->across.n);
-        json_kv_double(j, "min_ns", x->across.min);
-        json_kv_double(j, "max_ns", x->across.max);
+        struct summary over = json_cost_unknown();
+        over.median = x->across.median;
+        over.min = x->across.min;
+        over.max = x->across.max;
+        json_cost(j, key, &over, NULL, 0);
         json_kv_double(j, "spread", x->across.spread);
         json_kv_bool(j, "bimodal", x->across.bimodal);
         json_key(j, "levels_ns");
@@ -312,22 +314,28 @@ static void matrix_json(struct json *j, const struct cpu_matrix *m)
     for (int i = 0; i < m->n; i++)
         json_int(j, m->cpus[i]);
     json_end_array(j);
-    const char *keys[] = {"ns", "p99_ns", "round_trip_ns"};
-    for (int pass = 0; pass < 3; pass++) {
-        json_key(j, keys[pass]);
+    /* cells[from][to]: the handoff's costs, or null (the same CPU, or not measured) */
+    json_key(j, "cells");
+    json_begin_array(j);
+    for (int i = 0; m->available && i < m->n; i++) {
         json_begin_array(j);
-        for (int i = 0; m->available && i < m->n; i++) {
-            json_begin_array(j);
-            for (int k = 0; k < m->n; k++) {
-                const struct matrix_cell *c = &m->cell[i][k];
-                double v = pass == 0 ? c->one_way_ns : pass == 1 ? c->p99_one_way_ns
-                                                                 : c->round_trip_ns;
-                json_double(j, c->measured ? v : NAN);
+        for (int k = 0; k < m->n; k++) {
+            const struct matrix_cell *c = &m->cell[i][k];
+            if (!c->measured) {
+                json_null(j);
+                continue;
             }
-            json_end_array(j);
+            json_begin_object(j);
+            struct summary one_way = json_cost_unknown();
+            one_way.median = c->one_way_ns;
+            one_way.p99 = c->p99_one_way_ns;
+            json_cost(j, ladder_cost_key(KIND_ONE_WAY), &one_way, NULL, 0);
+            json_cost_median(j, ladder_cost_key(KIND_ROUND_TRIP), c->round_trip_ns);
+            json_end_object(j);
         }
         json_end_array(j);
     }
+    json_end_array(j);
     json_key(j, "errors");
     json_begin_array(j);
     for (int i = 0; m->available && i < m->n; i++)
@@ -354,8 +362,14 @@ static void sweep_item_json(struct json *j, const struct sweep_item *it, enum sw
     json_kv_string_or_null(j, "error", it->measured ? NULL : it->why);
     json_kv_bool(j, "timed_out", it->timed_out);
     bool ok = it->measured;
-    json_kv_double(j, "ns", ok ? it->p50_ns : NAN);
-    json_kv_double(j, "p99_ns", ok ? it->p99_ns : NAN);
+    if (ok) {
+        struct summary trip = json_cost_unknown();
+        trip.median = it->p50_ns;
+        trip.p99 = it->p99_ns;
+        json_cost(j, ladder_cost_key(KIND_ROUND_TRIP), &trip, NULL, 0);
+    } else {
+        json_kv_null(j, ladder_cost_key(KIND_ROUND_TRIP));
+    }
     json_kv_uint(j, "requests", it->requests);
     json_kv_double(j, "window_s", ok ? it->window_s : NAN);
     json_kv_double(j, "throughput_per_s", ok ? it->throughput_per_s : NAN);
@@ -416,7 +430,7 @@ void ladder_print_json(FILE *out, const struct ladder_run *r)
     struct json j;
     json_init(&j, out, 2);
     json_begin_object(&j);
-    json_kv_string(&j, "schema", "clockscope.ladder/1");
+    json_kv_string(&j, "schema", "clockscope.ladder/2");
     json_key(&j, "machine");
     sysinfo_json(&j, &r->machine);
     json_key(&j, "config");

@@ -9,12 +9,17 @@
 
 const char *ladder_kind_name(enum ladder_kind k)
 {
-    return k == KIND_ONE_WAY ? "one_way" : "round_trip";
+    return k == KIND_ONE_WAY ? "one_way" : k == KIND_CALL ? "call" : "round_trip";
+}
+
+const char *ladder_cost_key(enum ladder_kind k)
+{
+    return k == KIND_ONE_WAY ? "ns_one_way" : k == KIND_CALL ? "ns_per_call" : "ns_per_round_trip";
 }
 
 /* The calls: bench methods, measured as bench measures them, under bench's ids (one id for
  * one thing).  The figure runs from the call to its return (into the kernel and back, for
- * a syscall): the text says "call"; the JSON's kind stays "round_trip" (schema 1). */
+ * a syscall): kind "call", in the text and the JSON. */
 static const struct {
     const char *id, *method_id, *description;
 } calls[] = {
@@ -31,14 +36,14 @@ static const enum mech ipc_mechs[] = {MECH_PIPE,       MECH_EVENTFD, MECH_FUTEX,
 
 const char *ladder_rung_unit(const struct rung_def *d)
 {
-    return d->family == FAMILY_CALL ? "call" : ladder_kind_name(d->kind);
+    return ladder_kind_name(d->kind);
 }
 
 size_t rungs_build(struct rung_def *defs, size_t max)
 {
     size_t n = 0;
     for (size_t i = 0; i < sizeof calls / sizeof calls[0] && n < max; i++, n++) {
-        defs[n] = (struct rung_def){.family = FAMILY_CALL, .kind = KIND_ROUND_TRIP,
+        defs[n] = (struct rung_def){.family = FAMILY_CALL, .kind = KIND_CALL,
                                     .partner = PARTNER_NONE, .placement = PLACE_ONE_CPU,
                                     .description = calls[i].description};
         snprintf(defs[n].id, sizeof defs[n].id, "%s", calls[i].id);
@@ -47,7 +52,7 @@ size_t rungs_build(struct rung_def *defs, size_t max)
     const struct counter_method *counters;
     if (arch_counters(&counters) > 0 && n < max) {
         /* The arch's first counter method: its plain read, as bench names it. */
-        defs[n] = (struct rung_def){.family = FAMILY_CALL, .kind = KIND_ROUND_TRIP,
+        defs[n] = (struct rung_def){.family = FAMILY_CALL, .kind = KIND_CALL,
                                     .partner = PARTNER_NONE, .placement = PLACE_ONE_CPU,
                                     .description = counters[0].description};
         snprintf(defs[n].id, sizeof defs[n].id, "counter.%s", counters[0].name);

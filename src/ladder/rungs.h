@@ -21,8 +21,11 @@
 
 /* What a figure covers.  Every figure of the ladder says which: peers differ (lmbench and
  * `perf bench sched pipe` print round trips, others half of one). */
-enum ladder_kind { KIND_ONE_WAY, KIND_ROUND_TRIP };
+enum ladder_kind { KIND_ONE_WAY, KIND_ROUND_TRIP, KIND_CALL };
+/* "one_way", "round_trip" or "call": the text's and the JSON's word for the kind. */
 const char *ladder_kind_name(enum ladder_kind k);
+/* The JSON key of a figure of that kind: "ns_one_way", "ns_per_round_trip", "ns_per_call". */
+const char *ladder_cost_key(enum ladder_kind k);
 
 enum rung_family { FAMILY_CALL, FAMILY_IPC };
 enum rung_partner { PARTNER_NONE, PARTNER_THREAD, PARTNER_PROCESS };

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "measure/across.h"
 
-#include "common/json.h"
+#include "common/json_cost.h"
 #include "common/stats.h"
 
 #include <math.h>
@@ -62,11 +62,11 @@ void across_json(struct json *j, const struct across *a)
     if (a->bimodal) {
         json_begin_array(j);
         json_begin_object(j);
-        json_kv_double(j, "ns_per_call", a->low);
+        json_cost_median(j, "ns_per_call", a->low);
         json_kv_int(j, "processes", (int)a->nlow);
         json_end_object(j);
         json_begin_object(j);
-        json_kv_double(j, "ns_per_call", a->high);
+        json_cost_median(j, "ns_per_call", a->high);
         json_kv_int(j, "processes", (int)a->nhigh);
         json_end_object(j);
         json_end_array(j);

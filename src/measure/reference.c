@@ -2,6 +2,7 @@
 #include "common/message.h"
 #include "measure/reference.h"
 
+#include "common/json_cost.h"
 #include "common/stats.h"
 
 #include <math.h>
@@ -132,4 +133,13 @@ int reference_sentence(const struct across *a, const struct reference_verdict *v
     if (len)
         buf[0] = 0;
     return 0;
+}
+
+void reference_cost_json(struct json *j, const struct reference_verdict *v)
+{
+    struct summary s = json_cost_unknown();
+    s.median = v->ref_median;
+    s.min = v->ref_min;
+    s.max = v->ref_max;
+    json_cost(j, "ns_per_call", &s, NULL, 0);
 }

@@ -55,6 +55,10 @@ struct reference_verdict {
 void reference_summarize(const double *ref, const double *rel, size_t n, double moved_ratio,
                          struct reference_verdict *out);
 
+/* "ns_per_call": the reference's cost over the processes, in the one shape of a cost
+ * (common/json_cost.h): the median, the fastest and the slowest process's; the rest null. */
+void reference_cost_json(struct json *j, const struct reference_verdict *v);
+
 /* The figure at the machine's speed, for a run whose reference moved.  A pair (a sample of
  * the figure and the reference timed around it) taken in a slow spell is slow in both, so
  * its figure is the spell's, not the call's; spells last from tens of ms to seconds, so

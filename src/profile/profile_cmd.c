@@ -76,7 +76,7 @@ static const char help[] =
     "  --perf-data FILE     a perf.data file, read with perf script\n"
     "Output:\n"
     "  --top N            symbols and call sites shown (default 10)\n"
-    "  --json             machine-readable output (schema clockscope.profile/1, docs/json.md)\n"
+    "  --json             machine-readable output (schema clockscope.profile/2, docs/json.md)\n"
     "  --help             this text\n"
     "\n"
     "Permissions: kernel.perf_event_paranoid and capabilities are read, never changed; what\n"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* `clockscope profile` output: the table, or clockscope.profile/1 JSON (docs/json.md). */
+/* `clockscope profile` output: the table, or clockscope.profile/2 JSON (docs/json.md). */
 #include "profile/profile_view.h"
 
-#include "common/json.h"
+#include "common/json_cost.h"
 #include "common/message.h"
 #include "common/printable.h"
 #include "profile/counter_cost.h"
@@ -189,7 +189,7 @@ void profile_print_json(FILE *out, const struct profile_view *v)
     struct json j;
     json_init(&j, out, 2);
     json_begin_object(&j);
-    json_kv_string(&j, "schema", "clockscope.profile/1");
+    json_kv_string(&j, "schema", "clockscope.profile/2");
     json_kv_string(&j, "source", v->source);
     json_kv_string(&j, "input", v->input);
     target_json(&j, v);
@@ -232,7 +232,7 @@ void profile_print_json(FILE *out, const struct profile_view *v)
     if (v->counter_ns >= 0) {
         json_begin_object(&j);
         json_kv_string(&j, "method", v->counter_id);
-        json_kv_double(&j, "ns", v->counter_ns);
+        json_cost_median(&j, "ns_per_call", v->counter_ns);
         json_kv_bool(&j, "traps", v->counter_ns >= COUNTER_TRAP_NS);
         json_end_object(&j);
     } else

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* What `clockscope profile` shows: the tally and where it came from, the notes that say
- * where the time really goes (profile_notes.c), as a table or clockscope.profile/1 JSON
+ * where the time really goes (profile_notes.c), as a table or clockscope.profile/2 JSON
  * (profile_output.c). */
 #ifndef CLOCKSCOPE_PROFILE_VIEW_H
 #define CLOCKSCOPE_PROFILE_VIEW_H

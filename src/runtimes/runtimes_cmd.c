@@ -45,7 +45,7 @@ static const char help[] =
     "  --no-count      do not count syscalls ('kernel' unknown)\n"
     "  --progress      say which runtime is measured and how long is left on stderr even\n"
     "                  when it is not a terminal (on a terminal it always does)\n"
-    "  --json          clockscope.runtimes/1 (docs/json.md)\n"
+    "  --json          clockscope.runtimes/2 (docs/json.md)\n"
     "\n"
     "Duration: about 1-2 s per runtime found (Java's JVM start-up: 2-3 s), plus the first\n"
     "build of a compiled probe (Go, Java, Rust: up to a minute each, once).\n"

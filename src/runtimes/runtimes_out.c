@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* `clockscope runtimes` output: the table (the RISC-V clock_gettime report's, with the
- * harness beside each figure) and clockscope.runtimes/1 (docs/json.md). */
+ * harness beside each figure) and clockscope.runtimes/2 (docs/json.md). */
 #include "runtimes/runtimes.h"
 
-#include "common/json.h"
+#include "common/json_cost.h"
 #include "common/message.h"
 #include "common/stats.h"
 #include "facts/sysinfo.h"
@@ -147,6 +147,19 @@ void runtimes_print_table(const struct sysinfo *si, const struct runtimes_result
                       : "");
 }
 
+/* The row's costs: net of the harness (median, p10, p90 known), the harness alone and
+ * the call as timed (medians). */
+static void row_costs_json(struct json *j, const struct runtime_row *r)
+{
+    struct summary net = json_cost_unknown();
+    net.median = r->ns_per_call;
+    net.p10 = r->p10_ns;
+    net.p90 = r->p90_ns;
+    json_cost(j, "ns_per_call", &net, NULL, 0);
+    json_cost_median(j, "harness_ns_per_call", r->harness_ns);
+    json_cost_median(j, "timed_ns_per_call", r->timed_ns);
+}
+
 /* The figures of each process and what they say together (docs/json.md). */
 static void processes_json(struct json *j, const struct runtime_row *r)
 {
@@ -155,18 +168,18 @@ static void processes_json(struct json *j, const struct runtime_row *r)
     json_begin_array(j);
     for (int p = 0; p < r->nproc; p++) {
         json_begin_object(j);
-        json_kv_double(j, "ns_per_call", r->proc_ns[p]);
-        json_kv_double(j, "timed_ns", r->proc_timed_ns[p]);
+        json_cost_median(j, "ns_per_call", r->proc_ns[p]);
+        json_cost_median(j, "timed_ns_per_call", r->proc_timed_ns[p]);
         if (r->proc_seed[p])
             json_kv_uint(j, "pythonhashseed", r->proc_seed[p]);
         else
             json_kv_null(j, "pythonhashseed");
         if (r->has_ref) {
-            json_kv_double(j, "reference_ns", r->proc_ref_ns[p]);
+            json_cost_median(j, "reference_ns_per_call", r->proc_ref_ns[p]);
             json_kv_double(j, "relative", r->proc_rel[p]);
             json_kv_bool(j, "at_speed", r->proc_at_speed[p]);
         } else {
-            json_kv_null(j, "reference_ns");
+            json_kv_null(j, "reference_ns_per_call");
             json_kv_null(j, "relative");
             json_kv_null(j, "at_speed");
         }
@@ -181,9 +194,7 @@ static void processes_json(struct json *j, const struct runtime_row *r)
     }
     json_begin_object(j);
     json_kv_string(j, "loop_of", r->ref);
-    json_kv_double(j, "ns", r->refv.ref_median);
-    json_kv_double(j, "min_ns", r->refv.ref_min);
-    json_kv_double(j, "max_ns", r->refv.ref_max);
+    reference_cost_json(j, &r->refv);
     json_kv_double(j, "relative", r->refv.relative);
     json_kv_double(j, "relative_min", r->refv.rel_min);
     json_kv_double(j, "relative_max", r->refv.rel_max);
@@ -200,7 +211,7 @@ void runtimes_print_json(const struct sysinfo *si, const struct runtimes_result 
     struct json j;
     json_init(&j, stdout, 2);
     json_begin_object(&j);
-    json_kv_string(&j, "schema", "clockscope.runtimes/1");
+    json_kv_string(&j, "schema", "clockscope.runtimes/2");
     json_key(&j, "machine");
     sysinfo_json(&j, si);
     json_key(&j, "config");
@@ -226,11 +237,7 @@ void runtimes_print_json(const struct sysinfo *si, const struct runtimes_result 
         json_kv_string_or_null(&j, "version", r->version);
         json_kv_string_or_null(&j, "program", r->program);
         if (ok) {
-            json_kv_double(&j, "ns_per_call", r->ns_per_call);
-            json_kv_double(&j, "harness_ns", r->harness_ns);
-            json_kv_double(&j, "timed_ns", r->timed_ns);
-            json_kv_double(&j, "p10_ns", r->p10_ns);
-            json_kv_double(&j, "p90_ns", r->p90_ns);
+            row_costs_json(&j, r);
             json_kv_double(&j, "spread", r->spread);
             json_kv_double(&j, "calls_per_sec", r->timed_ns > 0 ? 1e9 / r->timed_ns : 0);
             json_kv_bool(&j, "noisy", r->noisy);

@@ -424,7 +424,7 @@ static void print_json(const struct fix_run *f)
     struct json j;
     json_init(&j, stdout, 2);
     json_begin_object(&j);
-    json_kv_string(&j, "schema", "clockscope.vm-apply-fix/1");
+    json_kv_string(&j, "schema", "clockscope.vm-apply-fix/2");
     json_kv_string(&j, "scenario", f->ctx->scenario);
     fix_figures_json(&j, "before", &f->before);
     json_key(&j, "action");

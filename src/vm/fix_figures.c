@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* vm --apply-fix's before and after figures: read from the guest doctor's JSON, written
  * as JSON or as a row of the text report. */
+#include "common/json_cost.h"
 #include "common/message.h"
 #include "vm/fix_figures.h"
 
@@ -38,8 +39,11 @@ bool fix_figures_read(const char *text, size_t n, struct json_node **root, struc
     const char *verdict = json_str(json_get(*root, "verdict"));
     snprintf(f->verdict, sizeof f->verdict, "%s", verdict ? verdict : "?");
     const struct json_node *proof = json_get(*root, "proof");
-    f->ns_per_call = json_num(json_get(find_timing(proof, "libc.clock_gettime.monotonic"),
-                                       "ns_per_call"), -1);
+    /* doctor/2: a cost object, its median; doctor/1: a number */
+    const struct json_node *cost = json_get(find_timing(proof, "libc.clock_gettime.monotonic"),
+                                            "ns_per_call");
+    const struct json_node *median = json_get(cost, "median");
+    f->ns_per_call = json_num(median ? median : cost, -1);
     const struct json_node *sc = json_get(proof, "syscall_count");
     double calls = json_num(json_get(sc, "calls"), 0);
     double sys = json_num(json_get(json_get(sc, "syscalls"), "clock_gettime_monotonic"), -1);
@@ -59,11 +63,10 @@ void fix_figures_json(struct json *j, const char *key, const struct fix_figures 
     }
     json_begin_object(j);
     json_kv_string(j, "verdict", f->verdict);
-    json_key(j, "ns_per_call");
     if (f->ns_per_call >= 0)
-        json_double(j, f->ns_per_call);
+        json_cost_median(j, "ns_per_call", f->ns_per_call);
     else
-        json_null(j);
+        json_kv_null(j, "ns_per_call");
     json_key(j, "syscalls_per_1000_calls");
     if (f->syscalls_per_1000_calls >= 0)
         json_double(j, f->syscalls_per_1000_calls);

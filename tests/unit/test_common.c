@@ -3,7 +3,7 @@
 #include "check.h"
 #include "common/cli.h"
 #include "common/cpuset.h"
-#include "common/json.h"
+#include "common/json_cost.h"
 #include "common/stats.h"
 #include "common/subprocess.h"
 
@@ -86,6 +86,49 @@ TEST(json_escapes_and_nests)
     json_end_object(&j);
     fclose(f);
     CHECK(strcmp(buf, "{\"s\":\"a\\\"b\\\\c\\n\\u0001\\u00ff\",\"a\":[-1,null,null],\"e\":{}}") == 0);
+    free(buf);
+}
+
+/* One shape for every cost: the seven fields always there (null when not known), the
+ * samples ascending and thinned to JSON_COST_SAMPLES, the ends kept. */
+TEST(json_cost_writes_every_field_and_thins_the_samples)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct json j;
+    json_init(&j, f, 0);
+    json_begin_object(&j);
+    json_cost_median(&j, "a", 2.5);
+    struct summary s;
+    double v[] = {3, 1, 2};
+    double keep[] = {3, 1, 2};
+    stats_summarize(v, 3, &s);
+    json_cost(&j, "b", &s, keep, 3);
+    json_end_object(&j);
+    fclose(f);
+    CHECK(strcmp(buf, "{\"a\":{\"median\":2.5,\"p10\":null,\"p90\":null,\"p99\":null,"
+                      "\"min\":null,\"max\":null,\"mean\":null},\"b\":{\"median\":2,"
+                      "\"p10\":1.2,\"p90\":2.8,\"p99\":2.98,\"min\":1,\"max\":3,\"mean\":2,"
+                      "\"samples\":[1,2,3]}}") == 0);
+    free(buf);
+    /* more samples than a document carries: JSON_COST_SAMPLES of them, first and last kept */
+    enum { N = 1000 };
+    static double many[N];
+    for (int i = 0; i < N; i++)
+        many[i] = N - i;
+    f = open_memstream(&buf, &len);
+    json_init(&j, f, 0);
+    json_begin_object(&j);
+    json_cost(&j, "c", &s, many, N);
+    json_end_object(&j);
+    fclose(f);
+    size_t commas = 0;
+    const char *at = strstr(buf, "\"samples\":[");
+    CHECK(at && strncmp(at, "\"samples\":[1,", 12) == 0 && strstr(buf, ",1000]}"));
+    for (const char *c = at; c && *c; c++)
+        commas += *c == ',';
+    CHECK(commas == JSON_COST_SAMPLES - 1);
     free(buf);
 }
 

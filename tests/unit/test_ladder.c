@@ -138,10 +138,16 @@ TEST(ladder_rung_ids)
         seen_futex |= strcmp(d[i].id, "futex.processes.same_cpu") == 0 &&
                       d[i].partner == PARTNER_PROCESS && d[i].placement == PLACE_SAME_CPU;
         seen_spin |= strcmp(d[i].id, "spin.threads.cross_cpu") == 0 && d[i].mech == MECH_SPIN;
-        CHECK(d[i].kind == KIND_ROUND_TRIP);
+        /* a call is a call, the rest round trips: each kind with its own JSON key */
+        CHECK(d[i].kind == (d[i].family == FAMILY_CALL ? KIND_CALL : KIND_ROUND_TRIP));
     }
     CHECK(seen_pipe && seen_futex && seen_spin);
+    CHECK(d[0].family == FAMILY_CALL && strcmp(ladder_kind_name(d[0].kind), "call") == 0);
     CHECK(strcmp(ladder_kind_name(KIND_ONE_WAY), "one_way") == 0);
+    CHECK(strcmp(ladder_kind_name(KIND_ROUND_TRIP), "round_trip") == 0);
+    CHECK(strcmp(ladder_cost_key(KIND_CALL), "ns_per_call") == 0);
+    CHECK(strcmp(ladder_cost_key(KIND_ROUND_TRIP), "ns_per_round_trip") == 0);
+    CHECK(strcmp(ladder_cost_key(KIND_ONE_WAY), "ns_one_way") == 0);
     /* a short table is never overrun */
     CHECK(rungs_build(d, 3) == 3);
 }

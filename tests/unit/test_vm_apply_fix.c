@@ -3,6 +3,7 @@
  * the doctor's JSON as a tree (src/vm/apply_fix.c, src/vm/json_tree.c). */
 #include "check.h"
 #include "vm/apply_fix.h"
+#include "vm/fix_figures.h"
 #include "common/json_read.h"
 
 TEST(apply_fix_cmdline_removes_and_adds_whole_words)
@@ -44,6 +45,32 @@ TEST(json_tree_reads_the_doctors_shapes)
     json_tree_free(root);
     CHECK(!json_tree_parse("{\"a\": }", 7, why, sizeof why) && why[0]);
     CHECK(!json_tree_parse("", 0, why, sizeof why));
+}
+
+/* The doctor's libc clock_gettime cost: the median of doctor/2's cost object, or doctor/1's
+ * number. */
+TEST(fix_figures_read_both_doctor_schemas)
+{
+    static const char *const docs[] = {
+        "{\"schema\": \"clockscope.doctor/2\", \"verdict\": \"ok\", \"proof\": {\"timings\": "
+        "[{\"id\": \"libc.clock_gettime.monotonic\", \"ns_per_call\": {\"median\": 21.5, "
+        "\"p10\": 20, \"p90\": 23, \"p99\": null, \"min\": 19, \"max\": 30, \"mean\": 22}}]}}",
+        "{\"schema\": \"clockscope.doctor/1\", \"verdict\": \"ok\", \"proof\": {\"timings\": "
+        "[{\"id\": \"libc.clock_gettime.monotonic\", \"ns_per_call\": 21.5}]}}",
+    };
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        struct json_node *root;
+        struct fix_figures f;
+        CHECK(fix_figures_read(docs[i], strlen(docs[i]), &root, &f));
+        CHECK(f.have && f.ns_per_call == 21.5 && strcmp(f.verdict, "ok") == 0);
+        json_tree_free(root);
+    }
+    /* no timing: not measured */
+    const char *none = "{\"schema\": \"clockscope.doctor/2\", \"verdict\": \"ok\"}";
+    struct json_node *root;
+    struct fix_figures f;
+    CHECK(fix_figures_read(none, strlen(none), &root, &f) && f.ns_per_call < 0);
+    json_tree_free(root);
 }
 
 /* A run action's missing "after" says what the command did: a command `run` could not

@@ -57,7 +57,7 @@ def ordered(d):
 
 def test_json_shape_and_coherent_numbers(clockscope):
     doc = gap_json(clockscope, "--gap", "0,200us:40,2ms:12", "--only", FEW)
-    assert doc["schema"] == "clockscope.bench/1"
+    assert doc["schema"] == "clockscope.bench/2"
     assert doc["config"]["gaps_ns"] == [0, 200000, 2000000]
     # Gap 0 is the dense hot loop, in "results" as without --gap.
     hot = {r["id"]: r for r in doc["results"]}

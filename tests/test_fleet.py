@@ -37,7 +37,7 @@ def test_roots_dir_one_line_per_root(clockscope):
     docs = lines(proc.stdout)
     cases = sorted(p for p in CORPUS.iterdir() if p.is_dir())
     assert [d["root"] for d in docs[:-1]] == [str(c) for c in cases]
-    assert all(d["schema"] == "clockscope.doctor/1" for d in docs[:-1])
+    assert all(d["schema"] == "clockscope.doctor/2" for d in docs[:-1])
     summary = docs[-1]
     assert summary["schema"] == "clockscope.doctor.fleet/1"
     assert summary["roots"] == len(cases) and summary["errors"] == 0

@@ -215,7 +215,7 @@ def test_apply_fix_proves_the_kernel_remedy(guest_binaries, tmp_path, name):  # 
     in the command's own doctor output."""
     proc, doc = apply_fix(guest_binaries, tmp_path, name, "doctor", "--json")
     assert proc.returncode == 0 and doc, proc.stderr[-3000:]
-    assert doc["schema"] == "clockscope.vm-apply-fix/1" and doc["scenario"] == name
+    assert doc["schema"] == "clockscope.vm-apply-fix/2" and doc["scenario"] == name
     assert doc["before"]["verdict"] == "slow" and doc["before"]["syscalls_per_1000_calls"] == 1000
     action = doc["action"]
     assert action["risk"], action

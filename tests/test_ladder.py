@@ -5,6 +5,7 @@ rungs marked unavailable with the reason, deadlocks and crashes cut off and repo
 killed."""
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -26,8 +27,23 @@ def ladder_json(clockscope, *args, env=None, ok=(0,)):
     r = run([clockscope, "ladder", "--json", *args], timeout=120, env=env)
     assert r.returncode in ok, r.stderr
     doc = json.loads(r.stdout)
-    assert doc["schema"] == "clockscope.ladder/1"
+    assert doc["schema"] == "clockscope.ladder/2"
     return doc, r
+
+
+# Each kind's cost (docs/json.md "Costs"): {median, p10, p90, p99, min, max, mean}, or null
+# when not measured.
+COST_KEY = {"call": "ns_per_call", "round_trip": "ns_per_round_trip", "one_way": "ns_one_way"}
+
+
+def cost(x):
+    return x[COST_KEY[x["kind"]]]
+
+
+def median(x):
+    """The rung's or sweep mode's median, None when not measured."""
+    c = cost(x)
+    return None if c is None else c["median"]
 
 
 @pytest.fixture(scope="module")
@@ -48,11 +64,13 @@ def test_quick_json_has_the_pinned_shape(quick):
         assert rid in ids
     assert any(i.startswith("counter.") for i in ids)
     for x in quick["rungs"]:
-        assert set(x) >= {"id", "kind", "ns", "p99_ns", "available"}
-        assert x["kind"] in ("one_way", "round_trip")
+        assert set(x) >= {"id", "kind", COST_KEY[x["kind"]], "available"}
+        # a call is a call (issue 35), the rest round trips
+        assert x["kind"] == ("call" if x["family"] == "call" else "round_trip"), x
         if x["available"] and x["error"] is None:
-            assert x["ns"] > 0 and x["p99_ns"] >= x["ns"], x
-            assert x["p10_ns"] <= x["ns"] <= x["p90_ns"]
+            c = cost(x)
+            assert c["median"] > 0 and c["p99"] >= c["median"], x
+            assert c["min"] <= c["p10"] <= c["median"] <= c["p90"] <= c["max"]
             # every thread pinned: the rung says where both sides ran
             want = 2 if x["partner"] else 1
             assert len(x["cpus"]) == want, x
@@ -61,7 +79,7 @@ def test_quick_json_has_the_pinned_shape(quick):
             elif x["placement"] == "same_cpu":
                 assert x["cpus"][0] == x["cpus"][1], x
         elif not x["available"]:
-            assert x["ns"] is None and x["why_unavailable"], x
+            assert cost(x) is None and x["why_unavailable"], x
     assert isinstance(quick["sweep"], list)
     assert quick["cpu_matrix"]["kind"] == "one_way"
     assert quick["load"]["cpus_online"] >= 1
@@ -77,7 +95,7 @@ def test_every_rung_is_measured_or_says_why(quick):
 
 def test_figures_obey_the_ladder(quick):
     """Orderings that hold on any machine by a wide margin (factors, not percents)."""
-    ns = {x["id"]: x["ns"] for x in quick["rungs"] if x["ns"] is not None}
+    ns = {x["id"]: median(x) for x in quick["rungs"] if median(x) is not None}
     assert ns["ref.empty_call"] < ns["ref.getppid"]
     assert ns["vdso.clock_gettime.monotonic"] < ns["syscall.clock_gettime.monotonic"] or \
         ns["vdso.clock_gettime.monotonic"] > 0.5 * ns["syscall.clock_gettime.monotonic"]  # a vDSO that falls back
@@ -85,10 +103,10 @@ def test_figures_obey_the_ladder(quick):
     for m in ("pipe", "eventfd", "futex", "socketpair"):
         assert ns[f"{m}.threads.same_cpu"] > 2 * ns["ref.getppid"]
     if NCPUS >= 2:
-        # Cross-CPU figures compared by their best sample (min_ns): on a shared machine a
+        # Cross-CPU figures compared by their best sample (min): on a shared machine a
         # spinner's partner can lose its CPU to other work for a whole time slice, which
         # only some samples see; the best sample is the mechanism's own cost.
-        best = {x["id"]: x["min_ns"] for x in quick["rungs"] if x["ns"] is not None}
+        best = {x["id"]: cost(x)["min"] for x in quick["rungs"] if cost(x) is not None}
         # a spinning cross-CPU handoff never enters the kernel
         assert best["spin.threads.cross_cpu"] < best["pipe.threads.cross_cpu"]
         # a spinner on the CPU its partner needs waits for the scheduler, every time
@@ -100,18 +118,21 @@ def test_matrix_and_sweep(quick):
     m = quick["cpu_matrix"]
     assert m["available"] and len(m["cpus"]) >= 2
     n = len(m["cpus"])
+    cells = m["cells"]
     for i in range(n):
-        assert m["ns"][i][i] is None
+        assert cells[i][i] is None
         for k in range(n):
             if i != k:
-                assert m["ns"][i][k] > 0 and m["p99_ns"][i][k] >= m["ns"][i][k]
+                one_way = cells[i][k]["ns_one_way"]
+                assert one_way["median"] > 0 and one_way["p99"] >= one_way["median"]
     # one_way is what it says: half the measured round trip of the line (two handoffs).
     # (Not compared with the spin rung: measured at another moment, a cross-CPU figure on a
     # shared machine can be 100x off when the partner's CPU was taken by other work.)
     for i in range(n):
         for k in range(n):
             if i != k:
-                assert m["ns"][i][k] == pytest.approx(m["round_trip_ns"][i][k] / 2)
+                assert cells[i][k]["ns_one_way"]["median"] == \
+                    pytest.approx(cells[i][k]["ns_per_round_trip"]["median"] / 2)
     setup = quick["sweep_setup"]
     assert setup["available"] and setup["server_cpu"] not in setup["client_cpus"]
     assert setup["paper"]["low_concurrency_reduction"] == 0.86
@@ -123,7 +144,7 @@ def test_matrix_and_sweep(quick):
         assert set(modes) == {"futex", "eventfd", "poll"}
         for x in modes.values():
             assert x["measured"] and x["kind"] == "round_trip"
-            assert 0 < x["ns"] <= x["p99_ns"]
+            assert 0 < cost(x)["median"] <= cost(x)["p99"]
             assert x["requests"] > 0 and x["throughput_per_s"] > 0
             assert x["server_cpu_ns_per_request"] > 0 and x["client_cpu_ns_per_request"] > 0
         assert x["requests"] >= 200 or x["window_s"] >= 0.45  # stretched to 200, or to 0.5 s
@@ -133,7 +154,7 @@ def test_matrix_and_sweep(quick):
         if row["clients"] == 1:
             assert modes["eventfd"]["server_sleeps_per_request"] > 0.5
         red = row["reduction"]["poll_vs_eventfd"]
-        assert red == pytest.approx(1 - modes["poll"]["ns"] / modes["eventfd"]["ns"])
+        assert red == pytest.approx(1 - median(modes["poll"]) / median(modes["eventfd"]))
 
 
 def test_one_cpu_marks_cross_cpu_unavailable(clockscope):
@@ -143,7 +164,7 @@ def test_one_cpu_marks_cross_cpu_unavailable(clockscope):
         if x["placement"] == "cross_cpu":
             assert not x["available"] and "one CPU" in x["why_unavailable"]
         else:
-            assert x["available"] and x["ns"] > 0 and x["cpus"] == [0, 0]
+            assert x["available"] and median(x) > 0 and x["cpus"] == [0, 0]
     assert not doc["cpu_matrix"]["available"]
     assert "one CPU" in doc["cpu_matrix"]["why_unavailable"]
     assert doc["sweep"] == [] and not doc["sweep_setup"]["available"]
@@ -180,8 +201,8 @@ def test_deadlocked_rung_is_cut_off_and_reported(clockscope):
     for rid in ("futex.threads.same_cpu", "spin.processes.cross_cpu") if NCPUS >= 2 else \
             ("futex.threads.same_cpu",):
         assert hung[rid]["timed_out"] and "timed out" in hung[rid]["error"]
-        assert hung[rid]["ns"] is None
-    assert hung["futex.processes.same_cpu"]["ns"] > 0  # the others still measured
+        assert cost(hung[rid]) is None
+    assert median(hung["futex.processes.same_cpu"]) > 0  # the others still measured
     assert "measurement" in r.stderr and "failed" in r.stderr
     assert took < 20
 
@@ -198,10 +219,10 @@ def test_deadlocked_sweep_and_matrix_are_reported(clockscope):
                         timeout="0.5")
     row = [x for x in doc["sweep"] if x["clients"] == 4][0]
     poll = [x for x in row["modes"] if x["mode"] == "poll"][0]
-    assert poll["timed_out"] and poll["ns"] is None
+    assert poll["timed_out"] and cost(poll) is None
     assert row["reduction"]["poll_vs_futex"] is None
     m = doc["cpu_matrix"]
-    assert m["ns"][1][0] is None and m["ns"][0][1] > 0
+    assert m["cells"][1][0] is None and m["cells"][0][1]["ns_one_way"]["median"] > 0
     assert m["errors"][0]["from"] == m["cpus"][1] and "timed out" in m["errors"][0]["error"]
 
 
@@ -297,7 +318,9 @@ def test_report_draws_the_ladder(clockscope, quick, tmp_path):
     r = report_of(clockscope, tmp_path, quick, "-o", out, "--charts", charts)
     assert r.returncode == 0, r.stderr
     assert "ladder (kernel crossings and cross-CPU handoffs):" in r.stdout
-    assert "vdso.clock_gettime" in r.stdout and "(round_trip)" in r.stdout
+    # a call says "call" (issue 35), a handoff "round_trip"
+    assert re.search(r"vdso\.clock_gettime\.monotonic [^()]+ \(call\)", r.stdout), r.stdout
+    assert "(round_trip)" in r.stdout or NCPUS < 2
     html = out.read_text()
     assert '<h2>The ladder</h2>' in html
     want = {"ladder.svg"} | ({"ladder-matrix.svg", "ladder-sweep.svg"} if NCPUS >= 2 else set())
@@ -306,7 +329,7 @@ def test_report_draws_the_ladder(clockscope, quick, tmp_path):
         svg = (charts / name).read_text()
         assert "<svg" in svg
     ladder_svg = (charts / "ladder.svg").read_text()
-    assert "log scale" in ladder_svg and "[round_trip]" in ladder_svg
+    assert "log scale" in ladder_svg and "[round_trip]" in ladder_svg and "[call]" in ladder_svg
     if NCPUS >= 2:
         assert "one_way" in (charts / "ladder-matrix.svg").read_text()
 
@@ -328,9 +351,9 @@ def test_report_names_a_malformed_ladder(clockscope, quick, tmp_path, breakage):
     if breakage == "kind":
         doc["rungs"][0]["kind"] = "sideways"
     elif breakage == "ns":
-        doc["rungs"][0]["ns"] = "fast"
+        doc["rungs"][0][COST_KEY[doc["rungs"][0]["kind"]]] = {"median": "fast"}
     elif breakage == "matrix":
-        doc["cpu_matrix"] = {"available": True, "kind": "one_way", "cpus": [0, 1], "ns": [[None]]}
+        doc["cpu_matrix"] = {"available": True, "kind": "one_way", "cpus": [0, 1], "cells": [[None]]}
     else:
         doc["sweep"] = [{"clients": 0, "modes": []}]
     r = report_of(clockscope, tmp_path, doc)
@@ -348,8 +371,8 @@ def test_rungs_are_measured_across_runner_processes(clockscope):
     assert len(rungs) == 2
     for r in rungs:
         assert len(r["processes_ns"]) == 3 and r["across_processes"]["count"] == 3
-        assert r["ns"] == pytest.approx(statistics.median(r["processes_ns"]))
-        assert r["across_processes"]["min_ns"] == pytest.approx(min(r["processes_ns"]))
+        assert median(r) == pytest.approx(statistics.median(r["processes_ns"]))
+        assert r["across_processes"]["ns_per_call"]["min"] == pytest.approx(min(r["processes_ns"]))
     # --quick alone keeps one runner (9 samples / 5): its time budget unchanged
     doc, _ = ladder_json(clockscope, "--quick", "--only", "ref.empty_call")
     assert [len(r["processes_ns"]) for r in doc["rungs"] if r["available"]] == [1]

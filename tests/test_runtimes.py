@@ -27,7 +27,7 @@ def runtimes(clockscope, *args, env=None, timeout=600):
                env=dict(os.environ, **(env or {})))
     assert proc.stdout, proc.stderr
     doc = json.loads(proc.stdout)
-    assert doc["schema"] == "clockscope.runtimes/1"
+    assert doc["schema"] == "clockscope.runtimes/2"
     return proc, doc
 
 
@@ -39,12 +39,18 @@ def check_measured_row(r):
     for k, t in PINNED.items():
         assert isinstance(r[k], t), (k, r)
     assert r["available"] is True and r["status"] == "measured"
-    for k in ("ns_per_call", "harness_ns", "timed_ns", "calls_per_sec", "spread"):
+    for k in ("ns_per_call", "harness_ns_per_call", "timed_ns_per_call"):
+        # a cost (docs/json.md "Costs"): every field there, the median a number
+        assert set(r[k]) == {"median", "p10", "p90", "p99", "min", "max", "mean"}, (k, r)
+        assert isinstance(r[k]["median"], (float, int)), (k, r)
+    for k in ("calls_per_sec", "spread"):
         assert isinstance(r[k], float) or isinstance(r[k], int), (k, r)
+    net, harness, timed = (r[k]["median"] for k in ("ns_per_call", "harness_ns_per_call",
+                                                    "timed_ns_per_call"))
     # the figure as timed is the harness plus the clock: the subtraction is exact
-    assert abs(r["timed_ns"] - r["harness_ns"] - r["ns_per_call"]) < 1e-6 * r["timed_ns"] + 1e-9
-    assert r["harness_ns"] > 0 and r["timed_ns"] > 0
-    assert abs(r["calls_per_sec"] * r["timed_ns"] - 1e9) < 1e3
+    assert abs(timed - harness - net) < 1e-6 * timed + 1e-9
+    assert harness > 0 and timed > 0
+    assert abs(r["calls_per_sec"] * timed - 1e9) < 1e3
     assert r["enters_kernel"] in (True, False, None)
     assert r["path"] in ("libc", "vdso-direct", "ffi-libc", "syscall")
     assert r["shim_can_serve"] == (r["path"] in ("libc", "ffi-libc"))
@@ -121,8 +127,9 @@ def test_a_broken_count_run_leaves_the_figures(clockscope, behaviour, why):
     assert proc.returncode == 0, proc.stderr
     (py,) = rows(doc, "python")
     check_measured_row(py)
-    assert py["ns_per_call"] == pytest.approx((51000 - 20000) / 1000)
-    assert py["harness_ns"] == pytest.approx(20.0) and py["version"] == "fake-1.0"
+    assert py["ns_per_call"]["median"] == pytest.approx((51000 - 20000) / 1000)
+    assert py["harness_ns_per_call"]["median"] == pytest.approx(20.0)
+    assert py["version"] == "fake-1.0"
     assert py["enters_kernel"] is None and py["count_why"].startswith(why), py["count_why"]
 
 
@@ -132,8 +139,10 @@ def test_a_good_fake_is_measured_exactly(clockscope):
                          env={"FAKE_RUNTIME": "good"})
     (py,) = rows(doc, "python")
     check_measured_row(py)
-    assert py["timed_ns"] == pytest.approx(51.0) and py["ns_per_call"] == pytest.approx(31.0)
-    assert py["p10_ns"] == pytest.approx(50.2 - 20) and py["p90_ns"] == pytest.approx(51.8 - 20)
+    assert py["timed_ns_per_call"]["median"] == pytest.approx(51.0)
+    net = py["ns_per_call"]
+    assert net["median"] == pytest.approx(31.0)
+    assert net["p10"] == pytest.approx(50.2 - 20) and net["p90"] == pytest.approx(51.8 - 20)
     assert py["enters_kernel"] is False and py["syscalls_per_call"] == 0.0   # counted: no calls
     assert py["harness_bound"] is False
 
@@ -147,9 +156,11 @@ def test_the_clock_is_taken_pair_by_pair(clockscope):
     assert proc.returncode == 0, proc.stderr
     (py,) = rows(doc, "python")
     check_measured_row(py)
-    assert py["ns_per_call"] == pytest.approx(30.0)
-    assert py["timed_ns"] == pytest.approx(52.0) and py["harness_ns"] == pytest.approx(22.0)
-    assert py["p10_ns"] == pytest.approx(6.0) and py["p90_ns"] == pytest.approx(30.0)
+    assert py["ns_per_call"]["median"] == pytest.approx(30.0)
+    assert py["timed_ns_per_call"]["median"] == pytest.approx(52.0)
+    assert py["harness_ns_per_call"]["median"] == pytest.approx(22.0)
+    assert py["ns_per_call"]["p10"] == pytest.approx(6.0)
+    assert py["ns_per_call"]["p90"] == pytest.approx(30.0)
 
 
 def test_absent_runtimes_say_how_to_get_them(clockscope, tmp_path):
@@ -177,7 +188,8 @@ def test_python_measured_with_the_ctypes_trap(clockscope):
         check_measured_row(r)
     # the RISC-V clock_gettime report's trap: the FFI call is most of the ctypes figure, and the row says so
     ct = got["ctypes.clock_gettime"]
-    assert ct["harness_bound"] is True and ct["harness_ns"] >= 0.8 * ct["timed_ns"]
+    assert ct["harness_bound"] is True
+    assert ct["harness_ns_per_call"]["median"] >= 0.8 * ct["timed_ns_per_call"]["median"]
     assert ct["harness"] == "ctypes.strnlen(p,0)" and ct["path"] == "ffi-libc"
     # process_time reads a CPU-time clock: always a syscall (the count sees Python's calls)
     assert got["time.process_time"]["enters_kernel"] is True
@@ -228,14 +240,27 @@ def test_installed_probes_are_found(tmp_path):
     assert got == sorted(p.name for p in (ROOT / "runtimes/probes").iterdir())
 
 
-def _doc(name, go_ns, go_syscalls):
+def _cost(median, p10=None, p90=None):
+    return {"median": median, "p10": p10, "p90": p90, "p99": None, "min": None, "max": None,
+            "mean": None}
+
+
+def _figures(version, net, harness):
+    """A row's three figures as schema version wrote them: /1 numbers, /2 costs."""
+    if version == 1:
+        return {"ns_per_call": net, "harness_ns": harness, "timed_ns": net + harness,
+                "p10_ns": net * 0.98, "p90_ns": net * 1.02}
+    return {"ns_per_call": _cost(net, net * 0.98, net * 1.02),
+            "harness_ns_per_call": _cost(harness), "timed_ns_per_call": _cost(net + harness)}
+
+
+def _doc(name, go_ns, go_syscalls, version=2):
     row = lambda rt, api, net, harness, path, sc, **kw: dict(
-        {"runtime": rt, "api": api, "available": True, "status": "measured", "ns_per_call": net,
-         "harness_ns": harness, "timed_ns": net + harness, "p10_ns": net * 0.98, "p90_ns": net * 1.02,
-         "spread": 0.04, "calls_per_sec": 1e9 / (net + harness), "noisy": False,
+        {"runtime": rt, "api": api, "available": True, "status": "measured",
+         **_figures(version, net, harness), "spread": 0.04, "calls_per_sec": 1e9 / (net + harness), "noisy": False,
          "harness_bound": harness >= 0.8 * (net + harness), "path": path, "clock": "monotonic",
          "enters_kernel": None if sc is None else sc >= 0.5, "syscalls_per_call": sc}, **kw)
-    return {"schema": "clockscope.runtimes/1",
+    return {"schema": f"clockscope.runtimes/{version}",
             "machine": {"arch": "x86_64", "clocksource": name},
             "results": [row("c", "clock_gettime(MONOTONIC)", 31.0, 3.0, "libc", 0.0),
                         row("python", "ctypes.clock_gettime", 33.0, 1337.0, "ffi-libc", 0.0),
@@ -245,14 +270,16 @@ def _doc(name, go_ns, go_syscalls):
                          "enters_kernel": None}]}
 
 
-def test_report_compares_runtimes_across_machines(clockscope, tmp_path):
+@pytest.mark.parametrize("versions", [(2, 2), (1, 1), (1, 2)], ids=["v2", "v1", "v1-and-v2"])
+def test_report_compares_runtimes_across_machines(clockscope, tmp_path, versions):
     """The report's runtimes section (report/clockscope_report/runtimes.py): net of the
     harness per machine, the path, syscall where the count saw the kernel; an absent
-    runtime said; a harness-bound figure marked, not compared; its chart drawn."""
+    runtime said; a harness-bound figure marked, not compared; its chart drawn.  The same
+    from runtimes/1 documents (saved bundles), /2, and one of each."""
     need_tool("python3")
     a, b = tmp_path / "tsc.json", tmp_path / "hpet.json"
-    a.write_text(json.dumps(_doc("tsc", 70.0, 0.0)))
-    b.write_text(json.dumps(_doc("hpet", 3800.0, 2.3)))
+    a.write_text(json.dumps(_doc("tsc", 70.0, 0.0, versions[0])))
+    b.write_text(json.dumps(_doc("hpet", 3800.0, 2.3, versions[1])))
     proc = run([clockscope, "report", a, b, "--markdown"], timeout=120)
     assert proc.returncode == 0, proc.stderr
     section = proc.stdout.split("## Language runtimes", 1)[1]
@@ -277,13 +304,13 @@ def test_report_compares_runtimes_across_machines(clockscope, tmp_path):
 
 def test_report_refuses_a_runtimes_row_that_does_not_add_up(clockscope, tmp_path):
     doc = _doc("tsc", 70.0, 0.0)
-    doc["results"][0]["timed_ns"] = 999.0        # not net + harness
+    doc["results"][0]["timed_ns_per_call"]["median"] = 999.0        # not net + harness
     a = tmp_path / "bad.json"
     a.write_text(json.dumps(doc))
     good = tmp_path / "good.json"
     good.write_text(json.dumps(_doc("hpet", 3800.0, 2.3)))
     proc = run([clockscope, "report", a, good, "--markdown"], timeout=120)
-    assert "timed_ns is not ns_per_call + harness_ns" in proc.stderr + proc.stdout
+    assert "the figure as timed is not ns_per_call + the harness" in proc.stderr + proc.stdout
 
 
 def test_figures_across_processes_each_with_its_own_hash_seed(clockscope, tmp_path):
@@ -298,11 +325,11 @@ def test_figures_across_processes_each_with_its_own_hash_seed(clockscope, tmp_pa
     (py,) = rows(doc, "python")
     check_measured_row(py)
     procs = py["processes"]
-    assert [p["ns_per_call"] for p in procs] == pytest.approx([40, 70, 40, 70, 40])
-    assert py["ns_per_call"] == pytest.approx(40.0)   # the median over processes
+    assert [p["ns_per_call"]["median"] for p in procs] == pytest.approx([40, 70, 40, 70, 40])
+    assert py["ns_per_call"]["median"] == pytest.approx(40.0)   # the median over processes
     across = py["across_processes"]
     assert across["count"] == 5 and across["bimodal"] is True
-    assert [lv["ns_per_call"] for lv in across["levels"]] == pytest.approx([40, 70])
+    assert [lv["ns_per_call"]["median"] for lv in across["levels"]] == pytest.approx([40, 70])
     assert [lv["processes"] for lv in across["levels"]] == [3, 2]
     seeds = state.with_name("runs.seeds").read_text().split()
     assert len(seeds) == 5 and len(set(seeds)) == 5 and "unset" not in seeds
@@ -317,7 +344,7 @@ def test_figures_across_processes_each_with_its_own_hash_seed(clockscope, tmp_pa
     proc, doc = runtimes(clockscope, "--only", "python", "--python", FAKE, "--processes", "1",
                          env=env)
     (py,) = rows(doc, "python")
-    assert len(py["processes"]) == 1 and py["ns_per_call"] == pytest.approx(40.0)
+    assert len(py["processes"]) == 1 and py["ns_per_call"]["median"] == pytest.approx(40.0)
     assert py["across_processes"]["bimodal"] is False
 
 
@@ -332,12 +359,14 @@ def test_a_reference_says_whether_the_machine_or_the_processes_moved(clockscope,
     proc, doc = runtimes(clockscope, "--only", "python", "--python", FAKE, env=env)
     assert proc.returncode == 0, proc.stderr
     (py,) = rows(doc, "python")
-    assert [p["reference_ns"] for p in py["processes"]] == pytest.approx([12.5, 21.875] * 2 + [12.5])
+    assert [p["reference_ns_per_call"]["median"] for p in py["processes"]] == \
+        pytest.approx([12.5, 21.875] * 2 + [12.5])
     assert [p["relative"] for p in py["processes"]] == pytest.approx([3.2] * 5)
     ref = py["reference"]
     assert ref["loop_of"] == "abs(-1)" and ref["machine_speed_changed"] is True
     assert ref["relative"] == pytest.approx(3.2)
-    assert (ref["min_ns"], ref["max_ns"], ref["ns"]) == pytest.approx((12.5, 21.875, 12.5))
+    cost = ref["ns_per_call"]
+    assert (cost["min"], cost["max"], cost["median"]) == pytest.approx((12.5, 21.875, 12.5))
     says = ("unstable: this machine's speed changed during the run (reference abs(-1) 12.5 to "
             "21.9 ns); the figure is the median of the 3 of 5 processes at its fastest speed "
             "(reference within 20%), 3.20x the reference; the levels 40.0 / 70.0 ns "
@@ -390,10 +419,11 @@ def test_a_slow_spell_of_the_machine_is_left_out_of_the_figure(clockscope, tmp_p
     assert proc.returncode == 0, proc.stderr
     (py,) = rows(doc, "python")
     procs = py["processes"]
-    assert [p["ns_per_call"] for p in procs] == pytest.approx([70, 70, 70, 40, 40])
+    assert [p["ns_per_call"]["median"] for p in procs] == pytest.approx([70, 70, 70, 40, 40])
     assert [p["at_speed"] for p in procs] == [False, False, False, True, True]
-    assert py["ns_per_call"] == pytest.approx(40.0)
-    assert py["timed_ns"] == pytest.approx(60.0) and py["harness_ns"] == pytest.approx(20.0)
+    assert py["ns_per_call"]["median"] == pytest.approx(40.0)
+    assert py["timed_ns_per_call"]["median"] == pytest.approx(60.0)
+    assert py["harness_ns_per_call"]["median"] == pytest.approx(20.0)
     ref = py["reference"]
     assert ref["machine_speed_changed"] is True and ref["processes_at_speed"] == 2
     assert ref["figure_from_processes_at_speed"] is True and ref["processes_added_for_speed"] == 0
@@ -403,11 +433,11 @@ def test_a_slow_spell_of_the_machine_is_left_out_of_the_figure(clockscope, tmp_p
     proc, doc = runtimes(clockscope, "--only", "python", "--python", FAKE, env=env)
     assert proc.returncode == 0, proc.stderr
     (py,) = rows(doc, "python")
-    assert [p["ns_per_call"] for p in py["processes"]] == pytest.approx([70, 70, 70, 40, 40, 40])
+    assert [p["ns_per_call"]["median"] for p in py["processes"]] == pytest.approx([70, 70, 70, 40, 40, 40])
     assert [p["at_speed"] for p in py["processes"]] == [False, False, False, True, True, True]
     ref = py["reference"]
     assert ref["processes_at_speed"] == 3 and ref["processes_added_for_speed"] == 1
-    assert py["ns_per_call"] == pytest.approx(40.0)
+    assert py["ns_per_call"]["median"] == pytest.approx(40.0)
     assert ("the figure is the median of the 3 of 6 processes at its fastest speed (reference "
             "within 20%; 1 process more than the 5 asked, run for that)") in py["verdict"]
     # a spell that does not end: as many again as asked, and no more
@@ -419,7 +449,7 @@ def test_a_slow_spell_of_the_machine_is_left_out_of_the_figure(clockscope, tmp_p
     assert [p["at_speed"] for p in py["processes"]] == [True] + [False] * 9
     ref = py["reference"]
     assert ref["processes_at_speed"] == 1 and ref["processes_added_for_speed"] == 5
-    assert py["ns_per_call"] == pytest.approx(40.0)
+    assert py["ns_per_call"]["median"] == pytest.approx(40.0)
     assert "1 of 10 processes" in py["verdict"] and "5 processes more than the 5 asked" in py["verdict"]
     # without a move of the reference, every process counts and nothing is said of speed
     state.unlink()

@@ -78,7 +78,7 @@ def vm(guest_binaries, tmp_path):
 def bench_json(proc):
     assert proc.returncode == 0, proc.stderr[-3000:]
     doc = json.loads(proc.stdout)
-    assert doc["schema"] == "clockscope.bench/1"
+    assert doc["schema"] == "clockscope.bench/2"
     return doc, {r["id"]: r for r in doc["results"]}
 
 
@@ -410,7 +410,7 @@ def test_interrupted_and_killed_hosts_leave_no_qemu(vm):
         assert our_qemus(vm.tmp) == [], f"qemu survived {sig!r}"
 
 
-# ---- doctor inside guests (schema clockscope.doctor/1, docs/json.md) -----------------
+# ---- doctor inside guests (schema clockscope.doctor/2, docs/json.md) -----------------
 
 @pytest.fixture(scope="session")
 def doctor_available(clockscope):
@@ -444,7 +444,7 @@ def doctor(vm, arch, status, append=None):
                       lambda p: status != 0 or not decided_by_cost(doctor_json(p)))
     assert proc.returncode == status, proc.stderr[-3000:]
     doc = json.loads(proc.stdout)
-    assert doc["schema"] == "clockscope.doctor/1" and doc["exit_status"] == status
+    assert doc["schema"] == "clockscope.doctor/2" and doc["exit_status"] == status
     assert doc["proof"]["syscall_count"]["counted"], doc["proof"]["syscall_count"]
     return doc
 

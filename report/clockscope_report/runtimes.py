@@ -69,7 +69,7 @@ def _figures(r: dict, what: str) -> Tuple[float, float, float]:
     if net is None or harness is None or timed is None:
         raise Malformed(f"{what}: a measured row without its ns_per_call, harness or timed figure")
     if min(harness, timed) < 0 or abs(timed - harness - net) > 1e-6 * max(timed, 1) + 1e-6:
-        raise Malformed(f"{what}: timed_ns is not ns_per_call + harness_ns")
+        raise Malformed(f"{what}: the figure as timed is not ns_per_call + the harness")
     return net, harness, timed
 
 

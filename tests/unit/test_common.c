@@ -65,14 +65,22 @@ TEST(summary_quantiles)
     CHECK(isnan(s.median));
 }
 
+/* A compact JSON document written to *buf, its top object begun. */
+static FILE *json_to_memory(struct json *j, char **buf, size_t *len)
+{
+    *buf = NULL;
+    FILE *f = open_memstream(buf, len);
+    json_init(j, f, 0);
+    json_begin_object(j);
+    return f;
+}
+
 TEST(json_escapes_and_nests)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+    char *buf;
+    size_t len;
     struct json j;
-    json_init(&j, f, 0);
-    json_begin_object(&j);
+    FILE *f = json_to_memory(&j, &buf, &len);
     json_kv_string(&j, "s", "a\"b\\c\n\x01\xff");
     json_key(&j, "a");
     json_begin_array(&j);
@@ -93,12 +101,10 @@ TEST(json_escapes_and_nests)
  * samples ascending and thinned to JSON_COST_SAMPLES, the ends kept. */
 TEST(json_cost_writes_every_field_and_thins_the_samples)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+    char *buf;
+    size_t len;
     struct json j;
-    json_init(&j, f, 0);
-    json_begin_object(&j);
+    FILE *f = json_to_memory(&j, &buf, &len);
     json_cost_median(&j, "a", 2.5);
     struct summary s;
     double v[] = {3, 1, 2};
@@ -117,9 +123,7 @@ TEST(json_cost_writes_every_field_and_thins_the_samples)
     static double many[N];
     for (int i = 0; i < N; i++)
         many[i] = N - i;
-    f = open_memstream(&buf, &len);
-    json_init(&j, f, 0);
-    json_begin_object(&j);
+    f = json_to_memory(&j, &buf, &len);
     json_cost(&j, "c", &s, many, N);
     json_end_object(&j);
     fclose(f);

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from typing import Counter as TCounter
 from typing import Dict, List, Optional, Tuple
 
-from .compare import Ratio, compare, fmt_ns
+from .compare import Ratio, compare
+from .units import fmt_ns
 from .model import SEVERITY_ORDER, Machine, Measure, Problem, Stat
 
 # The rows of the comparison, in the spirit of the RISC-V clock_gettime report: what programs call, then what

@@ -7,7 +7,7 @@ from typing import List, Optional
 
 from .analysis import HEADLINE, Cell, Report
 from .checks import boolean, lst, num, obj, stat, string
-from .compare import fmt_ns
+from .units import fmt_ns
 from .model import Machine, Measure, Stat
 from .part import Canvas, Chart, Part
 

@@ -166,22 +166,3 @@ def compare(machine: Optional[Stat], baseline: Optional[Stat]) -> Optional[Ratio
     high = machine.p90 / baseline.p10 if baseline.p10 > 0 else math.inf
     return Ratio(value, min(low, value), max(high, value), RANGE)
 
-
-def fmt_ns(ns: Optional[float]) -> str:
-    """A per-call cost a person reads at a glance: 33.5 ns, 3.12 µs, 1.20 ms."""
-    if ns is None:
-        return "—"
-    a = abs(ns)
-    if a >= 1e6:
-        return f"{ns / 1e6:.2f} ms"
-    if a >= 1e3:
-        return f"{ns / 1e3:.2f} µs"
-    if a >= 100:
-        return f"{ns:.0f} ns"
-    if a >= 10:
-        return f"{ns:.1f} ns"
-    return f"{ns:.2f} ns"
-
-
-def fmt_rate(calls: Optional[float]) -> str:
-    return "—" if calls is None else f"{calls:,.0f}"

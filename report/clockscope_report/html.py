@@ -101,7 +101,7 @@ def _fleet_summary(f: Fleet) -> List[str]:
         out.append("</table>")
     c = f.cost
     if c:
-        from .compare import fmt_ns
+        from .units import fmt_ns
         out.append(f"<p>clock_gettime(CLOCK_MONOTONIC) over {c.n} machines: min {fmt_ns(c.min)}, "
                    f"p10 {fmt_ns(c.p10)}, median {fmt_ns(c.median)}, p90 {fmt_ns(c.p90)}, "
                    f"max {fmt_ns(c.max)}.</p>")

@@ -12,7 +12,7 @@ from typing import Dict, List, Optional, Tuple
 
 from .analysis import Report
 from .checks import Malformed, cost, lst, num, obj, string
-from .compare import fmt_ns
+from .units import fmt_ns, plural
 from .model import Machine
 from .part import Canvas, Chart, Part
 
@@ -174,7 +174,7 @@ def _sweep_lines(name: str, lad: Ladder) -> List[str]:
         parts = [_reduction(x, name_) for x, name_ in ((r, "futex"), (e, "eventfd")) if x is not None]
         if parts:
             over = ", oversubscribed" if row.oversubscribed else ""
-            out.append(f"{name}: {row.clients} client(s) ({what}{over}): a polling server's p50 is "
+            out.append(f"{name}: {plural(row.clients, 'client')} ({what}{over}): a polling server's p50 is "
                        + " and ".join(parts) + f" ({_load_text(lad)})")
         if len(lad.sweep) == 1:
             break

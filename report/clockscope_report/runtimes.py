@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from .analysis import Report
 from .checks import Malformed, boolean, cost, lst, num, obj, string
-from .compare import fmt_ns
+from .units import fmt_ns
 from .model import Machine, Measure, Stat
 from .part import Canvas, Chart, Part
 

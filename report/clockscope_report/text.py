@@ -7,7 +7,7 @@ import re
 from typing import List, Sequence, Set
 
 from .analysis import KEY_ROW, Fleet, Report, Row
-from .compare import fmt_ns, fmt_rate
+from .units import fmt_ns, fmt_rate
 from .part import Part
 
 NOISY = " (noisy)"

@@ -6,7 +6,7 @@ from typing import Dict, List, Set, Tuple
 
 from .analysis import Report
 from .checks import boolean, lst, num, obj, string
-from .compare import fmt_ns
+from .units import fmt_count, fmt_ns
 from .model import Machine, WarpPairs
 from .part import MAX_MACHINES_IN_CHART, Canvas, Chart, Part
 
@@ -87,8 +87,9 @@ def warp_charts(rep: Report, canvas: Canvas) -> List[Chart]:
         ax.set_yticklabels([str(cpus[t]) for t in ticks])
         ax.set_xlabel("later read on CPU")
         ax.set_ylabel("earlier read on CPU")
-        worst = (f"{w.backward_steps:,} of {w.comparisons:,} back, worst {fmt_ns(w.max_backward_ns)}"
-                 if w.backward_steps else f"0 of {w.comparisons:,} reads back")
+        worst = (f"{fmt_count(w.backward_steps)} of {fmt_count(w.comparisons)} back, "
+                 f"worst {fmt_ns(w.max_backward_ns)}"
+                 if w.backward_steps else f"0 of {fmt_count(w.comparisons)} reads back")
         ax.set_title(f"{m.name}\n{w.method}\n{worst}", fontsize=8)
     if im is not None:                  # the first panel always draws
         fig.colorbar(im, ax=list(axes.flat), shrink=0.8, label="reads that went back")

@@ -2,6 +2,7 @@
 #include "bench/bench_gap.h"
 #include "common/message.h"
 #include "common/progress.h"
+#include "common/units.h"
 
 #include "measure/sparse.h"
 
@@ -24,15 +25,10 @@ static uint32_t reads_for(const struct bench_gap_options *o, const struct gap_it
     return it->reads ? it->reads : o->reads ? o->reads : gap_default_reads(it->gap_ns);
 }
 
-/* ns with one decimal below 100, whole ns above; "-" when not measured. */
+/* ns in the digits of units_format_ns (the unit is in the header); "-" when not measured. */
 static void cell(double ns)
 {
-    if (!isfinite(ns))
-        printf(" %8s", "-");
-    else if (ns < 100)
-        printf(" %8.1f", ns);
-    else
-        printf(" %8.0f", ns);
+    printf(" %8s", units_format_ns_number(ns, (char[FORMAT_NS_MAX]){0}, FORMAT_NS_MAX));
 }
 
 static void dist_cells(const struct sparse_dist *d)

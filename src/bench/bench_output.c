@@ -3,25 +3,12 @@
 #include "bench/bench_output.h"
 #include "common/json_cost.h"
 #include "common/message.h"
+#include "common/units.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void format_rate(double per_sec, char *buf, size_t len)
-{
-    if (!isfinite(per_sec))
-        snprintf(buf, len, "-");
-    else if (per_sec >= 1e9)
-        snprintf(buf, len, "%.2f G", per_sec / 1e9);
-    else if (per_sec >= 1e6)
-        snprintf(buf, len, "%.2f M", per_sec / 1e6);
-    else if (per_sec >= 1e3)
-        snprintf(buf, len, "%.1f k", per_sec / 1e3);
-    else
-        snprintf(buf, len, "%.0f", per_sec);
-}
 
 static void processes_json(struct json *j, const struct measure_runs *runs,
                            const struct across *a, const struct reference_verdict *v,
@@ -188,20 +175,19 @@ static void print_row(const struct method *m, const struct measurement *r, const
                r->error);
         return;
     }
-    char rate[32];
-    format_rate(r->calls_per_sec, rate, sizeof rate);
+    char rate[FORMAT_NS_MAX], ns[2 * FORMAT_NS_MAX + 1], loop[FORMAT_NS_MAX];
+    units_format_rate(r->calls_per_sec, rate, sizeof rate);
+    units_format_ns_number(r->loop_ns_per_call, loop, sizeof loop);
     if (a && a->bimodal) {
         /* Two levels: neither is the figure (docs/METHODOLOGY.md, "Across processes"). */
-        char levels[32];
-        snprintf(levels, sizeof levels, "%.1f/%.1f", a->low, a->high);
-        printf("%-40s %10s %11s %6.1f%%%s %6.2f %6s  %s\n", m->id, levels, rate,
-               100 * r->ns_per_call.spread, r->noisy ? "!" : " ", r->loop_ns_per_call,
-               ratio_cell(v), m->path);
+        char low[FORMAT_NS_MAX], high[FORMAT_NS_MAX];
+        snprintf(ns, sizeof ns, "%s/%s", units_format_ns_number(a->low, low, sizeof low),
+                 units_format_ns_number(a->high, high, sizeof high));
     } else {
-        printf("%-40s %10.1f %11s %6.1f%%%s %6.2f %6s  %s\n", m->id, r->ns_per_call.median, rate,
-               100 * r->ns_per_call.spread, r->noisy ? "!" : " ", r->loop_ns_per_call,
-               ratio_cell(v), m->path);
+        units_format_ns_number(r->ns_per_call.median, ns, sizeof ns);
     }
+    printf("%-40s %10s %11s %6.1f%%%s %6s %6s  %s\n", m->id, ns, rate,
+           100 * r->ns_per_call.spread, r->noisy ? "!" : " ", loop, ratio_cell(v), m->path);
     char said[MSG_REASON];
     if (reference_sentence(a, v, ref ? ref->id : "", said, sizeof said) > 0)
         printf("    %s\n", said);

@@ -169,7 +169,7 @@ void gap_format(uint64_t gap_ns, char *buf, size_t len)
     else if (gap_ns >= 1000000)
         snprintf(buf, len, "%g ms", (double)gap_ns / 1e6);
     else if (gap_ns >= 1000)
-        snprintf(buf, len, "%g us", (double)gap_ns / 1e3);
+        snprintf(buf, len, "%g \xc2\xb5s", (double)gap_ns / 1e3);
     else
         snprintf(buf, len, "%llu ns", (unsigned long long)gap_ns);
 }

@@ -33,7 +33,7 @@ bool gap_list_parse(const char *s, size_t len, struct gap_list *out, char *why, 
  * per gap (10 s / gap), and at least 10. */
 uint32_t gap_default_reads(uint64_t gap_ns);
 
-/* "0", "250 us", "1 ms", "1.5 s": a gap as a person reads it. */
+/* "0", "250 µs", "1 ms", "1.5 s": a gap as a person reads it (µ in UTF-8, as units.h). */
 void gap_format(uint64_t gap_ns, char *buf, size_t len);
 
 #endif

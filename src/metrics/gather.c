@@ -4,6 +4,8 @@
 #include "metrics/gather.h"
 #include "common/clock_ns.h"
 #include "common/cpuset.h"
+#include "common/message.h"
+#include "common/units.h"
 #include "facts/archive.h"
 #include "measure/method.h"
 #include "warp/warp_run.h"
@@ -78,7 +80,8 @@ bool metrics_gather(const char *root, double warp_seconds, struct metrics_run *r
     r->duration_s = clock_ns_monotonic_s() - t0;
     r->success = r->warp_failures == 0;
     if (!r->success)
-        snprintf(r->why, sizeof r->why, "warp: %d method(s) could not run", r->warp_failures);
+        snprintf(r->why, sizeof r->why, "warp: %s could not run",
+                 units_plural(r->warp_failures, "method", (char[MSG_WORD]){0}, MSG_WORD));
     return true;
 }
 

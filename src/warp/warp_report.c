@@ -5,6 +5,7 @@
 
 #include "common/json.h"
 #include "common/message.h"
+#include "common/units.h"
 
 #include <langinfo.h>
 #include <locale.h>
@@ -19,28 +20,6 @@ static double to_ns(const struct method_result *mr, double units)
 }
 
 /* ---- text output ---- */
-
-static void fmt_ns(char *buf, size_t len, double ns)
-{
-    if (!isfinite(ns))
-        snprintf(buf, len, "-");
-    else if (ns >= 1e6)
-        snprintf(buf, len, "%.3f ms", ns / 1e6);
-    else if (ns >= 1e3)
-        snprintf(buf, len, "%.2f us", ns / 1e3);
-    else
-        snprintf(buf, len, "%.1f ns", ns);
-}
-
-static void fmt_count(char *buf, size_t len, uint64_t v)
-{
-    if (v >= 10000000)
-        snprintf(buf, len, "%.1fM", (double)v / 1e6);
-    else if (v >= 100000)
-        snprintf(buf, len, "%.0fk", (double)v / 1e3);
-    else
-        snprintf(buf, len, "%llu", (unsigned long long)v);
-}
 
 /* "±" where the terminal's locale is UTF-8 (as the report writes it), "+/-" elsewhere: the
  * character set is the locale's (LC_ALL, LC_CTYPE, LANG), asked without changing ours. */
@@ -84,9 +63,9 @@ static void print_verdict(const struct warp_run *r)
         nchecked++;
         if (!warp_enough_comparisons(&mr->s, o->cpus.count)) {
             if (nfew++ < 4)
-                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s (%llu)",
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s (%s)",
                          nfew > 1 ? ", " : "", mr->m->id,
-                         (unsigned long long)mr->s.cross_cpu_comparisons);
+                         COUNT_TEXT((double)mr->s.cross_cpu_comparisons));
         } else if (mr->s.cross_cpu_comparisons < least) {
             least = mr->s.cross_cpu_comparisons;
         }
@@ -102,9 +81,9 @@ static void print_verdict(const struct warp_run *r)
                 !warp_must_be_monotonic(mr->m, r->drift.realtime_stepped))
                 continue;
             char worst[32];
-            fmt_ns(worst, sizeof worst, to_ns(mr, (double)mr->s.max_backward));
-            printf("%s %s %llu times, worst %s back", shown++ ? ";" : "", mr->m->id,
-                   (unsigned long long)mr->s.backward_steps, worst);
+            units_format_ns(to_ns(mr, (double)mr->s.max_backward), worst, sizeof worst);
+            printf("%s %s %s times, worst %s back", shown++ ? ";" : "", mr->m->id,
+                   COUNT_TEXT((double)mr->s.backward_steps), worst);
         }
         printf("\n");
     } else if (r->failures) {
@@ -121,18 +100,16 @@ static void print_verdict(const struct warp_run *r)
                "would show in fewer than 1 in 100: %s; run longer (--seconds)\n",
                WARP_MIN_CROSS_COMPARISONS, list);
     } else {
-        char n[16];
-        fmt_count(n, sizeof n, least);
         printf("verdict: every method that must be monotonic was, in %s cross-CPU comparisons "
-               "or more each", n);
+               "or more each", COUNT_TEXT((double)least));
         if (nfew)
             printf("; too few comparisons to tell for %s", list);
         printf("\n");
     }
     if (nunordered)
-        printf("         unordered counter reads went backwards %llu times in %zu method%s: "
+        printf("         unordered counter reads went backwards %s times in %zu method%s: "
                "expected without an ordering instruction, not a fault\n",
-               (unsigned long long)unordered_steps, nunordered, nunordered == 1 ? "" : "s");
+               COUNT_TEXT((double)unordered_steps), nunordered, nunordered == 1 ? "" : "s");
 }
 
 static const char *judgement(const struct method_result *mr, bool realtime_stepped)
@@ -157,18 +134,19 @@ static void print_pairs(const struct warp_run *r, const struct method_result *mr
             if (v.cls == WARP_NONE)
                 continue;
             char worst[32], off[32];
-            fmt_ns(worst, sizeof worst, to_ns(mr, (double)v.max_backward));
+            units_format_ns(to_ns(mr, (double)v.max_backward), worst, sizeof worst);
             int ca = r->o->cpus.cpu[a], cb = r->o->cpus.cpu[b];
             if (a == b) {
-                printf("    CPU %d alone: %llu backward, worst %s\n", ca,
-                       (unsigned long long)v.backward_ab, worst);
+                printf("    CPU %d alone: %s backward, worst %s\n", ca,
+                       COUNT_TEXT((double)v.backward_ab), worst);
                 continue;
             }
-            fmt_ns(off, sizeof off, v.offset_known ? to_ns(mr, v.offset_b_minus_a) : NAN);
-            printf("    CPU %d->%d: %llu backward, %d->%d: %llu; worst %s; CPU %d - CPU %d "
+            units_format_ns(v.offset_known ? to_ns(mr, v.offset_b_minus_a) : NAN, off,
+                            sizeof off);
+            printf("    CPU %d->%d: %s backward, %d->%d: %s; worst %s; CPU %d - CPU %d "
                    "offset est. %s: %s\n",
-                   ca, cb, (unsigned long long)v.backward_ab, cb, ca,
-                   (unsigned long long)v.backward_ba, worst, cb, ca, off, warp_class_name(v.cls));
+                   ca, cb, COUNT_TEXT((double)v.backward_ab), cb, ca,
+                   COUNT_TEXT((double)v.backward_ba), worst, cb, ca, off, warp_class_name(v.cls));
         }
 }
 
@@ -185,13 +163,15 @@ static void print_cross_cpu(const struct warp_run *r)
             printf("%-36s %s\n", mr->m->id, mr->error);
             continue;
         }
-        char reads[16], cross[16], worst[32];
-        fmt_count(reads, sizeof reads, mr->c.reads);
-        fmt_count(cross, sizeof cross, mr->s.cross_cpu_comparisons);
-        fmt_ns(worst, sizeof worst,
-               mr->s.backward_steps ? to_ns(mr, (double)mr->s.max_backward) : NAN);
-        printf("%-36s %8s %8s %9llu %11s  %s%s\n", mr->m->id, reads, cross,
-               (unsigned long long)mr->s.backward_steps, worst, mr->s.classification,
+        char reads[FORMAT_NS_MAX], cross[FORMAT_NS_MAX], back[FORMAT_NS_MAX],
+            worst[FORMAT_NS_MAX];
+        units_format_count((double)mr->c.reads, reads, sizeof reads);
+        units_format_count((double)mr->s.cross_cpu_comparisons, cross, sizeof cross);
+        units_format_count((double)mr->s.backward_steps, back, sizeof back);
+        units_format_ns(mr->s.backward_steps ? to_ns(mr, (double)mr->s.max_backward) : NAN,
+                        worst, sizeof worst);
+        printf("%-36s %8s %8s %9s %*s  %s%s\n", mr->m->id, reads, cross, back,
+               units_columns(11, worst), worst, mr->s.classification,
                judgement(mr, r->drift.realtime_stepped));
         if (mr->s.backward_steps)
             print_pairs(r, mr);
@@ -249,12 +229,13 @@ static void print_resolution(const struct warp_run *r)
     printf("%-36s %9s %12s %12s %8s\n", "id", "reads", "getres", "smallest", "stalls");
     for (size_t i = 0; i < r->nresults; i++) {
         const struct method_result *mr = &r->results[i];
-        char reads[16], getres[32], step[32];
-        fmt_count(reads, sizeof reads, mr->res.reads);
-        fmt_ns(getres, sizeof getres, mr->getres_ns);
-        fmt_ns(step, sizeof step, mr->res.min_step ? to_ns(mr, (double)mr->res.min_step) : NAN);
-        printf("%-36s %9s %12s %12s %7.1f%%\n", mr->m->id, reads, getres, step,
-               100 * resolution_stall_fraction(&mr->res));
+        char reads[FORMAT_NS_MAX], getres[FORMAT_NS_MAX], step[FORMAT_NS_MAX];
+        units_format_count((double)mr->res.reads, reads, sizeof reads);
+        units_format_ns(mr->getres_ns, getres, sizeof getres);
+        units_format_ns(mr->res.min_step ? to_ns(mr, (double)mr->res.min_step) : NAN, step,
+                        sizeof step);
+        printf("%-36s %9s %*s %*s %7.1f%%\n", mr->m->id, reads, units_columns(12, getres),
+               getres, units_columns(12, step), step, 100 * resolution_stall_fraction(&mr->res));
     }
 }
 

@@ -3,22 +3,11 @@
 #include "ladder/ladder_run.h"
 
 #include "common/json_cost.h"
+#include "common/units.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-void ladder_format_ns(double ns, char *buf, size_t len)
-{
-    if (!isfinite(ns))
-        snprintf(buf, len, "-");
-    else if (ns < 1e3)
-        snprintf(buf, len, "%.1f ns", ns);
-    else if (ns < 1e6)
-        snprintf(buf, len, "%.2f us", ns / 1e3);
-    else
-        snprintf(buf, len, "%.2f ms", ns / 1e6);
-}
 
 void ladder_format_reduction(double reduction, const char *what, char *buf, size_t len)
 {
@@ -74,18 +63,19 @@ static void print_rungs(FILE *out, const struct ladder_run *r)
             continue;
         }
         char med[32], p99[32], cpus[32];
-        ladder_format_ns(x->ns.median, med, sizeof med);
-        ladder_format_ns(x->ns.p99, p99, sizeof p99);
+        units_format_ns(x->ns.median, med, sizeof med);
+        units_format_ns(x->ns.p99, p99, sizeof p99);
         if (x->cpu_b >= 0)
             snprintf(cpus, sizeof cpus, "%d,%d", x->cpu_a, x->cpu_b);
         else
             snprintf(cpus, sizeof cpus, "%d", x->cpu_a);
-        fprintf(out, "%-32s %-10s %10s %10s %6.1f%%%s %s\n", x->def->id, kind, med, p99,
-                100 * x->ns.spread, x->noisy ? "!" : " ", cpus);
+        fprintf(out, "%-32s %-10s %*s %*s %6.1f%%%s %s\n", x->def->id, kind,
+                units_columns(10, med), med, units_columns(10, p99), p99, 100 * x->ns.spread,
+                x->noisy ? "!" : " ", cpus);
         if (x->across.bimodal) {
             char lo[32], hi[32];
-            ladder_format_ns(x->across.low, lo, sizeof lo);
-            ladder_format_ns(x->across.high, hi, sizeof hi);
+            units_format_ns(x->across.low, lo, sizeof lo);
+            units_format_ns(x->across.high, hi, sizeof hi);
             fprintf(out, "    ^ bimodal across processes: %s / %s (%zu and %zu of %zu): "
                     "neither level is the figure\n", lo, hi, x->across.nlow, x->across.nhigh,
                     x->across.n);
@@ -121,8 +111,8 @@ static void print_matrix(FILE *out, const struct cpu_matrix *m)
             else if (!c->measured)
                 snprintf(v, sizeof v, "FAILED");
             else
-                ladder_format_ns(c->one_way_ns, v, sizeof v);
-            fprintf(out, " %9s", v);
+                units_format_ns(c->one_way_ns, v, sizeof v);
+            fprintf(out, " %*s", units_columns(9, v), v);
         }
         fprintf(out, "\n");
     }
@@ -147,12 +137,14 @@ static void print_sweep_item(FILE *out, const struct sweep_row *row, int m)
         return;
     }
     char p50[32], p99[32], scpu[32], ccpu[32];
-    ladder_format_ns(it->p50_ns, p50, sizeof p50);
-    ladder_format_ns(it->p99_ns, p99, sizeof p99);
-    ladder_format_ns(it->server_cpu_ns_per_request, scpu, sizeof scpu);
-    ladder_format_ns(it->client_cpu_ns_per_request, ccpu, sizeof ccpu);
-    fprintf(out, "%7s  %-17s %10s %10s %10.0f %10s %10s %6.0f%% %7.2f\n", m == 0 ? clients : "",
-            label, p50, p99, it->throughput_per_s, scpu, ccpu, 100 * it->server_cpu_share,
+    units_format_ns(it->p50_ns, p50, sizeof p50);
+    units_format_ns(it->p99_ns, p99, sizeof p99);
+    units_format_ns(it->server_cpu_ns_per_request, scpu, sizeof scpu);
+    units_format_ns(it->client_cpu_ns_per_request, ccpu, sizeof ccpu);
+    fprintf(out, "%7s  %-17s %*s %*s %10s %*s %*s %6.0f%% %7.2f\n", m == 0 ? clients : "",
+            label, units_columns(10, p50), p50, units_columns(10, p99), p99,
+            RATE_TEXT(it->throughput_per_s), units_columns(10, scpu), scpu,
+            units_columns(10, ccpu), ccpu, 100 * it->server_cpu_share,
             it->server_sleeps_per_request);
 }
 
@@ -179,7 +171,7 @@ static void print_sweep(FILE *out, const struct sweep *s)
     fprintf(out, "; latency per request is a round_trip; CPU time per request from each "
                  "thread's CPU-time clock\n");
     fprintf(out, "%7s  %-17s %10s %10s %10s %10s %10s %7s %7s\n", "clients", "server", "p50",
-            "p99", "req/s", "srv CPU/rq", "cli CPU/rq", "srv busy", "sleeps/rq");
+            "p99", "requests", "srv CPU/rq", "cli CPU/rq", "srv busy", "sleeps/rq");
     bool over = false;
     for (int k = 0; k < s->nrows; k++) {
         const struct sweep_row *row = &s->row[k];

@@ -31,7 +31,5 @@ void ladder_print_json(FILE *out, const struct ladder_run *r);
 /* 0.74 -> "74% lower than futex's"; -3.2 -> "4.2x futex's (higher)" (a poller that lost
  * its CPU to other work); NaN -> not comparable. */
 void ladder_format_reduction(double reduction, const char *what, char *buf, size_t len);
-/* "12.3 ns", "4.56 us", "7.89 ms" */
-void ladder_format_ns(double ns, char *buf, size_t len);
 
 #endif

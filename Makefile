@@ -62,7 +62,8 @@ all: $(O)/clockscope fastclock-libs
 FC_SRC     := $(wildcard src/fastclock/*.c) src/arch/$(ARCH).c src/arch/defaults.c \
               src/common/trap_guard.c
 FC_PIC     := $(FC_SRC:%.c=$(O)/pic/%.o)
-SHIM_PIC   := $(patsubst %.c,$(O)/pic/%.o,$(wildcard src/shim/*.c))
+# units.c: the count table's rates in the one format (pure, libc only; hidden like the rest).
+SHIM_PIC   := $(patsubst %.c,$(O)/pic/%.o,$(wildcard src/shim/*.c)) $(O)/pic/src/common/units.o
 FC_OUTPUTS := $(O)/libfastclock.so $(O)/libfastclock.a $(O)/fastclock.pc $(O)/libclockscope-shim.so
 FC_SONAME  := libfastclock.so.1
 

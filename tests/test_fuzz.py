@@ -72,7 +72,7 @@ def seed_perf_text(corpus, clockscope):
         (corpus / f"seed{i}").write_bytes(kind + path.read_bytes()[:20000])
     (corpus / "count").write_bytes(b"\2clockscope run --mode count: pid 12923 (/bin/x), 0.307 s\n"
                                    b"         calls       calls/s  call\n"
-                                   b"       1843200       6006154  clock_gettime(CLOCK_MONOTONIC)\n")
+                                   b"       1843200      6.01 M/s  clock_gettime(CLOCK_MONOTONIC)\n")
 
 
 def seed_probe_parse(corpus, clockscope):

@@ -52,7 +52,7 @@ def served(cs, mode, *cmd, env=None, timeout=120):
 def count_table(stderr):
     """{call: calls} from the helper's count table."""
     return {m.group(2): int(m.group(1))
-            for m in re.finditer(r"^\s+(\d+)\s+\d+\s+(\S.*)$", stderr, re.M)}
+            for m in re.finditer(r"^\s+(\d+)\s+[\d.]+ [kMGTPE]?/s\s+(\S.*)$", stderr, re.M)}
 
 
 def test_reader_blob_has_no_relocations(cs):

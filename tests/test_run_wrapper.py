@@ -17,7 +17,7 @@ CALLS = 1000
 # 1000 calls of time.time(): CLOCK_REALTIME through libc.
 LOOP = f"import time\nfor _ in range({CALLS}): time.time()\n"
 REPORT = re.compile(r"^clockscope run --mode count: pid (\d+) \(([^)]*)\)", re.M)
-REALTIME = re.compile(r"^\s+(\d+)\s+\d+\s+clock_gettime\(CLOCK_REALTIME\)", re.M)
+REALTIME = re.compile(r"^\s+(\d+)\s+[\d.]+ [kMGTPE]?/s\s+clock_gettime\(CLOCK_REALTIME\)", re.M)
 
 
 def script(path, text):

@@ -338,7 +338,7 @@ def test_figures_across_processes_each_with_its_own_hash_seed(clockscope, tmp_pa
     state.unlink()
     text = run([clockscope, "runtimes", "--only", "python", "--python", FAKE],
                env=dict(os.environ, **env)).stdout
-    assert "bimodal across processes: 40.0 / 70.0 ns (3 and 2 of 5 processes)" in text
+    assert "bimodal across processes: 40.0 ns / 70.0 ns (3 and 2 of 5 processes)" in text
     # --processes 1: one run, its figure taken in that one process
     state.unlink()
     proc, doc = runtimes(clockscope, "--only", "python", "--python", FAKE, "--processes", "1",
@@ -367,9 +367,9 @@ def test_a_reference_says_whether_the_machine_or_the_processes_moved(clockscope,
     assert ref["relative"] == pytest.approx(3.2)
     cost = ref["ns_per_call"]
     assert (cost["min"], cost["max"], cost["median"]) == pytest.approx((12.5, 21.875, 12.5))
-    says = ("unstable: this machine's speed changed during the run (reference abs(-1) 12.5 to "
-            "21.9 ns); the figure is the median of the 3 of 5 processes at its fastest speed "
-            "(reference within 20%), 3.20x the reference; the levels 40.0 / 70.0 ns "
+    says = ("unstable: this machine's speed changed during the run (reference abs(-1) 12.5 ns "
+            "to 21.9 ns); the figure is the median of the 3 of 5 processes at its fastest speed "
+            "(reference within 20%), 3.20x the reference; the levels 40.0 ns / 70.0 ns "
             "(3 and 2 of 5 processes)")
     assert py["verdict"] == says
     state.unlink()
@@ -392,7 +392,7 @@ def test_a_reference_says_whether_the_machine_or_the_processes_moved(clockscope,
     proc, doc = runtimes(clockscope, "--only", "python", "--python", FAKE, env=env)
     (py,) = rows(doc, "python")
     assert py["reference"]["machine_speed_changed"] is False
-    assert py["verdict"] == ("bimodal across processes: 40.0 / 70.0 ns (3 and 2 of 5 processes) "
+    assert py["verdict"] == ("bimodal across processes: 40.0 ns / 70.0 ns (3 and 2 of 5 processes) "
                              "with the reference steady (abs(-1) 12.5 ns): not a change of speed "
                              "the reference sees; neither level is the figure")
     # no reference (a probe without `ref` lines): null, and the bimodal sentence alone

@@ -62,7 +62,7 @@ def guest_progs(guest_binaries, tmp_path_factory):  # noqa: F811
 # its loop, N in it, 2000 in its sandwiches.  Short, for TCG.
 LOOP_N = 3000
 LOOP_CALLS = LOOP_N + 1 + 2000
-COUNT_MONOTONIC = re.compile(r"^\s+(\d+)\s+\d+\s+clock_gettime\(CLOCK_MONOTONIC\)$", re.M)
+COUNT_MONOTONIC = re.compile(r"^\s+(\d+)\s+[\d.]+ [kMGTPE]?/s\s+clock_gettime\(CLOCK_MONOTONIC\)$", re.M)
 
 
 def run_prog_in_guest(vm, guest_progs, arch, mode, *args):

@@ -147,7 +147,7 @@ def reader_syscalls(err):
 
 def count_table(err):
     return {m.group(2): int(m.group(1))
-            for m in re.finditer(r"^\s+(\d+)\s+\d+\s+(\S.*)$", err, re.M)}
+            for m in re.finditer(r"^\s+(\d+)\s+[\d.]+ [kMGTPE]?/s\s+(\S.*)$", err, re.M)}
 
 
 PAIRS_MAX = 500 + 3500 // STALE_SHARE   # the 500 unserved, and a share of the 3500 served

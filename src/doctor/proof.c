@@ -2,6 +2,7 @@
 #include "doctor/proof.h"
 #include "common/clock_ns.h"
 #include "common/subprocess.h"
+#include "common/units.h"
 
 #include "arch/arch.h"
 #include "common/cpuset.h"
@@ -282,8 +283,8 @@ static void count_syscalls(struct proof *p)
                      "the counting child died of %s", strsignal(WTERMSIG(status)));
         else
             snprintf(p->count_why, sizeof p->count_why, "the counting child did not report in "
-                     "%.1f s (the deadline for this machine, where a raw syscall costs %.0f ns)",
-                     p->count_deadline_s, p->probe_syscall_ns);
+                     "%.1f s (the deadline for this machine, where a raw syscall costs %s)",
+                     p->count_deadline_s, NS_TEXT(p->probe_syscall_ns));
         return;
     }
     take_counts(p, &rep);

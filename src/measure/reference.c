@@ -4,6 +4,7 @@
 
 #include "common/json_cost.h"
 #include "common/stats.h"
+#include "common/units.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -101,8 +102,8 @@ int reference_sentence(const struct across *a, const struct reference_verdict *v
 {
     char levels[MSG_LINE] = "";
     if (a && a->bimodal)
-        snprintf(levels, sizeof levels, "%.1f / %.1f ns (%zu and %zu of %zu processes)", a->low,
-                 a->high, a->nlow, a->nhigh, a->n);
+        snprintf(levels, sizeof levels, "%s / %s (%zu and %zu of %zu processes)",
+                 NS_TEXT(a->low), NS_TEXT(a->high), a->nlow, a->nhigh, a->n);
     if (v && v->n > 0 && v->moved) {
         char holds[MSG_REASON] = "no figure holds (its ratio to the reference is not above 0)";
         char added[MSG_LINE] = "";
@@ -119,14 +120,14 @@ int reference_sentence(const struct across *a, const struct reference_verdict *v
                      v->relative);
         return snprintf(buf, len,
                         "unstable: this machine's speed changed during the run (reference %s "
-                        "%.1f to %.1f ns); %s%s%s", label, v->ref_min, v->ref_max, holds,
+                        "%s to %s); %s%s%s", label, NS_TEXT(v->ref_min), NS_TEXT(v->ref_max), holds,
                         levels[0] ? "; the levels " : "", levels[0] ? levels : "");
     }
     if (levels[0] && v && v->n > 0)
         return snprintf(buf, len,
-                        "bimodal across processes: %s with the reference steady (%s %.1f ns): "
+                        "bimodal across processes: %s with the reference steady (%s %s): "
                         "not a change of speed the reference sees; neither level is the figure",
-                        levels, label, v->ref_median);
+                        levels, label, NS_TEXT(v->ref_median));
     if (levels[0])
         return snprintf(buf, len,
                         "bimodal across processes: %s: neither level is the figure", levels);

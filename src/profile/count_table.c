@@ -3,9 +3,9 @@
  *
  *   clockscope run --mode count: pid 12923 (/tmp/pf/timeshare), 0.307 s
  *            calls       calls/s  call
- *          1843200       6006154  clock_gettime(CLOCK_MONOTONIC)
+ *          1843200     6.01 M/s  clock_gettime(CLOCK_MONOTONIC)
  *            calls       calls/s  calling function (module)
- *          1843200       6006154  timeshare+0x122d (no symbol)
+ *          1843200     6.01 M/s  timeshare+0x122d (no symbol)
  *
  * The calling-function rows are read past: profile's call sites come from the samples. */
 #include "profile/count_table.h"
@@ -13,6 +13,7 @@
 #include "profile/perf_text.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,31 +22,57 @@
 
 enum section { NONE, CALLS, CALLERS };
 
-/* "N M text": two whole numbers, then the text. */
-static bool parse_row(const char *s, size_t len, uint64_t *calls, uint64_t *per_sec,
+/* A rate as units_format_rate writes it: "6.01 M/s", "950 /s" (at most 3 digits and a dot,
+ * a space, an SI prefix or none, "/s"); advances *i past it. */
+static bool parse_rate(const char *s, size_t len, size_t *i, double *per_sec)
+{
+    static const char prefixes[] = "kMGTPE";
+    char num[8];
+    size_t b = *i, n = 0;
+    while (*i < len && (isdigit((unsigned char)s[*i]) || s[*i] == '.') && n < sizeof num - 1)
+        num[n++] = s[(*i)++];
+    num[n] = 0;
+    char *end;
+    double v = strtod(num, &end);
+    if (*i == b || *end || *i == len || s[(*i)++] != ' ')
+        return false;
+    const char *p = *i < len && s[*i] ? strchr(prefixes, s[*i]) : NULL;
+    if (p) {
+        (*i)++;
+        v *= pow(1e3, (double)(p - prefixes + 1));
+    }
+    if (len - *i < 2 || memcmp(s + *i, "/s", 2) != 0)
+        return false;
+    *i += 2;
+    *per_sec = v;
+    return *i == len || s[*i] == ' ';
+}
+
+/* "N RATE text": a whole number, a rate, then the text. */
+static bool parse_row(const char *s, size_t len, uint64_t *calls, double *per_sec,
                       const char **text, size_t *tlen)
 {
-    uint64_t v[2];
     size_t i = 0;
-    for (int k = 0; k < 2; k++) {
-        while (i < len && s[i] == ' ')
-            i++;
-        size_t b = i;
-        v[k] = 0;
-        while (i < len && isdigit((unsigned char)s[i])) {
-            if (v[k] > UINT64_MAX / 10 - 10)
-                return false;
-            v[k] = v[k] * 10 + (uint64_t)(s[i++] - '0');
-        }
-        if (i == b || i == len || s[i] != ' ')
+    while (i < len && s[i] == ' ')
+        i++;
+    size_t b = i;
+    uint64_t v = 0;
+    while (i < len && isdigit((unsigned char)s[i])) {
+        if (v > UINT64_MAX / 10 - 10)
             return false;
+        v = v * 10 + (uint64_t)(s[i++] - '0');
     }
+    if (i == b || i == len || s[i] != ' ')
+        return false;
+    while (i < len && s[i] == ' ')
+        i++;
+    if (!parse_rate(s, len, &i, per_sec))
+        return false;
     while (i < len && s[i] == ' ')
         i++;
     if (i == len)
         return false;
-    *calls = v[0];
-    *per_sec = v[1];
+    *calls = v;
     *text = s + i;
     *tlen = len - i;
     return true;
@@ -123,7 +150,8 @@ bool count_table_parse(const char *buf, size_t len, struct count_table *t, char 
                 }
             }
         }
-        uint64_t calls, per_sec;
+        uint64_t calls;
+        double per_sec;
         const char *text;
         size_t tlen;
         if (sec == NONE || !parse_row(s, n, &calls, &per_sec, &text, &tlen)) {
@@ -135,7 +163,7 @@ bool count_table_parse(const char *buf, size_t len, struct count_table *t, char 
             struct count_call *c = &cur->calls[cur->ncalls++];
             snprintf(c->call, sizeof c->call, "%.*s", (int)tlen, text);
             c->calls = calls;
-            c->calls_per_sec = (double)per_sec;
+            c->calls_per_sec = per_sec;
         }
     }
     if (got == PERF_TEXT_BAD)

@@ -5,6 +5,7 @@
  * kernel 6.12) is charged to the vDSO symbol itself; time in syscalls under a time read
  * is the vDSO's fallback to the kernel. */
 #include "common/message.h"
+#include "common/units.h"
 #include "profile/profile_view.h"
 
 #include "profile/counter_cost.h"
@@ -31,12 +32,12 @@ void profile_notes(struct profile_view *v)
     if (vdso >= 1.0 && sys + cs < 0.1 * vdso && (t->kernel_frames || t->from_report)) {
         char cost[MSG_REASON];
         if (v->counter_ns >= COUNTER_TRAP_NS)
-            snprintf(cost, sizeof cost, "Here a counter read (%s) costs %.0f ns: it traps, so "
+            snprintf(cost, sizeof cost, "Here a counter read (%s) costs %s: it traps, so "
                      "most of that share is the trap, not the clock arithmetic.", v->counter_id,
-                     v->counter_ns);
+                     NS_TEXT(v->counter_ns));
         else if (v->counter_ns >= 0)
-            snprintf(cost, sizeof cost, "Here a counter read (%s) costs %.1f ns: no trap, so the "
-                     "share is the number of calls.", v->counter_id, v->counter_ns);
+            snprintf(cost, sizeof cost, "Here a counter read (%s) costs %s: no trap, so the "
+                     "share is the number of calls.", v->counter_id, NS_TEXT(v->counter_ns));
         else
             snprintf(cost, sizeof cost, "`clockscope bench --only 'counter.*'` times one counter "
                      "read on the machine profiled: a microsecond or more is a trap; tens of ns "

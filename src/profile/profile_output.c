@@ -5,6 +5,7 @@
 #include "common/json_cost.h"
 #include "common/message.h"
 #include "common/printable.h"
+#include "common/units.h"
 #include "profile/counter_cost.h"
 
 #include <string.h>
@@ -83,8 +84,8 @@ void profile_print_table(FILE *out, const struct profile_view *v)
             const struct count_proc *cp = &v->counts->procs[p];
             fprintf(out, "  pid %d (%s), %.3f s\n", cp->pid, cp->program, cp->seconds);
             for (int c = 0; c < cp->ncalls; c++)
-                fprintf(out, "  %14llu  %12.0f/s  %s\n", (unsigned long long)cp->calls[c].calls,
-                        cp->calls[c].calls_per_sec, cp->calls[c].call);
+                fprintf(out, "  %14llu  %12s  %s\n", (unsigned long long)cp->calls[c].calls,
+                        RATE_TEXT(cp->calls[c].calls_per_sec), cp->calls[c].call);
         }
     }
     if (v->nnotes)

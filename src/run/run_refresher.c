@@ -5,6 +5,7 @@
 #include "common/environment.h"
 #include "common/clock_ns.h"
 #include "common/message.h"
+#include "common/units.h"
 
 #include "fastclock/fastclock.h"
 #include "fastclock/fc_host.h"
@@ -57,8 +58,8 @@ static void print_table(const struct run_refresher *r, double secs)
             snprintf(what, sizeof what, "%s", i == RUN_COUNT_GETTIMEOFDAY ? "gettimeofday()"
                                               : i == RUN_COUNT_TIME ? "time()"
                                                                     : "clock_gettime(other clocks)");
-        fprintf(f, "  %12llu  %12.0f  %s\n", (unsigned long long)n, secs > 0 ? (double)n / secs : 0,
-                what);
+        fprintf(f, "  %12llu  %12s  %s\n", (unsigned long long)n,
+                RATE_TEXT(secs > 0 ? (double)n / secs : 0), what);
     }
     if (f != stderr)
         fclose(f);

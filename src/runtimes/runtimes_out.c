@@ -6,8 +6,10 @@
 #include "common/json_cost.h"
 #include "common/message.h"
 #include "common/stats.h"
+#include "common/units.h"
 #include "facts/sysinfo.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,15 +22,6 @@ static bool shim_can_serve(const char *via)
 static const char *state_name(enum runtime_state s)
 {
     return s == RT_READY ? "measured" : s == RT_ABSENT ? "absent" : "failed";
-}
-
-static void print_rate(double ns)
-{
-    double r = ns > 0 ? 1e9 / ns : 0;
-    if (r >= 1e6)
-        printf(" %8.2f M", r / 1e6);
-    else
-        printf(" %8.1f k", r / 1e3);
 }
 
 static void kernel_cell(const struct runtime_row *r, char *buf, size_t len)
@@ -45,9 +38,12 @@ static void print_ready_row(const struct runtime_row *r)
 {
     char kernel[32];
     kernel_cell(r, kernel, sizeof kernel);
-    printf("%-7s %-25s %9.1f %9.1f %9.1f", r->runtime, r->api, r->ns_per_call, r->harness_ns,
-           r->timed_ns);
-    print_rate(r->timed_ns);
+    char ns[FORMAT_NS_MAX], harness[FORMAT_NS_MAX], timed[FORMAT_NS_MAX];
+    printf("%-7s %-25s %9s %9s %9s %10s", r->runtime, r->api,
+           units_format_ns_number(r->ns_per_call, ns, sizeof ns),
+           units_format_ns_number(r->harness_ns, harness, sizeof harness),
+           units_format_ns_number(r->timed_ns, timed, sizeof timed),
+           RATE_TEXT(r->timed_ns > 0 ? 1e9 / r->timed_ns : NAN));
     char rel[16] = "-";
     if (r->has_ref)
         snprintf(rel, sizeof rel, "%.2f", r->refv.relative);
@@ -100,10 +96,10 @@ static void print_references(const struct runtimes_result *res)
         }
         struct summary sm;
         stats_summarize(med, n, &sm);
-        printf("reference of %s: a loop of %s, %.1f ns (%.1f to %.1f over its rows' processes), "
+        printf("reference of %s: a loop of %s, %s (%s to %s over its rows' processes), "
                "timed around each pair; 'x ref' = ns/call / reference, pair by pair: the "
                "figure that holds when this machine's speed changes\n", r->runtime, r->ref,
-               sm.median, lo, hi);
+               NS_TEXT(sm.median), NS_TEXT(lo), NS_TEXT(hi));
     }
 }
 

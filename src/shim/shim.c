@@ -10,6 +10,7 @@
 #include "shim/shim.h"
 #include "common/environment.h"
 #include "common/clock_ns.h"
+#include "common/units.h"
 #include "fastclock/fc_host.h"
 
 #include "fastclock/fastclock.h"
@@ -221,9 +222,9 @@ static void decide_fast(bool only_where_slow, bool verbose)
             fprintf(stderr, "clockscope-shim: %s: %s (CLOCKSCOPE_RUN_SLOW=%s)\n", names[i],
                     slow[i] ? "fastclock" : "passed through", forced);
         else if (per_ns > 0)
-            fprintf(stderr, "clockscope-shim: %s: %s (libc %.0f ns, syscall %.0f ns)\n",
-                    names[i], slow[i] ? "fastclock: the kernel path is slow" : "passed through",
-                    (double)libc_ticks[i] / per_ns, (double)sys_ticks[i] / per_ns);
+            fprintf(stderr, "clockscope-shim: %s: %s (libc %s, syscall %s)\n", names[i],
+                    slow[i] ? "fastclock: the kernel path is slow" : "passed through",
+                    NS_TEXT((double)libc_ticks[i] / per_ns), NS_TEXT((double)sys_ticks[i] / per_ns));
         else    /* a counter that did not move: nothing to convert with */
             fprintf(stderr, "clockscope-shim: %s: %s (libc %llu counter ticks, syscall %llu "
                     "counter ticks)\n", names[i],

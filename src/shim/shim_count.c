@@ -7,6 +7,7 @@
 #include "common/environment.h"
 #include "common/fd_write.h"
 #include "common/message.h"
+#include "common/units.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -138,7 +139,7 @@ static void caller_name(uintptr_t addr, char *out, size_t len)
 static void print_rate(FILE *f, uint64_t calls, double secs, const char *what)
 {
     double r = secs > 0 ? (double)calls / secs : 0;
-    fprintf(f, "  %12llu  %12.0f  %s\n", (unsigned long long)calls, r, what);
+    fprintf(f, "  %12llu  %12s  %s\n", (unsigned long long)calls, RATE_TEXT(r), what);
 }
 
 /* "clockscope run: <what><path>: <why>" on the private stderr, if there is one. */

@@ -3,6 +3,7 @@
  * as JSON or as a row of the text report. */
 #include "common/json_cost.h"
 #include "common/message.h"
+#include "common/units.h"
 #include "vm/fix_figures.h"
 
 #include <stdio.h>
@@ -83,7 +84,7 @@ void fix_figures_print(const char *label, const struct fix_figures *f)
     }
     char ns[32] = "-", sys[32] = "-";
     if (f->ns_per_call >= 0)
-        snprintf(ns, sizeof ns, "%.1f", f->ns_per_call);
+        units_format_ns_number(f->ns_per_call, ns, sizeof ns);
     if (f->syscalls_per_1000_calls >= 0)
         snprintf(sys, sizeof sys, "%.0f", f->syscalls_per_1000_calls);
     printf("  %-7s %-9s %12s %26s\n", label, f->verdict, ns, sys);

@@ -381,23 +381,24 @@ TEST(test_profile_count_table)
     static const char text[] =
         "clockscope run --mode count: pid 12923 (/tmp/pf/timeshare), 0.307 s\n"
         "         calls       calls/s  call\n"
-        "       1843200       6006154  clock_gettime(CLOCK_MONOTONIC)\n"
-        "            12            39  gettimeofday\n"
+        "       1843200      6.01 M/s  clock_gettime(CLOCK_MONOTONIC)\n"
+        "            12       39.1 /s  gettimeofday\n"
         "         calls       calls/s  calling function (module)\n"
-        "       1843200       6006154  timeshare+0x122d (no symbol)\n"
+        "       1843200      6.01 M/s  timeshare+0x122d (no symbol)\n"
         "clockscope run --mode count: pid 7 (/usr/bin/python3.11 (deleted)), 12.5 s\r\n"
         "         calls       calls/s  call\r\n"
-        "           100             8  time\r\n";
+        "           100       8.00 /s  time\r\n";
     static struct count_table ct;
     char err[300];
     CHECK(count_table_parse(text, strlen(text), &ct, err, sizeof err));
     CHECK(ct.nprocs == 2 && ct.dropped == 0);
     CHECK(ct.procs[0].pid == 12923 && strcmp(ct.procs[0].program, "/tmp/pf/timeshare") == 0);
     CHECK(fabs(ct.procs[0].seconds - 0.307) < 1e-9 && ct.procs[0].ncalls == 2);
-    CHECK(ct.procs[0].calls[0].calls == 1843200 && ct.procs[0].calls[0].calls_per_sec == 6006154);
+    CHECK(ct.procs[0].calls[0].calls == 1843200 && ct.procs[0].calls[0].calls_per_sec == 6.01e6);
+    CHECK(fabs(ct.procs[0].calls[1].calls_per_sec - 39.1) < 1e-9);
     CHECK(strcmp(ct.procs[0].calls[1].call, "gettimeofday") == 0);
     CHECK(strcmp(ct.procs[1].program, "/usr/bin/python3.11 (deleted)") == 0);
-    CHECK(ct.procs[1].calls[0].calls == 100);
+    CHECK(ct.procs[1].calls[0].calls == 100 && ct.procs[1].calls[0].calls_per_sec == 8);
     static const struct {
         const char *text, *says;
     } bad[] = {
@@ -408,6 +409,10 @@ TEST(test_profile_count_table)
         {"clockscope run --mode count: pid 1 (p), 1 s\n         calls       calls/s  call\n  5 x\n",
          "line 3: not a line"},
         {"clockscope run --mode count: pid 1 (p), 1 s\nhello\n", "line 2: not a line"},
+        {"clockscope run --mode count: pid 1 (p), 1 s\n         calls       calls/s  call\n"
+         "  5 6006154  x\n", "line 3: not a line"},
+        {"clockscope run --mode count: pid 1 (p), 1 s\n         calls       calls/s  call\n"
+         "  5 6.01 X/s  x\n", "line 3: not a line"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = 0;
@@ -422,7 +427,7 @@ TEST(test_profile_count_table)
     for (int round = 0; round < 2000; round++) {
         snprintf(buf, sizeof buf, "%s", text);
         for (int k = 0; k <= round % 5; k++)
-            check_mutate(buf, sizeof buf, "0123456789 ()\n.,sx-", &x);
+            check_mutate(buf, sizeof buf, "0123456789 ()\n.,sx-kM/", &x);
         err[0] = 0;
         if (!count_table_parse(buf, strlen(buf), &ct, err, sizeof err))
             CHECK(strncmp(err, "line ", 5) == 0 || strncmp(err, "no ", 3) == 0);

@@ -72,9 +72,9 @@ TEST(reference_drifting_machine_is_unstable_not_a_level)
     int n = reference_sentence(&a, &v, "abs(-1)", buf, sizeof buf);
     CHECK(n == (int)strlen(buf));
     CHECK_STR_CONTAINS(buf, "unstable: this machine's speed changed during the run "
-                            "(reference abs(-1) 12.4 to 20.6 ns)");
+                            "(reference abs(-1) 12.4 ns to 20.6 ns)");
     CHECK_STR_CONTAINS(buf, "the figure that holds is 3.45x the reference");
-    CHECK_STR_CONTAINS(buf, "the levels 39.4 / 70.2 ns (2 and 3 of 5 processes)");
+    CHECK_STR_CONTAINS(buf, "the levels 39.4 ns / 70.2 ns (2 and 3 of 5 processes)");
     /* never one level as the truth, nor the reference said steady */
     CHECK(strstr(buf, "steady") == NULL);
     /* a drift that is not bimodal (a slow spell in one process) is still unstable */
@@ -85,7 +85,7 @@ TEST(reference_drifting_machine_is_unstable_not_a_level)
     CHECK(!a.bimodal && v.moved);
     reference_sentence(&a, &v, "abs(-1)", buf, sizeof buf);
     CHECK_STR_CONTAINS(buf, "unstable: this machine's speed changed during the run "
-                            "(reference abs(-1) 12.4 to 16.0 ns)");
+                            "(reference abs(-1) 12.4 ns to 16.0 ns)");
     CHECK(strstr(buf, "levels") == NULL);
     /* a ratio not above 0 (a harness-bound row) holds nothing */
     const double negative[] = {-2.5, -2.4, -2.6, -2.5, -2.5};
@@ -125,14 +125,14 @@ TEST(reference_bimodal_with_steady_reference_is_the_layout)
     CHECK(a.bimodal && !v.moved);
     char buf[400];
     reference_sentence(&a, &v, "abs(-1)", buf, sizeof buf);
-    CHECK_STR_CONTAINS(buf, "bimodal across processes: 39.8 / 70.7 ns (3 and 2 of 5 processes) "
+    CHECK_STR_CONTAINS(buf, "bimodal across processes: 39.8 ns / 70.7 ns (3 and 2 of 5 processes) "
                             "with the reference steady (abs(-1) 12.5 ns)");
     CHECK_STR_CONTAINS(buf, "not a change of speed the reference sees; neither level is the "
                             "figure");
     CHECK(strstr(buf, "unstable") == NULL);
     /* without a reference: the bimodal sentence alone */
     reference_sentence(&a, NULL, "", buf, sizeof buf);
-    CHECK(strcmp(buf, "bimodal across processes: 39.8 / 70.7 ns (3 and 2 of 5 processes): "
+    CHECK(strcmp(buf, "bimodal across processes: 39.8 ns / 70.7 ns (3 and 2 of 5 processes): "
                       "neither level is the figure") == 0);
 }
 

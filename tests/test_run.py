@@ -211,7 +211,7 @@ def test_count_survives_a_program_that_closes_stderr_at_exit(cs, tmp_path):
     assert run(["cc", "-o", exe, src]).returncode == 0
     proc = run([cs, "run", "--mode", "count", "--", exe])
     assert proc.returncode == 0
-    assert re.search(r"^\s+5\s+\d+\s+clock_gettime\(CLOCK_BOOTTIME\)", proc.stderr, re.M), proc.stderr
+    assert re.search(r"^\s+5\s+[\d.]+ [kMGTPE]?/s\s+clock_gettime\(CLOCK_BOOTTIME\)", proc.stderr, re.M), proc.stderr
 
 
 def test_script_targets_get_a_note_under_verbose(cs, tmp_path):
@@ -464,8 +464,11 @@ def test_verbose_says_the_kernel_paths_cost_in_ns(cs):
     machine): a libc call costs more than nothing and a syscall less than a second."""
     proc = run([cs, "run", "--verbose", "--", "true"])
     assert proc.returncode == 0, proc.stderr
-    found = re.findall(r"^clockscope-shim: (realtime|monotonic|boottime): .* \(libc (\d+) ns, "
-                       r"syscall (\d+) ns\)$", proc.stderr, re.M)
+    cost = r"([\d.]+) (ns|µs|ms|s)"
+    found = re.findall(rf"^clockscope-shim: (realtime|monotonic|boottime): .* \(libc {cost}, "
+                       rf"syscall {cost}\)$", proc.stderr, re.M)
     assert [f[0] for f in found] == ["realtime", "monotonic", "boottime"], proc.stderr
-    assert all(0 < int(libc) and 0 < int(sys_) < 10**9 for _, libc, sys_ in found), found
+    scale = {"ns": 1, "µs": 1e3, "ms": 1e6, "s": 1e9}
+    for _, libc, lu, sys_, su in found:     # the one duration form of units.c
+        assert 0 < float(libc) * scale[lu] and 0 < float(sys_) * scale[su] < 1e9, found
     assert "ticks" not in proc.stderr

@@ -10,8 +10,8 @@ from typing import Counter as TCounter
 from typing import Dict, List, Optional, Tuple
 
 from .compare import Ratio, compare
-from .units import fmt_ns
 from .model import SEVERITY_ORDER, Machine, Measure, Problem, Stat
+from .units import fmt_ns
 
 # The rows of the comparison, in the spirit of the RISC-V clock_gettime report: what programs call, then what
 # that costs underneath.  "counter" is the CPU counter read plain (rdtsc, cntvct, rdtime).

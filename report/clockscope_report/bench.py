@@ -7,9 +7,9 @@ from typing import List, Optional
 
 from .analysis import HEADLINE, Cell, Report
 from .checks import boolean, lst, num, obj, stat, string
-from .units import fmt_ns
 from .model import Machine, Measure, Stat
 from .part import Canvas, Chart, Part
+from .units import fmt_ns
 
 TABLE_IDS = frozenset(HEADLINE)
 

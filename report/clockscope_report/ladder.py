@@ -12,9 +12,9 @@ from typing import Dict, List, Optional, Tuple
 
 from .analysis import Report
 from .checks import Malformed, cost, lst, num, obj, string
-from .units import fmt_ns, plural
 from .model import Machine
 from .part import Canvas, Chart, Part
+from .units import fmt_ns, plural
 
 
 @dataclass

@@ -10,9 +10,9 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from .analysis import Report
 from .checks import Malformed, boolean, cost, lst, num, obj, string
-from .units import fmt_ns
 from .model import Machine, Measure, Stat
 from .part import Canvas, Chart, Part
+from .units import fmt_ns
 
 RUNTIME_ORDER = ["c", "python", "go", "java", "node", "rust"]
 PATHS = ("libc", "vdso-direct", "ffi-libc", "syscall")

@@ -7,8 +7,8 @@ import re
 from typing import List, Sequence, Set
 
 from .analysis import KEY_ROW, Fleet, Report, Row
-from .units import fmt_ns, fmt_rate
 from .part import Part
+from .units import fmt_ns, fmt_rate
 
 NOISY = " (noisy)"
 RATIO_NOTE = ("Ratios: the medians' ratio with its 95% bootstrap interval where both bundles hold "

@@ -6,9 +6,9 @@ from typing import Dict, List, Set, Tuple
 
 from .analysis import Report
 from .checks import boolean, lst, num, obj, string
-from .units import fmt_count, fmt_ns
 from .model import Machine, WarpPairs
 from .part import MAX_MACHINES_IN_CHART, Canvas, Chart, Part
+from .units import fmt_count, fmt_ns
 
 
 def _pairs(meth: dict, what: str) -> WarpPairs:

@@ -376,7 +376,7 @@ def test_a_reference_says_whether_the_machine_or_the_processes_moved(clockscope,
     text = run([clockscope, "runtimes", "--only", "python", "--python", FAKE],
                env=dict(os.environ, **env)).stdout
     assert "^ " + says in text
-    assert "reference of python: a loop of abs(-1), 12.5 ns (12.5 to 21.9 over its rows' processes)" in text
+    assert "reference of python: a loop of abs(-1), 12.5 ns (12.5 ns to 21.9 ns over its rows' processes)" in text
     # the report: the range over processes, the ratio, the verdict
     a = tmp_path / "machine.json"
     a.write_text(json.dumps(doc))

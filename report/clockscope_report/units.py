@@ -75,24 +75,25 @@ def _si(v: float, whole_below_1000: bool) -> "tuple[str, str]":
         p += 1
 
 
+def _si_text(v: Optional[float], count: bool) -> str:
+    if v is None:
+        return MISSING
+    if not math.isfinite(v):
+        return "-"
+    num, prefix = _si(float(v), count)
+    if count:
+        return f"{num} {prefix}" if prefix else num
+    return f"{num} {prefix}/s"
+
+
 def fmt_rate(per_second: Optional[float]) -> str:
     """Calls per second: 950 /s, 1.20 k/s, 45.1 M/s."""
-    if per_second is None:
-        return MISSING
-    if not math.isfinite(per_second):
-        return "-"
-    num, prefix = _si(float(per_second), False)
-    return f"{num} {prefix}/s"
+    return _si_text(per_second, False)
 
 
 def fmt_count(count: Optional[float]) -> str:
     """A count: 999, 1.00 k, 78.5 k, 10.0 M."""
-    if count is None:
-        return MISSING
-    if not math.isfinite(count):
-        return "-"
-    num, prefix = _si(float(count), True)
-    return f"{num} {prefix}" if prefix else num
+    return _si_text(count, True)
 
 
 def plural(n: int, noun: str) -> str:

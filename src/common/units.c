@@ -87,28 +87,30 @@ static const char *si(double v, bool whole_below_1000, char *num, size_t len)
     return prefix[p];
 }
 
-const char *units_format_rate(double per_second, char *buf, size_t len)
+/* A rate ("45.1 M/s") or a count ("78.5 k", whole below 1000); "-" when not finite. */
+static const char *si_text(double v, bool count, char *buf, size_t len)
 {
     char num[FORMAT_NS_MAX];
-    if (!isfinite(per_second)) {
+    if (!isfinite(v)) {
         snprintf(buf, len, "-");
         return buf;
     }
-    const char *p = si(per_second, false, num, sizeof num);
-    snprintf(buf, len, "%s %s/s", num, p);
+    const char *p = si(v, count, num, sizeof num);
+    if (count)
+        snprintf(buf, len, *p ? "%s %s" : "%s%s", num, p);
+    else
+        snprintf(buf, len, "%s %s/s", num, p);
     return buf;
+}
+
+const char *units_format_rate(double per_second, char *buf, size_t len)
+{
+    return si_text(per_second, false, buf, len);
 }
 
 const char *units_format_count(double count, char *buf, size_t len)
 {
-    char num[FORMAT_NS_MAX];
-    if (!isfinite(count)) {
-        snprintf(buf, len, "-");
-        return buf;
-    }
-    const char *p = si(count, true, num, sizeof num);
-    snprintf(buf, len, *p ? "%s %s" : "%s%s", num, p);
-    return buf;
+    return si_text(count, true, buf, len);
 }
 
 int units_columns(int columns, const char *text)

@@ -24,7 +24,8 @@ RATE_NO_UNIT = re.compile(r"\d [kMG](?!/s)\b")
 
 COMMANDS = {
     "bench": ["bench", "--quick", "--only",
-              "libc.clock_gettime.monotonic,libc.clock_gettime.monotonic_coarse,ref.getppid"],
+              "libc.clock_gettime.monotonic,libc.clock_gettime.monotonic_coarse,ref.getppid,"
+              "fastclock.monotonic"],
     "bench_gap": ["bench", "--quick", "--only", "ref.empty_call", "--gap", "0,200us:10"],
     "ladder": ["ladder", "--quick", "--only", "pipe.threads.*,vdso.*"],
     "warp": ["warp", "--seconds", "0.3", "--only", "counter.*,libc.clock_gettime.monotonic"],

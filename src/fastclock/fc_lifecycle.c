@@ -103,11 +103,11 @@ static void describe_safe(const char *cpus)
                            : "counter safe:";
     char text[400];
     if (strcmp(fc_w.clocksource, cs) == 0)
-        snprintf(text, sizeof text, "%s clocksource %s, constant rate, reads cost < 1 us, %s",
+        snprintf(text, sizeof text, "%s clocksource %s, constant rate, reads cost < 1000 ns, %s",
                  head, cs, cpus);
     else
         snprintf(text, sizeof text, "%s %s listed in available_clocksource (current: %s, which "
-                 "the vDSO may not read), constant rate, reads < 1 us, %s", head, cs,
+                 "the vDSO may not read), constant rate, reads < 1000 ns, %s", head, cs,
                  fc_w.clocksource, cpus);
     snprintf(fc_w.why, sizeof fc_w.why, "%.*s", (int)sizeof fc_w.why - 1, text);
 }

@@ -39,8 +39,10 @@ static void usage(FILE *out)
     fprintf(out, "usage: clockscope <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\n'clockscope <command> --help' describes each.  Exit status: 0 success, "
-                 "1 failure, 2 bad usage.\n");
+    fprintf(out, "\n'clockscope <command> --help' describes each, and the exit statuses it uses:\n"
+                 "0 ok, 1 failed, 2 usage, 6 partial, 7 missing dependency, 8 bad input; doctor's\n"
+                 "verdicts 3 slow, 4 broken, 5 unknown; run and vm return the command's own, or\n"
+                 "125 wrapper failed, 126 not executable, 127 not found, 128+N signal (README.md).\n");
 }
 
 /* clockscope's own options, before the command: the help is usage(), built from commands[]. */

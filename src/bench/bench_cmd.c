@@ -69,6 +69,14 @@ static const char help[] =
     "and a result with spread above 10% is marked noisy.  Timer: CLOCK_MONOTONIC_RAW\n"
     "(CLOCK_MONOTONIC for methods that read MONOTONIC_RAW).  docs/METHODOLOGY.md has the detail.\n";
 
+static const struct exit_use bench_exits[] = {
+    {EXIT_OK, NULL},
+    {EXIT_FAILED, "nothing measured, or the output could not be written"},
+    {EXIT_USAGE, NULL},
+    {EXIT_PARTIAL, "a method failed (said in its row): the others are reported"},
+    {EXIT_USES_END, NULL},
+};
+
 /* --clock NAME: a clock this build knows (clock_by_name takes names and macros). */
 static bool known_clock(void *opts, const char *name, char *why, size_t whylen)
 {
@@ -116,7 +124,8 @@ static const struct cli_option bench_decl[] = {
     {0},
 };
 
-const struct cli_spec bench_cli = {.cmd = "bench", .help = help, .options = bench_decl};
+const struct cli_spec bench_cli = {.cmd = "bench", .help = help, .options = bench_decl,
+                                   .exits = bench_exits};
 
 static void parse_args(int argc, char **argv, struct bench_options *o)
 {
@@ -375,7 +384,7 @@ int cmd_bench(int argc, char **argv)
     bench_config(&o, &br.cfg);
     if (o.threads == 1 && !cpuset_pin(o.cpus.cpu[0])) {
         fprintf(stderr, "clockscope bench: cannot pin to CPU %d: %m\n", o.cpus.cpu[0]);
-        return 1;
+        return EXIT_FAILED;
     }
     if (worker) { /* its shares of the warm-up and the budget (samples: --samples) */
         bench_worker_share(&br.cfg, atoi(worker));
@@ -390,7 +399,7 @@ int cmd_bench(int argc, char **argv)
     struct progress pg;
     progress_init(&pg, "bench", o.progress);
     struct json j;
-    int rc = 1;
+    int rc = EXIT_FAILED;
     if (!bench_run(&br, &ml, &pg))
         goto out;
     bench_output_table(&br, &j);
@@ -401,7 +410,7 @@ int cmd_bench(int argc, char **argv)
     br.elapsed_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     progress_end(&pg);
     fastclock_source(&br);
-    rc = bench_output_end(&br, &j) && br.failures == 0 ? 0 : 1;
+    rc = !bench_output_end(&br, &j) ? EXIT_FAILED : br.failures ? EXIT_PARTIAL : EXIT_OK;
 out:
     for (size_t i = 0; i < br.nids; i++)
         free(br.runs[i].proc);

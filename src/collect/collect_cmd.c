@@ -27,10 +27,9 @@
 
 #define BUNDLE_SCHEMA "clockscope.bundle/1"
 #define PART_OUTPUT_CAP (32u << 20)   /* a part's JSON is tens of KB; this is a runaway */
-#define EXIT_PARTIAL 3
 
 static const char help[] =
-    "usage: clockscope collect [-o FILE|-] [--name NAME] [--quick] [--parts LIST]\n"
+    "usage: clockscope collect [-o FILE|-|--json] [--name NAME] [--quick] [--parts LIST]\n"
     "                          [--warp-seconds S] [--timeout S]\n"
     "\n"
     "Runs every part available here (facts, doctor, bench, warp, ladder --quick,\n"
@@ -44,6 +43,7 @@ static const char help[] =
     "                     Default: stdout when it is a pipe or a file; on a terminal,\n"
     "                     a new file clockscope-HOST-YYYY-MM-DDTHHMM.json (UTC) here,\n"
     "                     never over an existing one (-2, -3 ... added), named on stderr\n"
+    "  --json             the bundle to stdout, even on a terminal (as -o -)\n"
     "  --name NAME        the machine's name in reports (default: the host name)\n"
     "  --quick            bench --quick, a 1 s warp, runtimes --samples 5\n"
     "  --parts LIST       only these parts, comma-separated:\n"
@@ -55,11 +55,15 @@ static const char help[] =
     "                     it is killed\n"
     "\n"
     "Schema: clockscope.bundle/1 (docs/json.md).  In a VM:\n"
-    "  clockscope vm --arch riscv64 -- collect -o - > riscv64.json\n"
-    "\n"
-    "Exit status: 0 every part recorded its document; 3 the bundle was written but a\n"
-    "part failed (its error is in the bundle); 1 the bundle could not be written; 2 bad\n"
-    "usage.\n";
+    "  clockscope vm --arch riscv64 -- collect -o - > riscv64.json\n";
+
+static const struct exit_use collect_exits[] = {
+    {EXIT_OK, "every part recorded its document"},
+    {EXIT_FAILED, "the bundle could not be written"},
+    {EXIT_USAGE, NULL},
+    {EXIT_PARTIAL, "the bundle was written, but a part failed (its error is in the bundle)"},
+    {EXIT_USES_END, NULL},
+};
 
 struct part_run {
     const struct part *part;
@@ -264,7 +268,7 @@ static bool standard_fds_open(void)
 
 struct collect_options {
     const char *output, *name;
-    bool quick;
+    bool quick, json;
     const char *parts[16];
     int nparts;
     double warp_seconds, timeout_s;
@@ -300,6 +304,7 @@ static const struct cli_option collect_decl[] = {
     {.name = "name", .metavar = "NAME", .check = name_length,
      CLI_STRING_OF(struct collect_options, name)},
     {.name = "quick", CLI_FLAG_OF(struct collect_options, quick)},
+    {.name = "json", .excludes = "output", CLI_FLAG_OF(struct collect_options, json)},
     {.name = "parts", .metavar = "LIST", .check = known_part,
      CLI_LIST_OF(struct collect_options, parts, nparts)},
     {.name = "warp-seconds", .metavar = "S",
@@ -308,7 +313,8 @@ static const struct cli_option collect_decl[] = {
     {0},
 };
 
-const struct cli_spec collect_cli = {.cmd = "collect", .help = help, .options = collect_decl};
+const struct cli_spec collect_cli = {.cmd = "collect", .help = help, .options = collect_decl,
+                                     .exits = collect_exits};
 
 /* The stem of the new file a bundle goes to when stdout is a terminal: the machine's
  * name (--name, else the host name) and the time. */
@@ -386,7 +392,7 @@ static int write_bundle(const char *output, const char *stem, const char *name,
     FILE *mem = open_memstream(&data, &len);
     if (!mem) {
         fprintf(stderr, "clockscope collect: out of memory\n");
-        return 1;
+        return EXIT_FAILED;
     }
     bundle_json(mem, name, cfg, runs, n, started, clock_ns_monotonic_s() - t0);
     bool written = fclose(mem) == 0 &&
@@ -399,12 +405,12 @@ static int write_bundle(const char *output, const char *stem, const char *name,
     free_runs(runs, n);
     if (!written) {
         fprintf(stderr, "clockscope collect: %s\n", err);
-        return 1;
+        return EXIT_FAILED;
     }
     fprintf(stderr, "clockscope collect: %zu of %zu parts recorded in %.1f s%s%s\n", n - failed,
             n, clock_ns_monotonic_s() - t0, written_to[0] ? ", bundle written to " : "",
             written_to);
-    return failed ? EXIT_PARTIAL : 0;
+    return failed ? EXIT_PARTIAL : EXIT_OK;
 }
 
 int cmd_collect(int argc, char **argv)
@@ -413,7 +419,7 @@ int cmd_collect(int argc, char **argv)
     cli_parse(&collect_cli, argc, argv, &o);
     /* Thousands of lines of JSON are no use on a terminal: there, unless -o says otherwise,
      * the bundle goes to a new file named after the machine and the time (output NULL). */
-    const char *output = o.output ? o.output : isatty(STDOUT_FILENO) ? NULL : "-";
+    const char *output = o.output ? o.output : o.json || !isatty(STDOUT_FILENO) ? "-" : NULL;
     char stem[200] = "";
     if (!output)
         terminal_stem(stem, sizeof stem, o.name);
@@ -426,11 +432,11 @@ int cmd_collect(int argc, char **argv)
     bool stdout_open = standard_fds_open();
     if (output && strcmp(output, "-") == 0 && !stdout_open) {
         fprintf(stderr, "clockscope collect: stdout is closed: nowhere to write the bundle\n");
-        return 1;
+        return EXIT_FAILED;
     }
     if (!bundle_target_ok(output ? output : stem, err, sizeof err)) {
         fprintf(stderr, "clockscope collect: %s\n", err);
-        return 1;
+        return EXIT_FAILED;
     }
     if (!output)
         fprintf(stderr, "clockscope collect: stdout is a terminal: the bundle goes to a new "

@@ -4,6 +4,7 @@
  * the package, and says what to install when either is missing. */
 #include "commands.h"
 #include "common/environment.h"
+#include "common/exit_status.h"
 #include "common/subprocess.h"
 
 #include <errno.h>
@@ -14,11 +15,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define EXIT_MISSING_DEP 4
 
 /* Run by python3 -c: puts the package's directory (argv[1], empty when it should be
  * importable from the installed site-packages) first on sys.path instead of the current
  * directory, so that a clockscope_report lying in the current directory is never run. */
+#define EXIT_MISSING_DEPENDENCY_TEXT "7" /* EXIT_MISSING_DEPENDENCY, spelled in Python */
+_Static_assert(EXIT_MISSING_DEPENDENCY == 7, "the bootstrap's status");
+
 static const char bootstrap[] =
     "import sys\n"
     "d = sys.argv.pop(1)\n"
@@ -26,14 +29,14 @@ static const char bootstrap[] =
     "if sys.version_info < (3, 8):\n"
     "    sys.stderr.write('clockscope report: needs Python 3.8 or newer; this python3 is %s\\n'"
     " % sys.version.split()[0])\n"
-    "    sys.exit(4)\n"
+    "    sys.exit(" EXIT_MISSING_DEPENDENCY_TEXT ")\n"
     "try:\n"
     "    from clockscope_report.cli import main\n"
     "except ImportError as e:\n"
     "    sys.stderr.write('clockscope report: the Python package clockscope_report cannot be "
     "imported (%s).\\n  install it: python3 -m pip install ./report   (from the clockscope "
     "source tree), or make install\\n' % e)\n"
-    "    sys.exit(4)\n"
+    "    sys.exit(" EXIT_MISSING_DEPENDENCY_TEXT ")\n"
     "sys.argv[0] = 'clockscope report'\n"
     "sys.exit(main())\n";
 
@@ -92,7 +95,7 @@ int cmd_report(int argc, char **argv)
                 "  install Python 3 and matplotlib, e.g.: apt install python3 python3-matplotlib\n"
                 "  (or make the report on another machine: the bundles are plain JSON files)\n",
                 py);
-        return EXIT_MISSING_DEP;
+        return EXIT_MISSING_DEPENDENCY;
     }
     char pkg[PATH_MAX];
     find_package(pkg, sizeof pkg);
@@ -100,7 +103,7 @@ int cmd_report(int argc, char **argv)
     char **args = calloc((size_t)argc + 4, sizeof *args);
     if (!args) {
         fprintf(stderr, "clockscope report: out of memory\n");
-        return 1;
+        return EXIT_FAILED;
     }
     int k = 0;
     args[k++] = python;
@@ -113,5 +116,5 @@ int cmd_report(int argc, char **argv)
     execv(python, args);
     fprintf(stderr, "clockscope report: cannot run %s: %s\n", python, strerror(errno));
     free(args);
-    return EXIT_MISSING_DEP;
+    return EXIT_MISSING_DEPENDENCY;
 }

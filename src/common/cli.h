@@ -42,7 +42,7 @@
  *              the reason to err; it may also store a converted value in the options struct;
  *   CLI_MAX_FROM(S, m)  a UINT's maximum known only at run time: the int member m, set
  *              before parsing (e.g. the CPUs this process may use); .max_note says what it is.
- * "--help" and "-h" print spec->help on stdout and exit 0 (cli_parse) or return CLI_HELP.
+ * "--help" and "-h" print spec->help and the exit statuses of spec->exits on stdout and exit 0 (cli_parse) or return CLI_HELP.
  *
  * Arguments that are not options (spec->args):
  *   CLI_NO_ARGS  (default) any is an error: "unexpected argument 'x'";
@@ -72,10 +72,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/cpuset.h"
-
-#define EXIT_USAGE 2
+#include "common/exit_status.h"
 
 enum cli_kind { CLI_FLAG, CLI_STRING, CLI_UINT, CLI_SECONDS, CLI_ENUM, CLI_LIST, CLI_MULTI };
 
@@ -110,6 +110,9 @@ struct cli_spec {
     /* CLI_COMMAND: long names of options that stand instead of the command (run's --pid,
      * --undo): with one of them given, no command may follow; NULL-terminated, or NULL. */
     const char *const *command_unless;
+    /* The exit statuses the command uses: --help ends with their paragraph, printed from the
+     * one table (common/exit_status.h); required of every command (cli_help_check). */
+    const struct exit_use *exits;
 };
 
 /* The offset of member m of struct S, a compile error unless m has type T. */
@@ -142,6 +145,8 @@ enum cli_status cli_parse_status(const struct cli_spec *spec, int argc, char **a
 /* cli_parse_status, then: help printed and exit 0, or usage_error (exit 2).  Returns *first. */
 int cli_parse(const struct cli_spec *spec, int argc, char **argv, void *opts);
 
+/* spec's help text, then the paragraph of its exit statuses. */
+void cli_print_help(const struct cli_spec *spec, FILE *out);
 /* Whether spec's help text and its declarations agree (see above); false fills err. */
 bool cli_help_check(const struct cli_spec *spec, char *why, size_t whylen);
 

@@ -245,6 +245,13 @@ enum cli_status cli_parse_status(const struct cli_spec *spec, int argc, char **a
     return check_together(&p, *first, argc) ? CLI_OK : CLI_ERROR;
 }
 
+void cli_print_help(const struct cli_spec *spec, FILE *out)
+{
+    fputs(spec->help, out);
+    if (spec->exits)
+        exit_status_help(out, spec->exits);
+}
+
 int cli_parse(const struct cli_spec *spec, int argc, char **argv, void *opts)
 {
     char err[MSG_REASON];
@@ -252,8 +259,8 @@ int cli_parse(const struct cli_spec *spec, int argc, char **argv, void *opts)
     switch (cli_parse_status(spec, argc, argv, opts, &first, err, sizeof err)) {
     case CLI_HELP:
         /* A help that cannot be written (stdout closed, a full disk) is a failure. */
-        fputs(spec->help, stdout);
-        exit(fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1);
+        cli_print_help(spec, stdout);
+        exit(fflush(stdout) == 0 && !ferror(stdout) ? EXIT_OK : EXIT_FAILED);
     case CLI_ERROR:
         usage_error(spec->cmd, "%s", err);
     case CLI_OK:
@@ -286,6 +293,10 @@ bool cli_help_check(const struct cli_spec *spec, char *why, size_t whylen)
     const char *who = spec->cmd ? spec->cmd : "clockscope";
     if (!spec->help || !strstr(spec->help, "usage:"))
         return fail(&p, "%s: the help has no usage line", who);
+    if (spec->cmd && !spec->exits)
+        return fail(&p, "%s: no exit statuses declared (.exits)", who);
+    if (strstr(spec->help, "Exit status"))
+        return fail(&p, "%s: the help words its own exit statuses (declare .exits)", who);
     for (const struct cli_option *o = spec->options; o && o->name; o++) {
         const char *metavar = o->kind == CLI_FLAG ? NULL : o->metavar;
         if (o->kind != CLI_FLAG && !metavar)

@@ -3,6 +3,7 @@
  * so a chatty program can never block on a full pipe. */
 #include "common/subprocess.h"
 #include "common/clock_ns.h"
+#include "common/exit_status.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -139,7 +140,7 @@ _Noreturn void subprocess_end_by_signal(int sig)
     sigaddset(&set, sig);
     sigprocmask(SIG_UNBLOCK, &set, NULL);
     raise(sig);
-    _exit(128 + sig);
+    _exit(EXIT_SIGNAL_BASE + sig);
 }
 
 /* fork + execvp of argv in cwd (NULL: ours); the child's fds 0, 1, 2 become in_fd, out_fd,

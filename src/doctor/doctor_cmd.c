@@ -36,11 +36,18 @@ static const char help[] =
     "  --no-proof   live facts only: no syscall counting, no timing\n"
     "  --json       machine-readable output (docs/json.md: clockscope.doctor/2)\n"
     "  --verbose    every finding in full\n"
-    "  --list-findings  every finding id the doctor can give, with its rule, and exit\n"
-    "\n"
-    "Exit status: 0 ok, 3 slow, 4 broken, 5 unknown (the facts do not decide it);\n"
-    "2 bad usage or a facts root that is not a readable directory; 1 internal failure.\n"
-    "Over many roots: 0 every root was judged, 1 some root could not be read.\n";
+    "  --list-findings  every finding id the doctor can give, with its rule, and exit\n";
+
+static const struct exit_use doctor_exits[] = {
+    {EXIT_OK, "the verdict (over many roots: every root was judged)"},
+    {EXIT_FAILED, NULL},
+    {EXIT_USAGE, "also a facts root that is not a readable directory"},
+    {EXIT_SLOW, NULL},
+    {EXIT_BROKEN, NULL},
+    {EXIT_UNKNOWN, NULL},
+    {EXIT_PARTIAL, "over many roots: some root could not be read (the others were judged)"},
+    {EXIT_USES_END, NULL},
+};
 
 #define DOCTOR_MAX_ROOTS 4096
 
@@ -61,7 +68,8 @@ static const struct cli_option doctor_decl[] = {
     {0},
 };
 
-const struct cli_spec doctor_cli = {.cmd = "doctor", .help = help, .options = doctor_decl};
+const struct cli_spec doctor_cli = {.cmd = "doctor", .help = help, .options = doctor_decl,
+                                    .exits = doctor_exits};
 
 int cmd_doctor(int argc, char **argv)
 {
@@ -71,7 +79,7 @@ int cmd_doctor(int argc, char **argv)
         for (size_t i = 0; i < doctor_nrules; i++)
             for (const char *const *id = doctor_rules[i].ids; *id; id++)
                 printf("%-36s %s\n", *id, doctor_rules[i].name);
-        return 0;
+        return EXIT_OK;
     }
     if (o.nroots > 1 || o.roots_dir)
         return fleet_run(o.roots, o.nroots, o.roots_dir, o.json);

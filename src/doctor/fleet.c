@@ -109,14 +109,14 @@ static void list_add(struct root_list *l, const char *a, const char *b)
         char **grown = realloc(l->name, l->cap * sizeof *l->name);
         if (!grown) {
             fprintf(stderr, "clockscope doctor: out of memory\n");
-            exit(1);
+            exit(EXIT_FAILED);
         }
         l->name = grown;
     }
     size_t len = strlen(a) + (b ? strlen(b) + 1 : 0) + 1;
     if (!(l->name[l->n] = malloc(len))) {
         fprintf(stderr, "clockscope doctor: out of memory\n");
-        exit(1);
+        exit(EXIT_FAILED);
     }
     snprintf(l->name[l->n++], len, "%s%s%s", a, b ? "/" : "", b ? b : "");
 }
@@ -239,7 +239,7 @@ int fleet_run(const char *const *roots, int nroots, const char *roots_dir, bool 
      * pipe to tar) and the output would go there, unseen and without an error. */
     if (fcntl(STDOUT_FILENO, F_GETFD) < 0) {
         fprintf(stderr, "clockscope: cannot write the output: %s\n", strerror(errno));
-        return 1;
+        return EXIT_FAILED;
     }
     struct tally t = {0};
     double t0 = clock_ns_monotonic_s();
@@ -281,5 +281,5 @@ int fleet_run(const char *const *roots, int nroots, const char *roots_dir, bool 
                t.verdicts[V_UNKNOWN], t.errors, elapsed);
     }
     fflush(stdout);
-    return t.errors ? 1 : 0;
+    return t.errors ? EXIT_PARTIAL : EXIT_OK;
 }

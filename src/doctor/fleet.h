@@ -13,8 +13,8 @@
 
 /* Runs the doctor on every root (and every directory or archive in roots_dir, when not
  * NULL, in name order), printing JSON lines (json) or one text line per root, then the
- * summary.  Returns the exit status: 0 every root judged, 1 some root could not be read;
- * a roots_dir that cannot be listed is bad usage (exit 2, usage_error). */
+ * summary.  Returns the exit status: EXIT_OK every root judged, EXIT_PARTIAL some root could
+ * not be read; a roots_dir that cannot be listed is bad usage (EXIT_USAGE, usage_error). */
 int fleet_run(const char *const *roots, int nroots, const char *roots_dir, bool json);
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "doctor/report.h"
 
+#include "common/exit_status.h"
 #include "common/json_cost.h"
 #include "common/message.h"
 #include "common/units.h"
@@ -11,7 +12,7 @@
 
 int verdict_exit_status(enum verdict v)
 {
-    static const int status[] = {0, 3, 4, 5};
+    static const int status[] = {EXIT_OK, EXIT_SLOW, EXIT_BROKEN, EXIT_UNKNOWN};
     return status[v];
 }
 

@@ -15,7 +15,7 @@ void report_json(FILE *out, const struct facts *fs, const struct proof *p,
 /* The same document on one line (JSON lines), with a "root" field naming the facts root. */
 void report_json_line(FILE *out, const char *root, const struct facts *fs,
                       const struct proof *p, const struct diagnosis *d, double elapsed_s);
-/* Exit status for a verdict: 0 ok, 3 slow, 4 broken, 5 unknown. */
+/* Exit status for a verdict: EXIT_OK, EXIT_SLOW, EXIT_BROKEN, EXIT_UNKNOWN. */
 int verdict_exit_status(enum verdict v);
 
 #endif

@@ -23,10 +23,15 @@ static const char help[] =
     "  --force      write into a non-empty DIR, replacing files of the same names (a link\n"
     "               there is replaced itself, never written through)\n"
     "  --root DIR   list the facts of a facts root instead of this machine's\n"
-    "  --json       list as JSON (clockscope.facts/1)\n"
-    "\n"
-    "Exit status: 0 done; 1 the facts root (or the output) could not be written; 2 bad\n"
-    "usage, or a --root that is not a readable directory.\n";
+    "  --json       list as JSON (clockscope.facts/1)\n";
+
+static const struct exit_use facts_exits[] = {
+    {EXIT_OK, NULL},
+    {EXIT_FAILED, "the facts root (or the output) could not be written"},
+    {EXIT_USAGE, "also a --root that is not a readable directory, a --save DIR that is not\n"
+                 "an empty directory (without --force)"},
+    {EXIT_USES_END, NULL},
+};
 
 struct facts_options {
     const char *save, *root;
@@ -96,7 +101,8 @@ static const struct cli_option facts_decl[] = {
     {0},
 };
 
-const struct cli_spec facts_cli = {.cmd = "facts", .help = help, .options = facts_decl};
+const struct cli_spec facts_cli = {.cmd = "facts", .help = help, .options = facts_decl,
+                                   .exits = facts_exits};
 
 /* The facts as a clockscope.facts/1 document on stdout. */
 static void facts_json(const struct facts *fs, const char *save)
@@ -184,7 +190,8 @@ int cmd_facts(int argc, char **argv)
         if (!facts_save(&fs, save, force, why, sizeof why)) {
             fprintf(stderr, "clockscope facts: %s\n", why);
             facts_free(&fs);
-            return strstr(why, "not empty") || strstr(why, "not a directory") ? 2 : 1;
+            return strstr(why, "not empty") || strstr(why, "not a directory") ? EXIT_USAGE
+                                                                               : EXIT_FAILED;
         }
         if (!json)
             printf("facts saved to %s: read them with clockscope doctor --root %s\n", save, save);
@@ -194,5 +201,5 @@ int cmd_facts(int argc, char **argv)
     else if (!save)
         facts_text(&fs);
     facts_free(&fs);
-    return 0;
+    return EXIT_OK;
 }

@@ -58,6 +58,14 @@ static const char help[] =
     "Each measurement runs in a child process that dies with clockscope (PR_SET_PDEATHSIG),\n"
     "so no thread or process outlives the command.  docs/ladder.md has the method.\n";
 
+static const struct exit_use ladder_exits[] = {
+    {EXIT_OK, NULL},
+    {EXIT_FAILED, NULL},
+    {EXIT_USAGE, "also a CLOCKSCOPE_LADDER_FAULT that does not parse (tests)"},
+    {EXIT_PARTIAL, "a measurement failed (timed out or crashed): the others are reported"},
+    {EXIT_USES_END, NULL},
+};
+
 static const struct cli_option ladder_decl[] = {
     {.name = "quick", CLI_FLAG_OF(struct ladder_options, quick)},
     {.name = "cpus", .metavar = "LIST", CLI_STRING_OF(struct ladder_options, cpus_arg)},
@@ -70,7 +78,8 @@ static const struct cli_option ladder_decl[] = {
     {0},
 };
 
-const struct cli_spec ladder_cli = {.cmd = "ladder", .help = help, .options = ladder_decl};
+const struct cli_spec ladder_cli = {.cmd = "ladder", .help = help, .options = ladder_decl,
+                                    .exits = ladder_exits};
 
 static void make_plan(const struct ladder_options *o, struct ladder_plan *p)
 {
@@ -207,5 +216,5 @@ int cmd_ladder(int argc, char **argv)
         fprintf(stderr, "clockscope ladder: %d measurement%s failed (timed out or crashed): "
                         "%s\n", failed, failed == 1 ? "" : "s",
                 o.json ? "see \"error\" in the JSON" : "see FAILED above");
-    return failed ? 1 : 0;
+    return failed ? EXIT_PARTIAL : EXIT_OK;
 }

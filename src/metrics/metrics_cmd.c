@@ -32,11 +32,16 @@ static const char help[] =
     "                      in DIR, synced, renamed over it (a scrape never sees half a file)\n"
     "  --quick             no warp (the proof and the verdict only: well under a second)\n"
     "  --root DIR          the verdict and findings of a facts root (saved by `clockscope\n"
-    "                      facts`, a sosreport, unpacked or .tar.xz/.tar.gz): nothing measured\n"
-    "\n"
-    "Exit status: 0 written; 1 a part could not be measured (the metrics are still written,\n"
-    "with clockscope_run_success 0) or the file could not be written; 2 bad usage (DIR not a\n"
-    "writable directory, a facts root that cannot be read).\n";
+    "                      facts`, a sosreport, unpacked or .tar.xz/.tar.gz): nothing measured\n";
+
+static const struct exit_use metrics_exits[] = {
+    {EXIT_OK, "every part measured, the metrics written"},
+    {EXIT_FAILED, "the metrics could not be made or written"},
+    {EXIT_USAGE, "also a DIR that is not a writable directory, a facts root that cannot be read"},
+    {EXIT_PARTIAL, "a part could not be measured: the metrics are still written, with\n"
+                   "clockscope_run_success 0 (the verdict is a gauge, not the status)"},
+    {EXIT_USES_END, NULL},
+};
 
 struct metrics_options {
     const char *textfile_dir, *root;
@@ -50,7 +55,8 @@ static const struct cli_option metrics_decl[] = {
     {0},
 };
 
-const struct cli_spec metrics_cli = {.cmd = "metrics", .help = help, .options = metrics_decl};
+const struct cli_spec metrics_cli = {.cmd = "metrics", .help = help, .options = metrics_decl,
+                                     .exits = metrics_exits};
 
 /* Checked before anything is measured, so that a wrong DIR costs no second of warp. */
 static void check_textfile_dir(const char *dir)
@@ -81,16 +87,16 @@ int cmd_metrics(int argc, char **argv)
     if (prom_error(&p)) {
         fprintf(stderr, "clockscope metrics: internal error: %s\n", prom_error(&p));
         prom_free(&p);
-        return 1;
+        return EXIT_FAILED;
     }
-    int status = r.success ? 0 : 1;
+    int status = r.success ? EXIT_OK : EXIT_PARTIAL;
     if (!r.success)
         fprintf(stderr, "clockscope metrics: %s\n", r.why);
     if (o.textfile_dir) {
         char why[MSG_WITH_PATH];
         if (!textfile_write(o.textfile_dir, p.text, p.len, why, sizeof why)) {
             fprintf(stderr, "clockscope metrics: %s\n", why);
-            status = 1;
+            status = EXIT_FAILED;
         }
     } else {
         fwrite(p.text, 1, p.len, stdout);

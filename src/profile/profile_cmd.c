@@ -25,8 +25,6 @@
 #include <unistd.h>
 
 #define INPUT_CAP (1u << 30)
-#define EXIT_NOT_FOUND 127 /* as `clockscope run` and the shells */
-#define EXIT_CANNOT_RUN 126
 
 struct profile_options {
     bool json, all_cpus, clock_loop, count;
@@ -80,11 +78,18 @@ static const char help[] =
     "  --help             this text\n"
     "\n"
     "Permissions: kernel.perf_event_paranoid and capabilities are read, never changed; what\n"
-    "they allow is said (2: user space only; -a needs 0 or CAP_PERFMON).\n"
-    "\n"
-    "Exit status: 0 profile made; 1 perf missing, not permitted or failed, or the input is\n"
-    "not perf text (the line is named); 2 bad usage; 127 COMMAND not found, 126 not\n"
-    "executable.\n";
+    "they allow is said (2: user space only; -a needs 0 or CAP_PERFMON).\n";
+
+static const struct exit_use profile_exits[] = {
+    {EXIT_OK, "profile made (whatever COMMAND's own status)"},
+    {EXIT_FAILED, "perf was not permitted or failed"},
+    {EXIT_USAGE, "also an input FILE that cannot be read"},
+    {EXIT_MISSING_DEPENDENCY, "perf is not installed (the package to install is named)"},
+    {EXIT_BAD_INPUT, "the input is not perf's text (the line is named)"},
+    {EXIT_NOT_EXECUTABLE, NULL},
+    {EXIT_NOT_FOUND, NULL},
+    {EXIT_USES_END, NULL},
+};
 
 static const char *const call_graph_names[] = {"fp", "dwarf", NULL};
 
@@ -109,7 +114,7 @@ static const struct cli_option profile_decl[] = {
 
 const struct cli_spec profile_cli = {.cmd = "profile", .help = help, .options = profile_decl,
                                      CLI_ARGS_OF(struct profile_options, command, ncommand),
-                                     .args_usage = "-- COMMAND [ARG...]"};
+                                     .args_usage = "-- COMMAND [ARG...]", .exits = profile_exits};
 
 /* A whole input file (or stdin for "-"), at most INPUT_CAP bytes; NULL fills err. */
 static char *read_input(const char *path, size_t *len, char *why, size_t whylen)
@@ -168,7 +173,7 @@ static char *read_input(const char *path, size_t *len, char *why, size_t whylen)
 }
 
 static bool profile_offline(const struct profile_options *o, struct tally *t, struct profile_view *v,
-                            char *why, size_t whylen)
+                            int *status, char *why, size_t whylen)
 {
     if (o->perf_data) {
         v->source = "perf-data";
@@ -176,23 +181,31 @@ static bool profile_offline(const struct profile_options *o, struct tally *t, st
         char perf[PATH_MAX];
         if (access(o->perf_data, R_OK) != 0) {
             snprintf(why, whylen, "cannot read %s: %s", o->perf_data, strerror(errno));
+            *status = EXIT_USAGE;
             return false;
         }
-        return perf_find(perf, sizeof perf, why, whylen) &&
-               perf_run_script(perf, o->perf_data, t, why, whylen);
+        if (!perf_find(perf, sizeof perf, why, whylen)) {
+            *status = EXIT_MISSING_DEPENDENCY;
+            return false;
+        }
+        return perf_run_script(perf, o->perf_data, t, why, whylen);
     }
     bool script = o->perf_script != NULL;
     v->source = script ? "perf-script" : "perf-report";
     v->input = script ? o->perf_script : o->perf_report;
     size_t len = 0;
     char *buf = read_input(v->input, &len, why, whylen);
-    if (!buf)
+    if (!buf) {
+        *status = EXIT_USAGE;
         return false;
+    }
     char perr[MSG_REASON];
     bool ok = script ? perf_script_parse(buf, len, t, perr, sizeof perr)
                      : perf_report_parse(buf, len, t, perr, sizeof perr);
-    if (!ok)
+    if (!ok) {
         snprintf(why, whylen, "%s: %s", v->input, perr);
+        *status = EXIT_BAD_INPUT;
+    }
     free(buf);
     return ok;
 }
@@ -264,6 +277,11 @@ static bool profile_live(const struct profile_options *o, char **command, struct
     v->command = command;
     v->pid = o->pid;
     v->seconds = o->seconds;
+    char perf[PATH_MAX];
+    if (!perf_find(perf, sizeof perf, err, errlen)) {
+        *status = EXIT_MISSING_DEPENDENCY;
+        return false;
+    }
     struct perf_access a;
     struct perf_plan plan;
     perf_access_read(&a);
@@ -280,7 +298,7 @@ static bool profile_live(const struct profile_options *o, char **command, struct
         if (e != 0) {
             snprintf(err, errlen, "%s: %s", command[0], e == ENOENT ? "command not found"
                                                                   : "not executable");
-            *status = e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
+            *status = e == ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE;
             return false;
         }
     }
@@ -357,13 +375,13 @@ int cmd_profile(int argc, char **argv)
                              .counter_ns = -1};
     struct sysinfo si;
     char err[MSG_PARAGRAPH] = "";
-    int status = 1;
+    int status = EXIT_FAILED;
     /* SIGTERM and SIGHUP (a `timeout`, a closed terminal) stop perf and its workload and
      * remove the temporary files; then we end by that signal (perf_run.c). */
     if (live)
         subprocess_forward_signals();
     bool ok = live ? profile_live(&o, command, &t, &v, &si, &status, err, sizeof err)
-                   : profile_offline(&o, &t, &v, err, sizeof err);
+                   : profile_offline(&o, &t, &v, &status, err, sizeof err);
     if (subprocess_stop_signal()) {
         fprintf(stderr, "clockscope profile: %s\n", err[0] ? err : "stopped");
         subprocess_end_by_signal(subprocess_stop_signal());
@@ -383,5 +401,5 @@ int cmd_profile(int argc, char **argv)
         profile_print_json(stdout, &v);
     else
         profile_print_table(stdout, &v);
-    return 0;
+    return EXIT_OK;
 }

@@ -6,6 +6,7 @@
 #include "run/run_attach.h"
 
 #include "arch/inject.h"
+#include "common/exit_status.h"
 #include "common/message.h"
 #include "run/run_attach_report.h"
 #include "run/run_fit.h"
@@ -211,7 +212,7 @@ int run_attach(pid_t pid, const struct run_mode *mode, bool verbose, const char 
         !run_fit_to_serve(pid, true, why, sizeof why) || !run_fit_to_touch(pid, why, sizeof why) ||
         !run_mode_vdso_servable(mode, false, why, sizeof why)) {
         run_attach_say_cannot(pid, "serve", why);
-        return 1;
+        return EXIT_FAILED;
     }
     bool count = mode->kind == RUN_MODE_COUNT;
     int memfd = run_helper_memfd(MFD_CLOEXEC);
@@ -220,7 +221,7 @@ int run_attach(pid_t pid, const struct run_mode *mode, bool verbose, const char 
     int report[2];
     if (page == MAP_FAILED || pidfd < 0 || pipe2(report, O_CLOEXEC) != 0) {
         run_attach_say_cannot(pid, "serve", pidfd < 0 ? "no such process" : strerror(errno));
-        return 1;
+        return EXIT_FAILED;
     }
     run_page_init(page, count);
     /* The helper: a grandchild, so that it outlives this command as the refresher. */
@@ -313,7 +314,7 @@ int run_undo(pid_t pid, bool verbose)
     if (!arch_inject_supported(why, sizeof why) || !arch_inject_attach_supported(why, sizeof why) ||
         !run_fit_to_serve(pid, false, why, sizeof why)) {
         run_attach_say_cannot(pid, "undo", why);
-        return 1;
+        return EXIT_FAILED;
     }
     const struct vdso_live *mine = vdso_live();
     struct run_vpatch_target t;
@@ -321,7 +322,7 @@ int run_undo(pid_t pid, bool verbose)
     pid_t at = run_trace_live_thread(pid);
     if (run_vpatch_read(at ? at : pid, &t, how, sizeof how) != RUN_VPATCH_OK) {
         run_attach_say_cannot(pid, "undo", how);
-        return 1;
+        return EXIT_FAILED;
     }
     /* The pristine bytes are this process's own vDSO (the same kernel image): the two
      * must agree everywhere but at the patched entry points. */

@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-/* Exit status for run: 0 done, 1 refused (the message says why; the process runs as it
- * did). */
+/* Exit status for run: EXIT_OK done, EXIT_FAILED refused (the message says why; the process
+ * runs as it did). */
 int run_attach(pid_t pid, const struct run_mode *mode, bool verbose, const char *output);
 int run_undo(pid_t pid, bool verbose);
 

@@ -26,8 +26,6 @@
 #include <unistd.h>
 
 #define SHIM_NAME "libclockscope-shim.so"
-#define EXIT_NOT_FOUND 127
-#define EXIT_CANNOT_RUN 126
 
 static const char help[] =
     "usage: clockscope run [--mode MODE] [--inherit|--no-follow] [--output FILE] [--verbose] -- COMMAND [ARG...]\n"
@@ -71,11 +69,19 @@ static const char help[] =
     "unserved.  Cannot reach: set-user-ID, set-group-ID or capability programs (the loader\n"
     "ignores LD_PRELOAD for them), calls made inside libc.  The shim is found next to this\n"
     "binary or in\n"
-    "PREFIX/lib/clockscope/ (override: CLOCKSCOPE_SHIM=PATH).\n"
-    "\n"
-    "Exit status: the command's own; 127 command not found; 126 not executable; 2 bad usage\n"
-    "(including an --output FILE that cannot be written); 1 shim missing.  With -p or\n"
-    "--undo: 0 done, 1 refused (the message says why; the process runs on as it was).\n";
+    "PREFIX/lib/clockscope/ (override: CLOCKSCOPE_SHIM=PATH).\n";
+
+static const struct exit_use run_exits[] = {
+    {EXIT_COMMANDS_OWN, NULL},
+    {EXIT_OK, "with -p or --undo: done"},
+    {EXIT_FAILED, "with -p or --undo: refused (the message says why; the process runs on\n"
+                  "as it was)"},
+    {EXIT_USAGE, "also an --output FILE that cannot be written"},
+    {EXIT_WRAPPER_FAILED, "the shim is missing (where it was looked for is said)"},
+    {EXIT_NOT_EXECUTABLE, NULL},
+    {EXIT_NOT_FOUND, NULL},
+    {EXIT_USES_END, NULL},
+};
 
 /* The shim: $CLOCKSCOPE_SHIM, next to this binary, or ../lib/clockscope/ from it. */
 static bool find_shim(char *out, size_t len, char *tried, size_t tlen)
@@ -109,11 +115,11 @@ static bool find_shim(char *out, size_t len, char *tried, size_t tlen)
     return true;
 }
 
-/* PATH lookup as execvp does it; 0, EXIT_NOT_FOUND or EXIT_CANNOT_RUN. */
+/* PATH lookup as execvp does it; 0, EXIT_NOT_FOUND or EXIT_NOT_EXECUTABLE. */
 static int resolve(const char *cmd, char *out, size_t len)
 {
     int e = subprocess_find_program(cmd, out, len);
-    return e == 0 ? 0 : e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
+    return e == 0 ? 0 : e == ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE;
 }
 
 /* A "#!" script: by default the shim follows it into the program it execs (shim_env.c). */
@@ -214,7 +220,7 @@ static const struct cli_option run_decl[] = {
 static const char *const run_instead_of_command[] = {"pid", "undo", NULL};
 const struct cli_spec run_cli = {.cmd = "run", .help = help, .options = run_decl,
                                  .args = CLI_COMMAND, .args_usage = "-- COMMAND [ARG...]",
-                                 .command_unless = run_instead_of_command};
+                                 .command_unless = run_instead_of_command, .exits = run_exits};
 
 /* -p PID and --undo PID: no COMMAND, no shim. */
 static int run_pid(const struct run_options *o, const struct run_mode *mode, const char *output)
@@ -274,7 +280,7 @@ static int find_target(const char *cmd, char *target, size_t len)
     if (stat(target, &target_st) != 0 || !S_ISREG(target_st.st_mode)) {
         /* execve would refuse it anyway; probing it first must not block on a FIFO. */
         run_say_not_regular(target);
-        return EXIT_CANNOT_RUN;
+        return EXIT_NOT_EXECUTABLE;
     }
     return 0;
 }
@@ -297,7 +303,7 @@ int cmd_run(int argc, char **argv)
     char shim[PATH_MAX], tried[2 * PATH_MAX + 160];
     if (!find_shim(shim, sizeof shim, tried, sizeof tried)) {
         run_say_no_shim(SHIM_NAME, tried);
-        return 1;
+        return EXIT_WRAPPER_FAILED;
     }
     char target[PATH_MAX];
     int r = find_target(argv[i], target, sizeof target);
@@ -324,7 +330,7 @@ int cmd_run(int argc, char **argv)
 
     if (!set_shim_env(shim, &mode, &o, follow_exec, output)) {
         run_say_out_of_memory();
-        return 1;
+        return EXIT_WRAPPER_FAILED;
     }
     if (kind) {
         char why[MSG_REASON];
@@ -336,5 +342,5 @@ int cmd_run(int argc, char **argv)
     execv(target, argv + i);
     int e = errno;
     run_say_cannot_execute(target, e);
-    return e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
+    return e == ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE;
 }

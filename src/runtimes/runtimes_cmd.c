@@ -49,9 +49,15 @@ static const char help[] =
     "\n"
     "Duration: about 1-2 s per runtime found (Java's JVM start-up: 2-3 s), plus the first\n"
     "build of a compiled probe (Go, Java, Rust: up to a minute each, once).\n"
-    "Environment: CLOCKSCOPE_PROBES, the directory of the probe sources.\n"
-    "Exit status: 0 every runtime found was measured; 1 a runtime's probe failed; 2 bad\n"
-    "usage.\n";
+    "Environment: CLOCKSCOPE_PROBES, the directory of the probe sources.\n";
+
+static const struct exit_use runtimes_exits[] = {
+    {EXIT_OK, "every runtime found was measured"},
+    {EXIT_FAILED, NULL},
+    {EXIT_USAGE, NULL},
+    {EXIT_PARTIAL, "a runtime's probe failed (said in its row): the others are reported"},
+    {EXIT_USES_END, NULL},
+};
 
 struct runtimes_options {
     bool json, no_count, progress;
@@ -87,7 +93,8 @@ static const struct cli_option decl[] = {
     {0},
 };
 
-const struct cli_spec runtimes_cli = {.cmd = "runtimes", .help = help, .options = decl};
+const struct cli_spec runtimes_cli = {.cmd = "runtimes", .help = help, .options = decl,
+                                      .exits = runtimes_exits};
 
 static bool selected(const struct runtimes_options *o, const char *name)
 {
@@ -152,6 +159,6 @@ int cmd_runtimes(int argc, char **argv)
         runtimes_print_table(&si, &res);
     for (int i = 0; i < res.nrows; i++)
         if (res.rows[i].state == RT_FAILED)
-            return 1;
-    return 0;
+            return EXIT_PARTIAL;
+    return EXIT_OK;
 }

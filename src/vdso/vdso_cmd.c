@@ -29,11 +29,17 @@ static const char help[] =
     "\n"
     "  --file IMAGE   parse a vDSO image saved from a machine (e.g. with --dump)\n"
     "  --dump OUT     write this process's vDSO image to OUT (\"-\": stdout)\n"
-    "  --json         machine-readable output\n"
-    "\n"
-    "Exit status: 0 parsed (or dumped); 1 this process has no vDSO, or OUT could not be\n"
-    "written; 2 bad usage (--dump with --json; an OUT that is a link, directory, FIFO or\n"
-    "device) or an image that does not parse.\n";
+    "  --json         machine-readable output\n";
+
+static const struct exit_use vdso_exits[] = {
+    {EXIT_OK, "parsed (or dumped)"},
+    {EXIT_FAILED, "this process has no vDSO, or OUT could not be written"},
+    {EXIT_USAGE, "also an IMAGE that cannot be read, an OUT that is a link, directory, FIFO\n"
+                 "or device"},
+    {EXIT_BAD_INPUT, "IMAGE is not a vDSO image (not ELF, does not parse, or a program or\n"
+                     "library that is not the kernel's vDSO); the reason is said"},
+    {EXIT_USES_END, NULL},
+};
 
 static void *read_file(const char *path, size_t *size)
 {
@@ -54,7 +60,8 @@ static void *read_file(const char *path, size_t *size)
     unsigned char *buf = malloc(MAX_IMAGE);
     if (!buf) {
         fclose(f);
-        usage_error("vdso", "out of memory");
+        fprintf(stderr, "clockscope vdso: out of memory\n");
+        exit(EXIT_FAILED);
     }
     size_t n = fread(buf, 1, MAX_IMAGE, f);
     bool more = fgetc(f) != EOF;
@@ -62,8 +69,11 @@ static void *read_file(const char *path, size_t *size)
     fclose(f);
     if (failed)
         usage_error("vdso", "cannot read '%s'", path);
-    if (more)
-        usage_error("vdso", "'%s' is larger than %u MiB: not a vDSO image", path, MAX_IMAGE >> 20);
+    if (more) {
+        fprintf(stderr, "clockscope vdso: %s is not a vDSO image: it is larger than %u MiB\n",
+                path, MAX_IMAGE >> 20);
+        exit(EXIT_BAD_INPUT);
+    }
     *size = n;
     return buf;
 }
@@ -179,7 +189,8 @@ static const struct cli_option vdso_decl[] = {
     {0},
 };
 
-const struct cli_spec vdso_cli = {.cmd = "vdso", .help = help, .options = vdso_decl};
+const struct cli_spec vdso_cli = {.cmd = "vdso", .help = help, .options = vdso_decl,
+                                  .exits = vdso_exits};
 
 int cmd_vdso(int argc, char **argv)
 {
@@ -196,14 +207,15 @@ int cmd_vdso(int argc, char **argv)
         void *buf = read_file(file, &size);
         struct vdso_image img;
         char err[MSG_LINE];
-        if (!vdso_parse(buf, size, &img, err, sizeof err)) {
-            fprintf(stderr, "clockscope vdso: '%s' is not a usable vDSO image: %s\n", file, err);
+        if (!vdso_parse(buf, size, &img, err, sizeof err) ||
+            !vdso_is_kernel_image(&img, err, sizeof err)) {
+            fprintf(stderr, "clockscope vdso: %s is not a vDSO image: %s\n", file, err);
             free(buf);
-            return EXIT_USAGE;
+            return EXIT_BAD_INPUT;
         }
         print_image(&img, file, json);
         free(buf);
-        return 0;
+        return EXIT_OK;
     }
     const struct vdso_live *v = vdso_live();
     if (!v->present || !v->parsed) {
@@ -219,7 +231,7 @@ int cmd_vdso(int argc, char **argv)
             json_end_object(&j);
             json_finish(&j);
         }
-        return 1;
+        return EXIT_FAILED;
     }
     if (dump) {
         /* "-": the image alone on stdout (e.g. out of a VM: clockscope vm ... -- vdso
@@ -232,12 +244,12 @@ int cmd_vdso(int argc, char **argv)
             fprintf(stderr, "clockscope vdso: cannot write '%s': %s\n", dump, strerror(errno));
             if (to_stdout)
                 clearerr(stdout); /* said once, here */
-            return 1;
+            return EXIT_FAILED;
         }
         fprintf(to_stdout ? stderr : stdout, "wrote %zu bytes of vDSO image to %s\n", v->size,
                 to_stdout ? "stdout" : dump);
-        return 0;
+        return EXIT_OK;
     }
     print_image(&v->image, "live", json);
-    return 0;
+    return EXIT_OK;
 }

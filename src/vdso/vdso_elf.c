@@ -137,6 +137,9 @@ static bool find_segments(struct vdso_image *img, const Elf64_Ehdr *eh, Elf64_Ph
         } else if (ph.p_type == PT_DYNAMIC) {
             *dyn_ph = ph;
             have_dynamic = true;
+        } else if (ph.p_type == PT_INTERP) {
+            img->interp_off = ph.p_offset;
+            img->interp_len = ph.p_filesz;
         }
     }
     if (!have_load)
@@ -153,7 +156,7 @@ struct dyn_tables {
     uint64_t symtab, strtab, strsz, hash, gnu_hash, versym, verdef, syment;
 };
 
-static void read_dynamic(const struct vdso_image *img, const Elf64_Phdr *dyn_ph,
+static void read_dynamic(struct vdso_image *img, const Elf64_Phdr *dyn_ph,
                          struct dyn_tables *t)
 {
     *t = (struct dyn_tables){.syment = sizeof(Elf64_Sym)};
@@ -172,6 +175,8 @@ static void read_dynamic(const struct vdso_image *img, const Elf64_Phdr *dyn_ph,
         case DT_GNU_HASH: t->gnu_hash = d.d_un.d_ptr; break;
         case DT_VERSYM: t->versym = d.d_un.d_ptr; break;
         case DT_VERDEF: t->verdef = d.d_un.d_ptr; break;
+        case DT_SONAME: img->soname = d.d_un.d_val; img->has_soname = true; break;
+        case DT_NEEDED: img->needed = img->nneeded++ ? img->needed : d.d_un.d_val; break;
         default: break;
         }
     }
@@ -235,8 +240,9 @@ bool vdso_parse(const void *buf, size_t size, struct vdso_image *img, char *why,
     return locate_tables(img, &t, why, whylen) && count_symbols(img, &t, why, whylen);
 }
 
-/* Finds the name of version index `ndx` by walking the Verdef chain. */
-static const char *version_name(const struct vdso_image *img, uint16_t ndx)
+/* The name of the first version definition (the base one excepted) that has index ndx
+ * (0: any index) and whose name starts with prefix (NULL: any), walking the Verdef chain. */
+static const char *version_find(const struct vdso_image *img, uint16_t ndx, const char *prefix)
 {
     if (!img->has_verdef)
         return NULL;
@@ -245,17 +251,50 @@ static const char *version_name(const struct vdso_image *img, uint16_t ndx)
         Elf64_Verdef vd;
         if (!read_at(img, off, &vd, sizeof vd))
             return NULL;
-        if (!(vd.vd_flags & VER_FLG_BASE) && (vd.vd_ndx & 0x7fff) == ndx) {
+        if (!(vd.vd_flags & VER_FLG_BASE) && (ndx == 0 || (vd.vd_ndx & 0x7fff) == ndx)) {
             Elf64_Verdaux aux;
-            if (!read_at(img, off + vd.vd_aux, &aux, sizeof aux))
-                return NULL;
-            return str_at(img, aux.vda_name);
+            const char *name = read_at(img, off + vd.vd_aux, &aux, sizeof aux)
+                                   ? str_at(img, aux.vda_name) : NULL;
+            if (ndx || (name && strncmp(name, prefix, strlen(prefix)) == 0))
+                return name;
         }
         if (vd.vd_next == 0)
             return NULL;
         off += vd.vd_next;
     }
     return NULL;
+}
+
+static const char *version_name(const struct vdso_image *img, uint16_t ndx)
+{
+    return version_find(img, ndx, NULL);
+}
+
+bool vdso_is_kernel_image(const struct vdso_image *img, char *why, size_t whylen)
+{
+    if (img->interp_len > 0) {
+        char path[128] = "unreadable";
+        if (in_bounds(img, img->interp_off, img->interp_len)) {
+            size_t n = img->interp_len < sizeof path ? (size_t)img->interp_len : sizeof path - 1;
+            memcpy(path, img->base + img->interp_off, n);
+            path[n] = '\0';
+            for (char *c = path; *c; c++)
+                *c = *c < ' ' || *c > '~' ? '?' : *c;
+        }
+        FAIL("it asks for an interpreter (%s): a program, not the kernel's", path);
+    }
+    if (img->nneeded) {
+        const char *lib = str_at(img, img->needed);
+        FAIL("it needs other libraries (%s%s): a vDSO needs none", lib ? lib : "?",
+             img->nneeded > 1 ? ", ..." : "");
+    }
+    const char *soname = img->has_soname ? str_at(img, img->soname) : NULL;
+    if (soname && (strncmp(soname, "linux-vdso", 10) == 0 || strncmp(soname, "linux-gate", 10) == 0))
+        return true;
+    if (version_find(img, 0, "LINUX_"))
+        return true;
+    FAIL("its soname is %s, not linux-vdso.so.1, and it defines no LINUX_ version",
+         soname ? soname : "missing");
 }
 
 bool vdso_symbol_at(const struct vdso_image *img, size_t i, struct vdso_symbol *out)

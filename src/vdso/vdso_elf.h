@@ -22,6 +22,12 @@ struct vdso_image {
     size_t dynsym_off, dynstr_off, dynstr_size, versym_off, verdef_off;
     bool has_versym, has_verdef;
     size_t nsyms;
+    /* What tells a vDSO from another shared object (vdso_is_kernel_image) */
+    uint64_t interp_off, interp_len; /* PT_INTERP's path, interp_len 0 when none */
+    uint64_t soname;                 /* DT_SONAME's string, when has_soname */
+    bool has_soname;
+    uint64_t needed;                 /* the first DT_NEEDED's string, when nneeded */
+    size_t nneeded;
 };
 
 struct vdso_symbol {
@@ -34,6 +40,11 @@ struct vdso_symbol {
 
 /* Parses the image.  Returns false with a one-line reason in why. */
 bool vdso_parse(const void *buf, size_t size, struct vdso_image *img, char *why, size_t whylen);
+/* Whether a parsed image is a kernel's vDSO, not another shared object or a program: no
+ * interpreter, no library needed, and the soname linux-vdso.so.1 (linux-gate.so.1) or a
+ * LINUX_* version definition (LINUX_2.6 x86_64, LINUX_2.6.39 aarch64, LINUX_4.15 riscv64).
+ * False with the reason in why ("it asks for an interpreter (/lib64/ld-linux...)"). */
+bool vdso_is_kernel_image(const struct vdso_image *img, char *why, size_t whylen);
 /* The i-th defined, global or weak, function or object symbol; false when i is past the
  * table or the entry is not a usable definition. */
 bool vdso_symbol_at(const struct vdso_image *img, size_t i, struct vdso_symbol *out);

@@ -9,6 +9,7 @@
  * wraps, not the doctor run in another boot, so the command's own output is the
  * measurement. */
 #include "vm/apply_fix.h"
+#include "common/exit_status.h"
 #include "vm/guest_init.h"
 #include "common/environment.h"
 #include "vm/fix_figures.h"
@@ -25,8 +26,6 @@
 #define CAPTURE_MAX (4u << 20)
 #define FIX_ARGS_MAX 64
 #define APPEND_LEN 2048
-#define EXIT_VM_FAILED 125
-#define EXIT_NO_FIX 1
 
 /* Boots the guest with `clockscope argv...` as the command, the kernel command line
  * `append`, init's sysfs writes, and the command's stdout captured (and relayed when
@@ -40,7 +39,7 @@ static bool boot_guest(const struct fix_context *ctx, int argc, char **argv, con
                                     ctx->env_size, sysfs, sysfs_size, initrd, sizeof initrd,
                                     why, sizeof why)) {
         fprintf(stderr, "clockscope vm: %s\n", why);
-        *status = EXIT_VM_FAILED;
+        *status = EXIT_WRAPPER_FAILED;
         return false;
     }
     struct vm_boot b = ctx->boot;
@@ -53,7 +52,7 @@ static bool boot_guest(const struct fix_context *ctx, int argc, char **argv, con
     ctx->run_boot(ctx->policy, &b, r);
     unlink(initrd);
     if (r->fix_refused[0]) { /* the caller says it and tries the next action */
-        *status = EXIT_VM_FAILED;
+        *status = EXIT_WRAPPER_FAILED;
         return false;
     }
     if (r->outcome != VM_DONE) {
@@ -309,7 +308,7 @@ static bool fix_before(struct fix_run *f)
 {
     struct vm_capture *cap = f->cap;
     const char *hook = getenv(ENV_APPLY_FIX_DOCTOR_JSON);
-    f->status = EXIT_VM_FAILED;
+    f->status = EXIT_WRAPPER_FAILED;
     if (hook && *hook) {
         FILE *file = fopen(hook, "rb");
         cap->len = file ? fread(cap->buf, 1, cap->cap, file) : 0;
@@ -376,7 +375,7 @@ static bool fix_apply(struct fix_run *f)
             return false;
         snprintf(f->skipped[f->n_skipped++], sizeof f->skipped[0], "%.200s: the guest refused "
                  "it (%.170s)", fa->what, f->r->fix_refused);
-        f->status = EXIT_VM_FAILED;
+        f->status = EXIT_WRAPPER_FAILED;
     }
     return true;
 }
@@ -508,7 +507,7 @@ int apply_fix_run(const struct fix_context *ctx, int argc, char **argv)
         fix_after(&f);
         fix_print(&f);
         if (!f.applied)
-            f.status = EXIT_NO_FIX;
+            f.status = EXIT_FAILED;
     }
     json_tree_free(f.before_root);
     json_tree_free(f.after_root);

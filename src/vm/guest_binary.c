@@ -35,14 +35,16 @@ static bool check_guest_binary(const struct vm_arch *arch, const char *path, cha
 }
 
 /* What to install and build for a missing guest binary: the native gcc for this machine's
- * own arch, the Debian cross compiler for the others. */
+ * own arch, the Debian cross compiler for the others.  The command to paste stands on a
+ * line of its own. */
 static void how_to_build(const struct vm_arch *arch, char *buf, size_t len)
 {
     bool native = strcmp(arch->name, arch_name()) == 0;
-    snprintf(buf, len, "apt-get install %s, then `make vm-binaries` (static binaries of all "
-                       "three arches%s) and, for an installed clockscope, `make install` again",
+    snprintf(buf, len, "with %s installed, build the static binaries of all three arches "
+                       "(a few minutes), in the source tree:\n    make vm-binaries\n"
+                       "(%san installed clockscope needs `make install` again)",
              native ? "gcc libc6-dev" : arch->cross_packages,
-             native ? "" : "; `make cross` builds only aarch64 and riscv64");
+             native ? "" : "`make cross` builds only aarch64 and riscv64; ");
 }
 
 bool guest_binary_find(const struct vm_arch *arch, const char *given, char *out, size_t len,
@@ -90,7 +92,7 @@ bool guest_binary_find(const struct vm_arch *arch, const char *given, char *out,
                           "clockscope; pass --binary PATH, or %s", arch->name, how);
         return false;
     }
-    snprintf(why, whylen, "no static %s clockscope at %s%s%s: %s; or pass --binary PATH",
+    snprintf(why, whylen, "no static %s clockscope at %s%s%s (or pass --binary PATH); %s",
              arch->name, candidates[0], n > 1 ? " nor " : "", n > 1 ? candidates[1] : "", how);
     return false;
 }

@@ -7,6 +7,7 @@
 #include "vm/guest_init.h"
 #include "arch/arch.h"
 #include "common/clocksource_sysfs.h"
+#include "common/exit_status.h"
 #include "common/message.h"
 #include "vm/frame.h"
 #include "vm/sysfs_readback.h"
@@ -303,7 +304,7 @@ _Noreturn void guest_init_main(void)
         snprintf(msg, sizeof msg, "clockscope vm init: the command was killed by signal %d (%s)",
                  WTERMSIG(status), strsignal(WTERMSIG(status)));
         send_text('m', msg);
-        code = 128 + WTERMSIG(status);
+        code = EXIT_SIGNAL_BASE + WTERMSIG(status);
     }
     char text[16];
     snprintf(text, sizeof text, "%d", code);

@@ -8,7 +8,7 @@
 
 /* /dev/kvm opens and answers KVM_GET_API_VERSION with the version this qemu speaks, and
  * no guest has failed under KVM since the host booted (kvm_mark_broken).  On false, why
- * says which. */
+ * says which (MSG_REASON bytes hold it whole: it may quote a recorded reason and a path). */
 bool kvm_usable(const char *arch, char *why, size_t whylen);
 
 /* Records, in the cache and until the host reboots, that KVM started qemu but the guest

@@ -29,7 +29,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define EXIT_VM_FAILED 125
 /* Under KVM a Debian kernel reaches /init in 1 to 3 s; far beyond that, KVM is not
  * running the guest (and TCG is tried instead). */
 #define KVM_INIT_DEADLINE_S 20.0
@@ -95,13 +94,18 @@ static const char help[] =
     "                   as one JSON document\n"
     "\n"
     "KVM is used when the guest's arch is this machine's and /dev/kvm works; otherwise\n"
-    "TCG emulates the CPU, and timings inside are emulation timings, not hardware ones.\n"
-    "\n"
-    "Exit status: the command's own; 2 bad usage (also a missing or wrong kernel file);\n"
-    "1 with --apply-fix when no action of the doctor applies in the guest;\n"
-    "125 the VM failed (no qemu, no kernel, panic, timeout: the console tail is shown);\n"
-    "128+N stopped by signal N (the guest killed first): 130 SIGINT, 143 SIGTERM,\n"
-    "129 SIGHUP.\n";
+    "TCG emulates the CPU, and timings inside are emulation timings, not hardware ones.\n";
+
+static const struct exit_use vm_exits[] = {
+    {EXIT_COMMANDS_OWN, NULL},
+    {EXIT_FAILED, "with --apply-fix: no action of the doctor applies in the guest"},
+    {EXIT_USAGE, "also a missing or wrong kernel file or --binary"},
+    {EXIT_WRAPPER_FAILED, "the VM failed: no qemu, no kernel, a panic, a timeout (the console\n"
+                          "tail is shown), or no static guest binary (build them: make vm-binaries)"},
+    {EXIT_SIGNAL_BASE, "vm was stopped by signal N (the guest killed first): 130 SIGINT,\n"
+                       "143 SIGTERM, 129 SIGHUP"},
+    {EXIT_USES_END, NULL},
+};
 
 /* The signal itself is kept: the exit status says which (128 + it, as a shell reports). */
 static void on_signal(int sig)
@@ -193,7 +197,7 @@ static const struct cli_option vm_decl[] = {
 static const char *const vm_instead_of_command[] = {"list-scenarios", NULL};
 const struct cli_spec vm_cli = {.cmd = "vm", .help = help, .options = vm_decl,
                                 .args = CLI_COMMAND, .args_usage = "-- COMMAND [ARGS...]",
-                                .command_unless = vm_instead_of_command};
+                                .command_unless = vm_instead_of_command, .exits = vm_exits};
 
 /* The options, and the index of the command to run inside.  --list-scenarios needs no
  * command; without --scenario, --arch is required. */
@@ -207,7 +211,7 @@ static int parse_args(int argc, char **argv, struct vm_options *o)
     int first = argc;
     enum cli_status st = cli_parse_status(&vm_cli, argc, argv, o, &first, err, sizeof err);
     if (st == CLI_HELP) {
-        fputs(vm_cli.help, stdout);
+        cli_print_help(&vm_cli, stdout);
         exit(fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1);
     }
     if (st != CLI_OK)
@@ -277,7 +281,7 @@ static void boot(const struct vm_boot_policy *p, struct vm_boot *b, struct vm_re
 {
     const double timeout_s = b->timeout_s, t0 = vm_now_s(), tcg_deadline = p->tcg_init_deadline_s;
     bool tcg_retried = false;
-    char kvm_why[MSG_LINE] = "";
+    char kvm_why[MSG_REASON] = ""; /* kvm_usable quotes a recorded reason and a path */
     if (p->no_kvm)
         snprintf(kvm_why, sizeof kvm_why, "--no-kvm");
     else if (strcmp(b->arch->name, arch_name()) != 0)
@@ -404,12 +408,12 @@ static int guest_build(const struct vm_options *o, int argc, char **argv, struct
     if (!subprocess_on_path(arch->desc->qemu_system)) {
         fprintf(stderr, "clockscope vm: %s is not installed (install it with: apt-get install "
                         "%s)\n", arch->desc->qemu_system, arch->qemu_package);
-        return EXIT_VM_FAILED;
+        return EXIT_WRAPPER_FAILED;
     }
     char why[MSG_TEXT];
-    int status = EXIT_VM_FAILED;
+    int status = EXIT_WRAPPER_FAILED;
     if (!guest_binary_find(arch, o->binary, g->binary, sizeof g->binary, why, sizeof why)) {
-        status = o->binary ? EXIT_USAGE : EXIT_VM_FAILED;
+        status = o->binary ? EXIT_USAGE : EXIT_WRAPPER_FAILED;
         goto fail;
     }
     if (!add_run_shim(&g->files, arch, g->binary, argc, argv, o->apply_fix, why, sizeof why))
@@ -423,7 +427,7 @@ static int guest_build(const struct vm_options *o, int argc, char **argv, struct
     }
     if (!kernel_image_check(arch, g->kernel_path, g->boot_path, sizeof g->boot_path, g->gz_tmp,
                             sizeof g->gz_tmp, why, sizeof why)) {
-        status = o->kernel ? EXIT_USAGE : EXIT_VM_FAILED;
+        status = o->kernel ? EXIT_USAGE : EXIT_WRAPPER_FAILED;
         goto fail;
     }
     /* With --apply-fix each boot builds its own; this one still shapes the device tree. */
@@ -507,7 +511,7 @@ int cmd_vm(int argc, char **argv)
     if (g.gz_tmp[0])
         unlink(g.gz_tmp);
     if (!ready)
-        return EXIT_VM_FAILED;
+        return EXIT_WRAPPER_FAILED;
     if (o.apply_fix)
         return status;
     return vm_report(&b, &r, o.quiet);

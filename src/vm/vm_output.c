@@ -2,11 +2,11 @@
 /* What `clockscope vm` says on stderr: the notes about each boot and scenario, and how a
  * boot ended, with the console tail when it failed. */
 #include "vm/vm_output.h"
+#include "common/exit_status.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#define EXIT_VM_FAILED 125
 
 static void print_tail(const struct vm_result *r)
 {
@@ -33,11 +33,11 @@ int vm_report(const struct vm_boot *b, const struct vm_result *r, bool quiet)
         fprintf(stderr, "clockscope vm: the command's output did not arrive intact (%s); its "
                         "exit status was %d\n", r->framing_error, r->exit_code);
         print_tail(r);
-        return EXIT_VM_FAILED;
+        return EXIT_WRAPPER_FAILED;
     case VM_PANIC:
         fprintf(stderr, "clockscope vm: the guest kernel panicked: %s\n", r->panic_line);
         print_tail(r);
-        return EXIT_VM_FAILED;
+        return EXIT_WRAPPER_FAILED;
     case VM_TIMEOUT:
         if (!r->console_output)
             fprintf(stderr, "clockscope vm: the guest printed nothing in %.0f s and was killed "
@@ -47,28 +47,28 @@ int vm_report(const struct vm_boot *b, const struct vm_result *r, bool quiet)
                     r->init_started ? "had not finished the command" : "had not started /init",
                     b->timeout_s);
         print_tail(r);
-        return EXIT_VM_FAILED;
+        return EXIT_WRAPPER_FAILED;
     case VM_QEMU_FAILED:
         fprintf(stderr, "clockscope vm: %s failed to start the guest\n", b->arch->desc->qemu_system);
         print_tail(r);
-        return EXIT_VM_FAILED;
+        return EXIT_WRAPPER_FAILED;
     case VM_STOPPED:
         fprintf(stderr, "clockscope vm: the guest stopped %s without reporting the command's "
                         "exit status\n", r->init_started ? "after /init started" : "before /init ran");
         print_tail(r);
-        return EXIT_VM_FAILED;
+        return EXIT_WRAPPER_FAILED;
     case VM_INIT_LATE: /* not reached: vm_cmd.c's boot() retries both (KVM with TCG, TCG
                         * with no deadline) */
         fprintf(stderr, "clockscope vm: the guest did not reach /init in %.0f s\n",
                 b->init_deadline_s);
         print_tail(r);
-        return EXIT_VM_FAILED;
+        return EXIT_WRAPPER_FAILED;
     case VM_INTERRUPTED:
         fprintf(stderr, "clockscope vm: stopped by signal %d (%s); the guest was killed\n",
                 (int)vm_stop_requested, strsignal((int)vm_stop_requested));
-        return 128 + (int)vm_stop_requested;
+        return EXIT_SIGNAL_BASE + (int)vm_stop_requested;
     }
-    return EXIT_VM_FAILED;
+    return EXIT_WRAPPER_FAILED;
 }
 
 void vm_note_boot(const struct vm_boot *b, const char *desc, bool tcg_why, const char *kvm_why)

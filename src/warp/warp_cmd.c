@@ -45,12 +45,18 @@ static const char help[] =
     "  --progress    say what is checked and how long is left on stderr even when it is not\n"
     "                a terminal (on a terminal it always does)\n"
     "  --json        machine-readable output (schema: docs/json.md)\n"
-    "  --help        this text\n"
-    "\n"
-    "Exit status: 0 when every method that must be monotonic was (unordered counter reads\n"
-    "may warp: shown, not a failure; CPU-time clocks are not judged; REALTIME-based clocks\n"
-    "are excused when REALTIME was stepped during the run); 1 when one went backwards or a\n"
-    "thread could not run; 2 bad usage.\n";
+    "  --help        this text\n";
+
+static const struct exit_use warp_exits[] = {
+    {EXIT_OK, "every method that must be monotonic was (unordered counter reads may warp:\n"
+              "shown, not judged; nor are CPU-time clocks; REALTIME-based clocks are excused\n"
+              "when REALTIME was stepped during the run)"},
+    {EXIT_FAILED, NULL},
+    {EXIT_USAGE, NULL},
+    {EXIT_BROKEN, "a method that must be monotonic went backwards"},
+    {EXIT_PARTIAL, "a thread could not run: the other methods are reported"},
+    {EXIT_USES_END, NULL},
+};
 
 static const struct cli_option warp_decl[] = {
     {.name = "seconds", .metavar = "S", CLI_SECONDS_OF(struct warp_options, seconds, 0.05, 3600)},
@@ -61,7 +67,8 @@ static const struct cli_option warp_decl[] = {
     {0},
 };
 
-const struct cli_spec warp_cli = {.cmd = "warp", .help = help, .options = warp_decl};
+const struct cli_spec warp_cli = {.cmd = "warp", .help = help, .options = warp_decl,
+                                  .exits = warp_exits};
 
 static void parse_args(int argc, char **argv, struct warp_options *o)
 {
@@ -214,7 +221,7 @@ int cmd_warp(int argc, char **argv)
     r.rates = calloc(ml.count, sizeof *r.rates);
     if (!r.results || !r.rates) {
         fprintf(stderr, "clockscope warp: out of memory\n");
-        return 1;
+        return EXIT_FAILED;
     }
     sysinfo_read(&r.si);
     warp_run_all(&r, &ml);
@@ -227,5 +234,5 @@ int cmd_warp(int argc, char **argv)
             warp_collected_free(&r.results[i].c);
     free(r.results);
     free(r.rates);
-    return r.judged_backward || r.failures ? 1 : 0;
+    return r.judged_backward ? EXIT_BROKEN : r.failures ? EXIT_PARTIAL : EXIT_OK;
 }

@@ -62,9 +62,12 @@ static const char t_help[] =
     "  --env NAME=VALUE set\n"
     "  --help           this text\n";
 
+static const struct exit_use t_exits[] = {
+    {EXIT_OK, NULL}, {EXIT_USAGE, NULL}, {EXIT_PARTIAL, "one FILE was skipped"}, {EXIT_USES_END, NULL},
+};
 static const struct cli_spec t_spec = {
     .cmd = "t", .help = t_help, .options = t_decl, CLI_ARGS_OF(struct t_opts, args, nargs),
-    .args_usage = "[FILE...]",
+    .args_usage = "[FILE...]", .exits = t_exits,
 };
 static const struct cli_spec t_command_spec = {
     .cmd = "t", .help = t_help, .options = t_decl, .args = CLI_COMMAND,

@@ -148,6 +148,35 @@ TEST(test_cli_help_check_catches_drift)
         "  --save DIR\n  --force\n  --only GLOBS\n  --env NAME=VALUE\n";
     s.help = wrong_metavar;
     CHECK(!cli_help_check(&s, err, sizeof err) && strstr(err, "'--count N'"));
+    /* the exit statuses come from the one table, never from the help's own words */
+    s = t_spec;
+    s.exits = NULL;
+    CHECK(!cli_help_check(&s, err, sizeof err) && strstr(err, "no exit statuses declared"));
+    static const char own_words[] = "usage: t\n  --json\n  --count N\n  --seconds S\n"
+        "  --mode MODE\n  --root DIR\n  --save DIR\n  --force\n  --only GLOBS\n"
+        "  --env NAME=VALUE\nExit status: 0 ok, 3 a file skipped\n";
+    s = t_spec;
+    s.help = own_words;
+    CHECK(!cli_help_check(&s, err, sizeof err) && strstr(err, "words its own exit statuses"));
+}
+
+/* The paragraph printed from the table: the table's words for each status, then what it
+ * means for this command, in the order the command lists them. */
+TEST(test_exit_status_help_prints_the_table)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    exit_status_help(f, t_exits);
+    fclose(f);
+    CHECK(strstr(text, "Exit status"));
+    CHECK(strstr(text, "\n  0      ok\n"));
+    CHECK(strstr(text, "\n  6      partial: output was written, but a part or an input was "
+                       "skipped\n         one FILE was skipped\n"));
+    CHECK(strstr(text, "  2 ") < strstr(text, "  6 "));
+    CHECK(!strstr(text, "  1 "));
+    CHECK(strcmp(exit_status_name(EXIT_BAD_INPUT), "bad input") == 0 && !exit_status_name(9));
+    free(text);
 }
 
 /* Random edits of a valid command line: the parser answers OK, HELP or ERROR with a

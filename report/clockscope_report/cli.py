@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""clockscope report BUNDLE... [--baseline NAME] [-o OUT.html] [--markdown | --csv]
+"""clockscope report BUNDLE... [--baseline NAME] [-o OUT.html] [--markdown | --csv | --json]
 [--charts DIR] [--all]"""
 
 import argparse
@@ -9,23 +9,26 @@ import sys
 import tempfile
 from typing import List
 
-from . import analysis, load, registry, text
+from . import analysis, exit_status, load, registry, text
+from .exit_status import BAD_INPUT, FAILED, MISSING_DEPENDENCY, OK, PARTIAL, USAGE
 from .model import Problem
 
-EXIT_OK = 0
-EXIT_NOTHING = 1        # no input could be reported, or the output could not be written
-EXIT_USAGE = 2
-EXIT_PARTIAL = 3        # the report was produced, but some input was skipped or incomplete
-EXIT_MISSING_DEP = 4    # matplotlib is needed (charts, HTML) and missing
+EXITS = [
+    (OK, "a report of every input"),
+    (FAILED, "the output could not be written"),
+    (USAGE, "also when no input can be read (a missing file, a directory)"),
+    (PARTIAL, "a report was produced, but some input was skipped or incomplete (each\n"
+              "problem on stderr, naming the file)"),
+    (MISSING_DEPENDENCY, "matplotlib is missing (needed for -o and --charts); or Python"),
+    (BAD_INPUT, "no input is a clockscope document this report reads (the reason is said)"),
+]
 
 EPILOG = """\
 Inputs: bundles from `clockscope collect`, or plain --json outputs of single commands
 (bench, doctor, warp, facts, runtimes); each file is one machine.
+docs/report.md has the detail.
 
-Exit status: 0 report produced from every input; 3 report produced, but some input was
-skipped or incomplete (each problem on stderr, naming the file); 1 nothing could be
-reported, or the output could not be written; 2 bad usage; 4 matplotlib is missing
-(needed for -o and --charts).  docs/report.md has the detail."""
+""" + exit_status.help_paragraph(EXITS)
 
 
 # Control characters from a bundle (a kernel log line in the doctor's evidence, a hostile
@@ -44,7 +47,7 @@ class Parser(argparse.ArgumentParser):
     def error(self, message):
         sys.stderr.write(f"clockscope report: {_one_wording(message)}\n"
                          "Try 'clockscope report --help'.\n")
-        sys.exit(EXIT_USAGE)
+        sys.exit(USAGE)
 
 
 _METAVARS = {"--baseline": "NAME", "--output": "OUT.html", "--charts": "DIR"}
@@ -74,6 +77,8 @@ def _parser() -> argparse.ArgumentParser:
     out = p.add_mutually_exclusive_group()
     out.add_argument("--markdown", action="store_true", help="print the Markdown report on stdout")
     out.add_argument("--csv", action="store_true", help="print every figure as CSV on stdout")
+    out.add_argument("--json", action="store_true",
+                     help="print the comparison as one JSON document (clockscope.report/1) on stdout")
     p.add_argument("--charts", metavar="DIR", help="also write each chart as an SVG file into DIR")
     p.add_argument("--all", action="store_true", help="every bench method, not only the headline rows")
     return p
@@ -141,7 +146,7 @@ def _charts(rep):
         sys.stderr.write(f"clockscope report: charts need matplotlib ({e}).\n"
                          "  install it: python3 -m pip install matplotlib   (or: apt install python3-matplotlib)\n"
                          "  or the whole package: python3 -m pip install ./report\n")
-        sys.exit(EXIT_MISSING_DEP)
+        sys.exit(MISSING_DEPENDENCY)
 
 
 def main(argv=None) -> int:
@@ -153,8 +158,13 @@ def main(argv=None) -> int:
     for p in problems:
         sys.stderr.write(printable(f"clockscope report: {p}") + "\n")
     if not machines:
-        sys.stderr.write("clockscope report: nothing to report: no input could be read\n")
-        return EXIT_NOTHING
+        # No file read at all is a command line naming the wrong files; files read that
+        # are not clockscope documents are bad input.
+        read = any(not p.unreadable for p in problems)
+        sys.stderr.write("clockscope report: nothing to report: "
+                         + ("no input is a clockscope document this report reads\n" if read
+                            else "no input could be read\n"))
+        return BAD_INPUT if read else USAGE
     if args.baseline is not None and args.baseline not in {m.name for m in machines}:
         _parser().error(f"--baseline '{args.baseline}' is not one of the machines: "
                         + ", ".join(m.name for m in machines[:20]))
@@ -174,12 +184,15 @@ def main(argv=None) -> int:
             _atomic_write(args.output, printable(html.render(rep, charts, registry.PARTS)))
     except OSError as e:
         sys.stderr.write(f"clockscope report: cannot write {e.filename or ''}: {e.strerror or e}\n")
-        return EXIT_NOTHING
+        return FAILED
     try:
         if args.markdown:
             sys.stdout.write(printable(text.markdown(rep, registry.PARTS)))
         elif args.csv:
             sys.stdout.write(printable(text.csv_text(rep)))
+        elif args.json:
+            from . import report_json
+            sys.stdout.write(report_json.render(rep))
         else:
             sys.stdout.write(printable(text.terminal(rep, registry.PARTS)))
         sys.stdout.flush()
@@ -189,9 +202,9 @@ def main(argv=None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
     except OSError as e:
         sys.stderr.write(f"clockscope report: cannot write to stdout: {e.strerror or e}\n")
-        return EXIT_NOTHING
+        return FAILED
     if args.output:
         n, k = len(machines), len(charts)
         sys.stderr.write(f"clockscope report: {args.output} written ({n} machine{'s' if n != 1 else ''}, "
                          f"{k} chart{'s' if k != 1 else ''})\n")
-    return EXIT_PARTIAL if problems else EXIT_OK
+    return PARTIAL if problems else OK

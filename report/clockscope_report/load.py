@@ -90,12 +90,12 @@ def load_file(path: str, problems: List[Problem], parts: Mapping[str, Part],
     try:
         # A FIFO would block and /dev/zero never end: only regular files are read.
         if not stat.S_ISREG(os.stat(path).st_mode):
-            problems.append(Problem(source, "not a regular file"))
+            problems.append(Problem(source, "not a regular file", unreadable=True))
             return None
         with open(path, "rb") as f:
             data = f.read(MAX_FILE_BYTES + 1)
     except OSError as e:
-        problems.append(Problem(source, f"cannot read: {e.strerror or e}"))
+        problems.append(Problem(source, f"cannot read: {e.strerror or e}", unreadable=True))
         return None
     if len(data) > MAX_FILE_BYTES:
         problems.append(Problem(source, f"larger than {MAX_FILE_BYTES >> 20} MiB: not a bundle"))

@@ -93,6 +93,7 @@ class Problem:
     """Something wrong with an input file: shown on stderr and in the report."""
     source: str
     message: str
+    unreadable: bool = False             # the file itself could not be read (not its content)
 
     def __str__(self) -> str:
         return f"{self.source}: {self.message}"

@@ -77,7 +77,7 @@ def test_failing_parts_are_recorded(clockscope, tmp_path):
     out = tmp_path / "b.json"
     proc = collect(clockscope, "--parts", "facts,doctor,bench,warp", "-o", out,
                    env=faked(clockscope, bench="garbage", warp="exit", doctor="kill"))
-    assert proc.returncode == 3, proc.stderr
+    assert proc.returncode == 6, proc.stderr
     b = json.loads(out.read_text())
     assert b["parts"]["facts"]["schema"] == "clockscope.facts/1"     # the good part survived
     assert b["runs"]["facts"]["ok"]
@@ -94,7 +94,7 @@ def test_failing_parts_are_recorded(clockscope, tmp_path):
 
 def test_json_without_schema_is_a_failure(clockscope):
     proc = collect(clockscope, "--parts", "facts", env=faked(clockscope, facts="plain"))
-    assert proc.returncode == 3
+    assert proc.returncode == 6
     b = json.loads(proc.stdout)
     assert "without a clockscope schema" in b["parts"]["facts"]["error"]
 
@@ -104,7 +104,7 @@ def test_part_past_its_deadline_is_killed(clockscope):
     proc = collect(clockscope, "--parts", "facts,bench", "--timeout", "0.5",
                    env=faked(clockscope, bench="sleep"))
     assert time.monotonic() - t0 < 10
-    assert proc.returncode == 3
+    assert proc.returncode == 6
     b = json.loads(proc.stdout)
     assert "did not finish within 0.5 s" in b["parts"]["bench"]["error"]
     assert b["runs"]["bench"]["timed_out"] is True
@@ -213,7 +213,7 @@ def test_json_check_agrees_with_python(clockscope, tmp_path):
         doc.write_bytes(text.encode("utf-8", "surrogatepass"))
         proc = collect(clockscope, "--parts", "facts", env=faked(clockscope, facts=f"file:{doc}"),
                        timeout=30)
-        assert proc.returncode in (0, 3), proc.stderr
+        assert proc.returncode in (0, 6), proc.stderr
         bundle = json.loads(proc.stdout)      # whatever the part printed, the bundle is JSON
         ok = bundle["runs"]["facts"]["ok"]
         assert ok == _python_accepts(doc.read_bytes().rstrip(b" \t\r\n")), (text, bundle["parts"]["facts"])
@@ -230,7 +230,7 @@ def test_json_check_refuses_text_after_the_document(clockscope, tmp_path):
         doc.write_text(seed + tail)
         proc = collect(clockscope, "--parts", "facts", env=faked(clockscope, facts=f"file:{doc}"),
                        timeout=30)
-        assert proc.returncode == 3, (tail, proc.stderr)
+        assert proc.returncode == 6, (tail, proc.stderr)
         bundle = json.loads(proc.stdout)
         assert bundle["runs"]["facts"]["ok"] is False, tail
         assert "after the document" in json.dumps(bundle["parts"]["facts"]), (tail, bundle["parts"])
@@ -260,7 +260,7 @@ def test_collect_inside_a_riscv64_guest(clockscope, tmp_path):
     host = collect(clockscope, "--quick", "--parts", "doctor,bench", "-o", tmp_path / "host.json")
     assert host.returncode == 0
     rep = run([clockscope, "report", tmp_path / "host.json", tmp_path / "rv.json", "--markdown"])
-    assert rep.returncode == 3, rep.stderr           # host has no warp part: named, still made
+    assert rep.returncode == 6, rep.stderr           # host has no warp part: named, still made
     assert "rv vs " in rep.stdout and "host.json: bundle has no 'warp' part" in rep.stderr
 
 

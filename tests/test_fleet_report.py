@@ -35,14 +35,14 @@ def test_report_counts_every_root(clockscope, tmp_path):
 def test_error_lines_and_truncation_are_named(clockscope, tmp_path):
     path, docs = doctor_lines(clockscope, tmp_path, "--root", tmp_path / "gone")
     proc = run([clockscope, "report", path, "--markdown"])
-    assert proc.returncode == 3, proc.stderr  # produced, but an input was incomplete
+    assert proc.returncode == 6, proc.stderr  # produced, but an input was incomplete
     assert f"root '{tmp_path / 'gone'}' could not be read: facts root" in proc.stderr
     assert f"# clockscope report: {len(docs) - 2} machines" in proc.stdout
     # Cut short: no summary line, and a line broken in the middle.
     lines = path.read_text().splitlines()
     path.write_text("\n".join(lines[:3] + [lines[3][:50]]) + "\n")
     proc = run([clockscope, "report", path, "--markdown"])
-    assert proc.returncode == 3
+    assert proc.returncode == 6
     assert f"{path}:4: not a JSON document" in proc.stderr
     assert "no summary line (clockscope.doctor.fleet/1)" in proc.stderr
     assert "# clockscope report: 2 machines" in proc.stdout

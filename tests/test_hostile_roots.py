@@ -191,13 +191,13 @@ def test_an_error_line_is_escaped_too(clockscope, tmp_path):
 
 def test_empty_directory_holds_no_facts(clockscope, tmp_path):
     """An empty directory was counted as a root of verdict unknown, exit 0.  It holds no
-    facts: an error line, counted as could not be read, exit 1 (docs/fleet.md)."""
+    facts: an error line, counted as could not be read, exit 6 (docs/fleet.md)."""
     roots = tmp_path / "roots"
     write_root(roots / "good")
     (roots / "empty").mkdir()
     proc = subprocess.run([str(clockscope), "doctor", "--roots", str(roots)], capture_output=True,
                           text=True, timeout=120)
-    assert proc.returncode == 1, proc
+    assert proc.returncode == 6, proc
     assert f"{roots}/empty: error: holds no facts" in proc.stdout
     assert "2 roots: 1 ok, 0 slow, 0 broken, 0 unknown, 1 could not be read" in proc.stdout
     proc = subprocess.run([str(clockscope), "doctor", "--roots", str(roots), "--json"],

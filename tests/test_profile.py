@@ -139,7 +139,7 @@ def test_malformed_text_names_the_line(clockscope, tmp_path, option, text, says)
     bad = tmp_path / "bad.txt"
     bad.write_bytes(text)
     proc = profile(clockscope, option, bad)
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == 8, proc.stderr     # bad input: read, not perf's text
     assert proc.stdout == ""
     assert proc.stderr.startswith(f"clockscope profile: {bad}: {says}"), proc.stderr
     assert proc.stderr.count("\n") == 1, proc.stderr
@@ -152,7 +152,7 @@ def test_unreadable_inputs(clockscope, tmp_path, what):
         path = tmp_path / "fifo"
         os.mkfifo(path)
     proc = profile(clockscope, "--perf-script", path, timeout=10)
-    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.startswith("clockscope profile: "), proc.stderr
     assert ("not a regular file" in proc.stderr) != (what == "missing"), proc.stderr
 
@@ -170,7 +170,7 @@ def test_full_stdout_is_a_failure(clockscope):
 def test_missing_perf_names_the_package(clockscope, tmp_path):
     env = dict(os.environ, PATH=str(tmp_path))
     proc = profile(clockscope, "--", shutil.which("true"), env=env, timeout=10)
-    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.returncode == 7 and proc.stdout == ""
     assert proc.stderr.startswith("clockscope profile: perf is not installed"), proc.stderr
     os_id = re.search(r"^ID=\"?([^\"\n]+)", open("/etc/os-release").read(), re.M)
     if os_id and os_id.group(1) == "debian":
@@ -460,7 +460,7 @@ def test_report_names_a_bad_profile_part(clockscope, tmp_path, part, says):
     path = tmp_path / "b.json"
     path.write_text(json.dumps(b))
     proc = run([clockscope, "report", path], timeout=120)
-    assert proc.returncode == 3, proc.stderr
+    assert proc.returncode == 6, proc.stderr
     assert f"clockscope report: {path}: {says}" in proc.stderr, proc.stderr
     assert "where the sampled time goes" not in proc.stdout
 

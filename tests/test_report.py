@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """clockscope report: tables and ratios on crafted numbers computed by hand, the doctor's
 explanation beside a slow row, harness cost on runtime rows, every kind of bad input
-(message naming the file, the rest still reported, exit 3), exit codes, the C command's
+(message naming the file, the rest still reported, exit 6), exit codes, the C command's
 hand-over, the real fixtures, a fleet, and a mutation fuzz of the bundle reader."""
 import copy
 import csv
@@ -216,7 +216,7 @@ def test_bad_file_named_and_rest_reported(capsys, tmp_path, pair, name):
     bad = tmp_path / name
     bad.write_bytes(make(good).encode("utf-8", "surrogateescape"))
     code, out, err = report(capsys, pair[0], bad, pair[1], "--markdown")
-    assert code == 3, err
+    assert code == 6, err
     assert f"{bad}: " in err and message in err, err
     assert "slow vs base" in out                 # the good files are still compared
     assert message in out                        # and the problem is in the report too
@@ -239,7 +239,7 @@ def test_missing_and_failed_and_malformed_parts(capsys, tmp_path, pair):
     files = [write(tmp_path, f"{k}.json", v) for k, v in
              (("nobench", nobench), ("failed", failed), ("broken", broken), ("newer", newer))]
     code, out, err = report(capsys, pair[0], *files, "--markdown")
-    assert code == 3
+    assert code == 6
     assert "nobench.json: bundle has no 'bench' part" in err
     assert "failed.json: part 'doctor' failed when collected: killed by signal 9" in err
     assert "broken.json: part 'bench' is malformed (results is not a list)" in err
@@ -251,7 +251,7 @@ def test_missing_and_failed_and_malformed_parts(capsys, tmp_path, pair):
 def test_duplicate_names(capsys, tmp_path, pair):
     again = write(tmp_path, "again.json", json.loads(Path(pair[1]).read_text()))
     code, out, err = report(capsys, *pair, again, "--markdown")
-    assert code == 3
+    assert code == 6
     assert "machine name 'slow' is also the name of" in err and "shown as 'slow (again.json)'" in err
     assert "| slow (again.json) |" in out
 
@@ -259,12 +259,12 @@ def test_duplicate_names(capsys, tmp_path, pair):
 def test_nothing_readable_and_no_input(capsys, tmp_path):
     e = write(tmp_path, "e.json", "")
     code, out, err = report(capsys, e, tmp_path / "missing.json")
-    assert code == 1
+    assert code == 8      # a file read (empty) is bad input
     assert "empty file" in err and "missing.json: cannot read" in err and "nothing to report" in err
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     code, out, err = report(capsys, fifo, tmp_path, "/dev/zero")
-    assert code == 1
+    assert code == 2      # no file could be read: the command line names the wrong ones
     assert err.count("not a regular file") == 3
     with pytest.raises(SystemExit) as ex:
         cli.main([])
@@ -387,7 +387,7 @@ def _mutations(doc, rng):
 
 def test_fuzz_bundle_reader(capsys, tmp_path):
     """Mutated real bundles (byte-level and structural): the report never crashes; every
-    file is either reported or named with what is wrong; exit status 0, 1 or 3."""
+    file is either reported or named with what is wrong; exit status 0 or 6."""
     rng = random.Random(2024)
     seeds = [(BUNDLES / f"{n}.json").read_text() for n in REAL]
     for i in range(120):
@@ -402,9 +402,9 @@ def test_fuzz_bundle_reader(capsys, tmp_path):
         f = write(tmp_path, f"f{i}.json", text)
         code = cli.main([f, str(BUNDLES / "host.json"), "--markdown"])
         out = capsys.readouterr()
-        assert code in (0, 3), (code, out.err)
+        assert code in (0, 6), (code, out.err)
         assert "## The answer" in out.out
-        if code == 3:
+        if code == 6:
             assert f in out.err
 
 
@@ -419,23 +419,23 @@ def test_c_command_hands_over(clockscope, tmp_path):
     assert run([clockscope, "report", *files], cwd=tmp_path).returncode == 0
     env = dict(os.environ, CLOCKSCOPE_PYTHON="no-such-python3")
     proc = run([clockscope, "report", *files], env=env)
-    assert proc.returncode == 4 and "install Python 3 and matplotlib" in proc.stderr
+    assert proc.returncode == 7 and "install Python 3 and matplotlib" in proc.stderr
     env = dict(os.environ, CLOCKSCOPE_REPORT_PATH=str(tmp_path / "none"))
     proc = run([clockscope, "report", *files], env=env, cwd="/")
-    assert proc.returncode == 4 and "pip install ./report" in proc.stderr
+    assert proc.returncode == 7 and "pip install ./report" in proc.stderr
     proc = run([clockscope, "report", "--bogus"])
     assert proc.returncode == 2
 
 
 def test_missing_matplotlib_is_named(tmp_path, pair):
-    """Without matplotlib, -o says what to install and exits 4; --markdown still works."""
+    """Without matplotlib, -o says what to install and exits 7; --markdown still works."""
     blocker = tmp_path / "block"
     blocker.mkdir()
     (blocker / "matplotlib").mkdir()
     (blocker / "matplotlib" / "__init__.py").write_text("raise ImportError('blocked for the test')\n")
     env = dict(os.environ, PYTHONPATH=f"{blocker}:{ROOT / 'report'}")
     proc = run([sys.executable, "-m", "clockscope_report", *pair, "-o", tmp_path / "r.html"], env=env)
-    assert proc.returncode == 4, proc.stderr
+    assert proc.returncode == 7, proc.stderr
     assert "pip install matplotlib" in proc.stderr
     proc = run([sys.executable, "-m", "clockscope_report", *pair, "--markdown"], env=env)
     assert proc.returncode == 0
@@ -528,7 +528,7 @@ def test_hostile_values_in_charts(capsys, tmp_path, pair, case):
     assert "not drawn" not in err and "Traceback" not in err
     text = html.read_text(encoding="utf-8")
     if case == "huge":
-        assert code == 3 and "results[0].ns_per_call" in err and "no measurement" in err
+        assert code == 6 and "results[0].ns_per_call" in err and "no measurement" in err
         return
     assert code == 0, err
     assert sorted(p.name for p in charts.iterdir()) == ["cost.svg", "ratio.svg"]
@@ -539,7 +539,7 @@ def test_hostile_values_in_charts(capsys, tmp_path, pair, case):
 
 
 def test_a_chart_that_fails_costs_only_itself(capsys, tmp_path, pair, monkeypatch):
-    """A chart matplotlib cannot draw is named among the input problems (exit 3); the other
+    """A chart matplotlib cannot draw is named among the input problems (exit 6); the other
     charts and the report are written."""
     import dataclasses
     from clockscope_report import bench, registry
@@ -551,7 +551,7 @@ def test_a_chart_that_fails_costs_only_itself(capsys, tmp_path, pair, monkeypatc
     monkeypatch.setattr(registry, "PARTS", parts)
     html = tmp_path / "r.html"
     code, _, err = report(capsys, *pair, "-o", html)
-    assert code == 3 and "ratio chart: not drawn: OverflowError" in err
+    assert code == 6 and "ratio chart: not drawn: OverflowError" in err
     text = html.read_text()
     assert text.count("<svg") == 1 and "ratio chart: not drawn" in text   # cost.svg is there
 
@@ -616,7 +616,7 @@ def test_a_new_part_is_one_module_and_one_registry_line(capsys, tmp_path, pair, 
     assert "uptime of slow: 42 s" in html.read_text() and (charts / "uptime.svg").exists()
     newer = write(tmp_path, "newer.json", dict(b, parts=dict(b["parts"], uptime={"schema": "clockscope.uptime/2"})))
     code, _, err = report(capsys, pair[0], newer)
-    assert code == 3 and "part 'uptime' has schema clockscope.uptime/2, newer than this report reads (/1)" in err
+    assert code == 6 and "part 'uptime' has schema clockscope.uptime/2, newer than this report reads (/1)" in err
 
 
 def _with_samples(name, samples, **kw):

@@ -354,7 +354,7 @@ def test_bad_input(cs, tmp_path):
 
 def test_missing_shim_is_a_clear_error(cs):
     proc = run([cs, "run", "--", "true"], env=dict(os.environ, CLOCKSCOPE_SHIM="/nonexistent/shim.so"))
-    assert proc.returncode == 1
+    assert proc.returncode == 125     # run's own failure, before the command ran
     assert "cannot find libclockscope-shim.so" in proc.stderr and "/nonexistent/shim.so" in proc.stderr
 
 

@@ -100,7 +100,7 @@ BROKEN = {
 def test_a_broken_runtime_is_one_error_row_and_the_others_report(clockscope, behaviour):
     proc, doc = runtimes(clockscope, "--only", "c,python", "--python", FAKE, "--samples", "3",
                          "--timeout", "2", env={"FAKE_RUNTIME": behaviour}, timeout=60)
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == 6, proc.stderr
     (py,) = rows(doc, "python")
     assert py["available"] is False and py["status"] == "failed" and py["api"] is None
     assert py["why_unavailable"].startswith(BROKEN[behaviour]), py["why_unavailable"]
@@ -111,7 +111,7 @@ def test_a_broken_runtime_is_one_error_row_and_the_others_report(clockscope, beh
     text = run([clockscope, "runtimes", "--only", "c,python", "--python", FAKE, "--samples", "3",
                 "--timeout", "2", "--no-count"], env=dict(os.environ, FAKE_RUNTIME=behaviour),
                timeout=60)
-    assert text.returncode == 1
+    assert text.returncode == 6
     line = next(l for l in text.stdout.splitlines() if l.startswith("python "))
     assert "failed: " + BROKEN[behaviour] in line
     assert any(l.startswith("c ") and "clock_gettime(MONOTONIC)" in l for l in text.stdout.splitlines())
@@ -226,7 +226,7 @@ def test_each_installed_runtime_is_measured(clockscope, tmp_path, runtime, apis,
 def test_probe_sources_missing_is_a_clear_failure(clockscope, tmp_path):
     need_tool("python3")
     proc, doc = runtimes(clockscope, "--only", "python", env={"CLOCKSCOPE_PROBES": str(tmp_path)})
-    assert proc.returncode == 1
+    assert proc.returncode == 6
     (py,) = rows(doc, "python")
     assert py["why_unavailable"] == f"the probe source {tmp_path}/probe.py is not readable"
 

@@ -311,7 +311,7 @@ def test_workers_keep_the_order_and_the_counts(clockscope, tmp_path):
     rc, many = docs([clockscope, "doctor", "--roots", roots, "--json"])
     rc1, one = docs(["taskset", "-c", str(min(os.sched_getaffinity(0))), clockscope, "doctor",
                      "--roots", roots, "--json"])
-    assert rc == rc1 == 1
+    assert rc == rc1 == 6     # partial: some roots could not be read
     assert [d["root"] for d in many[:-1]] == sorted(str(p) for p in roots.iterdir())
     assert many == one
     assert many[-1]["roots"] == 150 and many[-1]["errors"] == 4 + 4   # junk archives, empty dirs

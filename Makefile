@@ -223,7 +223,7 @@ fuzz:
 	$(FUZZ_CC) -o build/fuzz/fuzz_gap_list tests/fuzz/fuzz_gap_list.c src/bench/gap_list.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_ladder_fault tests/fuzz/fuzz_ladder_fault.c src/ladder/fault.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_cli tests/fuzz/fuzz_cli.c src/common/cli_parse.c \
-	    src/common/cli.c src/common/cpuset.c
+	    src/common/cli.c src/common/cpuset.c src/common/exit_status.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_json_check tests/fuzz/fuzz_json_check.c src/common/json_read.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_dts_edit tests/fuzz/fuzz_dts_edit.c src/vm/dts_edit.c
 	$(FUZZ_CC) -o build/fuzz/fuzz_sysfs_readback tests/fuzz/fuzz_sysfs_readback.c \

@@ -804,5 +804,6 @@ def test_help_and_exit_statuses_are_documented(clockscope):
         proc = run([clockscope, cmd, "--help"])
         assert proc.returncode == 0 and "Exit status" in proc.stdout
     text = run([clockscope, "doctor", "--help"]).stdout
-    assert "0 ok, 3 slow, 4 broken, 5 unknown" in text
+    for line in ("  0      ok", "  3      slow: ", "  4      broken: ", "  5      unknown: "):
+        assert f"\n{line}" in text, line
     assert "doctor" in run([clockscope, "--help"]).stdout

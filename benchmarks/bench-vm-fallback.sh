@@ -13,7 +13,7 @@ cc -O1 -o "$out/clockloop" tests/progs/clockloop.c
 CS=./build/clockscope
 boot() { # NAME ARGS...: one boot, stdout to NAME.out, stderr to NAME.err
     name=$1; shift
-    $CS vm --arch x86_64 --cpus 1 --append "clocksource=hpet tsc=reliable" \
+    $CS vm --arch x86_64 --vcpus 1 --append "clocksource=hpet tsc=reliable" \
         --add "$out/clockloop" \
         --add build/libclockscope-shim.so:/lib/clockscope/libclockscope-shim.so \
         --env CLOCKSCOPE_SHIM=/lib/clockscope/libclockscope-shim.so "$@" \

@@ -14,7 +14,7 @@ the hot loop (gap 0) for reference:
           the spread of the ratios from run to run (a cold read is ~1 us of cache and TLB
           misses, and what the machine did during the sleep decides a good part of it);
   --vm    an x86_64 guest whose kernel serves clock_gettime by syscall: `clockscope vm
-          --cpus 1 --append 'clocksource=hpet tsc=reliable' --env
+          --vcpus 1 --append 'clocksource=hpet tsc=reliable' --env
           FASTCLOCK_UNSAFE_ASSUME_INVARIANT_TSC=1` (the setup of the fallback experiment
           in docs/benchmarks/fastclock.md: TCG cannot advertise invariant TSC, so the
           test-only override lets fastclock use the counter; `--bracket counter` for the
@@ -38,7 +38,7 @@ SYSCALL = "syscall.clock_gettime.monotonic"
 METHODS = [FASTCLOCK, VDSO, LIBC, SYSCALL]
 GAPS = "0,1ms:200,20ms:200,150ms:200,1s:30"
 BENCH = ["bench", "--json", "--gap", GAPS, "--only", ",".join(METHODS)]
-VM = ["vm", "--arch", "x86_64", "--cpus", "1", "--timeout", "900",
+VM = ["vm", "--arch", "x86_64", "--vcpus", "1", "--timeout", "900",
       "--append", "clocksource=hpet tsc=reliable",
       "--env", "FASTCLOCK_UNSAFE_ASSUME_INVARIANT_TSC=1", "--"]
 

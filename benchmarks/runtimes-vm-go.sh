@@ -22,7 +22,7 @@ done
 guest() { # name arch goarch [vm options]
     name=$1 arch=$2 goarch=$3
     shift 3
-    ./build/clockscope vm --arch "$arch" --cpus 1 --timeout 900 "$@" \
+    ./build/clockscope vm --arch "$arch" --vcpus 1 --timeout 900 "$@" \
         --add "$out/probe-go-$goarch:/bin/probe-go" \
         -- runtimes --only c,go --go-probe /bin/probe-go --samples 5 --json \
         > "$out/$name.json" 2> "$out/$name.err" || { echo "$name: failed, see $out/$name.err"; return 0; }

@@ -27,7 +27,7 @@ PY
 )
 adds="--add $py:$py --add runtimes/probes/probe.py:/probes/probe.py"
 for f in $files; do adds="$adds --add $f:$f"; done
-vm="./build/clockscope vm --arch x86_64 --cpus 1 --timeout 900"
+vm="./build/clockscope vm --arch x86_64 --vcpus 1 --timeout 900"
 append="clocksource=hpet tsc=reliable"   # tsc=reliable: the TSC stays listed, for the shim
 echo "== A: runtimes, no shim"
 # shellcheck disable=SC2086

@@ -105,7 +105,9 @@ def test_usage_errors(clockscope, tmp_path):
         (["vm", "--", "bench"], "--arch or --scenario is required"),
         (["vm", "--arch", "x86_64"], "no command given"),
         (["vm", "--arch", "x86_64", "--bogus", "--", "bench"], "unknown option"),
-        (["vm", "--arch", "x86_64", "--cpus", "0", "--", "bench"], "--cpus"),
+        (["vm", "--arch", "x86_64", "--vcpus", "0", "--", "bench"], "--vcpus: 0 is out of range"),
+        # bench, warp and ladder's --cpus is a list of host CPUs: vm's count is --vcpus only.
+        (["vm", "--arch", "x86_64", "--cpus", "2", "--", "bench"], "unknown option '--cpus'"),
         (["vm", "--arch", "x86_64", "--memory", "lots", "--", "bench"], "--memory"),
         (["vm", "--arch", "x86_64", "--timeout", "-1", "--", "bench"], "--timeout"),
         (["vm", "--arch", "x86_64", "--append"], "--append needs a value"),

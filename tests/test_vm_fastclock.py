@@ -67,7 +67,7 @@ COUNT_MONOTONIC = re.compile(r"^\s+(\d+)\s+[\d.]+ [kMGTPE]?/s\s+clock_gettime\(C
 
 def run_prog_in_guest(vm, guest_progs, arch, mode, *args):
     return vm(arch, "run", "--mode", mode, "--verbose", "--", "clockloop", str(LOOP_N), *args,
-              extra=["--cpus", "1", "--quiet", "--add", str(guest_progs[arch])])
+              extra=["--vcpus", "1", "--quiet", "--add", str(guest_progs[arch])])
 
 
 def within_bound(proc):
@@ -116,7 +116,7 @@ def facts(out):
 
 
 def run_in_guest(vm, clockloop, *env):
-    extra = ["--cpus", "1", "--add", str(clockloop),
+    extra = ["--vcpus", "1", "--add", str(clockloop),
              "--add", f"{ROOT}/build/libclockscope-shim.so:{SHIM_IN_GUEST}",
              "--env", f"CLOCKSCOPE_SHIM={SHIM_IN_GUEST}"]
     for e in env:

@@ -85,7 +85,7 @@ def suite(request, clockscope, tmp_path_factory):
     fake.mkdir()
     (fake / "current").write_text("jiffies\n")
     (fake / "available").write_text("jiffies\n")
-    extra = ["--cpus", "2", "--timeout", str(VM_TIMEOUT), "--quiet"]
+    extra = ["--vcpus", "2", "--timeout", str(VM_TIMEOUT), "--quiet"]
     for p in progs.values():
         extra += ["--add", str(p)]
     extra += ["--add", f"{fake / 'current'}:{FAKE_SYSFS}/{CS_DIR}/current_clocksource",

@@ -55,7 +55,7 @@ static const char help[] =
     "  --arch ARCH      x86_64, aarch64 or riscv64\n"
     "  --scenario NAME  a failure of the lab (docs/lab.md): its arch, machine, kernel\n"
     "                   command line, vCPUs and device tree; --append adds to its command\n"
-    "                   line, --cpus overrides its vCPUs\n"
+    "                   line, --vcpus overrides its vCPUs\n"
     "  --list-scenarios what each scenario reproduces and the doctor's verdict there\n"
     "  --machine NAME   the QEMU machine model: x86_64 pc (default) or q35, aarch64 virt,\n"
     "                   riscv64 virt (default) or sifive_u (no time CSR: rdtime traps)\n"
@@ -63,7 +63,8 @@ static const char help[] =
     "                   default: Debian's (bookworm; riscv64: trixie), fetched once into\n"
     "                   $XDG_CACHE_HOME/clockscope (or $CLOCKSCOPE_CACHE_DIR)\n"
     "  --append ARGS    extra kernel command line arguments, e.g. \"clocksource=hpet\"\n"
-    "  --cpus N         virtual CPUs (default 2)\n"
+    "  --vcpus N        virtual CPUs (default 2; bench, warp and ladder's --cpus is a list\n"
+    "                   of this machine's CPUs)\n"
     "  --memory MIB     guest memory in MiB (default 512)\n"
     "  --timeout S      give up after S seconds, killing the guest (default 300)\n"
     "  --init-deadline S  under TCG, boot once more (within --timeout) when /init has\n"
@@ -119,7 +120,7 @@ struct vm_options {
     const struct vm_arch *arch;
     const struct vm_scenario *scenario;
     bool list_scenarios;
-    int cpus, memory;
+    int vcpus, memory;
     double timeout, init_deadline;
     bool no_kvm, quiet, apply_fix, json;
     const char *envs[GUEST_ENV_MAX], *adds[GUEST_FILES_MAX];
@@ -177,7 +178,7 @@ static const struct cli_option vm_decl[] = {
      CLI_STRING_OF(struct vm_options, machine_arg)},
     {.name = "kernel", .metavar = "IMAGE", CLI_STRING_OF(struct vm_options, kernel)},
     {.name = "append", .metavar = "ARGS", CLI_STRING_OF(struct vm_options, append)},
-    {.name = "cpus", .metavar = "N", CLI_UINT_OF(struct vm_options, cpus, 1, 64)},
+    {.name = "vcpus", .metavar = "N", CLI_UINT_OF(struct vm_options, vcpus, 1, 64)},
     /* A Debian kernel needs at least 128 MiB. */
     {.name = "memory", .metavar = "MIB", CLI_UINT_OF(struct vm_options, memory, 128, 1u << 20)},
     {.name = "timeout", .metavar = "S", CLI_SECONDS_OF(struct vm_options, timeout, 1, 86400)},
@@ -229,11 +230,11 @@ static int parse_args(int argc, char **argv, struct vm_options *o)
                           "after --)");
     if (o->scenario) {
         o->arch = vm_arch_find(o->scenario->arch);
-        if (!o->cpus)
-            o->cpus = (int)o->scenario->cpus;
+        if (!o->vcpus)
+            o->vcpus = (int)o->scenario->cpus;
     }
-    if (!o->cpus)
-        o->cpus = 2;
+    if (!o->vcpus)
+        o->vcpus = 2;
     const char *machine = o->scenario ? o->scenario->machine : o->machine_arg;
     if (!vm_machine_find(o->arch, machine)) {
         char names[MSG_LINE];
@@ -488,7 +489,7 @@ int cmd_vm(int argc, char **argv)
 
     const struct vm_scenario *s = o.scenario;
     struct vm_boot b = {o.arch, vm_machine_find(o.arch, s ? s->machine : o.machine_arg), NULL,
-                        g.boot_path, g.initrd, append, (unsigned)o.cpus, (unsigned)o.memory,
+                        g.boot_path, g.initrd, append, (unsigned)o.vcpus, (unsigned)o.memory,
                         false, o.timeout, 0, NULL};
     struct vm_boot_policy p = {g.desc, o.no_kvm, o.quiet, o.init_deadline};
     bool ready = !(s && s->dt_property) || scenario_tree(s, &b, &p, &g);

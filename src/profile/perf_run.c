@@ -301,9 +301,9 @@ bool perf_run_script(const char *perf_path, const char *data, struct tally *t, c
         goto out;
     }
     size_t len = (size_t)st.st_size;
-    if (len == 0) {
-        snprintf(why, whylen, "perf recorded no samples: what was profiled used no CPU while "
-                 "perf watched (too brief, or asleep)");
+    if (len == 0) { /* an answer: nothing it did, reading the time included, was sampled */
+        t->no_samples = true;
+        ok = true;
         goto out;
     }
     text = malloc(len + 1);
@@ -421,6 +421,8 @@ bool perf_run_live(const struct perf_run_options *o, struct tally *t, struct per
                  status);
     else
         ok = perf_run_script(perf, data, t, err, errlen);
+    if (ok && !t->event[0]) /* no sample named it: the event perf was asked for */
+        snprintf(t->event, sizeof t->event, "%s", r->event);
     remove_dir(dir);
     return ok;
 }

@@ -27,6 +27,8 @@ void profile_note(struct profile_view *v, const char *fmt, ...)
 void profile_notes(struct profile_view *v)
 {
     const struct tally *t = v->t;
+    if (t->no_samples)
+        return; /* every note reads the samples: with none, the answer is said whole */
     double vdso = tally_percent(t, CAT_VDSO), sys = tally_percent(t, CAT_SYSCALL),
            cs = tally_percent(t, CAT_CLOCKSOURCE);
     if (vdso >= 1.0 && sys + cs < 0.1 * vdso && (t->kernel_frames || t->from_report)) {

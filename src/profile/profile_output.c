@@ -33,7 +33,7 @@ void profile_print_table(FILE *out, const struct profile_view *v)
 {
     const struct tally *t = v->t;
     fprintf(out, "clockscope profile: ");
-    if (t->samples)
+    if (t->samples || t->no_samples)
         fprintf(out, "%llu samples", (unsigned long long)t->samples);
     else
         fprintf(out, "samples not stated");
@@ -56,6 +56,12 @@ void profile_print_table(FILE *out, const struct profile_view *v)
         fprintf(out, " --clock-loop (clock_gettime(CLOCK_MONOTONIC) through libc), %g s", v->seconds);
     else if (v->live)
         fprintf(out, " -a, %g s", v->seconds);
+    if (t->no_samples) {
+        fprintf(out, "\n  0%% reading the time: perf recorded no samples, so what was profiled "
+                "used no CPU while perf\n  watched (too brief, or asleep), reading the time "
+                "included\n");
+        return;
+    }
     fprintf(out, "\n  %.2f%% of all samples were reading the time\n\n", tally_time_percent(t));
     fprintf(out, "  %-12s %8s %10s  %s\n", "category", "share", "samples", "what");
     for (int c = 0; c < CAT_COUNT; c++) {
@@ -201,7 +207,7 @@ void profile_print_json(FILE *out, const struct profile_view *v)
         json_null(&j);
     json_kv_string(&j, "event", t->event);
     json_kv_bool(&j, "kernel_frames", t->kernel_frames);
-    if (t->samples)
+    if (t->samples || t->no_samples)
         json_kv_uint(&j, "samples", t->samples);
     else
         json_kv_null(&j, "samples");

@@ -26,6 +26,7 @@ struct tally {
     double weight[CAT_COUNT]; /* perf script: samples; perf report: percent of all samples */
     double total;             /* the weight of all samples (script: samples; report: 100) */
     uint64_t samples;         /* samples seen (script) or the header's count (report) */
+    bool no_samples;          /* perf recorded none: samples 0 is known, not unstated */
     bool from_report;         /* weights are perf report percentages */
     bool children_columns;    /* perf report had Children and Self: Self was used */
     bool report_chains;       /* perf report -g folded chains were attributed */

@@ -156,7 +156,9 @@ def main(argv=None) -> int:
     problems: List[Problem] = []
     machines = load.load_all(args.inputs, problems, registry.PARTS, every_method=args.all)
     for p in problems:
-        sys.stderr.write(printable(f"clockscope report: {p}") + "\n")
+        sys.stderr.write(printable(f"clockscope report: {'note: ' if p.note else ''}{p}") + "\n")
+    # Notes were said; what the report and the exit status carry are the inputs skipped.
+    problems = [p for p in problems if not p.note]
     if not machines:
         # No file read at all is a command line naming the wrong files; files read that
         # are not clockscope documents are bad input.
@@ -193,7 +195,7 @@ def main(argv=None) -> int:
         elif args.json:
             from . import report_json
             sys.stdout.write(report_json.render(rep))
-        else:
+        elif not args.output:   # with -o the HTML is the report; stdout stays empty
             sys.stdout.write(printable(text.terminal(rep, registry.PARTS)))
         sys.stdout.flush()
     except BrokenPipeError:

@@ -25,7 +25,7 @@ th { background: #f2f2f2; text-align: left; } td.num { text-align: right; white-
 td.vs { text-align: right; min-width: 9em; }
 td.slower { color: #b00020; font-weight: 600; } td.faster { color: #1b6e20; } td.same { color: #555; }
 td.why { font-size: 0.88em; min-width: 12em; max-width: 30em; }
-th { overflow-wrap: anywhere; }
+th { overflow-wrap: break-word; }
 td.name { white-space: nowrap; }
 tr.group td { border-top: 2px solid #888; }
 table.machines td { overflow-wrap: anywhere; max-width: 14em; font-size: 0.9em; }
@@ -142,7 +142,10 @@ DESCRIBE = ["arch", "cpu_model", "kernel", "clocksource", "available_clocksource
 def _descriptions(rep: Report) -> List[str]:
     cols = ["machine"] + DESCRIBE + ["collected", "clockscope", "file", "parts"]
     out = ["<h2>Machines</h2>",
-           '<table class="machines"><tr>' + "".join(f"<th>{escape(c)}</th>" for c in cols) + "</tr>"]
+           # a break opportunity after each "_" of a field name: "available_/clocksource", never
+           # inside a word
+           '<table class="machines"><tr>' + "".join(f"<th>{escape(c).replace('_', '_<wbr>')}</th>"
+                                                    for c in cols) + "</tr>"]
     for m in rep.machines:
         parts = ", ".join(m.parts + [f"{p}: {e}" for p, e in m.part_errors.items()])
         vals = [m.name] + [str(m.description.get(k, "—")) for k in DESCRIBE] + \

@@ -196,8 +196,10 @@ def load_all(paths: List[str], problems: List[Problem], parts: Sequence[Part],
             while new in seen:
                 new = f"{m.name} ({os.path.basename(path)} #{k})"
                 k += 1
+            # Normal in a fleet (every `clockscope vm` guest is "vm"; cloud images share
+            # hostnames): a note, and the machine is shown under a name of its own.
             problems.append(Problem(path, f"machine name '{m.name}' is also the name of {seen[m.name]}: "
-                                          f"shown as '{new}'"))
+                                          f"shown as '{new}'", note=True))
             m.name = new
         seen[m.name] = path
         machines.append(m)

@@ -94,6 +94,7 @@ class Problem:
     source: str
     message: str
     unreadable: bool = False             # the file itself could not be read (not its content)
+    note: bool = False                   # worth saying, but nothing was skipped (exit 0)
 
     def __str__(self) -> str:
         return f"{self.source}: {self.message}"

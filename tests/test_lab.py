@@ -296,17 +296,21 @@ def test_apply_fix_skips_what_the_guest_does_not_allow(guest_binaries, tmp_path)
 
 
 def test_apply_fix_text_report(guest_binaries, tmp_path):  # noqa: F811
-    """Without --json: the command's output, then what was applied and the table."""
+    """Without --json: the command's output alone on stdout (its --json one document a pipe
+    can read), and on stderr what was applied and the table."""
     env = dict(os.environ, TMPDIR=str(tmp_path))
     # An after of slow with 0 syscalls per 1000 calls is slow by emulated cost alone
     # (apply_fix above): applied again.
     proc = until_fair(
         lambda: run([guest_binaries, "vm", "--scenario", "x86_64-hpet", "--timeout", str(VM_TIMEOUT),
-                     "--apply-fix", "--", "doctor"], timeout=3 * GUEST_TIMEOUT, env=env),
-        lambda p: not re.search(r"^  after   slow +[\d.]+ +0$", p.stdout, re.M))
+                     "--apply-fix", "--", "doctor", "--json"], timeout=3 * GUEST_TIMEOUT, env=env),
+        lambda p: not re.search(r"^  after   slow +[\d.]+ +0$", p.stderr, re.M))
     assert our_qemus(tmp_path) == [] and not list(tmp_path.glob("clockscope-vm-*"))
     assert proc.returncode == 0, proc.stderr[-3000:]
-    report = proc.stdout.split("clockscope vm --apply-fix: scenario x86_64-hpet\n")[-1]
+    assert json.loads(proc.stdout)["verdict"] == "ok", proc.stdout[:2000]   # the after boot's
+    assert "--apply-fix" not in proc.stdout
+    assert re.search(r"^clockscope vm --apply-fix: scenario x86_64-hpet: applying ", proc.stderr, re.M)
+    report = proc.stderr.split("clockscope vm --apply-fix: scenario x86_64-hpet\n")[-1]
     # the sysfs switch, or (the TSC not registered yet when the doctor looked, as in
     # test_apply_fix_proves_the_kernel_remedy) the command line without clocksource=hpet or
     # with clocksource=tsc

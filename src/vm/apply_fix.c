@@ -363,9 +363,11 @@ static bool fix_apply(struct fix_run *f)
         for (int k = 0; k < f->argc; k++)
             gargv[gargc++] = f->argv[k];
         gargv[gargc] = NULL;
+        /* vm's own lines go to stderr, as its other notes do: stdout carries the command's
+         * output alone (or, with --json, the one document). */
         if (!ctx->json)
-            printf("clockscope vm --apply-fix: scenario %s: applying %s\n", ctx->scenario,
-                   fa->what);
+            fprintf(stderr, "clockscope vm --apply-fix: scenario %s: applying %s\n",
+                    ctx->scenario, fa->what);
         fflush(stdout);
         f->applied = boot_guest(ctx, gargc, gargv, fa->append, fa->sysfs, fa->sysfs_size,
                                 f->cap, !ctx->json, f->r, &f->status);
@@ -463,19 +465,20 @@ static void print_json(const struct fix_run *f)
     fputc('\n', stdout);
 }
 
-/* The report as text, after the command's own output. */
+/* The report as text, on stderr after the command's own output (stdout): a command's
+ * --json stays one document a pipe can read. */
 static void print_text(const struct fix_run *f)
 {
-    if (f->command_len && f->command_out[f->command_len - 1] != '\n')
-        putchar('\n');
-    printf("clockscope vm --apply-fix: scenario %s\n", f->ctx->scenario);
+    fflush(stdout);
+    fprintf(stderr, "clockscope vm --apply-fix: scenario %s\n", f->ctx->scenario);
     for (int i = 0; i < f->n_skipped; i++)
-        printf("  not applied: %s\n", f->skipped[i]);
-    printf("  applied: %s\n",
-           f->applied ? f->action.what : "nothing: no action the guest allows");
-    printf("  %-7s %-9s %12s %26s\n", "", "verdict", "ns per call", "syscalls per 1000 calls");
-    fix_figures_print("before", &f->before);
-    fix_figures_print("after", &f->after);
+        fprintf(stderr, "  not applied: %s\n", f->skipped[i]);
+    fprintf(stderr, "  applied: %s\n",
+            f->applied ? f->action.what : "nothing: no action the guest allows");
+    fprintf(stderr, "  %-7s %-9s %12s %26s\n", "", "verdict", "ns per call",
+            "syscalls per 1000 calls");
+    fix_figures_print(stderr, "before", &f->before);
+    fix_figures_print(stderr, "after", &f->after);
 }
 
 /* Print: before, the action applied (or none) and the actions skipped, after. */

@@ -76,10 +76,10 @@ void fix_figures_json(struct json *j, const char *key, const struct fix_figures 
     json_end_object(j);
 }
 
-void fix_figures_print(const char *label, const struct fix_figures *f)
+void fix_figures_print(FILE *out, const char *label, const struct fix_figures *f)
 {
     if (!f->have) {
-        printf("  %-7s %s\n", label, f->why);
+        fprintf(out, "  %-7s %s\n", label, f->why);
         return;
     }
     char ns[32] = "-", sys[32] = "-";
@@ -87,5 +87,5 @@ void fix_figures_print(const char *label, const struct fix_figures *f)
         units_format_ns_number(f->ns_per_call, ns, sizeof ns);
     if (f->syscalls_per_1000_calls >= 0)
         snprintf(sys, sizeof sys, "%.0f", f->syscalls_per_1000_calls);
-    printf("  %-7s %-9s %12s %26s\n", label, f->verdict, ns, sys);
+    fprintf(out, "  %-7s %-9s %12s %26s\n", label, f->verdict, ns, sys);
 }

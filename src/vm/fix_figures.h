@@ -9,6 +9,7 @@
 #include "common/message.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 
 /* What the doctor measured: the verdict, libc clock_gettime(CLOCK_MONOTONIC)'s cost, and
@@ -28,7 +29,8 @@ bool fix_figures_read(const char *text, size_t n, struct json_node **root, struc
 /* "key": f as an object, or null when f has no figures. */
 void fix_figures_json(struct json *j, const char *key, const struct fix_figures *f);
 
-/* f's row of the text report (verdict, ns per call, syscalls per 1000 calls), or its why. */
-void fix_figures_print(const char *label, const struct fix_figures *f);
+/* f's row of the text report (verdict, ns per call, syscalls per 1000 calls), or its why,
+ * to out. */
+void fix_figures_print(FILE *out, const char *label, const struct fix_figures *f);
 
 #endif

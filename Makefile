@@ -98,8 +98,9 @@ $(O)/libfastclock-seam.a: $(SEAM_OBJ)
 	@echo "  AR  $@"
 	@rm -f $@ && $(AR) rcs $@ $^
 
-# pkg-config file for a prefix: $(call fastclock_pc,PREFIX) > FILE
-fastclock_pc = printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: fastclock\nDescription: the cheapest correct timestamp (calibrated CPU counter, CLOCK_MONOTONIC domain)\nVersion: 1.0.0\nLibs: -L$${libdir} -lfastclock\nLibs.private: -lpthread\nCflags: -I$${includedir}\n' '$(1)'
+# pkg-config file for a prefix: $(call fastclock_pc,PREFIX[,LIBDIR]) > FILE; LIBDIR is
+# written as given (${prefix}/lib/x86_64-linux-gnu), PREFIX/lib when left out.
+fastclock_pc = printf 'prefix=%s\nlibdir=%s\nincludedir=$${prefix}/include\n\nName: fastclock\nDescription: the cheapest correct timestamp (calibrated CPU counter, CLOCK_MONOTONIC domain)\nVersion: 1.0.0\nLibs: -L$${libdir} -lfastclock\nLibs.private: -lpthread\nCflags: -I$${includedir}\n' '$(1)' '$(or $(2),$${prefix}/lib)'
 
 # The build tree's own .pc (for using the library straight from the build directory).
 $(O)/fastclock.pc: Makefile

@@ -3,19 +3,25 @@
 #   make install [PREFIX=DIR] [DESTDIR=STAGE]   everything the commands need, see below
 #   make man                  $(O)/man/clockscope.1 and clockscope-COMMAND.1, from --help (help2man)
 #   make dist                 dist/clockscope-VERSION-ARCH.tar.gz for x86_64, aarch64, riscv64,
-#                             dist/clockscope_VERSION_DEBARCH.deb, dist/SHA256SUMS
-#   make deb                  only the .deb (lintian-checked)
+#                             the .debs of this machine's arch, dist/SHA256SUMS
+#   make deb                  only the .debs: clockscope, libfastclock1, libfastclock-dev
+#                             (lintian-checked, scripts/make-deb.sh)
 #
 # The version: VERSION's number, plus `git describe` of the checkout when there is one
 # ("0.1.0 (git 47e6571-dirty)"); a build from an exported tree says "0.1.0 (no git)".
 
 VERSION_NUMBER := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 # Only this repository's own git: a tree unpacked inside some other checkout has none.
-GIT_DESCRIBE   := $(shell [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] && \
-                    git describe --tags --always --dirty 2>/dev/null)
+OWN_GIT        := [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] &&
+GIT_DESCRIBE   := $(shell $(OWN_GIT) git describe --tags --always --dirty 2>/dev/null)
 VERSION_STRING := $(VERSION_NUMBER) ($(if $(GIT_DESCRIBE),git $(GIT_DESCRIBE),no git))
-# For file names and the Debian version: 0.1.0+g47e6571.dirty
-DIST_VERSION   := $(VERSION_NUMBER)$(if $(GIT_DESCRIBE),+g$(subst -,.,$(GIT_DESCRIBE)))
+# For file names and the Debian version: 0.1.0+git412.47e6571(.dirty).  The count of
+# commits orders two builds of one history as the history does (dpkg and apt compare it as
+# a number; the hash alone would order them by chance), the hash names the commit, and a
+# dirty tree sorts above its commit's clean build.  A tree without git: VERSION's number.
+GIT_COUNT      := $(if $(GIT_DESCRIBE),$(shell git rev-list --count HEAD 2>/dev/null))
+GIT_SHORT      := $(if $(GIT_DESCRIBE),$(shell git rev-parse --short HEAD 2>/dev/null))
+DIST_VERSION   := $(VERSION_NUMBER)$(if $(GIT_COUNT),+git$(GIT_COUNT).$(GIT_SHORT)$(if $(filter %-dirty,$(GIT_DESCRIBE)),.dirty))
 
 # version.o is rebuilt when the version (or how this file defines it) changes, and only then.
 $(O)/version.txt: FORCE
@@ -28,6 +34,10 @@ FORCE:
 
 # ---- make install ------------------------------------------------------------------------
 BINDIR      = $(PREFIX)/bin
+# libfastclock's directory (its .so, .a and pkgconfig/); the Debian packages put it in the
+# multiarch one (make install LIBDIR=/usr/lib/x86_64-linux-gnu, scripts/make-deb.sh).  The
+# shim is clockscope's own, not a library for others: it stays in SHIMDIR, where `run`
+# finds it from bin/ (../lib/clockscope/) whatever LIBDIR is.
 LIBDIR      = $(PREFIX)/lib
 INCLUDEDIR  = $(PREFIX)/include
 LIBEXECDIR  = $(PREFIX)/libexec
@@ -64,12 +74,12 @@ install: $(O)/clockscope $(FC_OUTPUTS) $(INSTALL_MAN)
 	ln -sf $(FC_SONAME) $(DESTDIR)$(LIBDIR)/libfastclock.so
 	install -m 644 $(O)/libfastclock.a $(DESTDIR)$(LIBDIR)/libfastclock.a
 	install -m 644 src/fastclock/fastclock.h $(DESTDIR)$(INCLUDEDIR)/fastclock.h
-	$(call fastclock_pc,$(PREFIX)) > $(DESTDIR)$(LIBDIR)/pkgconfig/fastclock.pc
+	$(call fastclock_pc,$(PREFIX),$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))) > $(DESTDIR)$(LIBDIR)/pkgconfig/fastclock.pc
 	install -m 644 $(O)/libclockscope-shim.so $(DESTDIR)$(SHIMDIR)/libclockscope-shim.so
 	$(if $(INSTALL_MAN),install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/,@echo "  man pages: skipped, help2man is not installed (apt-get install help2man)")
 	install -m 644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
 	@# The licence travels with every copy: the tarballs and a plain install carry it here
-	@# (the .deb carries it as its copyright file, scripts/make-deb.sh).
+	@# (each .deb carries it as its copyright file, scripts/make-deb.sh).
 	install -m 644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
 	install -m 644 completion/clockscope.bash $(DESTDIR)$(BASHCOMPDIR)/clockscope
 	install -m 644 completion/_clockscope $(DESTDIR)$(ZSHCOMPDIR)/_clockscope
@@ -131,7 +141,7 @@ $(MAN_DIR)/clockscope-%.1: $(MAN_BIN) mk/release.mk
 # ---- releases: make dist, make deb ----------------------------------------------------------
 # One tarball per arch: the static clockscope, that arch's shim and libfastclock (shared
 # objects built by its cross compiler), header, relocatable pkg-config file, man pages,
-# completion, docs, and the static vm guests of all three arches.  The .deb is this machine's
+# completion, docs, and the static vm guests of all three arches.  The .debs are this machine's
 # arch.  dist/SHA256SUMS covers them all (verify: cd dist && sha256sum -c SHA256SUMS).
 DIST_DIR   := dist
 DIST_STAGE := build/dist
@@ -146,7 +156,7 @@ dist:
 	@$(MAKE) -s dist-prereqs
 	@$(MAKE) -s $(DIST_TARBALLS) deb
 	@cd $(DIST_DIR) && rm -f SHA256SUMS && \
-	    sha256sum clockscope-$(DIST_VERSION)-*.tar.gz clockscope_$(DIST_VERSION)_*.deb > SHA256SUMS && \
+	    sha256sum clockscope-$(DIST_VERSION)-*.tar.gz *_$(DIST_VERSION)_*.deb > SHA256SUMS && \
 	    sha256sum -c --quiet SHA256SUMS && cat SHA256SUMS
 
 # What every tarball and the .deb share, made once and in order before any of them starts:

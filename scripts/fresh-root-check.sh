@@ -13,8 +13,8 @@
 #                this repository when it exists; without it the corpus tests fail under CI)
 #   --keep       leave the root in place afterwards (for a look inside; default: removed)
 #   --worktree   copy the work tree with its uncommitted changes instead of cloning HEAD
-#   --deb        after .ci/run passes: `make deb`, `apt install ./dist/clockscope_*.deb` in
-#                the root, then the installed `clockscope --version` and `doctor`
+#   --deb        after .ci/run passes: `make deb`, `apt install` its three packages in the
+#                root, then the installed `clockscope --version`, `doctor` and `run`
 #   DEBIAN_MIRROR=URL  the archive debootstrap and apt use (default http://deb.debian.org/debian)
 #
 # Exit status: .ci/run's (0 when the whole suite passed), 2 for bad usage, 3 when the root
@@ -117,10 +117,10 @@ chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
     sh -c 'cd /src/clockscope && ./.ci/run' || status=$?
 say ".ci/run exited with $status"
 if [ $status = 0 ] && [ $deb = 1 ]; then
-    say "make deb; apt install ./dist/clockscope_*.deb; the installed clockscope"
+    say "make deb; apt install its three packages; the installed clockscope"
     chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb DEBIAN_FRONTEND=noninteractive \
         PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-        sh -exc 'cd /src/clockscope && make -s deb && apt-get install -y -q ./dist/clockscope_*.deb &&
+        sh -exc 'cd /src/clockscope && make -s deb && apt-get install -y -q ./dist/clockscope_*.deb ./dist/libfastclock*.deb &&
                  cd / && command -v clockscope && clockscope --version &&
                  { clockscope doctor; s=$?; [ $s = 0 ] || [ $s = 3 ] || [ $s = 4 ] || [ $s = 5 ]; } &&
                  clockscope run --mode count -- true' ||

@@ -164,6 +164,54 @@ def test_version_without_git(tmp_path):
     assert proc.returncode == 0, proc.stderr
     out = run([tree / "build/clockscope", "--version"]).stdout.strip()
     assert re.fullmatch(r"clockscope \d+\.\d+\.\d+ \(no git\)", out), out
+    # The packages' and tarballs' version: VERSION's number alone.
+    assert dist_version(tree) == (ROOT / "VERSION").read_text().strip()
+
+
+def dist_version(tree):
+    """DIST_VERSION as mk/release.mk (this checkout's) defines it for the tree at TREE."""
+    proc = run(["make", "-s", "-C", tree, "-f", ROOT / "mk/release.mk", "O=build",
+                "--eval", "print-dist-version:; @echo '$(DIST_VERSION)'", "print-dist-version"])
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()
+
+
+def dpkg_orders(*versions):
+    """Whether dpkg (and so apt) sorts VERSIONS in the order given, each strictly above the last."""
+    return all(run(["dpkg", "--compare-versions", a, "lt", b]).returncode == 0
+               for a, b in zip(versions, versions[1:]))
+
+
+def test_package_versions_sort_by_history(tmp_path):
+    """The packages' version orders two builds of one history as the history does, a dirty
+    tree above its commit's clean build, whatever the commits' hashes: commits are made
+    until the newer hash sorts below the older one, the case a hash-only version gets wrong."""
+    need_tool("git", "dpkg")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = ["git", "-C", repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    shutil.copy(ROOT / "VERSION", repo / "VERSION")
+    (repo / "work").write_text("committed\n")
+    for step in (["init", "-q"], ["add", "VERSION", "work"], ["commit", "-q", "-m", "first"]):
+        assert run([*git, *step]).returncode == 0, step
+    number = (ROOT / "VERSION").read_text().strip()
+
+    def head(*what):
+        return run([*git, *what, "HEAD"]).stdout.strip()
+    for _ in range(64):
+        short, count = head("rev-parse", "--short"), head("rev-list", "--count")
+        clean = dist_version(repo)
+        (repo / "work").write_text("changed, not committed\n")
+        dirty = dist_version(repo)
+        (repo / "work").write_text("committed\n")
+        assert run([*git, "commit", "-q", "--allow-empty", "-m", "next"]).returncode == 0
+        newer = dist_version(repo)
+        assert dpkg_orders(clean, dirty, newer), (clean, dirty, newer)
+        assert (clean, dirty) == (f"{number}+git{count}.{short}", f"{number}+git{count}.{short}.dirty")
+        if not dpkg_orders(f"{number}+g{short}", f"{number}+g{head('rev-parse', '--short')}"):
+            break       # these two commits' hashes alone sort against their history
+    else:
+        pytest.fail("64 commits and no pair whose hashes sort against their history")
 
 
 def test_man_pages_come_from_each_commands_help(prefix, clockscope):
@@ -315,7 +363,7 @@ def dist(tmp_path_factory):
 def test_dist_checksums_verify(dist):
     sums = (dist / "SHA256SUMS").read_text().splitlines()
     names = sorted(l.split()[1] for l in sums)
-    assert len(names) == 4 and sum(n.endswith(".deb") for n in names) == 1, names
+    assert len(names) == 6 and sum(n.endswith(".deb") for n in names) == 3, names
     for line in sums:
         digest, name = line.split()
         assert hashlib.sha256((dist / name).read_bytes()).hexdigest() == digest, name
@@ -345,7 +393,7 @@ def test_x86_64_tarball_works_where_unpacked(dist, tmp_path):
     own header and library wherever it was unpacked."""
     if os.uname().machine != "x86_64":
         pytest.skip("runs the x86_64 tarball's binaries")
-    need_tool("pkg-config", "cc")
+    need_tool("pkg-config", "cc", "objdump")
     [tarball] = dist.glob("clockscope-*-x86_64.tar.gz")
     with tarfile.open(tarball) as t:
         t.extractall(tmp_path)
@@ -357,23 +405,105 @@ def test_x86_64_tarball_works_where_unpacked(dist, tmp_path):
     assert proc.returncode == 0 and "count: pid" in proc.stderr, proc.stderr
     env = dict(os.environ, PKG_CONFIG_PATH=str(top / "lib/pkgconfig"))
     flags = run(["pkg-config", "--cflags", "--libs", "fastclock"], env=env).stdout.split()
+    assert_links_and_runs(tmp_path, flags, top / "lib")
+
+
+def assert_links_and_runs(tmp_path, flags, libdir):
+    """A program built with pkg-config's FLAGS calls libfastclock, found in LIBDIR at run time."""
     src = tmp_path / "t.c"
     src.write_text('#include <fastclock.h>\n#include <stdio.h>\n'
                    'int main(void) { printf("%d\\n", fastclock_monotonic_ns() > 0); return 0; }\n')
-    proc = run(["cc", "-o", tmp_path / "t", src, *flags, f"-Wl,-rpath,{top}/lib"])
+    proc = run(["cc", "-o", tmp_path / "t", src, *flags, f"-Wl,-rpath,{libdir}"])
     assert proc.returncode == 0, (flags, proc.stderr)
     assert run([tmp_path / "t"]).stdout == "1\n"
+    needed = run(["objdump", "-p", tmp_path / "t"]).stdout
+    assert re.search(r"^\s*NEEDED\s+libfastclock\.so\.1$", needed, re.M), needed  # the shared one
+
+
+PACKAGES = ("clockscope", "libfastclock1", "libfastclock-dev")
+
+
+def debs(dist):
+    """{package: its .deb}, exactly one of each in DIST."""
+    found = {}
+    for pkg in PACKAGES:
+        [found[pkg]] = dist.glob(f"{pkg}_*.deb")
+    return found
+
+
+def deb_fields(deb, *names):
+    proc = run(["dpkg-deb", "-f", deb, *names])
+    assert proc.returncode == 0, proc.stderr
+    return dict(line.split(": ", 1) for line in proc.stdout.splitlines())
+
+
+def deb_files(deb):
+    """The paths a .deb installs (files and links, not directories), without the leading '.'."""
+    listing = run(["dpkg-deb", "-c", deb]).stdout.splitlines()
+    return {l.split(None, 5)[5].split(" -> ")[0][1:] for l in listing if l[0] in "-l"}
+
+
+def test_debs_split_as_debian_policy_asks(dist):
+    """libfastclock1 holds only the shared library (in the multiarch directory, its file
+    named after its SONAME), libfastclock-dev the link, archive, header and .pc (the .pc in
+    the multiarch pkgconfig directory), clockscope the rest; one version, from the history."""
+    need_tool("dpkg-architecture")
+    multiarch = run(["dpkg-architecture", "-qDEB_HOST_MULTIARCH"]).stdout.strip()
+    lib = f"/usr/lib/{multiarch}"
+    pkgs = debs(dist)
+    files = {pkg: deb_files(deb) for pkg, deb in pkgs.items()}
+    fields = {pkg: deb_fields(deb, "Version", "Section", "Multi-Arch", "Depends")
+              for pkg, deb in pkgs.items()}
+    doc = lambda pkg: {f"/usr/share/doc/{pkg}/copyright", f"/usr/share/doc/{pkg}/changelog.gz"}
+    assert files["libfastclock1"] == {f"{lib}/libfastclock.so.1", *doc("libfastclock1")}
+    assert files["libfastclock-dev"] == {f"{lib}/libfastclock.so", f"{lib}/libfastclock.a",
+                                         f"{lib}/pkgconfig/fastclock.pc", "/usr/include/fastclock.h",
+                                         *doc("libfastclock-dev")}
+    assert {"/usr/bin/clockscope", "/usr/lib/clockscope/libclockscope-shim.so",
+            *doc("clockscope")} <= files["clockscope"]
+    strays = [f for f in files["clockscope"]
+              if "libfastclock" in f or f.endswith((".pc", ".h")) or f.startswith(lib)]
+    assert not strays, strays
+    assert {p: (f["Section"], f.get("Multi-Arch")) for p, f in fields.items()} == {
+        "clockscope": ("utils", None), "libfastclock1": ("libs", "same"),
+        "libfastclock-dev": ("libdevel", "same")}, fields
+    [version] = {f["Version"] for f in fields.values()}
+    assert fields["libfastclock-dev"]["Depends"] == f"libfastclock1 (= {version})"
+    assert all(deb.name == f"{pkg}_{version}_{deb.name.rsplit('_', 1)[1]}"
+               for pkg, deb in pkgs.items())
+    clone = dist.parent
+    if (clone / ".git").exists():   # the fixture's clone, its uncommitted changes copied in
+        described = run(["git", "-C", clone, "describe", "--always", "--dirty"]).stdout.strip()
+        count = run(["git", "-C", clone, "rev-list", "--count", "HEAD"]).stdout.strip()
+        short = run(["git", "-C", clone, "rev-parse", "--short", "HEAD"]).stdout.strip()
+        dirty = ".dirty" if described.endswith("-dirty") else ""
+        assert version == f"{(ROOT / 'VERSION').read_text().strip()}+git{count}.{short}{dirty}"
+    # Programs linked against libfastclock.so.1 depend on libfastclock1; ldconfig runs.
+    control = run(["dpkg-deb", "-I", pkgs["libfastclock1"], "shlibs", "triggers"]).stdout
+    assert f"libfastclock 1 libfastclock1 (>= {version})" in control, control
+    assert "activate-noawait ldconfig" in control, control
+
+
+def test_debs_are_lintian_clean_at_warning_level(dist):
+    proc = run(["lintian", "--fail-on", "error,warning", "--tag-display-limit", "0",
+                *debs(dist).values()], timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert not re.search(r"^[EW]: ", proc.stdout, re.M), proc.stdout
 
 
 def test_deb_installs_into_a_scratch_root(dist, tmp_path):
-    """The .deb's files, unpacked into a scratch root: --version, doctor, run's shim and the
-    vm guests all found from there."""
-    [deb] = dist.glob("clockscope_*.deb")
-    fields = run(["dpkg-deb", "-f", deb, "Package", "Version", "Depends", "Recommends"]).stdout
+    """The three packages' files, unpacked into a scratch root: --version, doctor, run's
+    shim and the vm guests all found from there; pkg-config's libdir is the multiarch
+    directory, and a program built against the -dev package runs with libfastclock1's
+    library."""
+    pkgs = debs(dist)
+    fields = run(["dpkg-deb", "-f", pkgs["clockscope"], "Package", "Version", "Depends",
+                  "Recommends"]).stdout
     assert "Package: clockscope" in fields and "libc6" in fields, fields
     recommends = re.search(r"^Recommends: (.*)$", fields, re.M).group(1).split(", ")
     assert {"python3-matplotlib", "linux-perf"} <= set(recommends), fields  # report -o, profile
-    assert run(["dpkg-deb", "-x", deb, tmp_path]).returncode == 0
+    for deb in pkgs.values():
+        assert run(["dpkg-deb", "-x", deb, tmp_path]).returncode == 0
     cs = tmp_path / "usr/bin/clockscope"
     version = run([cs, "--version"]).stdout
     assert version.startswith("clockscope ") and "(git " in version, version
@@ -388,6 +518,19 @@ def test_deb_installs_into_a_scratch_root(dist, tmp_path):
     # The licence as Debian keeps it: the copyright file, MIT under its Debian name.
     copyright_file = (tmp_path / "usr/share/doc/clockscope/copyright").read_text()
     assert "License: Expat" in copyright_file and "Permission is hereby granted" in copyright_file
+    need_tool("pkg-config", "cc", "objdump", "dpkg-architecture")
+    multiarch = run(["dpkg-architecture", "-qDEB_HOST_MULTIARCH"]).stdout.strip()
+    libdir = tmp_path / "usr/lib" / multiarch
+    soname = run(["objdump", "-p", libdir / "libfastclock.so.1"]).stdout
+    assert re.search(r"^\s*SONAME\s+libfastclock\.so\.1$", soname, re.M), soname
+    # Only the unpacked .pc: PKG_CONFIG_LIBDIR empty leaves the system's directories out.
+    env = dict(os.environ, PKG_CONFIG_PATH=str(libdir / "pkgconfig"), PKG_CONFIG_LIBDIR="")
+    proc = run(["pkg-config", "--variable=libdir", "fastclock"], env=env)
+    assert proc.stdout.strip() == f"/usr/lib/{multiarch}", proc.stdout + proc.stderr
+    # Installed under / it would answer /usr; unpacked here, the prefix is the scratch root's.
+    flags = run(["pkg-config", f"--define-variable=prefix={tmp_path}/usr", "--cflags", "--libs",
+                 "fastclock"], env=env).stdout.split()
+    assert_links_and_runs(tmp_path, flags, libdir)
 
 
 def test_fresh_root_check_refuses_bad_usage(tmp_path):

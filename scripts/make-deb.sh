@@ -35,7 +35,7 @@ maintainer="$name <$email>"
 
 # Laid out as debhelper does: debian/control names the packages, debian/PACKAGE is each
 # one's tree, so dpkg-shlibdeps finds libfastclock1's shlibs for whatever links it.
-top=$(pwd)/$build/deb
+case $build in /*) top=$build/deb ;; *) top=$(pwd)/$build/deb ;; esac
 rm -rf "$top" && mkdir -p "$top/debian" "$out"
 all=$top/debian/clockscope
 make -s O="$build" PREFIX=/usr LIBDIR="/$libdir" DESTDIR="$all" install >/dev/null

@@ -71,8 +71,8 @@ BAD = [
     # vm
     (["vm", "--arch", "x86_64", "--append"], "--append needs a value (ARGS)"),
     (["vm", "--arch", "x86_64", "--bogus", "--", "bench"], "unknown option '--bogus'"),
-    (["vm", "--arch", "x86_64", "--cpus", "two", "--", "bench"], "--cpus: 'two' is not a whole number"),
-    (["vm", "--arch", "x86_64", "--cpus", "65", "--", "bench"], "--cpus: 65 is out of range (1 to 64)"),
+    (["vm", "--arch", "x86_64", "--vcpus", "two", "--", "bench"], "--vcpus: 'two' is not a whole number"),
+    (["vm", "--arch", "x86_64", "--vcpus", "65", "--", "bench"], "--vcpus: 65 is out of range (1 to 64)"),
     (["vm", "--arch", "x86_64", "--memory", "64", "--", "bench"],
      "--memory: 64 is out of range (128 to 1048576)"),
     (["vm", "--arch", "x86_64", "--timeout", "0.5", "--", "bench"],

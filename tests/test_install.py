@@ -121,7 +121,7 @@ def test_installed_vm_runs_run_in_a_riscv64_guest(prefix, tmp_path):
     prog = tmp_path / "clockloop"
     proc = run(["riscv64-linux-gnu-gcc", "-O1", "-o", prog, ROOT / "tests/progs/clockloop.c"])
     assert proc.returncode == 0, proc.stderr
-    proc = run([prefix / "bin/clockscope", "vm", "--arch", "riscv64", "--cpus", "1", "--timeout",
+    proc = run([prefix / "bin/clockscope", "vm", "--arch", "riscv64", "--vcpus", "1", "--timeout",
                 "240", "--add", prog, "--", "run", "--mode", "count", "--", "clockloop", "1000"],
                timeout=400)
     assert proc.returncode == 0, proc.stderr[-3000:]

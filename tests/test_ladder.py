@@ -317,6 +317,9 @@ def test_report_draws_the_ladder(clockscope, quick, tmp_path):
     charts = tmp_path / "charts"
     r = report_of(clockscope, tmp_path, quick, "-o", out, "--charts", charts)
     assert r.returncode == 0, r.stderr
+    assert r.stdout == ""       # -o: the HTML is the report; the text is asked for without it
+    r = report_of(clockscope, tmp_path, quick)
+    assert r.returncode == 0, r.stderr
     assert "ladder (kernel crossings and cross-CPU handoffs):" in r.stdout
     # a call says "call" (issue 35), a handoff "round_trip"
     assert re.search(r"vdso\.clock_gettime\.monotonic [^()]+ \(call\)", r.stdout), r.stdout

@@ -201,9 +201,25 @@ def test_the_submission_is_the_recent_commits_and_the_work_tree(tmp_path):
         git("commit", "-q", "-m", name, when=when)
     (tmp_path / "old.c").write_text("edited, not committed")
     (tmp_path / "untracked.c").write_text("x")
-    assert run.changed_files(12, root=tmp_path) == {"new.c", "newer.c", "old.c", "untracked.c"}
-    assert run.changed_files(24 * 5, root=tmp_path) == {"old.c", "older_edit.c", "new.c",
-                                                         "newer.c", "untracked.c"}
+    none = tmp_path / "no-record"
+    assert run.changed_files(12, root=tmp_path, record=none) == {"new.c", "newer.c", "old.c",
+                                                                 "untracked.c"}
+    assert run.changed_files(24 * 5, root=tmp_path, record=none) == {
+        "old.c", "older_edit.c", "new.c", "newer.c", "untracked.c"}
+    # A recorded base wins over the hours: the submission is what follows it.
+    base = subprocess.run(["git", "rev-parse", "HEAD~1"], cwd=tmp_path, capture_output=True,
+                          text=True, check=True).stdout.strip()
+    record = tmp_path / ".git" / "submission-base"  # not in the work tree
+    record.write_text(base + "\n")
+    assert run.changed_files(12, root=tmp_path, record=record) == {"newer.c", "old.c",
+                                                                   "untracked.c"}
+    assert run.changed_files(24 * 5, root=tmp_path, record=record) == {"newer.c", "old.c",
+                                                                       "untracked.c"}
+    # A base that is not an ancestor (a rewritten history, a typo) is not trusted.
+    for junk in ("0" * 40, "not a commit", ""):
+        record.write_text(junk)
+        assert run.changed_files(12, root=tmp_path, record=record) == {
+            "new.c", "newer.c", "old.c", "untracked.c"}
 
 
 def test_each_mutant_lives_in_the_folder_of_its_file():

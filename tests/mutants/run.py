@@ -55,8 +55,11 @@ TIMEOUT_S = 900
 # are a good part of the suite (VM boots included), so its bound is the suite's, not one
 # mutant's.
 BASELINE_TIMEOUT_S = 2400
-# A submission's commits are made within one working session: those of the RECENT_HOURS
-# before HEAD's are the submission (a clean clone has no other record of where it began).
+# Where a submission begins: tests/mutants/submission-base names the commit the submission
+# was started from (the main it was built on), written with the submission.  A clean clone
+# has no other record of it.  Without that file, or when it names no ancestor of HEAD, the
+# commits of the RECENT_HOURS before HEAD's are the submission (one working session).
+SUBMISSION_BASE = MUTANTS / "submission-base"
 RECENT_HOURS = 12
 # The rest of the catalogue in this many slices, one per run.  With one CPU kept busy the
 # baseline (every kill test once, unmutated) took 534 s and 248 mutants 1114 s more, two at a
@@ -184,13 +187,32 @@ def git(*args, root=ROOT):
                           check=True).stdout
 
 
-def changed_files(hours=RECENT_HOURS, root=ROOT):
-    """The files the commits of the `hours` before HEAD's commit changed, and the work
-    tree's changes (tracked and untracked)."""
+def recorded_base(root=ROOT, record=SUBMISSION_BASE):
+    """The commit submission-base names, when it is an ancestor of HEAD; else None."""
+    try:
+        name = record.read_text().split()[0]
+    except (OSError, IndexError):
+        return None
+    if not re.fullmatch(r"[0-9a-f]{7,40}", name):
+        return None
+    ok = subprocess.run(["git", "merge-base", "--is-ancestor", name, "HEAD"], cwd=root,
+                        capture_output=True).returncode == 0
+    return name if ok else None
+
+
+def changed_files(hours=RECENT_HOURS, root=ROOT, record=SUBMISSION_BASE):
+    """The files the submission changed (from its recorded base, else the commits of the
+    `hours` before HEAD's commit), and the work tree's changes (tracked and untracked)."""
+    files = set()
+    base = recorded_base(root, record)
+    if base:
+        files.update(git("diff", "--name-only", base, "HEAD", root=root).split())
+        files.update(git("diff", "--name-only", "HEAD", root=root).split())
+        files.update(git("ls-files", "--others", "--exclude-standard", root=root).split())
+        return files
     head_time = int(git("log", "-1", "--format=%ct", "HEAD", root=root).strip())
     commits = git("log", "--format=%H %ct", "HEAD", root=root).splitlines()
     recent = [c.split()[0] for c in commits if int(c.split()[1]) >= head_time - hours * 3600]
-    files = set()
     if recent:
         parents = git("log", "-1", "--format=%P", recent[-1], root=root).split()
         base = parents[0] if parents else git("hash-object", "-t", "tree", "/dev/null",

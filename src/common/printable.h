@@ -13,8 +13,10 @@ const char *printable_copy(char *out, size_t outlen, const char *in);
 
 /* in as one POSIX shell word a person can paste: as is when every character is one no shell
  * treats specially (letters, digits, and _@%+=:,./-), else in single quotes, a ' inside
- * written '\''; the empty string is ''.  Control characters become '?' as above.  Cut
- * short (still quoted) when out is too small.  Returns out. */
+ * written '\''; the empty string is ''.  Control characters become '?' as above.  A word
+ * out cannot hold is cut and quoted, followed by "..." outside the quotes, so a cut word
+ * never passes for the whole one; out is empty when it cannot hold even that.  Returns
+ * out. */
 const char *printable_shell_word(char *out, size_t outlen, const char *in);
 
 #endif

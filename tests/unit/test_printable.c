@@ -31,6 +31,19 @@ TEST(printable_shell_word_quotes_what_a_shell_would_split)
     CHECK(strcmp(printable_shell_word(out, sizeof out, ""), "''") == 0);
     CHECK(strcmp(printable_shell_word(out, sizeof out, "$HOME*"), "'$HOME*'") == 0);
     CHECK(strcmp(printable_shell_word(out, sizeof out, "a\nb"), "'a?b'") == 0);
-    CHECK(strcmp(printable_shell_word(out, 6, "a b c d e"), "'a b'") == 0);
+    /* Cut: never a word that passes for the whole one. */
+    CHECK(strcmp(printable_shell_word(out, 11, "a b c d e"), "'a b c'...") == 0);
+    CHECK(strcmp(printable_shell_word(out, 9, "abcdefghij"), "'abc'...") == 0);
+    CHECK(strcmp(printable_shell_word(out, 10, "it's it's"), "'it'...") == 0);
+    CHECK(strcmp(printable_shell_word(out, 6, "a b"), "'a b'") == 0);
+    CHECK(strcmp(printable_shell_word(out, 6, "a b c"), "") == 0);
+    CHECK(strcmp(printable_shell_word(out, 4, "abc"), "abc") == 0);
     CHECK(strcmp(printable_shell_word(out, 2, "a b"), "") == 0);
+    /* Longer than any fixed buffer: the whole word, quoted. */
+    char big[3000], word[7000];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    big[1500] = ' ';
+    printable_shell_word(word, sizeof word, big);
+    CHECK(strlen(word) == sizeof big + 1 && word[0] == '\'' && word[sizeof big] == '\'');
 }

@@ -8,6 +8,7 @@ No timed assertion: each wait polls with a deadline that only bounds a hang, and
 processes that must go would otherwise live far beyond it (a 60 s warp, a 1000 s sleep)."""
 
 import os
+import random
 import signal
 import subprocess
 import tempfile
@@ -102,6 +103,9 @@ def stop_and_check(proc, sig, tmpdir, workdir):
         kill_all(proc)
         pytest.fail(f"the command did not end within 60 s of signal {sig}")
     err = proc.err_text()
+    # A command that catches the signal reaps what it started before it ends: not even a
+    # zombie is left for init (SIGKILL's are init's to reap: nothing can catch it).
+    zombies = {} if sig == signal.SIGKILL else session_members(proc.pid)
     left = lambda: descendants(proc.pid)
     end = time.monotonic() + 20
     while left() and time.monotonic() < end:
@@ -113,6 +117,7 @@ def stop_and_check(proc, sig, tmpdir, workdir):
         except ProcessLookupError:
             pass
     assert not survivors, f"processes outlived the command: {survivors}\n{err}"
+    assert not zombies, f"the command ended before these: {zombies}\n{err}"
     assert proc.returncode == -sig, (proc.returncode, err)
     assert sorted(os.listdir(tmpdir)) == [], "temporary files left in TMPDIR"
     assert sorted(os.listdir(workdir)) == [], "files left where the output would go"
@@ -135,17 +140,21 @@ def test_collect_stopped_leaves_no_process_and_no_file(clockscope, tmp_path, sig
 
 
 @pytest.mark.parametrize("how,sig", [("exec", signal.SIGTERM), ("exec", signal.SIGKILL),
-                                     ("exec", signal.SIGINT), ("child", signal.SIGTERM)])
+                                     ("exec", signal.SIGINT), ("child", signal.SIGTERM),
+                                     ("deaf", signal.SIGTERM)])
 def test_runtimes_stopped_leaves_no_probe(clockscope, tmp_path, sig, how):
     """The probe as runtimes' own child (exec sleep) and as a grandchild (a shell's sleep):
     the latter goes on SIGTERM with the probe's process group.  On SIGKILL of runtimes only
     its direct child has a death signal (a foreign program's own children get none from
-    us: docs/runtimes.md), so the grandchild case is SIGTERM's."""
+    us: docs/runtimes.md), so the grandchild case is SIGTERM's.  "deaf": a probe that
+    closes its output and ignores SIGTERM is killed when the grace has passed, not waited
+    for (the pipes' end of file is not the probe's end)."""
     tmpdir, workdir = tmp_path / "tmp", tmp_path / "work"
     tmpdir.mkdir()
     workdir.mkdir()
     probe = tmp_path / "probe.sh"
-    body = "exec sleep 1000" if how == "exec" else "sleep 1000; echo done"
+    body = {"exec": "exec sleep 1000", "child": "sleep 1000; echo done",
+            "deaf": "exec >/dev/null 2>&1; trap '' TERM; exec sleep 1000"}[how]
     probe.write_text(f"#!/bin/sh\necho 'clockscope-probe 1 python fake-1.0'\n{body}\n")
     probe.chmod(0o755)
     proc = start([clockscope, "runtimes", "--only", "python", "--python", probe, "--no-count",
@@ -236,3 +245,63 @@ def test_profile_clock_loop_with_a_perf_that_never_ends_has_a_deadline(clockscop
     assert "perf did not end" in err, err
     assert not left
     assert os.listdir(tmpdir) == []
+
+
+# ---- bench (issue 35): its worker processes, stopped at random points ----
+
+def session_members(sid):
+    """Every process of session sid but its leader, zombies included (a zombie whose parent
+    died waits for init to reap it; in a container whose PID 1 never reaps, for ever)."""
+    found = {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit() or int(d.name) == sid:
+            continue
+        try:
+            stat = (d / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if int(fields[3]) == sid:
+            found[int(d.name)] = fields[0]
+    return found
+
+
+def test_bench_stopped_at_random_points_ends_after_its_workers(clockscope, tmp_path):
+    """`bench --quick` stopped by SIGTERM at a random point of its first second, 12 times:
+    when bench has ended, nothing it started is left, not even a zombie: it stops and reaps
+    its worker before it ends.  Some of the stops must find a worker running, or the test
+    proves nothing (the seed is in the message, to replay a failure)."""
+    seed = random.randrange(1 << 30)
+    rng = random.Random(seed)
+    with_worker, left = 0, []
+    for i in range(12):
+        proc = start([clockscope, "bench", "--quick"], tmp_path)
+        time.sleep(rng.uniform(0.1, 1.0))
+        with_worker += bool(descendants(proc.pid))
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            kill_all(proc)
+            pytest.fail(f"bench did not end within 60 s of SIGTERM (seed {seed})")
+        survivors = session_members(proc.pid)
+        kill_all(proc)
+        if survivors or proc.returncode != -signal.SIGTERM:
+            left.append((i, proc.returncode, survivors, proc.err_text()[-300:]))
+    assert not left, f"seed {seed}: {left}"
+    assert with_worker > 0, f"seed {seed}: no stop came while a worker ran"
+
+
+def test_bench_killed_leaves_no_worker_running(clockscope, tmp_path):
+    """SIGKILL of bench while its worker runs: the worker dies by its death signal (its
+    zombie is init's to reap then: nothing can catch SIGKILL)."""
+    proc = start([clockscope, "bench", "--quick"], tmp_path)
+    wait_for(lambda: descendants(proc.pid), 60, "no worker started", proc)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=60)
+    end = time.monotonic() + 1
+    while descendants(proc.pid) and time.monotonic() < end:
+        time.sleep(0.05)
+    survivors = {p: cmdline(p) for p in descendants(proc.pid)}
+    kill_all(proc)
+    assert not survivors, survivors

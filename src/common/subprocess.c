@@ -14,9 +14,14 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434 /* the same number on every arch clockscope builds for */
+#endif
 
 int subprocess_find_program(const char *cmd, char *out, size_t len)
 {
@@ -117,14 +122,39 @@ static void on_stop_signal(int sig)
         kill(child, sig);
 }
 
-void subprocess_forward_signals(void)
+#define NSTOP (sizeof stop_signals / sizeof stop_signals[0])
+/* Whether the command called subprocess_forward_signals (for its whole run). */
+static bool forwarding;
+
+/* Installs on_stop_signal for the stop signals, the previous actions in old (NULL: not
+ * kept). */
+static void catch_stop_signals(struct sigaction old[NSTOP])
 {
     struct sigaction sa = {.sa_handler = on_stop_signal};
     sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++)
+    for (size_t i = 0; i < NSTOP; i++)
         sigaddset(&sa.sa_mask, stop_signals[i]);
-    for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++)
-        sigaction(stop_signals[i], &sa, NULL);
+    for (size_t i = 0; i < NSTOP; i++)
+        sigaction(stop_signals[i], &sa, old ? &old[i] : NULL);
+}
+
+void subprocess_forward_signals(void)
+{
+    catch_stop_signals(NULL);
+    forwarding = true;
+}
+
+/* The end of one run_capture_all in a command that does not forward stop signals itself:
+ * the previous actions come back, and a stop signal that came during the run (forwarded,
+ * its child reaped) is raised again, to do what it would have done (end us, by default). */
+static void release_stop_signals(const struct sigaction old[NSTOP])
+{
+    for (size_t i = 0; i < NSTOP; i++)
+        sigaction(stop_signals[i], &old[i], NULL);
+    int sig = stop_signal;
+    stop_signal = 0;
+    if (sig)
+        raise(sig);
 }
 
 int subprocess_stop_signal(void) { return stop_signal; }
@@ -340,67 +370,103 @@ int subprocess_pipe(char *const left[], char *const right[], const char *cwd, ch
     return sa == 0 && sb == 0 ? 0 : -1;
 }
 
-/* Drains two pipes at once until both reach end of file or the deadline passes.  The stop
- * signals (subprocess_forward_signals) are let in only inside ppoll, so that one arriving
- * between two polls is never missed: once asked to stop, the child (pid) gets the signal
- * and SUBPROCESS_STOP_GRACE_MS to end, then the deadline passes. */
-static bool drain_both(pid_t pid, int out_fd, struct head *h, bool *truncated, int err_fd,
-                       char *why, size_t whylen, int timeout_ms)
+/* Whether pid has ended.  WNOWAIT leaves it a zombie: its process group id stays reserved
+ * (no new process can take it) for a kill(-pid) of whatever it left in that group. */
+static bool has_ended(pid_t pid)
+{
+    siginfo_t si = {0};
+    int r = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT);
+    return (r < 0 && errno != EINTR) || (r == 0 && si.si_pid == pid);
+}
+
+/* One read from each of the two pipes that poll found ready: stdout into h, stderr's tail
+ * into why; a pipe at end of file is closed and its slot set to -1 (poll skips it). */
+static void read_ready(struct pollfd p[2], struct head *h, bool *truncated, char *why,
+                       size_t whylen)
+{
+    char chunk[65536];
+    for (int i = 0; i < 2; i++) {
+        if (p[i].fd < 0 || !p[i].revents)
+            continue;
+        ssize_t n = read(p[i].fd, chunk, sizeof chunk);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n <= 0) {
+            close(p[i].fd);
+            p[i].fd = -1;
+        } else if (i == 0) {
+            if ((size_t)n > h->cap - h->got)
+                *truncated = true;
+            head_append(h, chunk, (size_t)n);
+        } else {
+            subprocess_tail_append(why, whylen, chunk, (size_t)n);
+        }
+    }
+}
+
+/* How drain_both ended. */
+struct drained {
+    bool timed_out;  /* the deadline passed with a pipe open or the child alive */
+    bool forwarded;  /* a stop signal was forwarded to the child's group */
+};
+
+/* Drains two pipes at once until both reach end of file and the child (pid, left a zombie
+ * for the caller to reap) has ended, or the deadline passes: a child that closes its pipes
+ * and lives on is waited for no longer than one that keeps them open.  The stop signals
+ * are let in only inside ppoll, so that one arriving between two polls is never missed:
+ * once asked to stop, the child's group gets the signal and SUBPROCESS_STOP_GRACE_MS to
+ * end, then the deadline passes. */
+static struct drained drain_both(pid_t pid, int out_fd, struct head *h, bool *truncated,
+                                 int err_fd, char *why, size_t whylen, int timeout_ms)
 {
     long long deadline = clock_ns_ms(CLOCK_MONOTONIC) + timeout_ms;
-    struct pollfd p[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
-    char chunk[65536];
-    bool timed_out = false, forwarded = false;
+    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0); /* readable once pid has ended */
+    struct pollfd p[3] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}, {pidfd, POLLIN, 0}};
+    struct drained d = {false, false};
     sigset_t block, old;
     sigemptyset(&block);
-    for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++)
+    for (size_t i = 0; i < NSTOP; i++)
         sigaddset(&block, stop_signals[i]);
     sigprocmask(SIG_BLOCK, &block, &old);
-    while (p[0].fd >= 0 || p[1].fd >= 0) {
-        if (stop_signal && !forwarded) {
-            forwarded = true;
+    for (;;) {
+        if (stop_signal && !d.forwarded) {
+            d.forwarded = true;
             kill(-pid, stop_signal); /* it may have come before the child was tracked */
             if (deadline > clock_ns_ms(CLOCK_MONOTONIC) + SUBPROCESS_STOP_GRACE_MS)
                 deadline = clock_ns_ms(CLOCK_MONOTONIC) + SUBPROCESS_STOP_GRACE_MS;
         }
+        bool pipes_open = p[0].fd >= 0 || p[1].fd >= 0;
+        if (!pipes_open && has_ended(pid))
+            break;
         long long left = deadline - clock_ns_ms(CLOCK_MONOTONIC);
         if (left <= 0) {
-            timed_out = true;
+            d.timed_out = true;
             break;
         }
+        if (!pipes_open && p[2].fd < 0 && left > 10)
+            left = 10; /* nothing to wake us when it ends: look again soon */
         struct timespec ts = {left / 1000, (left % 1000) * 1000000};
-        int r = ppoll(p, 2, &ts, &old);
+        int r = ppoll(p, 3, &ts, &old);
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0)
             break;
-        for (int i = 0; i < 2; i++) {
-            if (p[i].fd < 0 || !p[i].revents)
-                continue;
-            ssize_t n = read(p[i].fd, chunk, sizeof chunk);
-            if (n < 0 && (errno == EINTR || errno == EAGAIN))
-                continue;
-            if (n <= 0) {
-                close(p[i].fd);
-                p[i].fd = -1;     /* poll ignores negative fds */
-            } else if (i == 0) {
-                if ((size_t)n > h->cap - h->got)
-                    *truncated = true;
-                head_append(h, chunk, (size_t)n);
-            } else {
-                subprocess_tail_append(why, whylen, chunk, (size_t)n);
-            }
-        }
+        if (p[2].revents)
+            p[2].fd = -1; /* ended: has_ended says so from now on */
+        read_ready(p, h, truncated, why, whylen);
     }
     sigprocmask(SIG_SETMASK, &old, NULL);
     for (int i = 0; i < 2; i++)
         if (p[i].fd >= 0)
             close(p[i].fd);
-    return !timed_out;
+    if (pidfd >= 0)
+        close(pidfd);
+    return d;
 }
 
-bool run_capture_all(char *const argv[], int timeout_ms, size_t cap, char **out, size_t *len,
-                     char *err, size_t errlen, struct run_outcome *oc, char *why, size_t whylen)
+static bool capture_all(char *const argv[], int timeout_ms, size_t cap, char **out, size_t *len,
+                        char *err, size_t errlen, struct run_outcome *oc, char *why,
+                        size_t whylen)
 {
     *oc = (struct run_outcome){.exit_status = -1};
     *out = NULL;
@@ -436,8 +502,12 @@ bool run_capture_all(char *const argv[], int timeout_ms, size_t cap, char **out,
         return false;
     }
     current_child = -pid; /* the signal handler's kill() reaches its whole group */
-    oc->timed_out = !drain_both(pid, po[0], &h, &oc->truncated, pe[0], err, errlen, timeout_ms);
-    if (oc->timed_out)
+    struct drained d = drain_both(pid, po[0], &h, &oc->truncated, pe[0], err, errlen,
+                                  timeout_ms);
+    oc->timed_out = d.timed_out;
+    /* Whatever is left in its group goes too: all of it after a timeout; after a stop,
+     * what outlived the child (the group id is still its zombie's: no one else's). */
+    if (d.timed_out || d.forwarded)
         kill(-pid, SIGKILL);
     int st = 0;
     pid_t w;
@@ -453,4 +523,20 @@ bool run_capture_all(char *const argv[], int timeout_ms, size_t cap, char **out,
     *out = h.buf;
     *len = h.got;
     return true;
+}
+
+bool run_capture_all(char *const argv[], int timeout_ms, size_t cap, char **out, size_t *len,
+                     char *err, size_t errlen, struct run_outcome *oc, char *why, size_t whylen)
+{
+    /* A command that does not forward stop signals itself (bench) has them forwarded for
+     * this one run: a stop ends the child's group and we reap the child before we end,
+     * rather than die at once and leave it to its death signal, a zombie for init. */
+    struct sigaction old[NSTOP];
+    bool scoped = !forwarding;
+    if (scoped)
+        catch_stop_signals(old);
+    bool started = capture_all(argv, timeout_ms, cap, out, len, err, errlen, oc, why, whylen);
+    if (scoped)
+        release_stop_signals(old);
+    return started;
 }

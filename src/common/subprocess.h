@@ -50,8 +50,11 @@ struct run_outcome {
 /* Runs argv with stdin from /dev/null, its stdout and stderr on separate pipes drained
  * together (neither can block the other): the first cap bytes of stdout in *out
  * (malloc'ed, NUL-terminated; caller frees), the last errlen-1 bytes of stderr in err.
- * A program that outlives timeout_ms is killed.  Returns false only when it could not
- * be started (why says so); how it ended is in *oc. */
+ * A program that outlives timeout_ms (with its pipes open or not) is killed, with its
+ * process group.  A stop signal is forwarded to that group (subprocess_forward_signals);
+ * in a command that does not forward them itself, the signal is raised again once the
+ * child is reaped, so that the command never ends before its child.  Returns false only
+ * when it could not be started (why says so); how it ended is in *oc. */
 bool run_capture_all(char *const argv[], int timeout_ms, size_t cap, char **out, size_t *len,
                      char *err, size_t errlen, struct run_outcome *oc, char *why, size_t whylen);
 
@@ -70,7 +73,8 @@ pid_t subprocess_reap(pid_t pid, int *status);
 /* A command with children of its own (collect, runtimes) calls this once: SIGINT, SIGTERM
  * and SIGHUP are then remembered rather than fatal, and forwarded to the child being run
  * (run_capture_all's, or one named by subprocess_track_child), which can remove its own
- * temporary files; a child that has not ended SUBPROCESS_STOP_GRACE_MS later is killed.
+ * temporary files; a child that has not ended SUBPROCESS_STOP_GRACE_MS later is killed,
+ * and so is what it leaves in its process group.
  * The command checks subprocess_stop_signal() after each child, cleans up and ends with
  * subprocess_end_by_signal() (status 128 + the signal, as the shell reports). */
 #define SUBPROCESS_STOP_GRACE_MS 5000

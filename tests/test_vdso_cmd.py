@@ -97,3 +97,13 @@ def test_dump_to_stdout_is_the_image_alone(clockscope, live_image):
     assert proc.returncode == 0
     assert proc.stdout == live_image.read_bytes()
     assert b"wrote" in proc.stderr
+
+
+def test_default_text_within_100_columns(clockscope, live_image):
+    """Issue 35: every line of the default text at most 100 columns, no trailing space
+    (a function's row once ended in the space left for "(object)")."""
+    proc = run([clockscope, "vdso", "--file", live_image])
+    assert proc.returncode == 0, proc.stderr
+    for line in (proc.stdout + proc.stderr).splitlines():
+        assert len(line) <= 100 and "\t" not in line, line
+        assert line == line.rstrip(), repr(line)

@@ -161,9 +161,9 @@ static void print_image(const struct vdso_image *img, const char *origin, bool j
     for (size_t i = 0; i < img->nsyms; i++) {
         struct vdso_symbol s;
         if (vdso_symbol_at(img, i, &s))
-            printf("  %-28s %-14s offset 0x%05llx size %4llu %s\n", s.name,
+            printf("  %-28s %-14s offset 0x%05llx size %4llu%s\n", s.name,
                    s.version ? s.version : "(unversioned)", (unsigned long long)s.offset,
-                   (unsigned long long)s.size, s.is_function ? "" : "(object)");
+                   (unsigned long long)s.size, s.is_function ? "" : " (object)");
     }
     if (!known_arch)
         return;

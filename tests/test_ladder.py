@@ -379,3 +379,22 @@ def test_rungs_are_measured_across_runner_processes(clockscope):
     # --quick alone keeps one runner (9 samples / 5): its time budget unchanged
     doc, _ = ladder_json(clockscope, "--quick", "--only", "ref.empty_call")
     assert [len(r["processes_ns"]) for r in doc["rungs"] if r["available"]] == [1]
+
+
+def test_round_trips_counts_every_timed_round_trip(clockscope, quick):
+    """Issue 35, finding 18: a round-trip rung says how many round trips its figure rests
+    on (every runner's samples, each of the engine's calls per sample: at least one per
+    sample); a call has none.  The machine section names the cpuidle driver and governor
+    (null where sysfs has none)."""
+    for x in quick["rungs"]:
+        if x["family"] == "call":
+            assert x.get("round_trips", "absent") is None, x
+        elif x["available"] and x["error"] is None:
+            assert isinstance(x["round_trips"], int) and x["round_trips"] >= x["samples"] > 0, x
+    doc, _ = ladder_json(clockscope, "--quick", "--processes", "2", "--only", "pipe.*.same_cpu")
+    for x in doc["rungs"]:
+        # two runners: each adds its own, and each takes at least its samples
+        assert x["round_trips"] >= x["samples"] >= 2 * 5, x
+    for key in ("cpuidle_driver", "cpuidle_governor"):
+        assert key in quick["machine"]
+        assert quick["machine"][key] is None or quick["machine"][key].strip() == quick["machine"][key]

@@ -64,6 +64,12 @@ bool sysinfo_busy(const struct sysinfo *s)
 void sysinfo_json(struct json *j, const struct sysinfo *s)
 {
     json_begin_object(j);
+    sysinfo_json_fields(j, s);
+    json_end_object(j);
+}
+
+void sysinfo_json_fields(struct json *j, const struct sysinfo *s)
+{
     json_kv_string(j, "arch", s->arch);
     json_kv_string_or_null(j, "cpu_model", s->cpu_model);
     json_kv_string_or_null(j, "kernel", s->kernel);
@@ -77,7 +83,33 @@ void sysinfo_json(struct json *j, const struct sysinfo *s)
         json_kv_double(j, "loadavg_1m", s->loadavg_1m);
     else
         json_kv_null(j, "loadavg_1m");
-    json_end_object(j);
+}
+
+/* The first line of path, without its newline, or "". */
+static void first_line(const char *path, char *buf, size_t len)
+{
+    buf[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    if (!fgets(buf, (int)len, f))
+        buf[0] = 0;
+    buf[strcspn(buf, "\n")] = 0;
+    fclose(f);
+}
+
+void sysinfo_cpuidle(char *driver, size_t dlen, char *governor, size_t glen)
+{
+    static const char dir[] = "/sys/devices/system/cpu/cpuidle/";
+    char path[sizeof dir + 32];
+    snprintf(path, sizeof path, "%scurrent_driver", dir);
+    first_line(path, driver, dlen);
+    snprintf(path, sizeof path, "%scurrent_governor", dir);
+    first_line(path, governor, glen);
+    if (!governor[0]) {
+        snprintf(path, sizeof path, "%scurrent_governor_ro", dir);
+        first_line(path, governor, glen);
+    }
 }
 
 void sysinfo_print_header(FILE *out, const char *cmd, const struct sysinfo *s)

@@ -32,6 +32,11 @@ void sysinfo_from_machine(const struct machine *m, struct sysinfo *s);
  * is above half the online CPUs (false when unknown). */
 bool sysinfo_busy(const struct sysinfo *s);
 void sysinfo_json(struct json *j, const struct sysinfo *s);
+/* sysinfo_json's members, inside an object the caller opened (and closes). */
+void sysinfo_json_fields(struct json *j, const struct sysinfo *s);
+/* The live cpuidle driver and governor (/sys/devices/system/cpu/cpuidle/current_driver,
+ * current_governor or current_governor_ro), "" each when unreadable. */
+void sysinfo_cpuidle(char *driver, size_t dlen, char *governor, size_t glen);
 /* "emulation": kind or null, "emulation_evidence": [what each witness saw]. */
 void emulation_json(struct json *j, const struct emulation *e);
 /* The first line of a command's text report: "clockscope CMD: arch, CPU, Linux kernel,

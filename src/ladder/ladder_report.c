@@ -266,6 +266,10 @@ static void rung_json(struct json *j, const struct rung_result *x)
         json_kv_bool(j, "noisy", x->noisy);
         json_kv_uint(j, "samples", x->samples);
         json_kv_uint(j, "preempted_samples", x->preempted_samples);
+        if (d->family == FAMILY_CALL)
+            json_kv_null(j, "round_trips");
+        else
+            json_kv_uint(j, "round_trips", x->round_trips);
         json_kv_double(j, "loop_ns", x->loop_ns);
         json_key(j, "across_processes");
         json_begin_object(j);
@@ -424,7 +428,14 @@ void ladder_print_json(FILE *out, const struct ladder_run *r)
     json_begin_object(&j);
     json_kv_string(&j, "schema", "clockscope.ladder/2");
     json_key(&j, "machine");
-    sysinfo_json(&j, &r->machine);
+    json_begin_object(&j);
+    sysinfo_json_fields(&j, &r->machine);
+    /* how an idle CPU waits for a wake-up: part of every sleeping round trip */
+    char driver[64], governor[64];
+    sysinfo_cpuidle(driver, sizeof driver, governor, sizeof governor);
+    json_kv_string_or_null(&j, "cpuidle_driver", driver);
+    json_kv_string_or_null(&j, "cpuidle_governor", governor);
+    json_end_object(&j);
     json_key(&j, "config");
     json_begin_object(&j);
     json_kv_bool(&j, "quick", r->plan.quick);

@@ -182,7 +182,6 @@ void rung_measure(const struct rung_def *d, const struct ladder_plan *p,
         runner_shared_free(sh, sizeof *sh);
         return;
     }
-    struct runner_outcome oc = {0};
     bool failed = false;
     for (int k = 0; k < nproc && !failed; k++) {
         memset(sh, 0, sizeof *sh);
@@ -195,7 +194,9 @@ void rung_measure(const struct rung_def *d, const struct ladder_plan *p,
         } else {
             runs.proc[runs.n++] = sh->meas;
         }
-        oc.elapsed_s += one.elapsed_s;
+        if (d->family != FAMILY_CALL) /* every runner's timed round trips */
+            out->round_trips += sh->meas.samples * sh->meas.calls_per_sample;
+        out->elapsed_s += one.elapsed_s;
     }
     struct measurement m;
     if (!failed && runs.n == 1) {
@@ -205,9 +206,8 @@ void rung_measure(const struct rung_def *d, const struct ladder_plan *p,
         across_summarize(out->proc_ns, 1, &out->across);
     } else if (!failed) {
         measure_combine(&runs, p->rung_cfg.noisy_spread, &m, &out->across);
-        for (int k = 0; k < runs.n; k++)
-            out->proc_ns[k] = runs.proc[k].ns_per_call.median;
-        out->nproc = runs.n;
+        for (out->nproc = 0; out->nproc < runs.n; out->nproc++)
+            out->proc_ns[out->nproc] = runs.proc[out->nproc].ns_per_call.median;
     }
     if (!failed) {
         out->measured = true;
@@ -218,6 +218,5 @@ void rung_measure(const struct rung_def *d, const struct ladder_plan *p,
         out->preempted_samples = m.preempted_samples;
     }
     free(runs.proc);
-    out->elapsed_s = oc.elapsed_s;
     runner_shared_free(sh, sizeof *sh);
 }

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define RUNG_ID_MAX 64
 #define RUNGS_MAX 64
@@ -52,6 +53,7 @@ struct rung_result {
     double loop_ns;
     bool noisy;
     size_t samples, preempted_samples;
+    uint64_t round_trips; /* timed, over every runner (round-trip rungs; 0 for calls) */
     double elapsed_s;
     int cpu_a, cpu_b;    /* where side A (the timer's) and side B ran; -1: none */
     /* Across the runners the rung was measured in, one after the other (issue 29): ns's

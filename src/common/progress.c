@@ -33,7 +33,8 @@ void progress_format_duration(double s, char *buf, size_t len)
         snprintf(buf, len, "%ld h %ld min", t / 3600, t % 3600 / 60);
 }
 
-void progress_say(struct progress *p, double fraction, double left_s, const char *fmt, ...)
+static void say_v(struct progress *p, double fraction, double left_s, const char *fmt,
+                  va_list ap)
 {
     if (!p->on)
         return;
@@ -43,10 +44,7 @@ void progress_say(struct progress *p, double fraction, double left_s, const char
     p->last = now;
     p->last_fmt = fmt;
     char what[MSG_LINE];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
     if (!(fraction >= 0))
         fraction = 0;
     if (fraction > 1)
@@ -64,6 +62,39 @@ void progress_say(struct progress *p, double fraction, double left_s, const char
             100 * fraction, left, p->tty ? "" : "\n");
     fflush(p->f);
     p->shown = p->tty;
+}
+
+void progress_say(struct progress *p, double fraction, double left_s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    say_v(p, fraction, left_s, fmt, ap);
+    va_end(ap);
+}
+
+double progress_left_s(double elapsed_s, double done_s, double total_s)
+{
+    if (!(total_s > 0) || !(done_s >= 0.02 * total_s) || !(elapsed_s >= 0))
+        return -1;
+    double rest = total_s - done_s;
+    return rest > 0 ? rest * (elapsed_s / done_s) : 0;
+}
+
+void progress_vsay_work(struct progress *p, double done_s, double total_s, const char *fmt,
+                        va_list ap)
+{
+    if (!p->on)
+        return;
+    double left = progress_left_s(clock_ns_monotonic_s() - p->t0, done_s, total_s);
+    say_v(p, total_s > 0 ? done_s / total_s : 0, left, fmt, ap);
+}
+
+void progress_say_work(struct progress *p, double done_s, double total_s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    progress_vsay_work(p, done_s, total_s, fmt, ap);
+    va_end(ap);
 }
 
 void progress_clear(struct progress *p)

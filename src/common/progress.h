@@ -6,6 +6,7 @@
 #ifndef CLOCKSCOPE_PROGRESS_H
 #define CLOCKSCOPE_PROGRESS_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -27,6 +28,19 @@ void progress_init(struct progress *p, const char *cmd, bool asked);
  * 10 a second; a file: 1 a second), the first of each format (a new phase) always written. */
 void progress_say(struct progress *p, double fraction, double left_s, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* progress_say for a command whose steps take different times: each step has an expected
+ * cost (seconds, from its configuration), done_s the expected cost of the steps finished
+ * and total_s that of all.  The fraction is done_s / total_s (work, not steps), and the time
+ * left progress_left_s's. */
+void progress_say_work(struct progress *p, double done_s, double total_s, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void progress_vsay_work(struct progress *p, double done_s, double total_s, const char *fmt,
+                        va_list ap) __attribute__((format(printf, 4, 0)));
+/* The seconds left when the steps finished were expected to take done_s of total_s and took
+ * elapsed_s: the expected rest scaled by how the time so far compares with its expectation
+ * (a machine twice as busy takes twice as long for the rest too).  -1 (unknown) before 2%
+ * of the work is done. */
+double progress_left_s(double elapsed_s, double done_s, double total_s);
 /* Clears the terminal line before something else is written to the terminal (a table row
  * on stdout); the next progress_say draws it again. */
 void progress_clear(struct progress *p);

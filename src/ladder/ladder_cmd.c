@@ -7,6 +7,7 @@
 #include "common/cli.h"
 #include "common/message.h"
 #include "common/progress.h"
+#include "ladder/ladder_progress.h"
 #include "ladder/ladder_run.h"
 #include "ladder/rung_measure.h"
 #include "measure/method.h"
@@ -183,24 +184,22 @@ int cmd_ladder(int argc, char **argv)
     methods_collect(&ml);
     struct progress pg;
     progress_init(&pg, "ladder", o.progress);
-    /* steps: the rungs, then the matrix and the sweep (each about as long as a few rungs) */
-    double steps = (double)nsel + 4.0 * r.matrix_selected + 4.0 * r.sweep_selected, done = 0;
+    /* each step weighed by what it is expected to take (ladder_progress.h) */
+    struct ladder_progress lp = {.pg = &pg};
+    lp.total_s = ladder_plan_expected_s(&r.plan, r.defs, r.selected, r.nrungs,
+                                        r.matrix_selected, r.sweep_selected);
     for (size_t i = 0; i < r.nrungs; i++)
         if (r.selected[i]) {
-            progress_say(&pg, done++ / steps, -1, "rung %s", r.defs[i].id);
+            ladder_progress_step(&lp, ladder_rung_expected_s(&r.defs[i], &r.plan), "rung %s",
+                                 r.defs[i].id);
             rung_measure(&r.defs[i], &r.plan, &ml, &r.rungs[i]);
         } else {
             r.rungs[i].def = &r.defs[i];
         }
-    if (r.matrix_selected) {
-        progress_say(&pg, done / steps, -1, "the CPU-by-CPU handoff matrix");
-        done += 4;
-        matrix_measure(&r.plan, &r.matrix);
-    }
-    if (r.sweep_selected) {
-        progress_say(&pg, done / steps, -1, "the polling-server sweep");
-        sweep_measure(&r.plan, &r.sweep);
-    }
+    if (r.matrix_selected)
+        matrix_measure(&r.plan, &r.matrix, &lp);
+    if (r.sweep_selected)
+        sweep_measure(&r.plan, &r.sweep, &lp);
     progress_end(&pg);
     struct sysinfo end;
     sysinfo_read(&end);

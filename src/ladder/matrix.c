@@ -3,6 +3,7 @@
 #include "common/message.h"
 #include "ladder/matrix.h"
 
+#include "ladder/ladder_progress.h"
 #include "ladder/mechanism.h"
 #include "ladder/rung_measure.h"
 #include "ladder/runner.h"
@@ -77,7 +78,7 @@ static void measure_cell(const struct ladder_plan *p, int from, int to, struct m
     runner_shared_free(sh, sizeof *sh);
 }
 
-void matrix_measure(const struct ladder_plan *p, struct cpu_matrix *out)
+void matrix_measure(const struct ladder_plan *p, struct cpu_matrix *out, struct ladder_progress *lp)
 {
     memset(out, 0, sizeof *out);
     out->n = p->cpus.count < MATRIX_MAX_CPUS ? p->cpus.count : MATRIX_MAX_CPUS;
@@ -95,8 +96,12 @@ void matrix_measure(const struct ladder_plan *p, struct cpu_matrix *out)
             struct matrix_cell *c = &out->cell[i][k];
             if (i == k)
                 snprintf(c->why, sizeof c->why, "the same CPU");
-            else
+            else {
+                ladder_progress_step(lp, ladder_cell_expected_s(p),
+                                     "the CPU-by-CPU handoff matrix: CPU %d to %d",
+                                     out->cpus[i], out->cpus[k]);
                 measure_cell(p, out->cpus[i], out->cpus[k], c);
+            }
         }
 }
 

@@ -32,7 +32,9 @@ struct cpu_matrix {
     struct matrix_cell cell[MATRIX_MAX_CPUS][MATRIX_MAX_CPUS]; /* [from][to] */
 };
 
-void matrix_measure(const struct ladder_plan *p, struct cpu_matrix *out);
+struct ladder_progress;
+/* lp: a progress line per cell (NULL: none). */
+void matrix_measure(const struct ladder_plan *p, struct cpu_matrix *out, struct ladder_progress *lp);
 /* The smallest and largest measured off-diagonal cell (false when none). */
 bool matrix_range(const struct cpu_matrix *m, double *lo, double *hi);
 

@@ -8,6 +8,7 @@
 #include "arch/arch.h"
 #include "common/message.h"
 #include "common/stats.h"
+#include "ladder/ladder_progress.h"
 #include "ladder/mechanism.h"
 #include "ladder/runner.h"
 
@@ -392,7 +393,7 @@ static void measure_item(const struct ladder_plan *p, struct sweep_job *job, str
     runner_shared_free(sh, sizeof *sh);
 }
 
-void sweep_measure(const struct ladder_plan *p, struct sweep *out)
+void sweep_measure(const struct ladder_plan *p, struct sweep *out, struct ladder_progress *lp)
 {
     memset(out, 0, sizeof *out);
     if (p->cpus.count < 2) {
@@ -416,8 +417,11 @@ void sweep_measure(const struct ladder_plan *p, struct sweep *out)
                                     .server_cpu = out->server_cpu,
                                     .client_cpus = out->client_cpus,
                                     .nclient_cpus = out->nclient_cpus,
-                                    .warm_s = p->quick ? 0.005 : 0.02,
+                                    .warm_s = sweep_warm_s(p),
                                     .window_s = p->sweep_seconds};
+            ladder_progress_step(lp, ladder_sweep_item_expected_s(p),
+                                 "the polling-server sweep: %d client%s, %s", counts[k],
+                                 counts[k] == 1 ? "" : "s", sweep_mode_name(job.mode));
             measure_item(p, &job, &row->item[m]);
         }
         for (int m = 0; m < SWEEP_MODES; m++)

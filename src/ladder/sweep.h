@@ -67,12 +67,16 @@ struct sweep {
 #define PAPER_AT_32_LATENCY_RATIO 0.49
 #define PAPER_HIGH_CONCURRENCY 32
 
-void sweep_measure(const struct ladder_plan *p, struct sweep *out);
+struct ladder_progress;
+/* lp: a progress line per item (NULL: none). */
+void sweep_measure(const struct ladder_plan *p, struct sweep *out, struct ladder_progress *lp);
 
 /* Pure (sweep_math.c, unit-tested). */
 /* The client counts: 1, 2, 4, ... up to max(32, client CPUs) (the client CPU count itself
  * included); quick: 1 and 4.  Returns how many (at most max). */
 int sweep_client_counts(int client_cpus, bool quick, int *out, int max);
+/* The warm-up before each item's measured window (seconds). */
+double sweep_warm_s(const struct ladder_plan *p);
 /* 1 - fast / slow, NaN unless both are positive finite numbers. */
 double sweep_reduction(double slow_ns, double fast_ns);
 

@@ -28,6 +28,11 @@ int sweep_client_counts(int client_cpus, bool quick, int *out, int max)
     return n;
 }
 
+double sweep_warm_s(const struct ladder_plan *p)
+{
+    return p->quick ? 0.005 : 0.02;
+}
+
 double sweep_reduction(double slow_ns, double fast_ns)
 {
     if (!(slow_ns > 0) || !(fast_ns > 0) || !isfinite(slow_ns) || !isfinite(fast_ns))

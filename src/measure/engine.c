@@ -93,6 +93,17 @@ static long preemptions(void)
     return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nivcsw : 0;
 }
 
+double measure_expected_s(const struct measure_config *c, double call_ns)
+{
+    double sample = fmax(c->sample_target_ns, 8 * call_ns); /* calibrate() starts at 8 */
+    double per = sample * (c->reference ? 1.25 : 1.0);      /* the reference: a quarter */
+    double n = c->samples;
+    double by_budget = ceil(c->budget_ns / per);             /* take_samples' budget */
+    if (by_budget < n)
+        n = by_budget > c->min_samples ? by_budget : c->min_samples;
+    return (c->warmup_ns + sample + n * per) / 1e9;
+}
+
 static void take_samples(struct run *r)
 {
     const struct measure_config *c = r->c;

@@ -77,6 +77,12 @@ struct measurement {
 
 void measure_config_default(struct measure_config *c);
 void measure_config_quick(struct measure_config *c);
+/* The seconds one measure_method with c takes on an idle machine, one thread: the warm-up,
+ * the calibration (about a sample), then the samples (each the sample target, or the least
+ * batch of 8 calls of a call that takes call_ns; a quarter more with a reference) up to
+ * the budget but never fewer than min_samples.  call_ns 0: a call far below the target.
+ * Progress lines and the help texts' durations are weighed with it. */
+double measure_expected_s(const struct measure_config *c, double call_ns);
 /* Measures m with one thread per CPU in cpus[0..nthreads).  With nthreads == 1 the
  * calling thread is used and must already be pinned to cpus[0]. */
 bool measure_method(const struct method *m, const struct measure_config *c, const int *cpus,

@@ -4,6 +4,7 @@
 #include "check.h"
 #include "common/progress.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -75,6 +76,32 @@ TEST(progress_says_what_and_how_long_is_left_only_when_on)
     progress_end(&q);
     fflush(f);
     CHECK(len == 0);
+    fclose(f);
+    free(buf);
+}
+
+TEST(progress_left_follows_the_work_not_the_steps)
+{
+    /* 2 s of an expected 20 s done in 4 s: the machine is twice as slow as planned, so the
+     * expected 18 s left take 36 s */
+    CHECK(fabs(progress_left_s(4, 2, 20) - 36) < 1e-9);
+    CHECK(fabs(progress_left_s(1, 2, 20) - 9) < 1e-9);   /* faster than planned */
+    CHECK(progress_left_s(3, 0.1, 20) < 0);                /* under 2% done: unknown */
+    CHECK(progress_left_s(3, 20, 20) == 0);                /* all done */
+    CHECK(progress_left_s(3, 1, 0) < 0);                   /* nothing planned */
+
+    /* the line's percentage is the work: 3 s of 12 s is 25%, whatever the steps */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct progress p;
+    progress_init(&p, "ladder", true);
+    p.tty = false;
+    p.f = f;
+    p.t0 = now_s() - 6; /* 6 s for the first 3 s of work: 18 s left */
+    progress_say_work(&p, 3, 12, "rung %s", "pipe.threads.same_cpu");
+    fflush(f);
+    CHECK(strcmp(buf, "clockscope ladder: rung pipe.threads.same_cpu (25%, about 18 s left)\n") == 0);
     fclose(f);
     free(buf);
 }

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* A ladder run's expected cost, step by step, and its weighed progress lines (ladder_progress.h). */
+#include "ladder/ladder_progress.h"
+
+#include "ladder/matrix.h"
+#include "ladder/sweep.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+/* Starting a runner (a fork, its shared page, the wait for it) and its partner. */
+#define RUNNER_START_S 0.003
+
+/* Two CPU-bound spinners on one CPU hand over only when the scheduler preempts the one
+ * that spins: each round trip waits out about two scheduler ticks (4 ms at HZ=250). */
+#define SPIN_SAME_CPU_ROUND_TRIP_NS 8e6
+
+double ladder_rung_expected_s(const struct rung_def *d, const struct ladder_plan *p)
+{
+    if (d->family == FAMILY_IPC && d->placement == PLACE_CROSS_CPU && p->cpus.count < 2)
+        return 0; /* not measured: no second CPU */
+    bool ticks = d->family == FAMILY_IPC && d->mech == MECH_SPIN &&
+                 (d->placement == PLACE_SAME_CPU || p->cpus.count < 2);
+    int nproc = p->processes < 1 ? 1 : p->processes;
+    return nproc * (measure_expected_s(&p->rung_cfg, ticks ? SPIN_SAME_CPU_ROUND_TRIP_NS : 0) +
+                    RUNNER_START_S);
+}
+
+double ladder_cell_expected_s(const struct ladder_plan *p)
+{
+    return measure_expected_s(&p->matrix_cfg, 0) + RUNNER_START_S;
+}
+
+double ladder_matrix_expected_s(const struct ladder_plan *p)
+{
+    int n = p->cpus.count < MATRIX_MAX_CPUS ? p->cpus.count : MATRIX_MAX_CPUS;
+    return n < 2 ? 0 : n * (n - 1) * ladder_cell_expected_s(p);
+}
+
+double ladder_sweep_item_expected_s(const struct ladder_plan *p)
+{
+    return sweep_warm_s(p) + p->sweep_seconds + RUNNER_START_S;
+}
+
+double ladder_sweep_expected_s(const struct ladder_plan *p)
+{
+    if (p->cpus.count < 2)
+        return 0;
+    int clients = p->cpus.count - 1 < SWEEP_MAX_CLIENTS ? p->cpus.count - 1 : SWEEP_MAX_CLIENTS;
+    int counts[SWEEP_MAX_ROWS];
+    int rows = sweep_client_counts(clients, p->quick, counts, SWEEP_MAX_ROWS);
+    return rows * SWEEP_MODES * ladder_sweep_item_expected_s(p);
+}
+
+double ladder_plan_expected_s(const struct ladder_plan *p, const struct rung_def *defs,
+                              const bool *selected, size_t n, bool matrix, bool sweep)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        if (selected[i])
+            s += ladder_rung_expected_s(&defs[i], p);
+    return s + (matrix ? ladder_matrix_expected_s(p) : 0) + (sweep ? ladder_sweep_expected_s(p) : 0);
+}
+
+void ladder_progress_step(struct ladder_progress *lp, double expected_s, const char *fmt, ...)
+{
+    if (!lp || !lp->pg)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    progress_vsay_work(lp->pg, lp->done_s, lp->total_s, fmt, ap);
+    va_end(ap);
+    lp->done_s += expected_s;
+}

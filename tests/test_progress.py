@@ -79,3 +79,39 @@ def test_a_terminal_gets_one_line_redrawn_and_cleared(clockscope):
     assert "\r\x1b[Kclockscope ladder: rung ref.empty_call" in text, text
     assert text.endswith("\r\x1b[K"), text                        # nothing left behind
     assert b"\r" not in proc.stdout and b"rung ref.empty_call" not in proc.stdout
+
+
+LEFT = re.compile(r"\((\d+)%, about ((?:\d+ h ?)?(?:\d+ min ?)?(?:\d+ s)?) left\)$")
+
+
+def seconds(said):
+    """'1 min 5 s' -> 65."""
+    units = {"h": 3600, "min": 60, "s": 1}
+    parts = said.split()
+    return sum(int(n) * units[u] for n, u in zip(parts[::2], parts[1::2]))
+
+
+def test_ladder_time_left_is_true_early_and_late(clockscope):
+    """The time left said at about 10% and about 90% of a ladder run is within 2x of what
+    was really left (issue 35): cheap rungs first, then the long sweep, so that counting
+    steps rather than work is wrong at both ends.  The truth is taken from when each line
+    arrived and when the run ended; the said figure is rounded to the second, so it is
+    taken as the half-second around it."""
+    import time
+    only = "ref.*,vdso.*,syscall.*,counter.*,pipe.*,eventfd.*,futex.*,socketpair.*,sweep"
+    proc = subprocess.Popen([clockscope, "ladder", "--progress", "--only", only],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    lines = []
+    for line in proc.stderr:
+        lines.append((time.monotonic(), line.rstrip("\n")))
+    assert proc.wait(timeout=300) == 0
+    end = time.monotonic()
+    said = [(t, int(m.group(1)), seconds(m.group(2)))
+            for t, l in lines for m in [LEFT.search(l)] if m]
+    assert said, lines
+    for target in (10, 90):
+        t, pct, left = min(said, key=lambda s: abs(s[1] - target))
+        assert abs(pct - target) <= 12, (target, lines)
+        true_left = end - t
+        assert left + 0.5 >= true_left / 2 and left - 0.5 <= true_left * 2, \
+            (target, pct, left, true_left, lines)

@@ -72,28 +72,33 @@ void progress_say(struct progress *p, double fraction, double left_s, const char
     va_end(ap);
 }
 
-double progress_left_s(double elapsed_s, double done_s, double total_s)
+double progress_left_s(double elapsed_s, const struct progress_work *w)
 {
-    if (!(total_s > 0) || !(done_s >= 0.02 * total_s) || !(elapsed_s >= 0))
+    if (!(w->total_s > 0) || !(w->done_s >= 0.02 * w->total_s) || !(elapsed_s >= 0))
         return -1;
-    double rest = total_s - done_s;
-    return rest > 0 ? rest * (elapsed_s / done_s) : 0;
+    double work_done = w->done_s - w->waits_done_s;
+    double worked = elapsed_s - w->waits_done_s; /* the time the work (not the waits) took */
+    double ratio = work_done > 0 && worked > 0 ? worked / work_done : 1;
+    double waits_left = w->waits_s - w->waits_done_s;
+    double work_left = w->total_s - w->done_s - waits_left;
+    double left = (work_left > 0 ? work_left * ratio : 0) + (waits_left > 0 ? waits_left : 0);
+    return left;
 }
 
-void progress_vsay_work(struct progress *p, double done_s, double total_s, const char *fmt,
+void progress_vsay_work(struct progress *p, const struct progress_work *w, const char *fmt,
                         va_list ap)
 {
     if (!p->on)
         return;
-    double left = progress_left_s(clock_ns_monotonic_s() - p->t0, done_s, total_s);
-    say_v(p, total_s > 0 ? done_s / total_s : 0, left, fmt, ap);
+    double left = progress_left_s(clock_ns_monotonic_s() - p->t0, w);
+    say_v(p, w->total_s > 0 ? w->done_s / w->total_s : 0, left, fmt, ap);
 }
 
-void progress_say_work(struct progress *p, double done_s, double total_s, const char *fmt, ...)
+void progress_say_work(struct progress *p, const struct progress_work *w, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    progress_vsay_work(p, done_s, total_s, fmt, ap);
+    progress_vsay_work(p, w, fmt, ap);
     va_end(ap);
 }
 

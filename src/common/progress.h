@@ -28,19 +28,24 @@ void progress_init(struct progress *p, const char *cmd, bool asked);
  * 10 a second; a file: 1 a second), the first of each format (a new phase) always written. */
 void progress_say(struct progress *p, double fraction, double left_s, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-/* progress_say for a command whose steps take different times: each step has an expected
- * cost (seconds, from its configuration), done_s the expected cost of the steps finished
- * and total_s that of all.  The fraction is done_s / total_s (work, not steps), and the time
- * left progress_left_s's. */
-void progress_say_work(struct progress *p, double done_s, double total_s, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-void progress_vsay_work(struct progress *p, double done_s, double total_s, const char *fmt,
-                        va_list ap) __attribute__((format(printf, 4, 0)));
-/* The seconds left when the steps finished were expected to take done_s of total_s and took
- * elapsed_s: the expected rest scaled by how the time so far compares with its expectation
- * (a machine twice as busy takes twice as long for the rest too).  -1 (unknown) before 2%
- * of the work is done. */
-double progress_left_s(double elapsed_s, double done_s, double total_s);
+/* A command whose steps take different times: each step has an expected cost in seconds
+ * (from its configuration), part of which may be a wait that takes its time whatever the
+ * machine does (a sleep, a measured window). */
+struct progress_work {
+    double done_s, total_s;        /* expected seconds of the steps finished, of all steps */
+    double waits_done_s, waits_s;  /* of these, the waits */
+};
+/* progress_say with the fraction done_s / total_s (work, not steps) and the time left
+ * progress_left_s's. */
+void progress_say_work(struct progress *p, const struct progress_work *w, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void progress_vsay_work(struct progress *p, const struct progress_work *w, const char *fmt,
+                        va_list ap) __attribute__((format(printf, 3, 0)));
+/* The seconds left when the finished steps took elapsed_s: the waits left as they are, the
+ * rest of the work scaled by how the work so far compares with its expectation (a machine
+ * twice as busy takes twice as long for the rest too).  -1 (unknown) before 2% of the work
+ * is done. */
+double progress_left_s(double elapsed_s, const struct progress_work *w);
 /* Clears the terminal line before something else is written to the terminal (a table row
  * on stdout); the next progress_say draws it again. */
 void progress_clear(struct progress *p);

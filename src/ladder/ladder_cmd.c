@@ -186,12 +186,12 @@ int cmd_ladder(int argc, char **argv)
     progress_init(&pg, "ladder", o.progress);
     /* each step weighed by what it is expected to take (ladder_progress.h) */
     struct ladder_progress lp = {.pg = &pg};
-    lp.total_s = ladder_plan_expected_s(&r.plan, r.defs, r.selected, r.nrungs,
-                                        r.matrix_selected, r.sweep_selected);
+    lp.w.total_s = ladder_plan_expected_s(&r.plan, r.defs, r.selected, r.nrungs,
+                                          r.matrix_selected, r.sweep_selected, &lp.w.waits_s);
     for (size_t i = 0; i < r.nrungs; i++)
         if (r.selected[i]) {
-            ladder_progress_step(&lp, ladder_rung_expected_s(&r.defs[i], &r.plan), "rung %s",
-                                 r.defs[i].id);
+            ladder_progress_step(&lp, ladder_rung_expected_s(&r.defs[i], &r.plan), 0,
+                                 "rung %s", r.defs[i].id);
             rung_measure(&r.defs[i], &r.plan, &ml, &r.rungs[i]);
         } else {
             r.rungs[i].def = &r.defs[i];

@@ -37,38 +37,54 @@ double ladder_matrix_expected_s(const struct ladder_plan *p)
     return n < 2 ? 0 : n * (n - 1) * ladder_cell_expected_s(p);
 }
 
-double ladder_sweep_item_expected_s(const struct ladder_plan *p)
+double ladder_sweep_item_expected_s(const struct ladder_plan *p, double *waits_s)
 {
-    return sweep_warm_s(p) + p->sweep_seconds + RUNNER_START_S;
+    double waits = sweep_warm_s(p) + p->sweep_seconds;
+    if (waits_s)
+        *waits_s = waits;
+    return waits + RUNNER_START_S;
 }
 
-double ladder_sweep_expected_s(const struct ladder_plan *p)
+double ladder_sweep_expected_s(const struct ladder_plan *p, double *waits_s)
 {
+    if (waits_s)
+        *waits_s = 0;
     if (p->cpus.count < 2)
         return 0;
     int clients = p->cpus.count - 1 < SWEEP_MAX_CLIENTS ? p->cpus.count - 1 : SWEEP_MAX_CLIENTS;
     int counts[SWEEP_MAX_ROWS];
-    int rows = sweep_client_counts(clients, p->quick, counts, SWEEP_MAX_ROWS);
-    return rows * SWEEP_MODES * ladder_sweep_item_expected_s(p);
+    int items = sweep_client_counts(clients, p->quick, counts, SWEEP_MAX_ROWS) * SWEEP_MODES;
+    double waits, s = items * ladder_sweep_item_expected_s(p, &waits);
+    if (waits_s)
+        *waits_s = items * waits;
+    return s;
 }
 
 double ladder_plan_expected_s(const struct ladder_plan *p, const struct rung_def *defs,
-                              const bool *selected, size_t n, bool matrix, bool sweep)
+                              const bool *selected, size_t n, bool matrix, bool sweep,
+                              double *waits_s)
 {
     double s = 0;
     for (size_t i = 0; i < n; i++)
         if (selected[i])
             s += ladder_rung_expected_s(&defs[i], p);
-    return s + (matrix ? ladder_matrix_expected_s(p) : 0) + (sweep ? ladder_sweep_expected_s(p) : 0);
+    double waits = 0;
+    if (sweep)
+        s += ladder_sweep_expected_s(p, &waits);
+    if (waits_s)
+        *waits_s = waits;
+    return s + (matrix ? ladder_matrix_expected_s(p) : 0);
 }
 
-void ladder_progress_step(struct ladder_progress *lp, double expected_s, const char *fmt, ...)
+void ladder_progress_step(struct ladder_progress *lp, double expected_s, double waits_s,
+                          const char *fmt, ...)
 {
     if (!lp || !lp->pg)
         return;
     va_list ap;
     va_start(ap, fmt);
-    progress_vsay_work(lp->pg, lp->done_s, lp->total_s, fmt, ap);
+    progress_vsay_work(lp->pg, &lp->w, fmt, ap);
     va_end(ap);
-    lp->done_s += expected_s;
+    lp->w.done_s += expected_s;
+    lp->w.waits_done_s += waits_s;
 }

@@ -97,7 +97,7 @@ void matrix_measure(const struct ladder_plan *p, struct cpu_matrix *out, struct 
             if (i == k)
                 snprintf(c->why, sizeof c->why, "the same CPU");
             else {
-                ladder_progress_step(lp, ladder_cell_expected_s(p),
+                ladder_progress_step(lp, ladder_cell_expected_s(p), 0,
                                      "the CPU-by-CPU handoff matrix: CPU %d to %d",
                                      out->cpus[i], out->cpus[k]);
                 measure_cell(p, out->cpus[i], out->cpus[k], c);

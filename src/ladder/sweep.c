@@ -419,7 +419,8 @@ void sweep_measure(const struct ladder_plan *p, struct sweep *out, struct ladder
                                     .nclient_cpus = out->nclient_cpus,
                                     .warm_s = sweep_warm_s(p),
                                     .window_s = p->sweep_seconds};
-            ladder_progress_step(lp, ladder_sweep_item_expected_s(p),
+            double waits, expected = ladder_sweep_item_expected_s(p, &waits);
+            ladder_progress_step(lp, expected, waits,
                                  "the polling-server sweep: %d client%s, %s", counts[k],
                                  counts[k] == 1 ? "" : "s", sweep_mode_name(job.mode));
             measure_item(p, &job, &row->item[m]);

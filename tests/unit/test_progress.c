@@ -84,11 +84,22 @@ TEST(progress_left_follows_the_work_not_the_steps)
 {
     /* 2 s of an expected 20 s done in 4 s: the machine is twice as slow as planned, so the
      * expected 18 s left take 36 s */
-    CHECK(fabs(progress_left_s(4, 2, 20) - 36) < 1e-9);
-    CHECK(fabs(progress_left_s(1, 2, 20) - 9) < 1e-9);   /* faster than planned */
-    CHECK(progress_left_s(3, 0.1, 20) < 0);                /* under 2% done: unknown */
-    CHECK(progress_left_s(3, 20, 20) == 0);                /* all done */
-    CHECK(progress_left_s(3, 1, 0) < 0);                   /* nothing planned */
+    struct progress_work w = {.done_s = 2, .total_s = 20};
+    CHECK(fabs(progress_left_s(4, &w) - 36) < 1e-9);
+    CHECK(fabs(progress_left_s(1, &w) - 9) < 1e-9);      /* faster than planned */
+    /* ... but of those 18 s, 10 s are waits (sleeps): they take 10 s however slow */
+    w.waits_s = 10;
+    CHECK(fabs(progress_left_s(4, &w) - (8 * 2 + 10)) < 1e-9);
+    /* a wait done is not work: 2 s of work took 6 - 1 s, with a 1 s wait done */
+    w.done_s = 3;
+    w.waits_done_s = 1;
+    CHECK(fabs(progress_left_s(6, &w) - (8 * 2.5 + 9)) < 1e-9);
+    struct progress_work early = {.done_s = 0.1, .total_s = 20};
+    CHECK(progress_left_s(3, &early) < 0);                 /* under 2% done: unknown */
+    struct progress_work all = {.done_s = 20, .total_s = 20};
+    CHECK(progress_left_s(3, &all) == 0);
+    struct progress_work none = {.done_s = 1, .total_s = 0};
+    CHECK(progress_left_s(3, &none) < 0);                  /* nothing planned */
 
     /* the line's percentage is the work: 3 s of 12 s is 25%, whatever the steps */
     char *buf = NULL;
@@ -99,7 +110,8 @@ TEST(progress_left_follows_the_work_not_the_steps)
     p.tty = false;
     p.f = f;
     p.t0 = now_s() - 6; /* 6 s for the first 3 s of work: 18 s left */
-    progress_say_work(&p, 3, 12, "rung %s", "pipe.threads.same_cpu");
+    struct progress_work quarter = {.done_s = 3, .total_s = 12};
+    progress_say_work(&p, &quarter, "rung %s", "pipe.threads.same_cpu");
     fflush(f);
     CHECK(strcmp(buf, "clockscope ladder: rung pipe.threads.same_cpu (25%, about 18 s left)\n") == 0);
     fclose(f);

@@ -185,6 +185,25 @@ def test_text_says_kind_and_load(clockscope):
         in r.stdout
 
 
+def test_text_within_100_columns(clockscope):
+    """Every line of the default text within 100 columns (µ one column), no trailing spaces
+    (issue 35); a spin rung on one CPU, whose figure is the scheduler's timeslice, says n/a
+    with the reason instead of a cost."""
+    r = run([clockscope, "ladder", "--quick"])
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines and all(len(ln) <= 100 for ln in lines), [ln for ln in lines if len(ln) > 100]
+    assert not [ln for ln in lines if ln != ln.rstrip()]
+    assert "\t" not in r.stdout
+    for ln in lines:
+        if re.match(r"spin\.\w+\.same_cpu ", ln) and "n/a" not in ln:
+            figure = ln.split()[2:4]      # measured below a timeslice: a figure it is
+            assert figure[1] in ("ns", "µs"), ln
+    nas = [i for i, ln in enumerate(lines) if re.match(r"spin\.\w+\.same_cpu +round_trip +n/a", ln)]
+    for i in nas:
+        assert "both sides spin on one CPU" in lines[i + 1], lines[i:i + 3]
+
+
 def faulted(clockscope, fault, only, timeout="0.3"):
     env = dict(os.environ, CLOCKSCOPE_LADDER_FAULT=fault)
     t0 = time.monotonic()

@@ -4,9 +4,11 @@
 
 #include "common/json_cost.h"
 #include "common/units.h"
+#include "ladder/text_fit.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void ladder_format_reduction(double reduction, const char *what, char *buf, size_t len)
@@ -39,6 +41,67 @@ static void print_load(FILE *out, const struct ladder_run *r)
                                        : "");
 }
 
+/* The rung column's width: the longest selected id, at most RUNG_COLUMN_MAX (a longer id
+ * is shortened in the middle). */
+#define RUNG_COLUMN_MAX 34
+
+static int rung_column(const struct ladder_run *r)
+{
+    int w = 4; /* "rung" */
+    for (size_t i = 0; i < r->nrungs; i++)
+        if (r->selected[i] && r->rungs[i].available && (int)strlen(r->defs[i].id) > w)
+            w = (int)strlen(r->defs[i].id);
+    return w < RUNG_COLUMN_MAX ? w : RUNG_COLUMN_MAX;
+}
+
+/* Two spinners on one CPU hand over only when the scheduler preempts the one spinning: the
+ * figure is a scheduler timeslice (a tick or two), not the handoff's cost.  Above this it
+ * can be nothing else (a spin handoff on one CPU costs nothing near a millisecond). */
+#define SPIN_ONE_CPU_TICK_NS 0.5e6
+
+static bool tick_bound(const struct rung_result *x)
+{
+    return x->def->family == FAMILY_IPC && x->def->mech == MECH_SPIN &&
+           x->cpu_b == x->cpu_a && x->ns.median >= SPIN_ONE_CPU_TICK_NS;
+}
+
+static void print_rung(FILE *out, const struct rung_result *x, int idw)
+{
+    char id[RUNG_ID_MAX + 8];
+    text_fit_id(x->def->id, idw, id, sizeof id);
+    int idc = units_columns(idw, id);
+    const char *kind = ladder_rung_unit(x->def);
+    if (!x->measured) {
+        fprintf(out, "%-*s %-10s %10s %10s %7s  FAILED: %s\n", idc, id, kind, "-", "-", "-",
+                x->why);
+        return;
+    }
+    char med[32], p99[32], cpus[32];
+    units_format_ns(x->ns.median, med, sizeof med);
+    units_format_ns(x->ns.p99, p99, sizeof p99);
+    if (x->cpu_b >= 0)
+        snprintf(cpus, sizeof cpus, "%d,%d", x->cpu_a, x->cpu_b);
+    else
+        snprintf(cpus, sizeof cpus, "%d", x->cpu_a);
+    if (tick_bound(x)) {
+        fprintf(out, "%-*s %-10s %10s %10s %7s  %s\n", idc, id, kind, "n/a", "n/a", "-", cpus);
+        fprintf(out, "    ^ n/a: both sides spin on one CPU, so each handoff waits for the "
+                     "scheduler to preempt the spinner (%s measured): a timeslice, not a cost\n",
+                med);
+        return;
+    }
+    fprintf(out, "%-*s %-10s %*s %*s %6.1f%%%s %s\n", idc, id, kind, units_columns(10, med), med,
+            units_columns(10, p99), p99, 100 * x->ns.spread, x->noisy ? "!" : " ", cpus);
+    if (x->across.bimodal) {
+        char lo[32], hi[32];
+        units_format_ns(x->across.low, lo, sizeof lo);
+        units_format_ns(x->across.high, hi, sizeof hi);
+        fprintf(out, "    ^ bimodal across processes: %s / %s (%zu and %zu of %zu): "
+                "neither level is the figure\n", lo, hi, x->across.nlow, x->across.nhigh,
+                x->across.n);
+    }
+}
+
 static void print_rungs(FILE *out, const struct ladder_run *r)
 {
     bool any_selected = false, any_unavailable = false;
@@ -46,40 +109,16 @@ static void print_rungs(FILE *out, const struct ladder_run *r)
         any_selected |= r->selected[i];
     if (!any_selected)
         return;
-    fprintf(out, "%-32s %-10s %10s %10s %7s  %s\n", "rung", "kind", "median", "p99", "spread",
-            "CPUs");
+    int idw = rung_column(r);
+    fprintf(out, "%-*s %-10s %10s %10s %7s  %s\n", idw, "rung", "kind", "median", "p99",
+            "spread", "CPUs");
     for (size_t i = 0; i < r->nrungs; i++) {
-        const struct rung_result *x = &r->rungs[i];
         if (!r->selected[i])
             continue;
-        if (!x->available) {
+        if (!r->rungs[i].available)
             any_unavailable = true;
-            continue;
-        }
-        const char *kind = ladder_rung_unit(x->def);
-        if (!x->measured) {
-            fprintf(out, "%-32s %-10s %10s %10s %7s  FAILED: %s\n", x->def->id, kind, "-", "-",
-                    "-", x->why);
-            continue;
-        }
-        char med[32], p99[32], cpus[32];
-        units_format_ns(x->ns.median, med, sizeof med);
-        units_format_ns(x->ns.p99, p99, sizeof p99);
-        if (x->cpu_b >= 0)
-            snprintf(cpus, sizeof cpus, "%d,%d", x->cpu_a, x->cpu_b);
         else
-            snprintf(cpus, sizeof cpus, "%d", x->cpu_a);
-        fprintf(out, "%-32s %-10s %*s %*s %6.1f%%%s %s\n", x->def->id, kind,
-                units_columns(10, med), med, units_columns(10, p99), p99, 100 * x->ns.spread,
-                x->noisy ? "!" : " ", cpus);
-        if (x->across.bimodal) {
-            char lo[32], hi[32];
-            units_format_ns(x->across.low, lo, sizeof lo);
-            units_format_ns(x->across.high, hi, sizeof hi);
-            fprintf(out, "    ^ bimodal across processes: %s / %s (%zu and %zu of %zu): "
-                    "neither level is the figure\n", lo, hi, x->across.nlow, x->across.nhigh,
-                    x->across.n);
-        }
+            print_rung(out, &r->rungs[i], idw);
     }
     if (!any_unavailable)
         return;
@@ -207,7 +246,7 @@ static void print_sweep(FILE *out, const struct sweep *s)
     }
 }
 
-void ladder_print_text(FILE *out, const struct ladder_run *r)
+static void print_text(FILE *out, const struct ladder_run *r)
 {
     sysinfo_print_header(out, "ladder", &r->machine);
     if (r->plan.cpus.count > 1)
@@ -229,6 +268,22 @@ void ladder_print_text(FILE *out, const struct ladder_run *r)
     fprintf(out, "\n%.*f s in all.  call: from the call to its return; round_trip: from the "
                  "request to the answer; one_way: half of one.\n",
             r->elapsed_s < 1 ? 2 : 1, r->elapsed_s);
+}
+
+void ladder_print_text(FILE *out, const struct ladder_run *r)
+{
+    /* written whole, then folded to 100 columns (text_fit.h) */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) {
+        print_text(out, r);
+        return;
+    }
+    print_text(f, r);
+    fclose(f);
+    text_fit(out, text, TEXT_FIT_COLUMNS);
+    free(text);
 }
 
 /* --- JSON --- */

@@ -7,6 +7,7 @@
 #include "ladder/mechanism.h"
 #include "ladder/rungs.h"
 #include "ladder/sweep.h"
+#include "ladder/text_fit.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -190,4 +191,29 @@ TEST(ladder_mechanisms_round_trip)
         CHECK(waitpid(pid, &status, 0) == pid);
         CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     }
+}
+
+TEST(ladder_text_folds_to_the_columns_keeping_numbers_with_units)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    /* 27 columns: folded at a space, never between 27.22 and ms (which would fit 26);
+     * continuation indented two more; trailing spaces dropped */
+    text_fit(f, "  the spinner waits (27.22 ms measured): a timeslice   \nshort\n", 27);
+    fclose(f);
+    CHECK(strcmp(buf, "  the spinner waits (27.22\n"
+                      "    ms measured): a timeslice\n"
+                      "short\n") != 0);
+    CHECK(strcmp(buf, "  the spinner waits\n"
+                      "    (27.22 ms measured): a\n"
+                      "    timeslice\n"
+                      "short\n") == 0);
+    free(buf);
+    char id[64];
+    text_fit_id("syscall.clock_gettime.process_cputime_id", 20, id, sizeof id);
+    CHECK(strcmp(id, "syscall.cl…putime_id") == 0);
+    CHECK(text_fit_width(id, strlen(id)) == 20);
+    text_fit_id("ref.empty_call", 20, id, sizeof id);
+    CHECK(strcmp(id, "ref.empty_call") == 0);
 }

@@ -140,11 +140,13 @@ def test_markdown_table_and_explanation(capsys, pair):
     assert "| API | base ns/call | base calls/s | slow ns/call | slow calls/s | slow vs base | why |" in out
     row = next(l for l in out.splitlines() if l.startswith("| clock_gettime(CLOCK_MONOTONIC)"))
     assert "| 100 ns | 10.0 M/s | 300 ns | 3.33 M/s | 3.0x slower (range 2.5x to 3.7x) |" in row
-    # the reason beside the slow row, from slow's own doctor: verdict, proof, clocksource,
-    # the most severe finding and its fix
+    # beside the slow row, its cause in a few words and its footnote; the footnote holds
+    # slow's own doctor: verdict, proof, clocksource, the most severe finding and its fix
+    assert row.endswith("| every read a syscall (clocksource hpet) [^1] |"), row
+    note = next(l for l in out.splitlines() if l.startswith("[^1]: "))
     for piece in ("doctor: slow", "1 syscall per call", "clocksource hpet",
                   "finding clocksource-no-vdso", "fix: echo tsc > current_clocksource"):
-        assert piece in row, piece
+        assert piece in note, piece
     assert "2.0x faster (range 1.6x to 2.4x)" in out
     assert "no significant difference (range 1.1x faster to 1.6x slower)" in out
     assert "slow is 3.0x slower than base (range 2.5x to 3.7x) at reading the time" in out    # the answer
@@ -165,12 +167,13 @@ def test_terminal_and_long_form(capsys, tmp_path, pair):
     code, out, _ = report(capsys, *pair, third)
     assert code == 0
     lines = out.splitlines()
-    head = next(l for l in lines if l.startswith("API"))
+    head = next(l for l in lines if "ns/call" in l)
     assert "machine" in head and "vs base" in head
     assert any("third" in l and "10x slower (range 8.2x to 12x)" in l for l in lines)
-    assert any(l.strip().startswith("↳") and "doctor: ok" in l for l in lines)
+    assert any(l.strip().startswith("↳") and "no fault found" in l for l in lines)
     # third is slower while its doctor finds it healthy: the answer says where the gap lies
-    assert "third is 10x slower than base (range 8.2x to 12x)" in out and "Its doctor finds nothing wrong" in out
+    flat = " ".join(out.split())                    # the notes are wrapped at 100 columns
+    assert "third is 10x slower than base (range 8.2x to 12x)" in flat and "Its doctor finds nothing wrong" in flat
 
 
 def test_harness_polluted_runtime_figure(capsys, tmp_path):
@@ -295,8 +298,8 @@ def test_fleet_summary(capsys, tmp_path):
     code, out, err = report(capsys, *files, "--markdown")
     assert code == 0, err
     assert out.index("## Fleet summary") < out.index("## Machines")
-    assert "Of 9 machines compared with m0 (clock_gettime(CLOCK_MONOTONIC): 30.0 ns), 5 are " \
-           "significantly slower, 0 faster, and 4 show no significant difference" in out
+    assert "Of 9 machines compared with m0 (clock_gettime(CLOCK_MONOTONIC): 30.0 ns): 5 " \
+           "significantly slower, 0 faster, 4 no significant difference" in out
     assert "The reason most of the slower machines share (3 of 5): clocksource-no-vdso" in out
     assert "Machines per verdict: ok 7, slow 3" in out
     assert "Machines per clocksource: tsc 7, hpet 3" in out
@@ -317,7 +320,8 @@ def test_real_fixtures(capsys, tmp_path):
     code, out, err = report(capsys, *files, "--markdown")
     assert code == 0, err
     row = next(l for l in out.splitlines() if l.startswith("| clock_gettime(CLOCK_MONOTONIC)"))
-    assert "slower" in row
+    assert "slower" in row and row.endswith(" [^1] |")
+    row = next(l for l in out.splitlines() if l.startswith("[^1]: "))          # its note
     assert f"doctor: {rv['parts']['doctor']['verdict']}" in row
     assert f"clocksource {rv['parts']['doctor']['facts']['clocksource']}" in row
     ids = [f["id"] for f in rv["parts"]["doctor"]["findings"]]
@@ -327,10 +331,10 @@ def test_real_fixtures(capsys, tmp_path):
     assert "x86_64-hpet" in out and "clocksource hpet" in out
     # the TCG guests say that their CPU is emulated (their machine's cpu_model says so)
     assert json.loads((BUNDLES / "x86_64-tsc.json").read_text())["machine"]["cpu_model"].startswith("QEMU TCG")
-    assert "**x86_64-tsc**: doctor: ok; clock_gettime makes 0 syscalls per call (served by the vDSO); " \
+    assert "  - doctor: ok; clock_gettime makes 0 syscalls per call (served by the vDSO); " \
            "clocksource tsc; an emulated CPU (qemu-tcg): its nanoseconds are the emulator's" in out
     # an emulated machine's gap is never put down to the CPU itself
-    tsc_line = next(l for l in out.splitlines() if l.startswith("- x86_64-tsc is"))
+    tsc_line = next(l for l in out.splitlines() if l.startswith("[^") and "]: x86_64-tsc is" in l)
     assert "the gap is the emulator's" in tsc_line and "in the CPU itself" not in tsc_line
 
 
@@ -711,8 +715,8 @@ def test_emulated_machine_is_said_so(capsys, tmp_path, pair):
     files = [pair[0], write(tmp_path, "emu.json", emu), write(tmp_path, "hw.json", hw)]
     code, out, err = report(capsys, *files, "--markdown")
     assert code == 0, err
-    guest = next(l for l in out.splitlines() if l.startswith("- rv-guest is"))
-    board = next(l for l in out.splitlines() if l.startswith("- rv-board is"))
+    guest = next(l for l in out.splitlines() if l.startswith("[^") and "]: rv-guest is" in l)
+    board = next(l for l in out.splitlines() if l.startswith("[^") and "]: rv-board is" in l)
     assert "an emulated CPU (qemu-tcg): its nanoseconds are the emulator's" in guest
     assert "emulated CPU (qemu-tcg): kernel command line: clockscope.emulated=tcg" in out   # the details
     assert "the gap is the emulator's" in guest and "CPU itself" not in guest
@@ -745,8 +749,9 @@ def test_long_form_says_each_thing_once(capsys, tmp_path):
     code, out, err = report(capsys, *files)
     assert code == 0, err
     lines = out.splitlines()
-    assert sum("clocksource arch_sys_counter" in l for l in lines if l.strip().startswith("↳")) == 1
-    assert sum("clocksource riscv_clocksource" in l for l in lines if l.strip().startswith("↳")) == 1
+    for n in ("[1]", "[2]"):            # g1's and g2's notes, each referred to once
+        assert sum(l.endswith(n) for l in lines if l.strip().startswith("↳")) == 1, out
+    assert " ".join(out.split()).count("clocksource riscv_clocksource") == 1     # in its note
     table = lines[lines.index(next(l for l in lines if l.startswith("API"))):]
     table = table[:table.index("")]
     time_rows = table[table.index(next(l for l in table if l.startswith("time()"))):][:3]
@@ -766,3 +771,86 @@ def test_interval_reaching_zero_is_said(capsys, tmp_path):
     code, out, err = report(capsys, base, other, "--markdown")
     assert code == 0, err
     assert "no significant difference (∞x faster to " in out
+
+
+def _answer_lines(out):
+    """The terminal's answer: the lines between the title's blank line and the next blank."""
+    lines = out.splitlines()
+    return lines[2:lines.index("", 2)]
+
+
+def test_answer_is_one_line_per_machine_led_by_its_cause(capsys):
+    """Issue 35, finding 20: each machine's answer fits in two lines of 100 columns and
+    carries its cause in a few words (from its own doctor and facts); the full paragraph
+    is a numbered note at the end, which the line and the machine's why cell refer to."""
+    code, out, err = report(capsys, *[BUNDLES / f"{n}.json" for n in REAL])
+    assert code == 0, err
+    answer = _answer_lines(out)
+    causes = {"x86_64-hpet": "every read a syscall (clocksource hpet)", "riscv64": "emulated (qemu-tcg)",
+              "x86_64-tsc": "emulated (qemu-tcg)", "aarch64": "emulated (qemu-tcg)"}
+    for name, cause in causes.items():
+        at = next(k for k, l in enumerate(answer) if l.startswith(f"{name}: "))
+        line = answer[at] + "".join(" " + l.strip() for l in answer[at + 1:at + 2] if l.startswith("  "))
+        more = next((k for k, l in enumerate(answer[at + 1:]) if not l.startswith("  ")), len(answer) - at - 1)
+        assert more <= 1, answer                            # at most one continuation line
+        assert f"x slower than host: {cause}" in line, line
+        n = line.rsplit("[", 1)[1].rstrip("]")
+        assert any(l.startswith(f"[{n}] {name} is ") for l in out.splitlines()), out   # its note
+        assert any(l.strip().startswith(f"↳ {cause}") and l.endswith(f" [{n}]") for l in out.splitlines())
+    assert len(answer) <= 2 * len(causes)
+
+
+@pytest.mark.parametrize("form", [[], ["--markdown"]], ids=["text", "markdown"])
+def test_text_within_100_columns(capsys, form):
+    """Issue 35, finding 8: every line of the terminal report is within 100 columns (µ is
+    one) and none ends in a space; Markdown has no trailing spaces either."""
+    code, out, err = report(capsys, *[BUNDLES / f"{n}.json" for n in REAL], *form)
+    assert code == 0, err
+    for line in out.splitlines():
+        assert line == line.rstrip(), repr(line)
+        if not form:
+            assert len(line) <= 100, line
+
+
+def test_html_answer_folds_its_paragraphs(capsys, tmp_path):
+    """Issue 35, finding 20: the HTML answer is a line per machine with its paragraph in a
+    <details>; each why cell is one short line linking to the machine's note."""
+    html = tmp_path / "r.html"
+    code, _, err = report(capsys, *[BUNDLES / f"{n}.json" for n in REAL], "-o", html)
+    assert code == 0, err
+    text = html.read_text()
+    answer = text[text.index('<div class="answer">'):text.index("</div>", text.index('<div class="answer">'))]
+    items = answer.split("<li>")[1:]
+    assert len(items) == 4 and all("<details><summary>why</summary>" in i for i in items), answer
+    assert all(len(i[:i.index("<details>")]) <= 100 for i in items), items
+    cells = [c.split("</td>")[0] for c in text.split('<td class="why">')[1:]]
+    filled = [c for c in cells if c]
+    assert filled and all("<br>" not in c and len(c.split("<a ")[0]) <= 61 for c in filled), filled
+    for c in filled:
+        n = c.split('href="#note-')[1].split('"')[0]
+        assert f'<details id="note-{n}">' in text
+
+
+def test_cause_phrase_picks_the_cause():
+    """The cause in a few words, in order: the vDSO's syscall fallback, a trapped counter
+    read, an emulated CPU, then the doctor's verdict; an emulated CPU named after another
+    cause."""
+    from clockscope_report import analysis
+    from clockscope_report.model import Diagnosis, Finding, Machine, Measure, Stat
+    def machine(syscalls=0, verdict="ok", counter_ns=10.0, emulated=False, clocksource="tsc"):
+        desc = {"clocksource": clocksource}
+        if emulated:
+            desc.update(emulation="qemu-tcg")
+        top = Finding("clocksource-watchdog", "warning", "t", [], None, [], None)
+        d = Diagnosis(verdict, "s", syscalls == 0, clocksource, syscalls, [top])
+        m = Machine("m", "m.json", desc, diagnosis=d)
+        m.measures["counter.rdtsc"] = Measure("counter.rdtsc", "rdtsc", Stat(counter_ns, counter_ns, counter_ns))
+        return m
+    phrase = analysis.cause_phrase
+    assert phrase(machine(syscalls=1, clocksource="hpet")) == "every read a syscall (clocksource hpet)"
+    assert phrase(machine(syscalls=1, emulated=True)) == "every read a syscall (clocksource tsc); emulated (qemu-tcg)"
+    assert phrase(machine(counter_ns=2500)).startswith("the counter read traps (rdtsc 2.50 µs")
+    assert phrase(machine(emulated=True)) == "emulated (qemu-tcg)"
+    assert phrase(machine()) == "no fault found (the vDSO serves it)"
+    assert phrase(machine(verdict="slow")) == "doctor: slow (clocksource-watchdog)"
+    assert len(phrase(machine(syscalls=1, clocksource="x" * 80, emulated=True))) <= analysis.CAUSE_MAX

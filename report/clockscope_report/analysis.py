@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Counter as TCounter
 from typing import Dict, List, Optional, Tuple
 
-from .compare import Ratio, compare
+from .compare import Ratio, compare, fmt_x
 from .model import SEVERITY_ORDER, Machine, Measure, Problem, Stat
 from .units import fmt_ns
 
@@ -31,6 +31,10 @@ KEY_ROW = "libc.clock_gettime.monotonic"
 FLEET_THRESHOLD = 6
 # A runtime figure whose harness takes at least this share measures the harness.
 HARNESS_BOUND_SHARE = 0.8
+# A plain counter read this slow (ns) is trapped and emulated, not read by the CPU.
+TRAPPED_COUNTER_NS = 1000
+# The cause phrase that leads a machine's answer line fits in this many characters.
+CAUSE_MAX = 60
 
 
 @dataclass
@@ -54,6 +58,15 @@ class Explanation:
     short: str                   # one sentence: verdict, proof, clocksource, top finding, fix
     details: List[str]           # the doctor's evidence and fix
     brief: str = ""              # a few words beside a table row
+    cause: str = ""              # the cause in a few words (cause_phrase): answer lines, why cells
+
+
+@dataclass
+class AnswerLine:
+    """One machine's line of the answer (or a line about several), and the full paragraph
+    behind it: a footnote in text and Markdown, a <details> in HTML."""
+    text: str
+    machine: str = ""            # the machine whose note (Report.notes) the line refers to
 
 
 @dataclass
@@ -85,13 +98,18 @@ class Report:
     baseline: Machine
     rows: List[Row]
     explanations: Dict[str, Explanation]
-    answer: List[str]
+    answer: List[AnswerLine]
+    notes: Dict[str, str] = field(default_factory=dict)   # machine -> its paragraph, footnote order
     fleet: Optional[Fleet] = None                 # many machines (is_fleet): _fleet()
     problems: List[Problem] = field(default_factory=list)
 
     @property
     def is_fleet(self) -> bool:
         return len(self.machines) > FLEET_THRESHOLD
+
+    def note_number(self, machine: str) -> int:
+        """The footnote number of a machine's paragraph (1, 2, ...), 0 when it has none."""
+        return list(self.notes).index(machine) + 1 if machine in self.notes else 0
 
 
 def counter_measure(m: Machine) -> Optional[Measure]:
@@ -203,22 +221,24 @@ def explain(m: Machine) -> Explanation:
     parts = []
     details: List[str] = []
     counter = counter_measure(m)
-    if counter and counter.stat and counter.stat.median >= 1000:
-        parts.append(f"{counter.id.split('.', 1)[1]} costs {fmt_ns(counter.stat.median)} per read "
+    trap = _trapped_ns(counter)
+    if counter and trap:
+        parts.append(f"{counter.id.split('.', 1)[1]} costs {fmt_ns(trap)} per read "
                      "(a counter read this slow is trapped and emulated)")
     if d is None:
         if emulation(m):
             parts.append(f"an emulated CPU ({emulation(m)}): its nanoseconds are the emulator's")
         why = m.part_errors.get("doctor", "no doctor part")
-        return Explanation("; ".join(parts + [f"no diagnosis ({why})"]), details, "no diagnosis")
+        return Explanation("; ".join(parts + [f"no diagnosis ({why})"]), details, "no diagnosis",
+                           cause_phrase(m))
     cs = d.clocksource or m.description.get("clocksource")
     brief = [d.verdict]
     if d.syscalls_per_call is not None:
         brief.append(f"{_syscalls(d.syscalls_per_call)} per clock_gettime")
     if cs:
         brief.append(f"clocksource {cs}")
-    if counter and counter.stat and counter.stat.median >= 1000:
-        brief.append(f"{counter.id.split('.', 1)[1]} {fmt_ns(counter.stat.median)}")
+    if counter and trap:
+        brief.append(f"{counter.id.split('.', 1)[1]} {fmt_ns(trap)}")
     proof = ""
     if d.syscalls_per_call is not None:
         proof = (f"clock_gettime makes {_syscalls(d.syscalls_per_call)} per call"
@@ -249,7 +269,49 @@ def explain(m: Machine) -> Explanation:
             details.append(top.meaning)
         details.extend(f"fix: {f}" for f in top.fix[:2])
     top_id = f" ({top.id})" if top and top.severity != "info" else ""
-    return Explanation("; ".join(parts), [x for x in details if x], ", ".join(brief) + top_id)
+    return Explanation("; ".join(parts), [x for x in details if x], ", ".join(brief) + top_id,
+                       cause_phrase(m))
+
+
+def _trapped_ns(counter: Optional[Measure]) -> Optional[float]:
+    """A plain counter read's median when it is slow enough to be trapped, else None."""
+    if counter is None or counter.stat is None or counter.stat.median < TRAPPED_COUNTER_NS:
+        return None
+    return counter.stat.median
+
+
+def _shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def cause_phrase(m: Machine) -> str:
+    """Why reading the time costs what it does on m, in a few words (at most CAUSE_MAX
+    characters), the first that holds of: the vDSO falls back to a syscall (the doctor's
+    proof), the counter read traps (bench's plain counter read), the CPU is emulated, the
+    doctor's verdict and top finding.  An emulated CPU is named after any other cause:
+    the factor is then the emulator's."""
+    d = m.diagnosis
+    emu = emulation(m)
+    counter = counter_measure(m)
+    cs = (d.clocksource if d else None) or m.description.get("clocksource")
+    if d and d.syscalls_per_call:
+        every = "every read a syscall" if d.syscalls_per_call >= 1 else \
+            f"{d.syscalls_per_call:g} syscalls per read"
+        cause = f"{every} (clocksource {cs})" if cs else every
+    elif counter and _trapped_ns(counter):
+        cause = f"the counter read traps ({counter.id.split('.', 1)[1]} {fmt_ns(_trapped_ns(counter) or 0)})"
+    elif emu:
+        return _shorten(f"emulated ({emu})", CAUSE_MAX)
+    elif d is None:
+        cause = "no diagnosis"
+    elif d.verdict == "ok":
+        cause = "no fault found" + (" (the vDSO serves it)" if d.syscalls_per_call == 0 else "")
+    else:
+        top = _top_finding(d)
+        cause = f"doctor: {d.verdict}" + (f" ({top.id})" if top else "")
+    if emu:
+        cause += f"; emulated ({emu})"
+    return _shorten(cause, CAUSE_MAX)
 
 
 def _top_finding(d):
@@ -260,15 +322,18 @@ def _top_finding(d):
     return sorted(d.findings, key=lambda f: (SEVERITY_ORDER.get(f.severity, 9), not f.fix))[0]
 
 
-def _answer(machines, baseline, rows, explanations) -> List[str]:
+def _answer(machines, baseline, rows, explanations) -> Tuple[List[AnswerLine], Dict[str, str]]:
+    """The answer's lines, one per machine, each led by the cause in a few words, and the
+    full paragraph behind each line by machine (the footnotes, in the lines' order)."""
     key = next((r for r in rows if r.key == KEY_ROW), rows[0] if rows else None)
     if key is None:
-        return ["No machine has a clock read measurement (no bench part): nothing to compare."]
+        return [AnswerLine("No machine has a clock read measurement (no bench part): nothing to compare.")], {}
     base_cell = key.cells[machines.index(baseline)]
     base_txt = fmt_ns(base_cell.measure.stat.median) if base_cell.measure and base_cell.measure.stat else "not measured"
     if len(machines) == 1:
-        return [f"{baseline.name}: {key.label} costs {base_txt} per call.",
-                f"Why: {explanations[baseline.name].short}."]
+        e = explanations[baseline.name]
+        return ([AnswerLine(f"{baseline.name}: {key.label} costs {base_txt} per call: {e.cause}", baseline.name)],
+                {baseline.name: f"{baseline.name}: {e.short}."})
     ranked = []
     for m, c in zip(machines, key.cells):
         if m is not baseline and c.ratio:
@@ -276,24 +341,27 @@ def _answer(machines, baseline, rows, explanations) -> List[str]:
     ranked.sort(key=lambda t: -t[0])
     if len(machines) > FLEET_THRESHOLD:
         return _fleet_answer(baseline, key, base_txt, ranked, explanations, machines)
-    lines = []
+    lines, notes = [], {}
     for _, m, c in ranked[:5]:
         cost = fmt_ns(c.measure.stat.median)
-        if c.ratio.significant:
-            lines.append(f"{m.name} is {c.ratio.words(baseline.name)} at reading the time: "
-                         f"{key.label} costs {cost} per call against {base_txt}."
-                         + (f" Why: {explanations[m.name].short}." if c.ratio.slower else "")
-                         + (_no_fault(m) if c.ratio.slower else ""))
+        factor = f"{fmt_x(c.ratio.ratio)} {'slower' if c.ratio.slower else 'faster'} than {baseline.name}"
+        if c.ratio.significant and c.ratio.slower:
+            lines.append(AnswerLine(f"{m.name}: {factor}: {explanations[m.name].cause}", m.name))
+            notes[m.name] = (f"{m.name} is {c.ratio.words(baseline.name)} at reading the time: "
+                             f"{key.label} costs {cost} per call against {base_txt}. "
+                             f"Why: {explanations[m.name].short}." + _no_fault(m))
+        elif c.ratio.significant:
+            lines.append(AnswerLine(f"{m.name}: {factor} ({key.label}: {cost} against {base_txt})"))
         else:
-            lines.append(f"{m.name} against {baseline.name}: {c.ratio.words()} "
-                         f"({key.label}: median {cost} against {base_txt}).")
+            lines.append(AnswerLine(f"{m.name} against {baseline.name}: {c.ratio.words()} "
+                                    f"({key.label}: median {cost} against {base_txt})"))
     if len(ranked) > 5:
-        lines.append(f"... and {len(ranked) - 5} more machines (the tables below).")
+        lines.append(AnswerLine(f"... and {len(ranked) - 5} more machines (the tables below)."))
     missing = [m.name for m, c in zip(machines, key.cells) if m is not baseline and not c.ratio]
     if missing:
-        lines.append(f"Not compared (no {key.label} figure): {', '.join(missing[:10])}"
-                     + (" ..." if len(missing) > 10 else "") + ".")
-    return lines
+        lines.append(AnswerLine(f"Not compared (no {key.label} figure): {', '.join(missing[:10])}"
+                                + (" ..." if len(missing) > 10 else "") + "."))
+    return lines, notes
 
 
 def _no_fault(m: Machine) -> str:
@@ -314,18 +382,20 @@ def _no_fault(m: Machine) -> str:
     return ""
 
 
-def _fleet_answer(baseline, key, base_txt, ranked, explanations, machines) -> List[str]:
+def _fleet_answer(baseline, key, base_txt, ranked, explanations, machines) -> Tuple[List[AnswerLine], Dict[str, str]]:
     """Many machines: counts, the slowest, and the reason most of the slow ones share."""
     slower = [(m, c) for _, m, c in ranked if c.ratio.significant and c.ratio.slower]
     faster = [(m, c) for _, m, c in ranked if c.ratio.significant and not c.ratio.slower]
     same = len(ranked) - len(slower) - len(faster)
-    lines = [f"Of {len(ranked)} machines compared with {baseline.name} ({key.label}: {base_txt}), "
-             f"{len(slower)} are significantly slower, {len(faster)} faster, and {same} show no "
-             f"significant difference (the ratio's interval contains 1)."]
+    notes: Dict[str, str] = {}
+    lines = [f"Of {len(ranked)} machines compared with {baseline.name} ({key.label}: {base_txt}): "
+             f"{len(slower)} significantly slower, {len(faster)} faster, {same} no significant difference."]
     if ranked:
         _, m, c = ranked[0]
         lines.append(f"Slowest: {m.name}, {fmt_ns(c.measure.stat.median)} per call, "
-                     f"{c.ratio.words(baseline.name)}. Why: {explanations[m.name].short}.")
+                     f"{fmt_x(c.ratio.ratio)} {'slower' if c.ratio.slower else 'faster'} than "
+                     f"{baseline.name}: {explanations[m.name].cause}")
+        notes[m.name] = f"{m.name} is {c.ratio.words(baseline.name)}. Why: {explanations[m.name].short}."
     reasons: TCounter[str] = Counter()
     for m, _ in slower:
         top = _top_finding(m.diagnosis) if m.diagnosis else None
@@ -337,7 +407,7 @@ def _fleet_answer(baseline, key, base_txt, ranked, explanations, machines) -> Li
     missing = len(machines) - 1 - len(ranked)
     if missing:
         lines.append(f"{missing} machines have no {key.label} figure to compare.")
-    return lines
+    return [AnswerLine(x, next(iter(notes)) if x.startswith("Slowest: ") else "") for x in lines], notes
 
 
 def _fleet(machines: List[Machine]) -> Fleet:
@@ -359,6 +429,10 @@ def _fleet(machines: List[Machine]) -> Fleet:
     return Fleet(verdicts, sources, findings, titles, dist)
 
 
+def _much_slower(cell: Cell) -> bool:
+    return bool(cell.ratio and cell.ratio.much_slower)
+
+
 def build(machines: List[Machine], baseline_name: Optional[str], all_rows: bool = False) -> Report:
     baseline = machines[0]
     if baseline_name is not None:
@@ -369,7 +443,12 @@ def build(machines: List[Machine], baseline_name: Optional[str], all_rows: bool 
             keys += [k for k in m.measures if k not in keys and not k.startswith("counter.")]
     rows = _bench_rows(machines, baseline, keys) + _runtime_rows(machines, baseline)
     explanations = {m.name: explain(m) for m in machines}
-    rep = Report(machines, baseline, rows, explanations, _answer(machines, baseline, rows, explanations))
+    answer, notes = _answer(machines, baseline, rows, explanations)
+    # every machine much slower on some row gets its note too: its why cell refers to it
+    for m in machines if len(machines) <= FLEET_THRESHOLD else []:
+        if m.name not in notes and any(_much_slower(r.cells[machines.index(m)]) for r in rows):
+            notes[m.name] = f"{m.name}: {explanations[m.name].short}." + _no_fault(m)
+    rep = Report(machines, baseline, rows, explanations, answer, notes)
     if rep.is_fleet:
         rep.fleet = _fleet(machines)
     return rep

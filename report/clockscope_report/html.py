@@ -11,7 +11,7 @@ from typing import List, Sequence
 
 from .analysis import Fleet, Report
 from .part import Chart, Part
-from .text import FLEET_HEADER, RATIO_NOTE, comparison_table, fleet_rows, part_sections
+from .text import FLEET_HEADER, NOTE_MARK, RATIO_NOTE, comparison_table, fleet_rows, part_sections
 
 CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1300px;
@@ -22,9 +22,10 @@ h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { margin-top: 1.8em; border-bo
 table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.92em; }
 th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; vertical-align: top; }
 th { background: #f2f2f2; text-align: left; } td.num { text-align: right; white-space: nowrap; }
-td.vs { text-align: right; min-width: 9em; }
+td.vs { text-align: right; white-space: nowrap; }
 td.slower { color: #b00020; font-weight: 600; } td.faster { color: #1b6e20; } td.same { color: #555; }
-td.why { font-size: 0.88em; min-width: 12em; max-width: 30em; }
+td.why { font-size: 0.88em; min-width: 14em; }
+.answer details { margin: 0.1em 0 0.4em 0; color: #333; font-size: 0.92em; }
 th { overflow-wrap: break-word; }
 td.name { white-space: nowrap; }
 tr.group td { border-top: 2px solid #888; }
@@ -58,6 +59,16 @@ def _vs_class(text: str) -> str:
     return "vs same"
 
 
+def _why_td(text: str) -> str:
+    """A why cell: the cause in a few words, its note number a link to the machine's note."""
+    mark = NOTE_MARK.search(text)
+    if not mark:
+        return _td(text, "why")
+    n = mark.group(1)
+    return (f'<td class="why">{escape(text[:mark.start()])} '
+            f'<a href="#note-{n}">[{n}]</a></td>')
+
+
 def _comparison(rep: Report) -> List[str]:
     header, rows, right = comparison_table(rep)
     out = ["<table><tr>" + "".join(f"<th>{escape(h)}</th>" for h in header) + "</tr>"]
@@ -65,7 +76,7 @@ def _comparison(rep: Report) -> List[str]:
         tds = []
         for k, c in enumerate(cells):
             if k == len(cells) - 1:
-                tds.append(_td(c, "why"))
+                tds.append(_why_td(c))
             elif header[k].startswith("vs ") or " vs " in header[k]:
                 tds.append(_td(c, _vs_class(c)))
             else:
@@ -155,6 +166,32 @@ def _descriptions(rep: Report) -> List[str]:
     return out
 
 
+def _answer(rep: Report) -> List[str]:
+    """One line per machine, its full paragraph folded under it."""
+    out = []
+    for a in rep.answer:
+        note = rep.notes.get(a.machine)
+        out.append(f"<li>{escape(a.text)}" + (f"<details><summary>why</summary>{escape(note)}</details>"
+                                               if note else "") + "</li>")
+    return out
+
+
+def _why(rep: Report) -> List[str]:
+    """Each machine's cause, its doctor's explanation and evidence folded under it; a note's
+    number (the why cells link here) on the machines that have one."""
+    out = ["<h3>Why, from each machine's doctor</h3>"]
+    for m in rep.machines:
+        e = rep.explanations[m.name]
+        n = rep.note_number(m.name)
+        anchor = f' id="note-{n}"' if n else ""
+        out.append(f"<details{anchor}><summary>" + (f"[{n}] " if n else "") +
+                   f"<b>{escape(m.name)}</b>: {escape(e.cause)}</summary>"
+                   f"<p>{escape(rep.notes.get(m.name) or e.short)}</p>" +
+                   ("<div class=\"muted\">" + "<br>".join(escape(d) for d in e.details) + "</div>"
+                    if e.details else "") + "</details>")
+    return out
+
+
 def render(rep: Report, charts: List[Chart], parts: Sequence[Part]) -> str:
     n = len(rep.machines)
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -164,8 +201,7 @@ def render(rep: Report, charts: List[Chart], parts: Sequence[Part]) -> str:
            f"<h1>clockscope report: {n} machine{'s' if n != 1 else ''}</h1>",
            f'<p class="muted">Generated {when}. Baseline: <b>{escape(rep.baseline.name)}</b>. '
            f"{escape(RATIO_NOTE)}</p>",
-           '<div class="answer"><b>The answer</b><ul>'] + \
-          [f"<li>{escape(a)}</li>" for a in rep.answer] + ["</ul></div>"]
+           '<div class="answer"><b>The answer</b><ul>'] + _answer(rep) + ["</ul></div>"]
     if rep.problems:
         out.append('<div class="problems"><b>Input problems</b> (the rest of the report is complete):<ul>')
         out += [f"<li>{escape(str(p))}</li>" for p in rep.problems]
@@ -175,13 +211,7 @@ def render(rep: Report, charts: List[Chart], parts: Sequence[Part]) -> str:
     out.append("<h2>Cost of reading the time</h2>")
     out += _fleet_table(rep) if rep.is_fleet else _comparison(rep)
     if not rep.is_fleet:
-        out.append("<h3>Why, from each machine's doctor</h3><ul>")
-        for m in rep.machines:
-            e = rep.explanations[m.name]
-            out.append(f"<li><b>{escape(m.name)}</b>: {escape(e.short)}" +
-                       ("<div class=\"muted\">" + "<br>".join(escape(d) for d in e.details) + "</div>"
-                        if e.details else "") + "</li>")
-        out.append("</ul>")
+        out += _why(rep)
     out.append('<p class="muted">(noisy): the samples\' spread exceeded bench\'s noise limit, '
                "or the run said its machine's speed changed or its processes split in two "
                'levels; '

@@ -12,6 +12,7 @@ from .analysis import Report
 from .checks import Malformed, boolean, cost, lst, num, obj, string
 from .model import Machine, Measure, Stat
 from .part import Canvas, Chart, Part
+from .textwidth import wrap
 from .units import fmt_ns
 
 RUNTIME_ORDER = ["c", "python", "go", "java", "node", "rust"]
@@ -236,13 +237,19 @@ def markdown_section(rep: Report) -> List[str]:
 
 
 def text_section(rep: Report) -> List[str]:
+    """The terminal's section, within 100 columns: each runtime API on a line of its own,
+    under it one line per machine that measured it."""
     if not has_runtimes(rep):
         return []
     header, rows = table(rep)
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    names = header[3:]
+    width = max(len(n) for n in names)
     out = ["", "language runtimes (ns/call net of the harness, (+harness), syscall: entered the kernel):"]
-    out.append("  ".join(h.ljust(w) for h, w in zip(header, widths)))
-    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
+    for r in rows:
+        out.append(f"{r[0]} {r[1]} ({r[2]})")
+        for name, cell in zip(names, r[3:]):
+            if cell != "—":
+                out += wrap(f"{name.rjust(width)}  {cell}", "  ", " " * (width + 2))
     out += [f"  {x}" for x in _missing(rep)]
     return out
 

@@ -6,8 +6,9 @@ import io
 import re
 from typing import List, Sequence, Set
 
-from .analysis import KEY_ROW, Fleet, Report, Row
+from .analysis import KEY_ROW, AnswerLine, Fleet, Report, Row
 from .part import Part
+from .textwidth import aligned, fit, wrap
 from .units import fmt_ns, fmt_rate
 
 NOISY = " (noisy)"
@@ -39,17 +40,32 @@ def _rate(cell) -> str:
     return fmt_rate(cell.measure.calls_per_sec) if cell.measure and cell.measure.stat else "—"
 
 
+# A footnote mark: " [N]" at the end of an answer line or a why cell (Markdown: [^N]; HTML:
+# a link to the note).
+NOTE_MARK = re.compile(r" \[(\d+)\]$")
+
+
+def note_mark(rep: Report, machine: str) -> str:
+    n = rep.note_number(machine)
+    return f" [{n}]" if n else ""
+
+
+def answer_line(rep: Report, a: AnswerLine) -> str:
+    return a.text + note_mark(rep, a.machine)
+
+
 def _why_cell(rep: Report, row: Row, i: int, explained: set) -> str:
     """The reason beside machine i on this row: a runtime figure's harness note, or, when
-    the machine is much slower than the baseline, its doctor's explanation: once, on the
-    first such row (it is the machine's, the same for every row)."""
+    the machine is much slower than the baseline, its cause in a few words and the number
+    of the note that explains it: once, on the first such row (it is the machine's, the
+    same for every row)."""
     m, cell = rep.machines[i], row.cells[i]
     if cell.note:
         return cell.note
     if not (cell.ratio and cell.ratio.much_slower) or m.name in explained:
         return ""
     explained.add(m.name)
-    return rep.explanations[m.name].short
+    return rep.explanations[m.name].cause + note_mark(rep, m.name)
 
 
 def _table_rows(rep: Report):
@@ -117,7 +133,7 @@ FLEET_HEADER = ["machine", "arch", "clocksource", "verdict", "clock_gettime(MONO
 
 
 def _md_escape(s: str) -> str:
-    return s.replace("|", "\\|").replace("\n", " ")
+    return NOTE_MARK.sub(r" [^\1]", s.replace("|", "\\|").replace("\n", " "))
 
 
 def _md_table(header: List[str], rows: List[List[str]], right: set) -> List[str]:
@@ -130,7 +146,9 @@ def _md_table(header: List[str], rows: List[List[str]], right: set) -> List[str]
 def markdown(rep: Report, parts: Sequence[Part]) -> str:
     out = [f"# clockscope report: {len(rep.machines)} machine{'s' if len(rep.machines) != 1 else ''}", ""]
     out += [f"Baseline: **{rep.baseline.name}**. {RATIO_NOTE}", ""]
-    out += ["## The answer", ""] + [f"- {a}" for a in rep.answer] + [""]
+    out += ["## The answer", ""] + [f"- {_md_escape(answer_line(rep, a))}" for a in rep.answer] + [""]
+    out += [f"[^{k}]: {note}" for k, note in enumerate(rep.notes.values(), 1)]
+    out += [""] if rep.notes else []
     if rep.fleet:
         out += fleet_markdown(rep.fleet)
     if rep.is_fleet:
@@ -143,7 +161,8 @@ def markdown(rep: Report, parts: Sequence[Part]) -> str:
         out += ["## Why, from each machine's doctor", ""]
         for m in rep.machines:
             e = rep.explanations[m.name]
-            out.append(f"- **{m.name}**: {e.short}")
+            out.append(f"- **{m.name}**: " + _md_escape(e.cause + note_mark(rep, m.name)))
+            out.append(f"  - {e.short}")
             out += [f"  - {d}" for d in e.details]
         out.append("")
     out += part_sections(rep, "markdown", parts)
@@ -194,31 +213,56 @@ def fleet_markdown(f: Fleet) -> List[str]:
 
 
 def terminal(rep: Report, parts: Sequence[Part]) -> str:
-    """An aligned table for a terminal; reasons on indented lines under their row."""
+    """An aligned table for a terminal, within 100 columns; reasons on indented lines under
+    their row, each machine's full paragraph a numbered note at the end."""
     n = len(rep.machines)
     out = [f"clockscope report: {n} machine{'s' if n != 1 else ''}, baseline {rep.baseline.name}", ""]
-    out += rep.answer + [""]
+    for a in rep.answer:
+        out += wrap(answer_line(rep, a))
+    out.append("")
     if rep.fleet:
         out += fleet_markdown(rep.fleet)[2:]
     if rep.is_fleet:
         rows = fleet_rows(rep)
         header = FLEET_HEADER[:-1]
         table = [c[:-1] for _, c in rows]
-        notes = [[c[-1]] if c[-1] else [] for _, c in rows]
+        notes = [c[-1] for _, c in rows]
     else:
         header, rows, _ = comparison_table(rep)
         header = header[:-1]
         table = [r[:-1] for r in rows]
-        notes = [[r[-1]] if r[-1] else [] for r in rows]
-    widths = [max(len(h), *(len(r[i]) for r in table)) if table else len(h) for i, h in enumerate(header)]
-    out.append("  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths))))
-    for r, why in zip(table, notes):
-        out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
-        out += [f"    ↳ {w}" for w in why]
+        notes = [r[-1] for r in rows]
+    lines = aligned(header, table, range(1, len(header)))
+    out += _with_reasons(lines, header, table, notes)
     out += part_sections(rep, "text", parts)
+    if rep.notes:
+        out += ["", "notes:"]
+        for k, note in enumerate(rep.notes.values(), 1):
+            out += wrap(f"[{k}] {note}", "", "    ")
     if rep.problems:
         out += ["", "input problems:"] + [f"  {p}" for p in rep.problems]
-    return "\n".join(out) + "\n"
+    return "\n".join(fit(out)) + "\n"
+
+
+def _with_reasons(lines: List[str], header: List[str], table: List[List[str]], notes: List[str]) -> List[str]:
+    """The table's lines with each row's reason ("↳ ...") under it.  aligned() may have put
+    a row's first column on a line of its own: those lines are not rows."""
+    out = []
+    rows = iter(zip(table, notes))
+    split = lines[0] == header[0] and len(lines) > len(table) + 1
+    out.append(lines[0])
+    rest = lines[1:]
+    if split:
+        out.append(rest[0])
+        rest = rest[1:]
+    for line in rest:
+        out.append(line)
+        if split and not line.startswith("  "):
+            continue                    # a label line
+        _, why = next(rows)
+        if why:
+            out += wrap(f"↳ {why}", "    ", "  ")
+    return out
 
 
 def csv_text(rep: Report) -> str:

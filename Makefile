@@ -241,7 +241,7 @@ fuzz:
 # suite is `make test`.
 CHECK_TESTS := tests/test_cli.py tests/test_bench.py tests/test_warp.py tests/test_vdso_cmd.py \
                tests/test_doctor.py tests/test_run.py tests/test_fastclock.py tests/test_ladder.py \
-               tests/test_docs.py tests/test_mutants.py::test_every_mutant_applies_and_every_c_mutant_compiles
+               tests/test_docs.py tests/test_readme_examples.py tests/test_mutants.py::test_every_mutant_applies_and_every_c_mutant_compiles
 CHECK_MARKERS := not cross and not qemu and not vm and not sanitized
 check: all $(O)/unit_tests
 	$(O)/unit_tests
@@ -255,6 +255,7 @@ check: all $(O)/unit_tests
 # CI's log before the run outgrows its time (docs/testing.md, "CI's time budget").
 test:
 	sh scripts/install-deps.sh
+	$(MAKE) all vm-binaries
 	$(PYTHON) -m pytest -q --durations=25 tests
 
 # Each mutant applied in a scratch copy, only its kill tests run (at most 2 at once): those

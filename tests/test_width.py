@@ -94,7 +94,11 @@ def test_command_text_fits_100_columns(clockscope, tmp_path, name):
     proc = run([clockscope, *COMMANDS[name]], timeout=600, env=env)
     assert proc.returncode in (0, 3, 4, 5, 6), (proc.returncode, proc.stderr[-2000:])
     assert proc.stdout.strip() or proc.stderr.strip()
-    bad = offences(proc.stdout) + offences(proc.stderr)
+    stdout = proc.stdout
+    if name.startswith("metrics"):
+        # A series line is data for Prometheus, as long as its labels; its # HELP is prose.
+        stdout = "\n".join(line for line in stdout.splitlines() if line.startswith("#"))
+    bad = offences(stdout) + offences(proc.stderr)
     assert not bad, "\n".join(bad[:12])
 
 

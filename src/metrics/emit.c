@@ -20,20 +20,20 @@ static void emit_verdict(const struct metrics_run *r, struct prom *p)
 {
     const struct diagnosis *d = &r->d;
     prom_family(p, "clockscope_verdict", PROM_GAUGE,
-                "The doctor's verdict on reading the time: 1 for the verdict given, 0 for the others.");
+                "The doctor's verdict: 1 for the verdict given, 0 for the others.");
     for (enum verdict v = V_OK; v <= V_UNKNOWN; v++) {
         struct prom_label l = {"verdict", verdict_name(v)};
         prom_sample(p, &l, 1, d->verdict == v);
     }
     one(p, "clockscope_verdict_exit_status",
-        "The doctor's exit status for the verdict: 0 ok, 3 slow, 4 broken, 5 unknown.",
+        "The doctor's exit status: 0 ok, 3 slow, 4 broken, 5 unknown.",
         verdict_exit_status(d->verdict));
     if (d->fast_path >= 0)
         one(p, "clockscope_fast_path",
-            "1 when clock_gettime(CLOCK_MONOTONIC) is served without entering the kernel.",
+            "1 when clock_gettime(CLOCK_MONOTONIC) does not enter the kernel.",
             d->fast_path == 1);
     one(p, "clockscope_verdict_from_proof",
-        "1 when the verdict was proven by counting syscalls live, 0 when it was reasoned from facts.",
+        "1 when a live syscall count proved the verdict, 0 for facts.",
         d->decided_by_proof);
 }
 
@@ -69,14 +69,14 @@ static void emit_clocksources(const struct machine *c, struct prom *p)
 {
     if (c->current_cs[0]) {
         prom_family(p, "clockscope_clocksource_current_info", PROM_GAUGE,
-                    "The current clocksource (labels as node_time_clocksource_current_info).");
+                    "The current clocksource; labels as node_exporter's.");
         struct prom_label l[2] = {{"clocksource", c->current_cs}, {"device", "0"}};
         prom_sample(p, l, 2, 1);
     }
     if (!c->available_cs[0])
         return;
     prom_family(p, "clockscope_clocksource_available_info", PROM_GAUGE,
-                "Each available clocksource (labels as node_time_clocksource_available_info).");
+                "Each available clocksource; labels as node_exporter's.");
     char seen[sizeof c->available_cs + 2] = " ";
     char buf[sizeof c->available_cs];
     snprintf(buf, sizeof buf, "%s", c->available_cs);
@@ -97,21 +97,21 @@ static void emit_proof(const struct proof *pr, struct prom *p)
     if (!pr->ran)
         return;
     prom_family(p, "clockscope_read_duration_seconds", PROM_GAUGE,
-                "What one read of the time costs, by method (median of the doctor's timing).");
+                "One read of the time by method (doctor's timing, median).");
     for (int i = 0; i < pr->ntimings; i++)
         if (pr->timing[i].ok) {
             struct prom_label l = {"method", pr->timing[i].id};
             prom_sample(p, &l, 1, pr->timing[i].ns_per_call * 1e-9);
         }
     one(p, "clockscope_proof_counted",
-        "1 when the syscall count of the live proof is valid (its controls saw every syscall).",
+        "1 when the live proof's syscall count holds (its controls saw each).",
         pr->counted);
     if (pr->counted && pr->calls > 0) {
         /* Labelled by method as clockscope_read_duration_seconds is, so that PromQL joins
          * a method's cost and its syscalls; the two controls (a raw syscall, a CPU-time
          * clock) always make one and say so in their own label. */
         prom_family(p, "clockscope_syscalls_per_call", PROM_GAUGE,
-                    "Syscalls one call made in the live proof (0: served in user space).");
+                    "Syscalls per call in the live proof (0: served in user space).");
         for (int c = 0; c < PC_COUNT; c++) {
             bool control = c == PC_CONTROL || c == PC_CPUTIME;
             struct prom_label l[2] = {{"method", proof_call_method((enum proof_call)c)},
@@ -120,7 +120,7 @@ static void emit_proof(const struct proof *pr, struct prom *p)
         }
     }
     one(p, "clockscope_proof_monotonic_backwards",
-        "CLOCK_MONOTONIC readings of the live proof lower than the one before.",
+        "Live-proof MONOTONIC readings below the one before.",
         (double)pr->backwards);
 }
 
@@ -133,14 +133,14 @@ static void emit_warp(const struct metrics_run *r, struct prom *p)
     if (!r->warp_ran)
         return;
     prom_family(p, "clockscope_warp_backward_steps", PROM_GAUGE,
-                "Backward steps seen between CPUs by this run's warp, by method.");
+                "Backward steps between CPUs in this run's warp, by method.");
     for (int i = 0; i < r->nwarp; i++) {
         struct prom_label l[2] = {{"method", r->warp[i].id},
                                   {"must_be_monotonic", r->warp[i].must_be_monotonic ? "true" : "false"}};
         prom_sample(p, l, 2, (double)r->warp[i].backward_steps);
     }
     one(p, "clockscope_warp_monotonic_violations",
-        "Methods that must never go backwards and did, in this run's warp.", r->warp_violations);
+        "Must-be-monotonic methods that went backwards in warp.", r->warp_violations);
     one(p, "clockscope_warp_duration_seconds", "How long this run's warp took.", r->warp_seconds);
 }
 
@@ -149,8 +149,7 @@ void metrics_emit(const struct metrics_run *r, double now_s, struct prom *p)
     /* Labelled as node_exporter's build_info (prometheus/common's version collector): the
      * release in `version`, the commit in `revision`, the build's arch (its goarch). */
     prom_family(p, "clockscope_build_info", PROM_GAUGE,
-                "A metric with a constant '1' value labeled by the version and revision from "
-                "which clockscope was built, and its arch.");
+                "1, labelled by the version, revision and arch of this build.");
     struct prom_label b[3] = {{"version", clockscope_version_number()},
                               {"revision", clockscope_revision()}, {"arch", arch_name()}};
     prom_sample(p, b, 3, 1);
@@ -164,5 +163,5 @@ void metrics_emit(const struct metrics_run *r, double now_s, struct prom *p)
     one(p, "clockscope_run_success", "1 when every part of this run could be measured.",
         r->success);
     one(p, "clockscope_run_timestamp_seconds",
-        "When this run ended (Unix time): the metrics are stale when it is old.", now_s);
+        "When this run ended (Unix time); old means stale metrics.", now_s);
 }

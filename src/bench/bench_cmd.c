@@ -62,14 +62,18 @@ static const char help[] =
     "                     counter, clock\n"
     "  --progress         say what is measured and how long is left on stderr even when it is\n"
     "                     not a terminal (on a terminal it always does)\n"
+    "  --verbose          under each row marked * (or in two levels), what its processes and the\n"
+    "                     reference said; by default one summary after the table says it\n"
     "  --list             list the methods and whether each can run here; measure nothing\n"
     "  --json             machine-readable output (schema: docs/json.md)\n"
     "  --help             this text\n"
     "\n"
     "Method: warm-up; unrolled batches of calls; the empty loop's cost measured between\n"
     "samples and subtracted (both shown); median, p10, p90, p99, min; spread = (p90-p10)/median,\n"
-    "and a result with spread above 10% is marked noisy.  Timer: CLOCK_MONOTONIC_RAW\n"
-    "(CLOCK_MONOTONIC for methods that read MONOTONIC_RAW).  docs/METHODOLOGY.md has the detail.\n";
+    "and a row is marked * when its spread is above 10% (noisy) or the reference moved by more\n"
+    "than 10% and more than the spread (unstable): one summary after the table says how many\n"
+    "and what may have moved them.  Timer: CLOCK_MONOTONIC_RAW (CLOCK_MONOTONIC for methods that\n"
+    "read MONOTONIC_RAW).  docs/METHODOLOGY.md has the detail.\n";
 
 static const struct exit_use bench_exits[] = {
     {EXIT_OK, NULL},
@@ -117,6 +121,7 @@ static const struct cli_option bench_decl[] = {
     {.name = "processes", .metavar = "N", CLI_UINT_OF(struct bench_options, processes, 1, ACROSS_MAX)},
     {.name = "list", CLI_FLAG_OF(struct bench_options, list)},
     {.name = "progress", CLI_FLAG_OF(struct bench_options, progress)},
+    {.name = "verbose", CLI_FLAG_OF(struct bench_options, verbose)},
     {.name = "json", CLI_FLAG_OF(struct bench_options, json)},
     {.name = "gap", .metavar = "LIST", .check = gap_check, CLI_STRING_OF(struct bench_options, gap_arg)},
     {.name = "reads", .metavar = "N", .needs = "gap",

@@ -19,6 +19,7 @@
 
 struct bench_options {
     bool quick, json, list, progress;
+    bool verbose; /* each marked row's sentence under it (measure/reference.h) */
     int threads;
     const char *cpus_arg;
     struct cpu_list allowed, cpus;

@@ -4,15 +4,20 @@
 #include "common/json_cost.h"
 #include "common/message.h"
 #include "common/units.h"
+#include "measure/instability.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The id column: the longest id (syscall.clock_gettime.process_cputime_id) fits; a longer
+ * one is shortened in the middle. */
+#define BENCH_ID_COLUMNS 40
+
 static void processes_json(struct json *j, const struct measure_runs *runs,
                            const struct across *a, const struct reference_verdict *v,
-                           const struct method *ref)
+                           const struct method *ref, double spread)
 {
     across_json(j, a);
     json_key(j, "processes");
@@ -53,8 +58,9 @@ static void processes_json(struct json *j, const struct measure_runs *runs,
         json_null(j);
     }
     char said[MSG_REASON];
+    struct reference_verdict shown = instability_shown(v, spread);
     json_kv_string_or_null(j, "verdict",
-                           reference_sentence(a, v, ref ? ref->id : "", said, sizeof said) > 0
+                           reference_sentence(a, &shown, ref ? ref->id : "", said, sizeof said) > 0
                                ? said : NULL);
 }
 
@@ -95,7 +101,7 @@ static void result_json(struct json *j, const struct method *m, const struct mea
         }
         json_end_array(j);
         if (runs && a)
-            processes_json(j, runs, a, v, ref);
+            processes_json(j, runs, a, v, ref, r->ns_per_call.spread);
     } else if (measured) {
         json_kv_string(j, "error", r->error);
     }
@@ -109,23 +115,23 @@ static void print_header(const struct sysinfo *si, const struct bench_options *o
     for (int i = 0; i < o->threads; i++)
         printf("%s%d", i ? "," : " ", o->cpus.cpu[i]);
     if (nproc > 1)
-        printf("; %d worker processes of up to %d samples of >= %.1f ms each: the figure is "
-               "the median over processes,\nthe spread the larger of across and within them; "
-               "empty-loop cost subtracted (column 'loop')\n\n",
+        printf("; %d worker processes of up to %d samples of >= %.1f ms each:\n"
+               "the figure is the median over processes, the spread the larger of across and "
+               "within them;\nempty-loop cost subtracted (column 'loop')\n\n",
                nproc, cfg->samples, cfg->sample_target_ns / 1e6);
     else
-        printf("; up to %d samples of >= %.1f ms; empty-loop cost subtracted (column 'loop')\n\n",
+        printf("; up to %d samples of >= %.1f ms;\nempty-loop cost subtracted (column 'loop')\n\n",
                cfg->samples, cfg->sample_target_ns / 1e6);
     if (cfg->reference)
-        printf("'x ref': ns/call over %s timed after each sample, the figure that holds when "
+        printf("'x ref': ns/call over %s timed after each sample,\nthe figure that holds when "
                "this machine's speed changes\n\n", cfg->reference->id);
     if (sysinfo_busy(si))
         printf("note: load average %.2f on %d CPUs: other work shares these cores, so figures "
-               "may be inflated (samples the\n      thread was preempted in are retaken; "
-               "contention below the OS, e.g. a busy SMT sibling, cannot be)\n\n",
+               "may be\n      inflated (samples the thread was preempted in are retaken; "
+               "contention below the\n      OS, e.g. a busy SMT sibling, cannot be)\n\n",
                si->loadavg_1m, si->cpus_online);
-    printf("%-40s %10s %11s %7s %6s %6s  %s\n", "id", "ns/call", "calls/s", "spread", "loop",
-           "x ref", "path");
+    printf("%-*s %9s  %11s %7s  %6s %6s  %s\n", BENCH_ID_COLUMNS, "id", "ns/call", "calls/s",
+           "spread", "loop", "x ref", "path");
 }
 
 /* Unavailable methods, printed after the table grouped by reason: one line per reason. */
@@ -165,32 +171,53 @@ static const char *ratio_cell(const struct reference_verdict *v)
     return buf;
 }
 
-static void print_row(const struct method *m, const struct measurement *r, const struct across *a,
-                      const struct reference_verdict *v, const struct method *ref)
+/* The id in its column: one longer than the column keeps its head and tail around "…". */
+static const char *id_cell(const char *id, char *buf, size_t len)
 {
+    size_t n = strlen(id);
+    if (n <= BENCH_ID_COLUMNS) {
+        snprintf(buf, len, "%s", id);
+        return buf;
+    }
+    size_t head = (BENCH_ID_COLUMNS - 1) / 2, tail = BENCH_ID_COLUMNS - 1 - head;
+    snprintf(buf, len, "%.*s…%s", (int)head, id, id + n - tail);
+    return buf;
+}
+
+/* A row; its mark (measure/instability.h) counted in st.  With --verbose, the sentence
+ * of a marked or two-level row under it. */
+static void print_row(const struct bench_row *w, const struct method *ref, bool verbose,
+                      struct instability *st)
+{
+    const struct method *m = w->m;
+    const struct measurement *r = &w->res;
+    const struct across *a = w->runs ? &w->acr : NULL;
+    char idb[2 * BENCH_ID_COLUMNS];
+    const char *id = id_cell(m->id, idb, sizeof idb);
+    int idw = units_columns(BENCH_ID_COLUMNS, id);
     if (!m->available)
         return; /* listed by print_unavailable */
     if (!r->ok) {
-        printf("%-40s %10s %11s %7s %6s %6s  %s: %s\n", m->id, "-", "-", "-", "-", "-", m->path,
-               r->error);
+        printf("%-*s %9s  %11s %7s  %6s %6s  %s: %s\n", idw, id, "-", "-", "-", "-", "-",
+               m->path, r->error);
         return;
     }
-    char rate[FORMAT_NS_MAX], ns[2 * FORMAT_NS_MAX + 1], loop[FORMAT_NS_MAX];
+    bool bimodal = a && a->bimodal;
+    bool marked = instability_add(st, &w->refv, r->ns_per_call.spread, r->noisy, bimodal);
+    char rate[FORMAT_NS_MAX], ns[FORMAT_NS_MAX], loop[FORMAT_NS_MAX], spread[16];
     units_format_rate(r->calls_per_sec, rate, sizeof rate);
     units_format_ns_number(r->loop_ns_per_call, loop, sizeof loop);
-    if (a && a->bimodal) {
-        /* Two levels: neither is the figure (docs/METHODOLOGY.md, "Across processes"). */
-        char low[FORMAT_NS_MAX], high[FORMAT_NS_MAX];
-        snprintf(ns, sizeof ns, "%s/%s", units_format_ns_number(a->low, low, sizeof low),
-                 units_format_ns_number(a->high, high, sizeof high));
-    } else {
-        units_format_ns_number(r->ns_per_call.median, ns, sizeof ns);
-    }
-    printf("%-40s %10s %11s %6.1f%%%s %6s %6s  %s\n", m->id, ns, rate,
-           100 * r->ns_per_call.spread, r->noisy ? "!" : " ", loop, ratio_cell(v), m->path);
+    /* Two levels: neither is the figure (docs/METHODOLOGY.md, "Across processes"); the
+     * lower is shown with '~', both are in the JSON. */
+    units_format_ns_number(bimodal ? a->low : r->ns_per_call.median, ns, sizeof ns);
+    printf("%-*s %9s%c %11s %8s %6s %6s  %s\n", idw, id, ns, bimodal ? '~' : ' ', rate,
+           instability_spread_cell(r->ns_per_call.spread, marked, spread, sizeof spread), loop,
+           ratio_cell(&w->refv), m->path);
+    struct reference_verdict shown = instability_shown(&w->refv, r->ns_per_call.spread);
     char said[MSG_REASON];
-    if (reference_sentence(a, v, ref ? ref->id : "", said, sizeof said) > 0)
-        printf("    %s\n", said);
+    if (verbose && reference_sentence(a, &shown, ref ? ref->id : "", said, sizeof said) > 0) {
+        instability_print_wrapped(stdout, said, 4, 6);
+    }
 }
 
 void bench_output_list(const struct bench_result *r)
@@ -233,8 +260,11 @@ static void report_fastclock_source(const struct bench_result *r, struct json *j
         json_end_object(j);
         return;
     }
-    printf("\nfastclock.* read %s at the end of the run: %s\n",
-           on_counter ? counter : "the kernel clock", why);
+    char said[MSG_REASON];
+    snprintf(said, sizeof said, "fastclock.* read %s at the end of the run: %s",
+             on_counter ? counter : "the kernel clock", why);
+    printf("\n");
+    instability_print_wrapped(stdout, said, 0, 2);
 }
 
 /* The document's head: schema, machine, the run's configuration (results follow). */
@@ -280,24 +310,39 @@ void bench_output_table(const struct bench_result *r, struct json *j)
         json_begin_array(j);
     } else {
         sysinfo_print_header(stdout, "bench", &r->si);
-        if (r->hot_loop && r->answer[0])
-            printf("%s\n\n", r->answer);
+        if (r->hot_loop && r->answer[0]) {
+            instability_print_wrapped(stdout, r->answer, 0, 2);
+            printf("\n");
+        }
         if (r->hot_loop)
             print_header(&r->si, o, &r->cfg, r->nproc);
     }
+    struct instability st;
+    instability_init(&st, r->cfg.noisy_spread);
     for (size_t i = 0; i < r->nrows; i++) {
         const struct bench_row *w = &r->rows[i];
         const struct across *a = w->runs ? &w->acr : NULL;
-        if (o->json)
+        if (o->json) {
             result_json(j, w->m, &w->res, w->m->available, w->runs, a, &w->refv,
                         r->cfg.reference);
-        else
-            print_row(w->m, &w->res, a, &w->refv, r->cfg.reference);
+            if (w->m->available && w->res.ok)
+                instability_add(&st, &w->refv, w->res.ns_per_call.spread, w->res.noisy,
+                                a && a->bimodal);
+        } else {
+            print_row(w, r->cfg.reference, o->verbose, &st);
+        }
     }
-    if (o->json)
+    /* What may have moved the marked figures, said once (measure/instability.h). */
+    struct instability_machine mach;
+    instability_read_machine("", r->si.virtualization, r->si.loadavg_1m, r->si.cpus_online,
+                             &mach);
+    if (o->json) {
         json_end_array(j);
-    else
+        instability_json(j, &st, &mach);
+    } else {
+        instability_print(stdout, &st, &mach);
         print_unavailable(r);
+    }
 }
 
 bool bench_output_end(const struct bench_result *r, struct json *j)
@@ -308,8 +353,6 @@ bool bench_output_end(const struct bench_result *r, struct json *j)
         json_end_object(j);
         json_finish(j);
     } else if (r->hot_loop) {
-        printf("\n%zu methods in %.1f s; '!' marks a noisy result (spread > %.0f%%).\n", r->nsel,
-               r->elapsed_s, r->cfg.noisy_spread * 100);
     } else {
         printf("\n%zu methods in %.1f s.\n", r->nsel, r->elapsed_s);
     }

@@ -44,6 +44,9 @@
 #define ENV_RUN_SLOW "CLOCKSCOPE_RUN_SLOW"
 /* bench: the named method's measurement fails, so that a failed row's handling is seen. */
 #define ENV_BENCH_FAULT "CLOCKSCOPE_BENCH_FAULT"
+/* bench: the reference of process i of n scaled by 1 + F i / (n - 1) (F the value), as on a
+ * machine whose speed falls through the run (measure/instability.h). */
+#define ENV_TEST_REFERENCE_DRIFT "CLOCKSCOPE_TEST_REFERENCE_DRIFT"
 /* warp: a clock that runs behind on one CPU, steps back, stalls or jumps (warp_fault.h). */
 #define ENV_WARP_FAULT "CLOCKSCOPE_WARP_FAULT"
 /* ladder: a rung that fails, hangs or dies on cue (ladder/fault.h). */

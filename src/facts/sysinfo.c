@@ -2,6 +2,7 @@
 #include "facts/sysinfo.h"
 
 #include "arch/arch.h"
+#include "common/message.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,14 +113,33 @@ void sysinfo_cpuidle(char *driver, size_t dlen, char *governor, size_t glen)
     }
 }
 
+#define SYSINFO_HEADER_COLUMNS 100
+
 void sysinfo_print_header(FILE *out, const char *cmd, const struct sysinfo *s)
 {
-    fprintf(out, "clockscope %s: %s, %s, Linux %s, clocksource %s, virtualization %s%s%s%s\n", cmd,
-            s->arch, s->cpu_model[0] ? s->cpu_model : "unknown CPU", s->kernel,
-            s->clocksource[0] ? s->clocksource : "unknown",
-            s->virtualization[0] ? s->virtualization : "unknown",
-            s->emulation.kind[0] ? ", emulated CPU (" : "", s->emulation.kind,
-            s->emulation.kind[0] ? "): the timings are the emulator's" : "");
+    char line[MSG_REASON];
+    int n = snprintf(line, sizeof line,
+                     "clockscope %s: %s, %s, Linux %s, clocksource %s, virtualization %s%s%s%s",
+                     cmd, s->arch, s->cpu_model[0] ? s->cpu_model : "unknown CPU", s->kernel,
+                     s->clocksource[0] ? s->clocksource : "unknown",
+                     s->virtualization[0] ? s->virtualization : "unknown",
+                     s->emulation.kind[0] ? ", emulated CPU (" : "", s->emulation.kind,
+                     s->emulation.kind[0] ? "): the timings are the emulator's" : "");
+    /* Within 100 columns: broken after the last ", " that fits, the rest indented. */
+    const char *rest = line;
+    while (n > SYSINFO_HEADER_COLUMNS && rest[0]) {
+        const char *cut = NULL;
+        long room = SYSINFO_HEADER_COLUMNS - (rest == line ? 0 : 2);
+        for (const char *p = strstr(rest, ", "); p && p - rest + 1 <= room;
+             p = strstr(p + 1, ", "))
+            cut = p;
+        if (!cut)
+            break;
+        fprintf(out, "%s%.*s\n", rest == line ? "" : "  ", (int)(cut - rest + 1), rest);
+        rest = cut + 2;
+        n = (int)strlen(rest) + 2;
+    }
+    fprintf(out, "%s%s\n", rest == line ? "" : "  ", rest);
 }
 
 void emulation_json(struct json *j, const struct emulation *e)

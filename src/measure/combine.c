@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "measure/combine.h"
+#include "measure/instability.h"
 
 #include "common/stats.h"
 
@@ -111,5 +112,6 @@ void measure_combine_reference(const struct measure_runs *runs, struct reference
         ref[n] = m->ref_ns;
         rel[n++] = m->relative;
     }
+    instability_test_drift(ref, n);
     reference_summarize(ref, rel, all ? n : 0, REFERENCE_MOVED_RATIO_COUNTER, v);
 }

@@ -129,38 +129,43 @@ static void commands(const struct instability_machine *m, char *buf, size_t len)
              slow_governor(m) && m->turbo_command[0] ? " && " : "", m->turbo_command);
 }
 
-/* What was marked and why, in one line within the columns. */
+/* What was marked and why, in one line within the columns: the long form when it fits,
+ * else the compact one. */
 static void what_line(const struct instability *s, char *buf, size_t len)
 {
-    char lo[FORMAT_NS_MAX], hi[FORMAT_NS_MAX], moved[MSG_LINE] = "", noisy[MSG_LINE] = "";
-    if (s->unstable)
-        snprintf(moved, sizeof moved, "(reference %s-%s ns, up to %.0f%%)",
-                 units_format_ns_number(s->ref_min, lo, sizeof lo),
-                 units_format_ns_number(s->ref_max, hi, sizeof hi), 100 * s->move_max);
-    snprintf(noisy, sizeof noisy, "spread above %.0f%%", 100 * s->noisy_spread);
+    char lo[FORMAT_NS_MAX], hi[FORMAT_NS_MAX], range[MSG_LINE] = "", tail[MSG_LINE] = "";
+    units_format_ns_number(s->ref_min, lo, sizeof lo);
+    units_format_ns_number(s->ref_max, hi, sizeof hi);
+    snprintf(range, sizeof range, "reference %s-%s ns, up to %.0f%%", lo, hi, 100 * s->move_max);
+    if (s->bimodal)
+        snprintf(tail, sizeof tail, "%s%zu in two levels: the lower shown, with ~.",
+                 s->marked ? " " : "", s->bimodal);
     int n = 0;
     if (s->unstable && !s->noisy)
-        n = snprintf(buf, len, "%zu of %zu figures marked *: the machine's speed changed during "
-                     "the run %s.", s->marked, s->figures, moved);
+        n = snprintf(buf, len, "%zu of %zu figures marked *: the machine's speed changed "
+                     "(%s).%s", s->marked, s->figures, range, tail);
     else if (s->noisy && !s->unstable)
-        n = snprintf(buf, len, "%zu of %zu figures marked *: noisy, their %s.", s->marked,
-                     s->figures, noisy);
-    else if (s->marked) {
-        n = snprintf(buf, len, "%zu of %zu figures marked *: %zu as the machine's speed changed "
-                     "%s, %zu noisy.", s->marked, s->figures, s->unstable, moved, s->noisy);
-        if (n > INSTABILITY_COLUMNS)
-            n = snprintf(buf, len, "%zu of %zu figures marked *: %zu unstable %s, %zu noisy.",
-                         s->marked, s->figures, s->unstable, moved, s->noisy);
-    } else if (len)
-        buf[0] = 0;
-    if (!s->bimodal || n < 0 || (size_t)n >= len)
-        return;
-    const char *sep = n ? " " : "";
-    if ((size_t)n + 60 <= INSTABILITY_COLUMNS)
-        snprintf(buf + n, len - n, "%s%zu in two levels: the lower shown, with ~.", sep,
-                 s->bimodal);
+        n = snprintf(buf, len, "%zu of %zu figures marked *: noisy, their spread above %.0f%%.%s",
+                     s->marked, s->figures, 100 * s->noisy_spread, tail);
     else
-        snprintf(buf + n, len - n, "%s~: two levels (%zu).", sep, s->bimodal);
+        n = snprintf(buf, len, "%s%s", s->marked ? "" : tail, "");
+    if (n <= INSTABILITY_COLUMNS && (n > 0 || !s->marked))
+        return;
+    size_t at = (size_t)snprintf(buf, len, "%zu of %zu marked *:", s->marked, s->figures);
+    const char *sep = " ";
+    if (s->unstable && at < len) {
+        at += (size_t)snprintf(buf + at, len - at, "%s%zu unstable (reference %s-%s ns, +%.0f%%)",
+                               sep, s->unstable, lo, hi, 100 * s->move_max);
+        sep = ", ";
+    }
+    if (s->noisy && at < len) {
+        at += (size_t)snprintf(buf + at, len - at, "%s%zu noisy", sep, s->noisy);
+        sep = ", ";
+    }
+    if (s->bimodal && at < len)
+        at += (size_t)snprintf(buf + at, len - at, "%s%zu in two levels (~)", sep, s->bimodal);
+    if (at < len)
+        snprintf(buf + at, len - at, ".");
 }
 
 /* The likely causes, joined; those that do not fit within width left out (not the first). */
@@ -210,6 +215,18 @@ size_t instability_lines(const struct instability *s, const struct instability_m
     return n;
 }
 
+/* Whether text (just after a space) starts with a unit a number before it keeps on its line. */
+static bool unit_word(const char *text)
+{
+    static const char *const units[] = {"ns", "µs", "ms", "s", "%", NULL};
+    for (int i = 0; units[i]; i++) {
+        size_t n = strlen(units[i]);
+        if (strncmp(text, units[i], n) == 0 && strchr(" ,;:.)", text[n]))
+            return true;
+    }
+    return false;
+}
+
 void instability_print_wrapped(FILE *out, const char *text, int first, int indent)
 {
     int pad = first;
@@ -218,7 +235,7 @@ void instability_print_wrapped(FILE *out, const char *text, int first, int inden
         size_t cut = len;
         if (len > room) {
             cut = room;
-            while (cut > 0 && text[cut] != ' ')
+            while (cut > 0 && (text[cut] != ' ' || unit_word(text + cut + 1)))
                 cut--;
             if (cut == 0)
                 cut = strcspn(text, " ");

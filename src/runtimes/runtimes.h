@@ -94,6 +94,9 @@ struct runtime_row {
                                        * when the reference moved, the figure is theirs */
 };
 
+/* A row whose spread is above this is noisy (marked '*'). */
+#define RUNTIMES_NOISY_SPREAD 0.10
+
 struct runtimes_result {
     struct runtime_row rows[RUNTIMES_MAX * PROBE_MAX_ROWS];
     int nrows;
@@ -108,7 +111,9 @@ void runtimes_measure(const struct runtime_def *def, const struct runtimes_confi
 void runtimes_check_count(const struct runtimes_config *cfg, struct runtimes_result *res);
 
 struct sysinfo;
-void runtimes_print_table(const struct sysinfo *si, const struct runtimes_result *res);
+/* The table; verbose: each marked row's sentence under it (else one summary after it). */
+void runtimes_print_table(const struct sysinfo *si, const struct runtimes_result *res,
+                          bool verbose);
 void runtimes_print_json(const struct sysinfo *si, const struct runtimes_result *res,
                          const struct runtimes_config *cfg);
 

@@ -45,6 +45,8 @@ static const char help[] =
     "  --no-count      do not count syscalls ('kernel' unknown)\n"
     "  --progress      say which runtime is measured and how long is left on stderr even\n"
     "                  when it is not a terminal (on a terminal it always does)\n"
+    "  --verbose       under each row marked * (or in two levels), what its processes and\n"
+    "                  the reference said; by default one summary after the table says it\n"
     "  --json          clockscope.runtimes/2 (docs/json.md)\n"
     "\n"
     "Duration: about 1-2 s per runtime found (Java's JVM start-up: 2-3 s), plus the first\n"
@@ -60,7 +62,7 @@ static const struct exit_use runtimes_exits[] = {
 };
 
 struct runtimes_options {
-    bool json, no_count, progress;
+    bool json, no_count, progress, verbose;
     const char *only[RUNTIMES_MAX];
     int nonly;
     const char *python, *go_probe;
@@ -90,6 +92,7 @@ static const struct cli_option decl[] = {
     {.name = "timeout", .metavar = "S", CLI_SECONDS_OF(struct runtimes_options, timeout_s, 1, 3600)},
     {.name = "no-count", CLI_FLAG_OF(struct runtimes_options, no_count)},
     {.name = "progress", CLI_FLAG_OF(struct runtimes_options, progress)},
+    {.name = "verbose", CLI_FLAG_OF(struct runtimes_options, verbose)},
     {0},
 };
 
@@ -156,7 +159,7 @@ int cmd_runtimes(int argc, char **argv)
     if (o.json)
         runtimes_print_json(&si, &res, &cfg);
     else
-        runtimes_print_table(&si, &res);
+        runtimes_print_table(&si, &res, o.verbose);
     for (int i = 0; i < res.nrows; i++)
         if (res.rows[i].state == RT_FAILED)
             return EXIT_PARTIAL;

@@ -8,6 +8,7 @@
 #include "common/stats.h"
 #include "common/units.h"
 #include "facts/sysinfo.h"
+#include "measure/instability.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -29,48 +30,90 @@ static void kernel_cell(const struct runtime_row *r, char *buf, size_t len)
     if (!r->counted)
         snprintf(buf, len, "?");
     else
-        snprintf(buf, len, "%s %.2f", r->syscalls_per_call >= 0.5 ? "yes" : "no",
+        snprintf(buf, len, "%s %.3g", r->syscalls_per_call >= 0.5 ? "yes" : "no",
                  r->syscalls_per_call);
 }
 
-/* One measured row, with its notes under it. */
-static void print_ready_row(const struct runtime_row *r)
+/* The table's columns, sized from what the rows hold. */
+struct widths {
+    int runtime, api, clock, via, kernel;
+};
+
+static int max_int(int a, int b)
+{
+    return a > b ? a : b;
+}
+
+static void size_columns(const struct runtimes_result *res, struct widths *w)
+{
+    *w = (struct widths){(int)strlen("runtime"), 3, 5, 4, 6};
+    for (int i = 0; i < res->nrows; i++) {
+        const struct runtime_row *r = &res->rows[i];
+        if (r->state != RT_READY)
+            continue;
+        char kernel[32];
+        kernel_cell(r, kernel, sizeof kernel);
+        w->runtime = max_int(w->runtime, (int)strlen(r->runtime));
+        w->api = max_int(w->api, (int)strlen(r->api));
+        w->clock = max_int(w->clock, (int)strlen(r->clock));
+        w->via = max_int(w->via, (int)strlen(r->via));
+        w->kernel = max_int(w->kernel, (int)strlen(kernel));
+    }
+}
+
+/* Whether the row's figure is one of two levels across processes (shown: the lower, '~'),
+ * not a figure taken at the machine's speed. */
+static bool two_levels(const struct runtime_row *r)
+{
+    return r->across.bimodal && !(r->has_ref && r->refv.figure_at_speed);
+}
+
+/* One measured row, its mark counted in st; with verbose, its sentence under it. */
+static void print_ready_row(const struct runtime_row *r, const struct widths *w, bool verbose,
+                            struct instability *st)
 {
     char kernel[32];
     kernel_cell(r, kernel, sizeof kernel);
-    char ns[FORMAT_NS_MAX], harness[FORMAT_NS_MAX], timed[FORMAT_NS_MAX];
-    printf("%-7s %-25s %9s %9s %9s %10s", r->runtime, r->api,
-           units_format_ns_number(r->ns_per_call, ns, sizeof ns),
-           units_format_ns_number(r->harness_ns, harness, sizeof harness),
-           units_format_ns_number(r->timed_ns, timed, sizeof timed),
-           RATE_TEXT(r->timed_ns > 0 ? 1e9 / r->timed_ns : NAN));
-    char rel[16] = "-";
+    bool levels = two_levels(r);
+    bool marked = instability_add(st, r->has_ref ? &r->refv : NULL, r->spread, r->noisy, levels);
+    char ns[FORMAT_NS_MAX], harness[FORMAT_NS_MAX], spread[16], rel[16] = "-";
     if (r->has_ref)
         snprintf(rel, sizeof rel, "%.2f", r->refv.relative);
-    printf(" %6.1f%%%c %6s  %-18s %-11s %s\n", r->spread * 100, r->noisy ? '!' : ' ', rel,
-           r->clock, r->via, kernel);
-    char said[MSG_REASON];
-    if (reference_sentence(&r->across, r->has_ref ? &r->refv : NULL, r->ref, said,
-                           sizeof said) > 0)
-        printf("%-7s   ^ %s\n", "", said);
-    if (r->harness_bound)
-        printf("%-7s   ^ the harness (%s) is %.0f%% of this figure: it measures the "
-               "call, not the clock\n", "", r->harness, 100 * r->harness_ns / r->timed_ns);
+    printf("%-*s %-*s %7s%c %7s %6s %5s %-*s %-*s %s\n", w->runtime, r->runtime, w->api, r->api,
+           units_format_ns_number(levels ? r->across.low : r->ns_per_call, ns, sizeof ns),
+           levels ? '~' : ' ', units_format_ns_number(r->harness_ns, harness, sizeof harness),
+           instability_spread_cell(r->spread, marked, spread, sizeof spread), rel, w->clock,
+           r->clock, w->via, r->via, kernel);
+    char said[MSG_REASON], line[MSG_REASON + 4];
+    struct reference_verdict shown = instability_shown(&r->refv, r->spread);
+    if (verbose && reference_sentence(&r->across, r->has_ref ? &shown : NULL, r->ref, said,
+                                      sizeof said) > 0) {
+        snprintf(line, sizeof line, "^ %s", said);
+        instability_print_wrapped(stdout, line, w->runtime + 1, w->runtime + 3);
+    }
+    if (r->harness_bound) {
+        snprintf(said, sizeof said, "^ the harness (%s) is %.0f%% of the time as timed: it "
+                 "measures the call, not the clock", r->harness, 100 * r->harness_ns / r->timed_ns);
+        instability_print_wrapped(stdout, said, w->runtime + 1, w->runtime + 3);
+    }
 }
 
 /* Each runtime's version and harness, once. */
 static void print_harnesses(const struct runtimes_result *res)
 {
-    printf("\nharness per runtime:");
+    char line[MSG_PARAGRAPH] = "harness per runtime:";
     const char *last = "";
     for (int i = 0; i < res->nrows; i++) {
         const struct runtime_row *r = &res->rows[i];
+        size_t at = strlen(line);
         if (r->state == RT_READY && strcmp(r->runtime, last) != 0) {
-            printf(" %s %s %s;", r->runtime, r->version, r->harness);
+            snprintf(line + at, sizeof line - at, " %s %s %s;", r->runtime, r->version,
+                     r->harness);
             last = r->runtime;
         }
     }
     printf("\n");
+    instability_print_wrapped(stdout, line, 0, 2);
 }
 
 /* The reference of each runtime that has one: its level over the processes, so that a
@@ -96,27 +139,33 @@ static void print_references(const struct runtimes_result *res)
         }
         struct summary sm;
         stats_summarize(med, n, &sm);
-        printf("reference of %s: a loop of %s, %s (%s to %s over its rows' processes), "
-               "timed around each pair; 'x ref' = ns/call / reference, pair by pair: the "
-               "figure that holds when this machine's speed changes\n", r->runtime, r->ref,
-               NS_TEXT(sm.median), NS_TEXT(lo), NS_TEXT(hi));
+        char line[MSG_REASON];
+        snprintf(line, sizeof line, "reference of %s: a loop of %s, %s (%s to %s over its rows' "
+                 "processes), timed around each pair; 'x ref' = ns/call / reference, pair by "
+                 "pair: the figure that holds when this machine's speed changes", r->runtime,
+                 r->ref, NS_TEXT(sm.median), NS_TEXT(lo), NS_TEXT(hi));
+        instability_print_wrapped(stdout, line, 0, 2);
     }
 }
 
-void runtimes_print_table(const struct sysinfo *si, const struct runtimes_result *res)
+void runtimes_print_table(const struct sysinfo *si, const struct runtimes_result *res,
+                          bool verbose)
 {
     sysinfo_print_header(stdout, "runtimes", si);
-    printf("each API timed in its runtime's own loop; 'harness' is that loop without the "
-           "call (named below),\nsubtracted sample by sample from 'as timed' to give ns/call; "
-           "'kernel': enters the kernel here, syscalls per call, counted\nas the doctor's "
-           "proof counts them (seccomp)%s\n\n",
+    printf("each API timed in its runtime's own loop; 'harness' is that loop without the call\n"
+           "(named below), subtracted sample by sample from the loop with the call to give\n"
+           "ns/call; 'kernel': enters the kernel here, syscalls per call, counted as the\n"
+           "doctor's proof counts them (seccomp)%s\n\n",
            res->counted ? "" : " -- not counted");
     if (sysinfo_busy(si))
         printf("note: load average %.2f on %d CPUs: other work shares these cores\n\n",
                si->loadavg_1m, si->cpus_online);
-    printf("%-7s %-25s %9s %9s %9s %10s %7s %6s  %-18s %-11s %s\n", "runtime", "api",
-           "ns/call", "harness", "as timed", "calls/s", "spread", "x ref", "clock", "path",
-           "kernel");
+    struct widths w;
+    size_columns(res, &w);
+    printf("%-*s %-*s %7s  %7s %6s %5s %-*s %-*s %s\n", w.runtime, "runtime", w.api, "api",
+           "ns/call", "harness", "spread", "x ref", w.clock, "clock", w.via, "path", "kernel");
+    struct instability st;
+    instability_init(&st, RUNTIMES_NOISY_SPREAD);
     const char *last = "";
     for (int i = 0; i < res->nrows; i++) {
         const struct runtime_row *r = &res->rows[i];
@@ -124,10 +173,13 @@ void runtimes_print_table(const struct sysinfo *si, const struct runtimes_result
             printf("\n");
         last = r->runtime;
         if (r->state != RT_READY)
-            printf("%-7s %s: %s\n", r->runtime, state_name(r->state), r->why);
+            printf("%-*s %s: %s\n", w.runtime, r->runtime, state_name(r->state), r->why);
         else
-            print_ready_row(r);
+            print_ready_row(r, &w, verbose, &st);
     }
+    struct instability_machine mach;
+    instability_read_machine("", si->virtualization, si->loadavg_1m, si->cpus_online, &mach);
+    instability_print(stdout, &st, &mach);
     print_harnesses(res);
     print_references(res);
     if (!res->counted)
@@ -137,10 +189,11 @@ void runtimes_print_table(const struct sysinfo *si, const struct runtimes_result
     for (int i = 0; i < res->nrows; i++)
         any_direct |= res->rows[i].state == RT_READY && !shim_can_serve(res->rows[i].via) &&
                       strcmp(res->rows[i].via, "syscall") != 0;
-    printf("where reading the time is slow: `clockscope run --mode auto` serves the paths "
-           "through libc;%s\n",
-           any_direct ? " Go reads the vDSO itself (vdso-direct): only the clocksource fix helps it"
-                      : "");
+    char line[MSG_REASON];
+    snprintf(line, sizeof line, "where reading the time is slow: `clockscope run --mode auto` "
+             "serves the paths through libc;%s", any_direct ? " Go reads the vDSO itself "
+             "(vdso-direct): only the clocksource fix helps it" : "");
+    instability_print_wrapped(stdout, line, 0, 2);
 }
 
 /* The row's costs: net of the harness (median, p10, p90 known), the harness alone and
@@ -201,6 +254,23 @@ static void processes_json(struct json *j, const struct runtime_row *r)
     json_end_object(j);
 }
 
+/* "stability": the rows' marks counted as the table counts them (measure/instability.h). */
+static void stability_json(struct json *j, const struct sysinfo *si,
+                           const struct runtimes_result *res)
+{
+    struct instability st;
+    instability_init(&st, RUNTIMES_NOISY_SPREAD);
+    for (int i = 0; i < res->nrows; i++) {
+        const struct runtime_row *r = &res->rows[i];
+        if (r->state == RT_READY)
+            instability_add(&st, r->has_ref ? &r->refv : NULL, r->spread, r->noisy,
+                            two_levels(r));
+    }
+    struct instability_machine mach;
+    instability_read_machine("", si->virtualization, si->loadavg_1m, si->cpus_online, &mach);
+    instability_json(j, &st, &mach);
+}
+
 void runtimes_print_json(const struct sysinfo *si, const struct runtimes_result *res,
                          const struct runtimes_config *cfg)
 {
@@ -245,7 +315,8 @@ void runtimes_print_json(const struct sysinfo *si, const struct runtimes_result 
             json_kv_string(&j, "path", r->via);
             processes_json(&j, r);
             char said[MSG_REASON];
-            reference_sentence(&r->across, r->has_ref ? &r->refv : NULL, r->ref, said,
+            struct reference_verdict shown = instability_shown(&r->refv, r->spread);
+            reference_sentence(&r->across, r->has_ref ? &shown : NULL, r->ref, said,
                                sizeof said);
             json_kv_string_or_null(&j, "verdict", said[0] ? said : NULL);
             json_kv_bool(&j, "shim_can_serve", shim_can_serve(r->via));
@@ -261,6 +332,7 @@ void runtimes_print_json(const struct sysinfo *si, const struct runtimes_result 
         json_end_object(&j);
     }
     json_end_array(&j);
+    stability_json(&j, si, res);
     json_end_object(&j);
     json_finish(&j);
 }

@@ -18,7 +18,6 @@
 
 #define OUTPUT_CAP (1u << 20)
 #define HARNESS_BOUND_SHARE 0.8
-#define NOISY_SPREAD 0.10
 
 static struct runtime_row *new_row(struct runtimes_result *res, const struct runtime_def *def)
 {
@@ -246,7 +245,7 @@ static void measured_row(struct runtimes_result *res, const struct runtime_def *
     r->p90_ns = net.p90;
     /* The spread of the timed figures: across processes, or within them where larger. */
     r->spread = r->nproc > 1 && timed.spread > w.median ? timed.spread : w.median;
-    r->noisy = !(r->spread <= NOISY_SPREAD);
+    r->noisy = !(r->spread <= RUNTIMES_NOISY_SPREAD);
     r->harness_bound = r->harness_ns >= HARNESS_BOUND_SHARE * r->timed_ns;
     snprintf(r->count_why, sizeof r->count_why, "%s",
              res->count_why[0] ? res->count_why : "not counted");

@@ -26,13 +26,22 @@ COMMANDS = {
 # goes with the machine, not with --progress: a line that is only such a note is left out
 # of the comparison; a row that carries one keeps its place (its first word).
 RUN_VERDICT = re.compile(r"unstable: |bimodal across processes")
+# So does the one summary of the rows marked '*' (measure/instability.c): from its first
+# line to the blank line after it.
+SUMMARY = re.compile(r"^\d+ (of \d+ (figures )?marked \*|in two levels)")
 
 
 def shape(stdout):
     """The first word of each line: what stays the same from run to run (figures move)."""
-    return [re.sub(r"[\d.]+", "N", line.split()[0]) if line.split() else ""
-            for line in stdout.splitlines()
-            if not (line.split() and RUN_VERDICT.search(line.split(None, 1)[0] + " "))]
+    kept, in_summary = [], False
+    for line in stdout.splitlines():
+        in_summary = in_summary or bool(SUMMARY.match(line))
+        if in_summary:
+            in_summary = line.strip() != ""
+            continue
+        if not (line.split() and RUN_VERDICT.search(line.split(None, 1)[0] + " ")):
+            kept.append(re.sub(r"[\d.]+", "N", line.split()[0]) if line.split() else "")
+    return kept
 
 
 @pytest.mark.parametrize("name", COMMANDS)

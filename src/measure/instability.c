@@ -4,6 +4,7 @@
 
 #include "common/environment.h"
 #include "common/json_cost.h"
+#include "common/stats.h"
 #include "common/units.h"
 
 #include <math.h>
@@ -37,6 +38,8 @@ bool instability_add(struct instability *s, const struct reference_verdict *v, d
     s->figures++;
     s->bimodal += bimodal;
     if (instability_moved(v, spread)) {
+        if (s->unstable < INSTABILITY_ROWS_MAX)
+            s->ref_medians[s->unstable] = v->ref_median;
         s->unstable++;
         s->marked++;
         if (!(s->ref_min <= v->ref_min))
@@ -276,10 +279,20 @@ void instability_json(struct json *j, const struct instability *s,
     json_kv_uint(j, "bimodal", s->bimodal);
     json_kv_double(j, "move_min", INSTABILITY_MOVE_MIN);
     json_kv_double(j, "noisy_spread", s->noisy_spread);
-    struct summary ref = json_cost_unknown();
-    ref.min = s->ref_min;
-    ref.max = s->ref_max;
-    json_cost(j, "reference_ns_per_call", &ref, NULL, 0);
+    if (s->unstable) {
+        /* the median over the unstable rows of their reference's; the extremes over them */
+        double med[INSTABILITY_ROWS_MAX];
+        size_t n = s->unstable < INSTABILITY_ROWS_MAX ? s->unstable : INSTABILITY_ROWS_MAX;
+        memcpy(med, s->ref_medians, n * sizeof *med);
+        struct summary sum, ref = json_cost_unknown();
+        stats_summarize(med, n, &sum);
+        ref.median = sum.median;
+        ref.min = s->ref_min;
+        ref.max = s->ref_max;
+        json_cost(j, "reference_ns_per_call", &ref, NULL, 0);
+    } else {
+        json_kv_null(j, "reference_ns_per_call");
+    }
     json_kv_double(j, "reference_move", s->unstable ? s->move_max : NAN);
     json_key(j, "machine");
     json_begin_object(j);

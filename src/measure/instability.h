@@ -23,6 +23,8 @@
 /* The width every line of the summary (but a command) keeps within. */
 #define INSTABILITY_COLUMNS 100
 #define INSTABILITY_LINES 3
+/* The most rows whose reference medians are kept (bench has fewer methods). */
+#define INSTABILITY_ROWS_MAX 256
 
 /* What the rows said, accumulated by instability_add. */
 struct instability {
@@ -33,6 +35,7 @@ struct instability {
     size_t bimodal;          /* two levels across processes (the lower shown, '~') */
     double ref_min, ref_max; /* the unstable rows' references' extremes (ns; NAN none) */
     double move_max;         /* the largest move among them (0.32: up to 32%) */
+    double ref_medians[INSTABILITY_ROWS_MAX]; /* the unstable rows' references' medians */
     double noisy_spread;     /* the bound a noisy figure's spread is above */
 };
 

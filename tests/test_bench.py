@@ -254,6 +254,7 @@ def test_default_text_within_100_columns(clockscope):
     assert len(rows) > 10, proc.stdout
     assert not any("!" in l for l in rows), rows
     assert all(l.count("*") <= 1 for l in rows), rows
+    assert re.match(r"^\d+ methods in [\d.]+ s\.$", proc.stdout.splitlines()[-1]), proc.stdout
 
 
 def test_a_drifting_reference_is_said_once_after_the_table(clockscope):

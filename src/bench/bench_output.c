@@ -352,7 +352,6 @@ bool bench_output_end(const struct bench_result *r, struct json *j)
         json_kv_double(j, "elapsed_s", r->elapsed_s);
         json_end_object(j);
         json_finish(j);
-    } else if (r->hot_loop) {
     } else {
         printf("\n%zu methods in %.1f s.\n", r->nsel, r->elapsed_s);
     }

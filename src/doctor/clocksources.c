@@ -65,12 +65,12 @@ static void judge_x86(const struct machine *c, const char *n, struct cs_judgemen
         if (older(c, 5, 6)) {
             judged(j, CS_DEVICE_READ, "kernel %s still has the HPET vclock: the vDSO "
                    "reads the HPET's counter through a mapped page, an uncached device "
-                   "read of about 0.5-1.5 us (and a VM exit in a guest)", c->kernel.release);
+                   "read of about 0.5-1.5 \xc2\xb5s (and a VM exit in a guest)", c->kernel.release);
             return;
         }
         judged(j, CS_SYSCALL, "the vDSO cannot read the HPET (its vclock was removed "
                "in Linux 5.6; older kernels read it through a mapped page, still an uncached "
-               "device read of about 1 us): every call falls back to the syscall");
+               "device read of about 1 \xc2\xb5s): every call falls back to the syscall");
         return;
     }
     if (x86_syscall_only(n)) {

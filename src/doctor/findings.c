@@ -205,6 +205,20 @@ bool action_same(const struct finding_action *a, const struct finding_action *b)
            !strcmp(a->text, b->text);
 }
 
+/* " --args=WORD" or ' --args="WORD WORD"' appended at n; returns the new length. */
+static size_t grubby_args(char *buf, size_t len, size_t n, const char *option,
+                          const char (*words)[48], int nwords)
+{
+    const char *quote = nwords > 1 ? "\"" : "";
+    if (nwords > 0 && n < len)
+        n += (size_t)snprintf(buf + n, len - n, " %s=%s", option, quote);
+    for (int i = 0; i < nwords && n < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? " " : "", words[i]);
+    if (nwords > 0 && n < len)
+        n += (size_t)snprintf(buf + n, len - n, "%s", quote);
+    return n;
+}
+
 void action_command_line(const struct finding_action *a, char *buf, size_t len)
 {
     size_t n = 0;
@@ -214,14 +228,9 @@ void action_command_line(const struct finding_action *a, char *buf, size_t len)
         snprintf(buf, len, "echo %s | sudo tee %s", a->value, a->path);
         return;
     case ACT_CMDLINE:
-        for (int i = 0; i < a->nadd && n < len; i++)
-            n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? " " : "add ", a->add[i]);
-        for (int i = 0; i < a->nremove && n < len; i++)
-            n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? " " : n ? "; remove " : "remove ",
-                                  a->remove[i]);
-        if (n < len)
-            snprintf(buf + n, len - n, " on the kernel command line (GRUB_CMDLINE_LINUX in "
-                     "/etc/default/grub, then update-grub), and reboot");
+        n = (size_t)snprintf(buf, len, "sudo grubby --update-kernel=ALL");
+        n = grubby_args(buf, len, n, "--args", a->add, a->nadd);
+        grubby_args(buf, len, n, "--remove-args", a->remove, a->nremove);
         return;
     case ACT_RUN:
         snprintf(buf, len, "clockscope run --mode %s -- PROGRAM [ARGS]", a->mode);

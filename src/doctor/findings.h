@@ -23,7 +23,8 @@ void finding_action_firmware(struct finding *f, const char *text, const char *ri
 const char *action_kind_name(enum action_kind k);
 /* Whether two actions do the same thing (the risk aside). */
 bool action_same(const struct finding_action *a, const struct finding_action *b);
-/* The action as one command line a person can type ("echo tsc | sudo tee ..."), or ""
+/* The action as one command line a person can paste ("echo tsc | sudo tee ...", "sudo
+ * grubby --update-kernel=ALL --args=clocksource=tsc" for the kernel command line), or ""
  * for code and firmware. */
 void action_command_line(const struct finding_action *a, char *buf, size_t len);
 /* Every finding's actions merged, each once (the first finding that offers it), in the

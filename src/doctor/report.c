@@ -4,6 +4,7 @@
 #include "common/exit_status.h"
 #include "common/json_cost.h"
 #include "common/message.h"
+#include "common/text_wrap.h"
 #include "common/units.h"
 #include "doctor/findings.h"
 #include "facts/sysinfo.h"
@@ -30,27 +31,10 @@ static const char *headline(enum verdict v)
     }
 }
 
-/* Prints text wrapped at width, each line after the first indented by indent. */
-static void wrap(FILE *out, const char *label, const char *text, int indent, int width)
+/* Prose under a label at indent, continued 4 further in, commands inline and unbroken. */
+static void wrap(FILE *out, const char *label, const char *text, int indent)
 {
-    int col = fprintf(out, "%*s%s", indent, "", label);
-    const char *p = text;
-    while (*p) {
-        size_t w = strcspn(p, " ");
-        if (col + 1 + (int)w > width && col > indent + (int)strlen(label)) {
-            fprintf(out, "\n%*s", indent + 4, "");
-            col = indent + 4;
-        } else if (p != text) {
-            fputc(' ', out);
-            col++;
-        }
-        fwrite(p, 1, w, out);
-        col += (int)w;
-        p += w;
-        while (*p == ' ')
-            p++;
-    }
-    fputc('\n', out);
+    text_wrap(out, label, text, indent, indent + 4, TEXT_WIDTH, TEXT_INLINE_COMMANDS);
 }
 
 static void print_finding(FILE *out, const struct finding *f, bool full)
@@ -58,23 +42,21 @@ static void print_finding(FILE *out, const struct finding *f, bool full)
     fprintf(out, "\n[%s] %s\n", severity_name(f->severity), f->title);
     int nev = full ? f->nevidence : (f->nevidence < 2 ? f->nevidence : 2);
     for (int i = 0; i < nev; i++)
-        wrap(out, "evidence: ", f->evidence[i], 2, 100);
+        wrap(out, "evidence: ", f->evidence[i], 2);
     if (f->meaning[0] && full) {
-        wrap(out, "meaning: ", f->meaning, 2, 100);
+        wrap(out, "meaning: ", f->meaning, 2);
     } else if (f->meaning[0] && f->severity >= SEV_WARNING) {
         /* the first sentence only: the screen is for the answer */
         char first[sizeof f->meaning];
         snprintf(first, sizeof first, "%s", f->meaning);
-        char *end = strstr(first, ". ");
-        if (end)
-            end[1] = 0;
-        wrap(out, "meaning: ", first, 2, 100);
+        first[text_first_sentence(first)] = 0;
+        wrap(out, "meaning: ", first, 2);
     }
     int nfix = full ? f->nfix : (f->nfix < 2 ? f->nfix : 2);
     for (int i = 0; i < nfix; i++)
-        wrap(out, "fix: ", f->fix[i], 2, 100);
+        text_wrap(out, "fix: ", f->fix[i], 2, 6, TEXT_WIDTH, TEXT_COMMAND_LINES);
     if (f->gain[0])
-        wrap(out, "gain: ", f->gain, 2, 100);
+        wrap(out, "gain: ", f->gain, 2);
     int more_ev = f->nevidence - nev, more_fix = f->nfix - nfix;
     if (!full && (more_ev > 0 || more_fix > 0))
         fprintf(out, "  (--verbose: %d more evidence, %d more fixes)\n", more_ev, more_fix);
@@ -94,7 +76,7 @@ static void print_fast_path(FILE *out, const struct facts *fs, const struct diag
         snprintf(line, sizeof line, "no syscall, but its counter read (%s) traps to %s (%s; %s)",
                  d->trap_counter, strcmp(d->trap_counter, "rdtime") ? "the kernel" : "firmware",
                  cost, how);
-        wrap(out, "vDSO path: ", line, 2, 100);
+        wrap(out, "vDSO path: ", line, 2);
     } else {
         fprintf(out, "  fast path for clock_gettime(CLOCK_MONOTONIC): %s   (%s)\n",
                 d->fast_path == 1 ? "yes" : d->fast_path == 0 ? "no" : "not known", how);
@@ -111,12 +93,13 @@ static void print_first_fix(FILE *out, const struct diagnosis *d)
     action_command_line(first[0].action, cmd, sizeof cmd);
     if (!cmd[0])
         return;
-    char line[700];
-    snprintf(line, sizeof line, "%s   (risk: %s)", cmd, first[0].action->risk);
-    wrap(out, first[0].action->kind == ACT_SYSFS ? "to fix now: "
-              : first[0].action->kind == ACT_CMDLINE ? "to fix at the next boot: "
-                                                     : "to fix for one program: ",
-         line, 2, 100);
+    enum action_kind kind = first[0].action->kind;
+    char line[MSG_PARAGRAPH];
+    snprintf(line, sizeof line, "%s`%s` (risk: %s)", kind == ACT_CMDLINE ? "with grubby (Fedora, "
+             "RHEL; elsewhere add it to GRUB_CMDLINE_LINUX in /etc/default/grub, then update-grub), "
+             "and reboot: " : "", cmd, first[0].action->risk);
+    text_wrap(out, kind == ACT_SYSFS ? "to fix now: " : kind == ACT_CMDLINE ? "to fix at the next "
+              "boot: " : "to fix for one program: ", line, 2, 6, TEXT_WIDTH, TEXT_COMMAND_LINES);
 }
 
 /* The info findings by id alone, on one line. */
@@ -149,7 +132,7 @@ static void print_proof_line(FILE *out, const struct proof *p, const struct diag
         snprintf(line + n, sizeof line - (size_t)n, "; %s / %s per call, raw "
                  "syscall %s", NS_TEXT(m->ns_per_call), NS_TEXT(r->ns_per_call),
                  NS_TEXT(s->ns_per_call));
-    wrap(out, "proof: ", line, 0, 100);
+    wrap(out, "proof: ", line, 0);
 }
 
 void report_text(FILE *out, const struct facts *fs, const struct proof *p,
@@ -158,7 +141,7 @@ void report_text(FILE *out, const struct facts *fs, const struct proof *p,
     const struct machine *c = &d->machine;
     fprintf(out, "clockscope doctor: %s%s\n", d->inferred ? "inferred (not decided): " : "",
             headline(d->verdict));
-    wrap(out, "why: ", d->summary, 2, 100);
+    wrap(out, "why: ", d->summary, 2);
     print_fast_path(out, fs, d);
     fprintf(out, "  machine: %s%s, kernel %s, virtualization %s, clocksource %s\n",
             c->machine[0] ? c->machine : c->family[0] ? c->family : "arch unknown", "",

@@ -124,8 +124,8 @@ void rule_cmdline(struct diagnosis *d, struct judgement *jd, const struct proof 
         return;
     char v[128];
     const char *where = "it comes from the boot loader (GRUB_CMDLINE_LINUX in /etc/default/grub) "
-                        "or is built into the kernel (CONFIG_CMDLINE: zcat /proc/config.gz | grep "
-                        "CMDLINE)";
+                        "or is built into the kernel (CONFIG_CMDLINE), which this shows: "
+                        "`zcat /proc/config.gz | grep CMDLINE`";
     cmdline_clocksource(d, jd, where);
     if (cmdline_param(c->cmdline, "tsc", v, sizeof v))
         cmdline_tsc(d, jd, v, where);

@@ -71,9 +71,9 @@ void coarse_fix(struct finding *f, const struct machine *c, const struct proof *
                     "where one-tick resolution (1/CONFIG_HZ: 1-10 ms; clock_getres says) is "
                     "enough: the vDSO serves them from its data page on every clocksource. "
                     "Risk: none for timeouts and rate limits; wrong for fine intervals");
-    finding_fix(f, "unmodified programs: clockscope run --mode coarse -- CMD answers their "
+    finding_fix(f, "unmodified programs: `clockscope run --mode coarse -- CMD` answers their "
                 "CLOCK_REALTIME/MONOTONIC reads from the COARSE clocks (tick resolution); "
-                "clockscope run -- CMD serves them from the CPU counter through libfastclock "
+                "`clockscope run -- CMD` serves them from the CPU counter through libfastclock "
                 "only where the counter is still safe, else passes them through (docs/run.md)");
     /* Where a safe counter exists, full resolution without the kernel comes first. */
     if (safe_counter(c))
@@ -90,17 +90,20 @@ void switch_fix(struct finding *f, const struct machine *c, const char *to)
 {
     if (is_tsc(to) && tsc_marked_unstable(c)) {
         finding_fix(f, "not now: switching to %s is refused, the kernel marked the TSC unstable "
-                    "this boot (echo %s > current_clocksource fails) and clocksource=%s is "
+                    "this boot (writing %s to current_clocksource fails) and clocksource=%s is "
                     "ignored while it stays so; the TSC findings say which remedy applies "
                     "(tsc=reliable, with its risk, or the application side)", to, to, to);
         return;
     }
-    finding_fix(f, "now, until reboot: echo %s | sudo tee " CLOCKSOURCE_SYSFS_DIR "/" CLOCKSOURCE_CURRENT " "
-                "(risk: low when '%s' is listed in available_clocksource; the kernel refuses a "
-                "clocksource it marked unstable, and the watchdog may demote it again)", to, to);
-    finding_fix(f, "every boot: add clocksource=%s to the kernel command line (GRUB_CMDLINE_LINUX "
-                "in /etc/default/grub, then update-grub or grub2-mkconfig; risk: ignored if '%s' "
-                "does not register, check dmesg | grep -i clocksource after reboot)", to, to);
+    finding_fix(f, "now, until reboot: `echo %s | sudo tee " CLOCKSOURCE_SYSFS_DIR "/"
+                CLOCKSOURCE_CURRENT "` (risk: low when '%s' is listed in available_clocksource; "
+                "the kernel refuses a clocksource it marked unstable, and the watchdog may demote "
+                "it again)", to, to);
+    finding_fix(f, "every boot: add clocksource=%s to the kernel command line (risk: ignored if "
+                "'%s' does not register; the kernel log says after the reboot), with grubby "
+                "(Fedora, RHEL): `sudo grubby --update-kernel=ALL --args=clocksource=%s` "
+                "elsewhere add it to GRUB_CMDLINE_LINUX in /etc/default/grub, then run update-grub "
+                "or grub2-mkconfig", to, to, to);
     if (machine_cs_available(c, to))
         finding_action_sysfs(f, CLOCKSOURCE_SYSFS_DIR "/" CLOCKSOURCE_CURRENT, to,
                              "low: until reboot; the watchdog may demote it again");

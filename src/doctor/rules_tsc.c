@@ -369,7 +369,7 @@ void rule_tsc_missing(struct diagnosis *d, struct judgement *jd, const struct pr
                     "check).");
     if (!slow)
         finding_meaning(f, "The current clocksource '%s' does not need it.", c->current_cs);
-    finding_fix(f, "look for the reason: dmesg | grep -i -e tsc -e clocksource");
+    finding_fix(f, "look for the reason: `dmesg | grep -i -e tsc -e clocksource`");
     finding_fix(f, "kernel upgrade (newer kernels calibrate and trust more CPUs' TSCs); firmware update");
     finding_action_firmware(f, "kernel upgrade (newer kernels calibrate and trust more CPUs' "
                             "TSCs); firmware update", "none");

@@ -4,6 +4,7 @@
 #include "common/cli.h"
 #include "common/json.h"
 #include "common/message.h"
+#include "common/text_wrap.h"
 #include "facts/facts.h"
 
 #include <stdio.h>
@@ -160,16 +161,18 @@ static void facts_text(const struct facts *fs)
             size_t sl = strlen(f->source), pl = strlen(fact_path(i));
             bool plain = sl > pl && f->source[sl - pl - 1] == '/' &&
                          strcmp(f->source + sl - pl, fact_path(i)) == 0;
-            printf("      %s%s%s%s\n", summary, plain ? "" : "  (", plain ? "" : f->source,
-                   plain ? "" : ")");
+            char line[MSG_WITH_PATH * 2];
+            snprintf(line, sizeof line, "%s%s%s%s", summary, plain ? "" : "  (",
+                     plain ? "" : f->source, plain ? "" : ")");
+            text_wrap(stdout, "", line, 6, 8, TEXT_WIDTH, TEXT_PLAIN);
         } else if (f->status == FACT_MISSING) {
             printf("      not known\n");
         } else {
-            printf("      unreadable: %s\n", f->why);
+            text_wrap(stdout, "unreadable: ", f->why, 6, 8, TEXT_WIDTH, TEXT_PLAIN);
         }
     }
     for (int i = 0; i < fs->nnotes; i++)
-        printf("  note: %s\n", fs->notes[i]);
+        text_wrap(stdout, "note: ", fs->notes[i], 2, 8, TEXT_WIDTH, TEXT_PLAIN);
 }
 
 int cmd_facts(int argc, char **argv)

@@ -5,9 +5,11 @@
 #include "common/json_cost.h"
 #include "common/message.h"
 #include "common/printable.h"
+#include "common/text_wrap.h"
 #include "common/units.h"
 #include "profile/counter_cost.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const char *target_name(enum profile_target k)
@@ -29,7 +31,8 @@ static void print_names(FILE *out, const struct profile_view *v, const struct ta
     }
 }
 
-void profile_print_table(FILE *out, const struct profile_view *v)
+/* The first line: what was profiled, and how (the command quoted as a shell needs it). */
+static void print_header(FILE *out, const struct profile_view *v)
 {
     const struct tally *t = v->t;
     fprintf(out, "clockscope profile: ");
@@ -56,13 +59,28 @@ void profile_print_table(FILE *out, const struct profile_view *v)
         fprintf(out, " --clock-loop (clock_gettime(CLOCK_MONOTONIC) through libc), %g s", v->seconds);
     else if (v->live)
         fprintf(out, " -a, %g s", v->seconds);
+}
+
+void profile_print_table(FILE *out, const struct profile_view *v)
+{
+    const struct tally *t = v->t;
+    char *header = NULL;
+    size_t header_len = 0;
+    FILE *h = open_memstream(&header, &header_len);
+    if (h && (print_header(h, v), fclose(h) == 0)) {
+        text_wrap(out, "", header, 0, 6, TEXT_WIDTH, TEXT_PLAIN);
+    } else {
+        print_header(out, v);
+        fputc('\n', out);
+    }
+    free(header);
     if (t->no_samples) {
-        fprintf(out, "\n  0%% reading the time: perf recorded no samples, so what was profiled "
+        fprintf(out, "  0%% reading the time: perf recorded no samples, so what was profiled "
                 "used no CPU while perf\n  watched (too brief, or asleep), reading the time "
                 "included\n");
         return;
     }
-    fprintf(out, "\n  %.2f%% of all samples were reading the time\n\n", tally_time_percent(t));
+    fprintf(out, "  %.2f%% of all samples were reading the time\n\n", tally_time_percent(t));
     fprintf(out, "  %-12s %8s %10s  %s\n", "category", "share", "samples", "what");
     for (int c = 0; c < CAT_COUNT; c++) {
         fprintf(out, "  %-12s %7.2f%% ", attr_category_id(c), tally_percent(t, c));
@@ -97,7 +115,7 @@ void profile_print_table(FILE *out, const struct profile_view *v)
     if (v->nnotes)
         fputc('\n', out);
     for (int i = 0; i < v->nnotes; i++)
-        fprintf(out, "note: %s\n", v->notes[i]);
+        text_wrap(out, "note: ", v->notes[i], 0, 6, TEXT_WIDTH, TEXT_INLINE_COMMANDS);
 }
 
 static void names_json(struct json *j, const struct profile_view *v, const char *key,

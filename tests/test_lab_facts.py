@@ -54,7 +54,7 @@ def test_platform_case(clockscope, name):
 def test_facts_shows_what_each_fact_says(clockscope, tmp_path):
     """`facts` lists values, not file sizes: the clocksource, the CPUs and their model, the
     kernel version, a few key=value lines joined, a long log by its lines; a one-line value
-    whole, however long; the same summary in --json beside the size."""
+    whole, however long (wrapped on indented lines); the same summary in --json beside the size."""
     root = tmp_path / "root"
     shutil.copytree(ROOTS / "riscv-sifive-u74" / "root", root)
     (root / "proc/cmdline").write_text("console=ttyS0 " + "x" * 200 + " clocksource=riscv\n")
@@ -63,15 +63,19 @@ def test_facts_shows_what_each_fact_says(clockscope, tmp_path):
     (root / "clockscope/cpu").write_text("arch=riscv64\ntimebase_hz=1000000\n")
     proc = run([clockscope, "facts", "--root", root])
     assert proc.returncode == 0, proc.stderr
-    said = {}
-    lines = proc.stdout.splitlines()
-    for path, value in zip(lines[1::2], lines[2::2]):
-        said[path.strip()] = value.strip()
+    said, path = {}, None
+    for line in proc.stdout.splitlines()[1:]:   # a path at 2 spaces, its value below it,
+        if not line.startswith("   "):          # wrapped within 100 columns
+            path = line.strip()
+        else:
+            assert len(line) <= 100, line
+            said[path] = (said[path] + " " if path in said else "") + line.strip()
     assert said["sys/devices/system/clocksource/clocksource0/current_clocksource"] == \
         "riscv_clocksource"
     assert said["proc/cpuinfo"] == "1 CPU: sifive,u74-mc"
     assert said["proc/version"] == "Linux version 6.6.20 (builder) #1 SMP"
     assert said["proc/cmdline"].endswith(" clocksource=riscv")      # whole, 220 characters
+    assert said["proc/cmdline"].replace(" ", "") == "console=ttyS0" + "x" * 200 + "clocksource=riscv"
     assert said["dmesg"].startswith("40 lines, from: [    0.000000] line 0")
     assert said["clockscope/cpu"] == "arch=riscv64, timebase_hz=1000000"
     assert said["sys/hypervisor/type"] == "not known"

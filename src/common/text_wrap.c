@@ -58,13 +58,14 @@ static void end_line(struct layout *l)
         put(l, " ", 1);
 }
 
-/* One unbreakable piece of prose, on this line when it fits, else on the next. */
-static void place(struct layout *l, const char *s, size_t n)
+/* One unbreakable piece of prose, gap spaces after the word before it when it fits on this
+ * line, else at the start of the next. */
+static void place(struct layout *l, const char *s, size_t n, int gap)
 {
     int w = columns(s, n);
-    if (l->words && l->col + 1 + w > l->width)
+    if (l->words && l->col + gap + w > l->width)
         end_line(l);
-    if (l->words)
+    for (int i = 0; l->words && i < gap; i++)
         put(l, " ", 1);
     put(l, s, n);
     l->words = l->started = true;
@@ -116,7 +117,7 @@ static size_t next_word(const char **p)
 }
 
 /* A plain word wider than a line, cut into pieces that each fill one. */
-static void place_cut(struct layout *l, const char *s, size_t n)
+static void place_cut(struct layout *l, const char *s, size_t n, int gap)
 {
     while (columns(s, n) > l->width - l->hang) {
         if (l->words || l->col >= l->width)
@@ -134,7 +135,7 @@ static void place_cut(struct layout *l, const char *s, size_t n)
         n -= k;
     }
     if (n)
-        place(l, s, n);
+        place(l, s, n, gap);
 }
 
 void text_wrap(FILE *out, const char *label, const char *text, int indent, int hang, int width,
@@ -145,7 +146,11 @@ void text_wrap(FILE *out, const char *label, const char *text, int indent, int h
         put(&l, " ", 1);
     put(&l, label, strlen(label));
     const char *p = text;
-    for (size_t n; (n = next_word(&p)) > 0;) {
+    for (const char *before = p;; before = p) {
+        size_t n = next_word(&p);
+        if (!n)
+            break;
+        int gap = flags == TEXT_PLAIN && p > before ? (int)(p - before) : 1;
         const char *close = *p == '`' && flags != TEXT_PLAIN ? strchr(p + 1, '`') : NULL;
         if (close && flags == TEXT_COMMAND_LINES) {
             place_command(&l, p + 1, (size_t)(close - p - 1));
@@ -159,9 +164,9 @@ void text_wrap(FILE *out, const char *label, const char *text, int indent, int h
         if (!close && un && is_number(p, n) && is_unit(q, un))
             n = (size_t)(q + un - p);   /* "26.3 ns": one piece, its one space kept */
         if (flags == TEXT_PLAIN)
-            place_cut(&l, p, n);
+            place_cut(&l, p, n, gap);
         else
-            place(&l, p, n);
+            place(&l, p, n, 1);
         p += n;
     }
     end_line(&l);

@@ -25,7 +25,7 @@ enum text_wrap_flags {
 
 /* Prints label then text at indent spaces, continued on lines indented hang spaces, each
  * line at most width columns (µ and other UTF-8 characters count one) with no trailing
- * space; runs of spaces in text print as one. */
+ * space; runs of spaces in text print as one, but in TEXT_PLAIN, where a line keeps them. */
 void text_wrap(FILE *out, const char *label, const char *text, int indent, int hang, int width,
                enum text_wrap_flags flags);
 /* The length of text's first sentence, its full stop included: up to the first ". " whose

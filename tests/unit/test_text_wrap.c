@@ -90,6 +90,9 @@ TEST(text_wrap_plain_cuts_a_word_wider_than_a_line_and_keeps_backquotes)
                       TEXT_PLAIN);
     CHECK(s && lines_fit(s, 20, false) && strstr(s, "`b c`"));
     free(s);
+    s = wrapped("", "[    0.000000] line 0", 0, 2, 40, TEXT_PLAIN); /* a value's spaces kept */
+    CHECK(s && !strcmp(s, "[    0.000000] line 0\n"));
+    free(s);
 }
 
 TEST(text_first_sentence_does_not_end_at_an_abbreviation)

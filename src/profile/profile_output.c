@@ -31,8 +31,9 @@ static void print_names(FILE *out, const struct profile_view *v, const struct ta
     }
 }
 
-/* The first line: what was profiled, and how (the command quoted as a shell needs it). */
-static void print_header(FILE *out, const struct profile_view *v)
+/* The first line: what was profiled, and how; the command profiled, quoted as a shell needs
+ * it, goes to cmd (out itself, or apart so that it is never wrapped). */
+static void print_header(FILE *out, FILE *cmd, const struct profile_view *v)
 {
     const struct tally *t = v->t;
     fprintf(out, "clockscope profile: ");
@@ -49,10 +50,11 @@ static void print_header(FILE *out, const struct profile_view *v)
         int i = 0;
         for (; v->command[i] && i < 8; i++) {
             char word[MSG_PARAGRAPH];
-            fprintf(out, " %s", printable_shell_word(word, sizeof word, v->command[i]));
+            fprintf(cmd, "%s%s", i || cmd == out ? " " : "",
+                    printable_shell_word(word, sizeof word, v->command[i]));
         }
         if (v->command[i])
-            fprintf(out, " ...");
+            fprintf(cmd, " ...");
     } else if (v->live && v->target == TARGET_PID)
         fprintf(out, " -p %d, %g s", v->pid, v->seconds);
     else if (v->live && v->target == TARGET_CLOCK_LOOP)
@@ -61,19 +63,39 @@ static void print_header(FILE *out, const struct profile_view *v)
         fprintf(out, " -a, %g s", v->seconds);
 }
 
+/* The header on one line when it fits, else wrapped with the command on a line of its own
+ * (4 spaces in, whole: it can be pasted back). */
+static void print_first_line(FILE *out, const char *header, const char *command)
+{
+    if (!command[0]) {
+        text_wrap(out, "", header, 0, 6, TEXT_WIDTH, TEXT_PLAIN);
+    } else if (strlen(header) + 1 + strlen(command) <= TEXT_WIDTH) { /* bytes: >= columns */
+        fprintf(out, "%s %s\n", header, command);
+    } else {
+        text_wrap(out, "", header, 0, 6, TEXT_WIDTH, TEXT_PLAIN);
+        fprintf(out, "%*s%s\n", TEXT_COMMAND_INDENT, "", command);
+    }
+}
+
 void profile_print_table(FILE *out, const struct profile_view *v)
 {
     const struct tally *t = v->t;
-    char *header = NULL;
-    size_t header_len = 0;
-    FILE *h = open_memstream(&header, &header_len);
-    if (h && (print_header(h, v), fclose(h) == 0)) {
-        text_wrap(out, "", header, 0, 6, TEXT_WIDTH, TEXT_PLAIN);
+    char *header = NULL, *command = NULL;
+    size_t header_len = 0, command_len = 0;
+    FILE *h = open_memstream(&header, &header_len), *c = open_memstream(&command, &command_len);
+    if (h && c)
+        print_header(h, c, v);
+    bool ok = h && c;
+    ok = (h && fclose(h) == 0) && ok;
+    ok = (c && fclose(c) == 0) && ok;
+    if (ok) {
+        print_first_line(out, header, command);
     } else {
-        print_header(out, v);
+        print_header(out, out, v);
         fputc('\n', out);
     }
     free(header);
+    free(command);
     if (t->no_samples) {
         fprintf(out, "  0%% reading the time: perf recorded no samples, so what was profiled "
                 "used no CPU while perf\n  watched (too brief, or asleep), reading the time "

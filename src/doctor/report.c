@@ -143,13 +143,17 @@ void report_text(FILE *out, const struct facts *fs, const struct proof *p,
             headline(d->verdict));
     wrap(out, "why: ", d->summary, 2);
     print_fast_path(out, fs, d);
-    fprintf(out, "  machine: %s%s, kernel %s, virtualization %s, clocksource %s\n",
-            c->machine[0] ? c->machine : c->family[0] ? c->family : "arch unknown", "",
-            c->kernel.known ? c->kernel.release : "unknown", c->virt[0] ? c->virt : "unknown",
-            c->current_cs[0] ? c->current_cs : "unknown");
-    if (c->emulation.kind[0])   /* every figure measured here is the emulator's */
-        fprintf(out, "  emulated CPU: %s (%s): timings here are the emulator's, not a CPU's\n",
-                c->emulation.kind, c->emulation.evidence[0]);
+    char line[MSG_PARAGRAPH];
+    snprintf(line, sizeof line, "%s, kernel %s, virtualization %s, clocksource %s",
+             c->machine[0] ? c->machine : c->family[0] ? c->family : "arch unknown",
+             c->kernel.known ? c->kernel.release : "unknown", c->virt[0] ? c->virt : "unknown",
+             c->current_cs[0] ? c->current_cs : "unknown");
+    wrap(out, "machine: ", line, 2);
+    if (c->emulation.kind[0]) { /* every figure measured here is the emulator's */
+        snprintf(line, sizeof line, "%s (%s): timings here are the emulator's, not a CPU's",
+                 c->emulation.kind, c->emulation.evidence[0]);
+        wrap(out, "emulated CPU: ", line, 2);
+    }
     print_first_fix(out, d);
     if (!fs->live)
         fprintf(out, "  facts root: %s\n", fs->origin);
@@ -157,7 +161,7 @@ void report_text(FILE *out, const struct facts *fs, const struct proof *p,
         if (fs->f[i].status == FACT_UNREADABLE)
             fprintf(out, "  unreadable: %s (%s)\n", fact_path(i), fs->f[i].why);
     for (int i = 0; i < fs->nnotes; i++)
-        fprintf(out, "  note: %s\n", fs->notes[i]);
+        wrap(out, "note: ", fs->notes[i], 2);
     for (int sev = SEV_CRITICAL; sev >= SEV_NOTICE; sev--)
         for (int i = 0; i < d->nfindings; i++)
             if ((int)d->findings[i].severity == sev)

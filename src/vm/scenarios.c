@@ -3,9 +3,11 @@
  * device tree change that make a real kernel take one path, the source it reproduces, and
  * the verdict `clockscope doctor` must give inside (tests/test_lab.py boots every row). */
 #include "common/message.h"
+#include "common/text_wrap.h"
 #include "vm/scenarios.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 static const struct vm_scenario scenarios[] = {
@@ -13,7 +15,7 @@ static const struct vm_scenario scenarios[] = {
      "the time CSR is not implemented by the harts: every rdtime (the vDSO's counter read) "
      "raises an illegal-instruction trap that M-mode firmware (OpenSBI) emulates",
      "the RISC-V vDSO clock_gettime analysis report (openEuler, kernel 6.12): "
-     "__vdso_clock_gettime at ~3 us per call",
+     "__vdso_clock_gettime at ~3 µs per call",
      "clocksource riscv_clocksource, vDSO clock mode ARCHTIMER: clock_gettime never makes "
      "a syscall, but each call pays a trap to OpenSBI",
      "slow"},
@@ -30,7 +32,7 @@ static const struct vm_scenario scenarios[] = {
      "the HPET has no vDSO clock mode since Linux 5.6: every clock_gettime falls back to the "
      "syscall, and the kernel reads the HPET (an MMIO read; a VM exit in a guest)",
      "\"A Performance Issue Caused by the TSC Clock Source Missing in Linux\" (deeperf.com, "
-     "2019): hpet only, gettimeofday 4.5 us",
+     "2019): hpet only, gettimeofday 4.5 µs",
      "switches to clocksource hpet as asked; the vDSO falls back to the syscall (1 vCPU, so "
      "the parameter is the only cause: the TSC stays registered and a switch back fixes it)",
      "slow"},
@@ -119,11 +121,17 @@ void vm_scenarios_list(FILE *out)
             fprintf(out, ", %u vCPU%s", s->cpus, s->cpus == 1 ? "" : "s");
         if (s->dt_property)
             fprintf(out, ", device tree: %s in the %s node", s->dt_property, s->dt_compatible);
-        fprintf(out, "\n  mechanism: %s\n  kernel:    %s\n  source:    %s\n\n", s->mechanism,
-                s->kernel_does, s->source);
+        fputc('\n', out);
+        text_wrap(out, "mechanism: ", s->mechanism, 2, 13, TEXT_WIDTH, TEXT_INLINE_COMMANDS);
+        text_wrap(out, "kernel:    ", s->kernel_does, 2, 13, TEXT_WIDTH, TEXT_INLINE_COMMANDS);
+        text_wrap(out, "source:    ", s->source, 2, 13, TEXT_WIDTH, TEXT_INLINE_COMMANDS);
+        fputc('\n', out);
     }
     fprintf(out, "Not emulated here (their logic is tested on facts roots):\n");
-    for (size_t i = 0; i < NUNEM; i++)
-        fprintf(out, "  %s: %s (%s)\n", unemulable[i].name, unemulable[i].why,
-                unemulable[i].covered_by);
+    for (size_t i = 0; i < NUNEM; i++) {
+        char label[MSG_WORD], text[MSG_PARAGRAPH];
+        snprintf(label, sizeof label, "%s: ", unemulable[i].name);
+        snprintf(text, sizeof text, "%s (%s)", unemulable[i].why, unemulable[i].covered_by);
+        text_wrap(out, label, text, 2, 6, TEXT_WIDTH, TEXT_INLINE_COMMANDS);
+    }
 }

@@ -3,8 +3,10 @@
  * (docs/json.md). */
 #include "warp/warp_run.h"
 
+#include "common/exit_status.h"
 #include "common/json.h"
 #include "common/message.h"
+#include "common/text_wrap.h"
 #include "common/units.h"
 
 #include <langinfo.h>
@@ -43,7 +45,7 @@ static const char *plus_minus(void)
 
 /* The verdict, said first: went backwards, could not check, too few comparisons to tell,
  * or monotonic (in how many comparisons at least). */
-static void print_verdict(const struct warp_run *r)
+static void write_verdict(FILE *f, const struct warp_run *r)
 {
     const struct warp_options *o = r->o;
     char list[MSG_REASON] = "";
@@ -73,7 +75,8 @@ static void print_verdict(const struct warp_run *r)
     if (nfew > 4)
         snprintf(list + strlen(list), sizeof list - strlen(list), " and %zu more", nfew - 4);
     if (r->judged_backward) {
-        printf("verdict: FAULT: a method that must be monotonic went backwards (exit 1):");
+        fprintf(f, "verdict: FAULT: a method that must be monotonic went backwards "
+                   "(exit %d):", EXIT_BROKEN);
         size_t shown = 0;
         for (size_t i = 0; i < r->nresults; i++) {
             const struct method_result *mr = &r->results[i];
@@ -82,47 +85,80 @@ static void print_verdict(const struct warp_run *r)
                 continue;
             char worst[32];
             units_format_ns(to_ns(mr, (double)mr->s.max_backward), worst, sizeof worst);
-            printf("%s %s %s times, worst %s back", shown++ ? ";" : "", mr->m->id,
+            fprintf(f, "%s %s %s times, worst %s back", shown++ ? ";" : "", mr->m->id,
                    COUNT_TEXT((double)mr->s.backward_steps), worst);
         }
-        printf("\n");
+        fprintf(f, "\n");
     } else if (r->failures) {
-        printf("verdict: %d method%s could not be checked (exit 1): see below\n", r->failures,
-               r->failures == 1 ? "" : "s");
+        fprintf(f, "verdict: %d method%s could not be checked (exit %d): see below\n", r->failures,
+               r->failures == 1 ? "" : "s", EXIT_PARTIAL);
     } else if (nchecked == 0) {
-        printf("verdict: no method that must be monotonic was checked\n");
+        fprintf(f, "verdict: no method that must be monotonic was checked\n");
     } else if (o->cpus.count < 2) {
-        printf("verdict: no method went backwards on CPU %d; one CPU: nothing to compare "
+        fprintf(f, "verdict: no method went backwards on CPU %d; one CPU: nothing to compare "
                "across CPUs\n", o->cpus.cpu[0]);
     } else if (nfew == nchecked) {
-        printf("verdict: too few comparisons to tell: no method went backwards, but none had "
-               "the %u cross-CPU comparisons\n         (with every CPU) that say a warp "
+        fprintf(f, "verdict: too few comparisons to tell: no method went backwards, but none had "
+               "the %u cross-CPU comparisons (with every CPU) that say a warp "
                "would show in fewer than 1 in 100: %s; run longer (--seconds)\n",
                WARP_MIN_CROSS_COMPARISONS, list);
     } else {
-        printf("verdict: every method that must be monotonic was, in %s cross-CPU comparisons "
+        fprintf(f, "verdict: every method that must be monotonic was, in %s cross-CPU comparisons "
                "or more each", COUNT_TEXT((double)least));
         if (nfew)
-            printf("; too few comparisons to tell for %s", list);
-        printf("\n");
+            fprintf(f, "; too few comparisons to tell for %s", list);
+        fprintf(f, "\n");
     }
     if (nunordered)
-        printf("         unordered counter reads went backwards %s times in %zu method%s: "
+        fprintf(f, "         unordered counter reads went backwards %s times in %zu method%s: "
                "expected without an ordering instruction, not a fault\n",
                COUNT_TEXT((double)unordered_steps), nunordered, nunordered == 1 ? "" : "s");
 }
 
-static const char *judgement(const struct method_result *mr, bool realtime_stepped)
+/* The verdict's lines, each wrapped within the terminal's 100 columns under its label. */
+static void print_verdict(const struct warp_run *r)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) {
+        write_verdict(stdout, r);
+        return;
+    }
+    write_verdict(f, r);
+    fclose(f);
+    for (char *line = text, *end; line && *line; line = end ? end + 1 : NULL) {
+        end = strchr(line, '\n');
+        if (end)
+            *end = 0;
+        bool first = strncmp(line, "verdict: ", 9) == 0;
+        text_wrap(stdout, first ? "verdict: " : "", first ? line + 9 : line + strspn(line, " "),
+                  first ? 0 : 9, 9, TEXT_WIDTH, TEXT_INLINE_COMMANDS);
+    }
+    free(text);
+}
+
+/* A row's judgement of its backward steps: a short word in the table, said in full once
+ * below it (JUDGEMENT_MEANING), so that a row fits 100 columns. */
+enum judgement { J_NONE, J_FAULT, J_UNORDERED, J_CPUTIME, J_STEPPED, J_COUNT };
+static const char *const JUDGEMENT_WORD[J_COUNT] = {"", "  FAULT", "  expected", "  not judged",
+                                                    "  stepped"};
+static const char *const JUDGEMENT_MEANING[J_COUNT] = {
+    NULL, "FAULT: a method that must be monotonic went backwards",
+    "expected: an unordered counter read (no ordering instruction) may step back",
+    "not judged: a CPU-time clock", "stepped: REALTIME was stepped during the run"};
+
+static enum judgement judgement(const struct method_result *mr, bool realtime_stepped)
 {
     if (!mr->s.backward_steps)
-        return "";
+        return J_NONE;
     if (warp_must_be_monotonic(mr->m, realtime_stepped))
-        return "  FAULT: must be monotonic";
+        return J_FAULT;
     if (mr->m->unit == UNIT_TICKS)
-        return "  (unordered read: expected)";
+        return J_UNORDERED;
     if (warp_is_cputime(mr->m))
-        return "  (CPU-time clock: not judged)";
-    return "  (REALTIME stepped during the run)";
+        return J_CPUTIME;
+    return J_STEPPED;
 }
 
 static void print_pairs(const struct warp_run *r, const struct method_result *mr)
@@ -153,10 +189,12 @@ static void print_pairs(const struct warp_run *r, const struct method_result *mr
 /* Each method's cross-CPU check: reads, comparisons, backward steps and the worst. */
 static void print_cross_cpu(const struct warp_run *r)
 {
-    printf("\ncross-CPU monotonicity: one thread per CPU; each read is compared with the one "
-           "published just before it\n");
+    printf("\n");
+    printf("cross-CPU monotonicity: one thread per CPU, each read compared with the one "
+           "published before it\n");
     printf("%-36s %8s %8s %9s %11s  %s\n", "id", "reads", "cross", "backward", "worst",
            "class");
+    bool seen[J_COUNT] = {false};
     for (size_t i = 0; i < r->nresults; i++) {
         const struct method_result *mr = &r->results[i];
         if (!mr->ran || !mr->cross_ok) {
@@ -170,12 +208,16 @@ static void print_cross_cpu(const struct warp_run *r)
         units_format_count((double)mr->s.backward_steps, back, sizeof back);
         units_format_ns(mr->s.backward_steps ? to_ns(mr, (double)mr->s.max_backward) : NAN,
                         worst, sizeof worst);
+        enum judgement j = judgement(mr, r->drift.realtime_stepped);
+        seen[j] = true;
         printf("%-36s %8s %8s %9s %*s  %s%s\n", mr->m->id, reads, cross, back,
-               units_columns(11, worst), worst, mr->s.classification,
-               judgement(mr, r->drift.realtime_stepped));
+               units_columns(11, worst), worst, mr->s.classification, JUDGEMENT_WORD[j]);
         if (mr->s.backward_steps)
             print_pairs(r, mr);
     }
+    for (int j = J_NONE + 1; j < J_COUNT; j++)
+        if (seen[j])
+            text_wrap(stdout, "", JUDGEMENT_MEANING[j], 2, 4, TEXT_WIDTH, TEXT_INLINE_COMMANDS);
 }
 
 /* Each counter's rate over the run, against what is stated and what the kernel found. */

@@ -43,8 +43,9 @@ START = re.compile(r"^<!-- example: (.*?) -->$")
 END = re.compile(r"^<!-- end example(?:; taken on (.*?))? -->$")
 WRAPPED = 70
 MACHINE_FIELDS = ("cpu_model", "kernel", "clocksource", "virtualization", "arch")
-# A figure, with its unit or mark when it has one: 22.5, 1,234, 4.2%!, 9.81x, 3.28 µs, 45.1 M/s.
-NUMBER = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?(?: ?(?:ns|µs|us|ms|s|[kMG](?:/s)?|%|x))?!?(?!\w)")
+# A figure, with its unit or mark when it has one: 22.5, 1,234, 4.2%*, 184~, 9.81x, 3.28 µs,
+# 45.1 M/s (a row's mark comes and goes with the machine's steadiness, as its figures do).
+NUMBER = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?(?: ?(?:ns|µs|us|ms|s|[kMG](?:/s)?|%|x))?[!*~]?(?!\w)")
 
 
 def doc_files():
@@ -138,6 +139,8 @@ def shape(lines, facts, optional=None):
             continue
         logical.append(line)
         last_indent = indent if line.strip() else None
+    # Dropped lines leave their blank neighbours: a run of blank lines counts as one.
+    logical = [l for i, l in enumerate(logical) if l.strip() or i == 0 or logical[i - 1].strip()]
     for field in sorted(facts, key=lambda k: -len(facts[k])):
         logical = [l.replace(facts[field], f"<{field}>") for l in logical]
     return [" ".join(NUMBER.sub("#", l).split()) for l in logical]

@@ -91,7 +91,7 @@ static void print_rung(FILE *out, const struct rung_result *x, int idw)
         return;
     }
     fprintf(out, "%-*s %-10s %*s %*s %6.1f%%%s %s\n", idc, id, kind, units_columns(10, med), med,
-            units_columns(10, p99), p99, 100 * x->ns.spread, x->noisy ? "!" : " ", cpus);
+            units_columns(10, p99), p99, 100 * x->ns.spread, x->noisy ? "*" : " ", cpus);
     if (x->across.bimodal) {
         char lo[32], hi[32];
         units_format_ns(x->across.low, lo, sizeof lo);
@@ -112,6 +112,7 @@ static void print_rungs(FILE *out, const struct ladder_run *r)
     int idw = rung_column(r);
     fprintf(out, "%-*s %-10s %10s %10s %7s  %s\n", idw, "rung", "kind", "median", "p99",
             "spread", "CPUs");
+    bool any_noisy = false;
     for (size_t i = 0; i < r->nrungs; i++) {
         if (!r->selected[i])
             continue;
@@ -119,7 +120,11 @@ static void print_rungs(FILE *out, const struct ladder_run *r)
             any_unavailable = true;
         else
             print_rung(out, &r->rungs[i], idw);
+        any_noisy |= r->rungs[i].available && r->rungs[i].measured && r->rungs[i].noisy;
     }
+    if (any_noisy) /* the one mark, said once (bench and runtimes mark rows the same way) */
+        fprintf(out, "* noisy: its samples spread more than %.0f%%: other work or a changing "
+                     "CPU speed moved it\n", 100 * r->plan.rung_cfg.noisy_spread);
     if (!any_unavailable)
         return;
     fprintf(out, "\nnot available here:\n");
@@ -170,7 +175,7 @@ static void print_sweep_item(FILE *out, const struct sweep_row *row, int m)
     snprintf(label, sizeof label, "%s (%s)", sweep_mode_name((enum sweep_mode)m),
              sweep_mode_server((enum sweep_mode)m));
     char clients[16];
-    snprintf(clients, sizeof clients, "%d%s", row->clients, row->oversubscribed ? "*" : "");
+    snprintf(clients, sizeof clients, "%d%s", row->clients, row->oversubscribed ? "+" : "");
     if (!it->measured) {
         fprintf(out, "%7s  %-17s FAILED: %s\n", m == 0 ? clients : "", label, it->why);
         return;
@@ -224,7 +229,7 @@ static void print_sweep(FILE *out, const struct sweep *s)
         fprintf(out, "%7s  poll's p50 is %s, %s\n", "", vs_futex, vs_eventfd);
     }
     if (over)
-        fprintf(out, "  * oversubscribed: more clients than the %d client CPU%s\n",
+        fprintf(out, "  + oversubscribed: more clients than the %d client CPU%s\n",
                 s->nclient_cpus, s->nclient_cpus == 1 ? "" : "s");
     fprintf(out, "  srv busy: the server thread's CPU time over the window (100%%: a core burnt); "
                  "sleeps/rq: its voluntary context switches per request\n");

@@ -29,8 +29,11 @@ static void kernel_cell(const struct runtime_row *r, char *buf, size_t len)
 {
     if (!r->counted)
         snprintf(buf, len, "?");
-    else
-        snprintf(buf, len, "%s %.3g", r->syscalls_per_call >= 0.5 ? "yes" : "no",
+    else if (r->syscalls_per_call == floor(r->syscalls_per_call))
+        snprintf(buf, len, "%s %.0f", r->syscalls_per_call >= 0.5 ? "yes" : "no",
+                 r->syscalls_per_call);
+    else /* one decimal: "0.0" says "a few, far fewer than one a call"; JSON has the count */
+        snprintf(buf, len, "%s %.1f", r->syscalls_per_call >= 0.5 ? "yes" : "no",
                  r->syscalls_per_call);
 }
 

@@ -255,7 +255,7 @@ check: all $(O)/unit_tests
 # CI's log before the run outgrows its time (docs/testing.md, "CI's time budget").
 test:
 	sh scripts/install-deps.sh
-	$(MAKE) all vm-binaries
+	$(MAKE) -j$$(nproc) all vm-binaries
 	$(PYTHON) -m pytest -q --durations=25 tests
 
 # Each mutant applied in a scratch copy, only its kill tests run (at most 2 at once): those

@@ -3,6 +3,7 @@
 #include "bench/bench_output.h"
 #include "common/json_cost.h"
 #include "common/message.h"
+#include "common/text_wrap.h"
 #include "common/units.h"
 #include "measure/instability.h"
 
@@ -174,14 +175,7 @@ static const char *ratio_cell(const struct reference_verdict *v)
 /* The id in its column: one longer than the column keeps its head and tail around "…". */
 static const char *id_cell(const char *id, char *buf, size_t len)
 {
-    size_t n = strlen(id);
-    if (n <= BENCH_ID_COLUMNS) {
-        snprintf(buf, len, "%s", id);
-        return buf;
-    }
-    size_t head = (BENCH_ID_COLUMNS - 1) / 2, tail = BENCH_ID_COLUMNS - 1 - head;
-    snprintf(buf, len, "%.*s…%s", (int)head, id, id + n - tail);
-    return buf;
+    return text_middle_cut(id, BENCH_ID_COLUMNS, buf, len);
 }
 
 /* A row; its mark (measure/instability.h) counted in st.  With --verbose, the sentence

@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The line being laid out: kept until it ends, so that a label left alone on its line
@@ -19,7 +20,7 @@ struct layout {
 };
 
 /* Terminal columns of n bytes of UTF-8: every byte but a continuation byte. */
-static int columns(const char *s, size_t n)
+int text_columns(const char *s, size_t n)
 {
     int c = 0;
     for (size_t i = 0; i < n; i++)
@@ -34,13 +35,13 @@ static void put(struct layout *l, const char *s, size_t n)
         l->len = 0;
         if (n > sizeof l->line) {
             fwrite(s, 1, n, l->out);
-            l->col += columns(s, n);
+            l->col += text_columns(s, n);
             return;
         }
     }
     memcpy(l->line + l->len, s, n);
     l->len += n;
-    l->col += columns(s, n);
+    l->col += text_columns(s, n);
 }
 
 static void end_line(struct layout *l)
@@ -62,7 +63,7 @@ static void end_line(struct layout *l)
  * line, else at the start of the next. */
 static void place(struct layout *l, const char *s, size_t n, int gap)
 {
-    int w = columns(s, n);
+    int w = text_columns(s, n);
     if (l->words && l->col + gap + w > l->width)
         end_line(l);
     for (int i = 0; l->words && i < gap; i++)
@@ -119,7 +120,7 @@ static size_t next_word(const char **p)
 /* A plain word wider than a line, cut into pieces that each fill one. */
 static void place_cut(struct layout *l, const char *s, size_t n, int gap)
 {
-    while (columns(s, n) > l->width - l->hang) {
+    while (text_columns(s, n) > l->width - l->hang) {
         if (l->words || l->col >= l->width)
             end_line(l);
         size_t k = 0;
@@ -170,6 +171,40 @@ void text_wrap(FILE *out, const char *label, const char *text, int indent, int h
         p += n;
     }
     end_line(&l);
+}
+
+void text_fold(FILE *out, const char *text, int width)
+{
+    while (*text) {
+        size_t n = strcspn(text, "\n");
+        size_t end = n;
+        while (end > 0 && text[end - 1] == ' ')
+            end--;
+        char *line = text_columns(text, end) > width ? strndup(text, end) : NULL;
+        if (line) {
+            int indent = (int)strspn(line, " ");
+            text_wrap(out, "", line + indent, indent, indent + 2, width, TEXT_INLINE_COMMANDS);
+            free(line);
+        } else {
+            fprintf(out, "%.*s\n", (int)end, text);
+        }
+        text += n;
+        if (*text == '\n')
+            text++;
+    }
+}
+
+const char *text_middle_cut(const char *s, int columns, char *buf, size_t len)
+{
+    size_t n = strlen(s);
+    if (text_columns(s, n) <= columns || columns < 3) {
+        snprintf(buf, len, "%s", s);
+        return buf;
+    }
+    size_t keep = (size_t)columns - 1; /* "…" is one column; ids are ASCII */
+    size_t head = (keep + 1) / 2, tail = keep - head;
+    snprintf(buf, len, "%.*s…%s", (int)head, s, s + n - tail);
+    return buf;
 }
 
 static bool abbreviation(const char *text, const char *dot)

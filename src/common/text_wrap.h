@@ -28,6 +28,15 @@ enum text_wrap_flags {
  * space; runs of spaces in text print as one, but in TEXT_PLAIN, where a line keeps them. */
 void text_wrap(FILE *out, const char *label, const char *text, int indent, int hang, int width,
                enum text_wrap_flags flags);
+/* text as written, but every line wider than width columns wrapped (as text_wrap, its
+ * continuation two columns deeper than the line); trailing spaces dropped.  For a report
+ * composed whole, whose tables already fit and whose prose may not. */
+void text_fold(FILE *out, const char *text, int width);
+/* s into buf, at most `columns` columns: as it is when it fits, else its head and tail
+ * around "…" ("syscall.cl…putime_id"), for an id in a table's column.  Returns buf. */
+const char *text_middle_cut(const char *s, int columns, char *buf, size_t len);
+/* Terminal columns of n bytes of UTF-8 (one per character). */
+int text_columns(const char *s, size_t n);
 /* The length of text's first sentence, its full stop included: up to the first ". " whose
  * next word does not start in lower case and whose word is not an abbreviation ("e.g.",
  * "i.e.", "cf.", "vs."); strlen(text) when there is no such stop. */

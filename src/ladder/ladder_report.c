@@ -3,8 +3,8 @@
 #include "ladder/ladder_run.h"
 
 #include "common/json_cost.h"
+#include "common/text_wrap.h"
 #include "common/units.h"
-#include "ladder/text_fit.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -68,7 +68,7 @@ static bool tick_bound(const struct rung_result *x)
 static void print_rung(FILE *out, const struct rung_result *x, int idw)
 {
     char id[RUNG_ID_MAX + 8];
-    text_fit_id(x->def->id, idw, id, sizeof id);
+    text_middle_cut(x->def->id, idw, id, sizeof id);
     int idc = units_columns(idw, id);
     const char *kind = ladder_rung_unit(x->def);
     if (!x->measured) {
@@ -277,7 +277,7 @@ static void print_text(FILE *out, const struct ladder_run *r)
 
 void ladder_print_text(FILE *out, const struct ladder_run *r)
 {
-    /* written whole, then folded to 100 columns (text_fit.h) */
+    /* written whole, then folded to 100 columns (text_wrap.h) */
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -287,7 +287,7 @@ void ladder_print_text(FILE *out, const struct ladder_run *r)
     }
     print_text(f, r);
     fclose(f);
-    text_fit(out, text, TEXT_FIT_COLUMNS);
+    text_fold(out, text, TEXT_WIDTH);
     free(text);
 }
 

@@ -7,7 +7,7 @@
 #include "ladder/mechanism.h"
 #include "ladder/rungs.h"
 #include "ladder/sweep.h"
-#include "ladder/text_fit.h"
+#include "common/text_wrap.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -200,7 +200,7 @@ TEST(ladder_text_folds_to_the_columns_keeping_numbers_with_units)
     FILE *f = open_memstream(&buf, &len);
     /* 27 columns: folded at a space, never between 27.22 and ms (which would fit 26);
      * continuation indented two more; trailing spaces dropped */
-    text_fit(f, "  the spinner waits (27.22 ms measured): a timeslice   \nshort\n", 27);
+    text_fold(f, "  the spinner waits (27.22 ms measured): a timeslice   \nshort\n", 27);
     fclose(f);
     CHECK(strcmp(buf, "  the spinner waits (27.22\n"
                       "    ms measured): a timeslice\n"
@@ -211,9 +211,9 @@ TEST(ladder_text_folds_to_the_columns_keeping_numbers_with_units)
                       "short\n") == 0);
     free(buf);
     char id[64];
-    text_fit_id("syscall.clock_gettime.process_cputime_id", 20, id, sizeof id);
+    text_middle_cut("syscall.clock_gettime.process_cputime_id", 20, id, sizeof id);
     CHECK(strcmp(id, "syscall.cl…putime_id") == 0);
-    CHECK(text_fit_width(id, strlen(id)) == 20);
-    text_fit_id("ref.empty_call", 20, id, sizeof id);
+    CHECK(text_columns(id, strlen(id)) == 20);
+    text_middle_cut("ref.empty_call", 20, id, sizeof id);
     CHECK(strcmp(id, "ref.empty_call") == 0);
 }

@@ -124,3 +124,15 @@ def test_ladder_time_left_is_true_early_and_late(clockscope):
         true_left = end - t
         assert left + 0.5 >= true_left / 2 and left - 0.5 <= true_left * 2, \
             (target, pct, left, true_left, lines)
+
+
+def test_runtimes_progress_weighs_each_runtime_by_its_time(clockscope):
+    """Python's probe takes about ten times C's: after C, the run is a small part done, not
+    half (two runtimes counted as two equal steps said 50%)."""
+    proc = run([clockscope, "runtimes", "--only", "c,python", "--python", FAKE, "--no-count",
+                "--progress"], timeout=120)
+    assert proc.returncode in (0, 6), proc.stderr
+    said = [re.search(r"\((\d+)%", l) for l in proc.stderr.splitlines()
+            if l.startswith("clockscope runtimes: python ")]
+    assert said, "a new runtime a point or more further is said, however soon\n" + proc.stderr
+    assert int(said[0].group(1)) < 25, proc.stderr

@@ -39,10 +39,12 @@ static void say_v(struct progress *p, double fraction, double left_s, const char
     if (!p->on)
         return;
     double now = clock_ns_monotonic_s();
-    if (fmt == p->last_fmt && p->last >= 0 && now - p->last < (p->tty ? 0.1 : 1.0))
+    if (fmt == p->last_fmt && p->last >= 0 && now - p->last < (p->tty ? 0.1 : 1.0) &&
+        fraction - p->last_fraction < 0.01)
         return;
     p->last = now;
     p->last_fmt = fmt;
+    p->last_fraction = fraction;
     char what[MSG_LINE];
     vsnprintf(what, sizeof what, fmt, ap);
     if (!(fraction >= 0))

@@ -17,6 +17,7 @@ struct progress {
     const char *cmd;  /* "bench": each line starts "clockscope bench: " */
     double t0, last;  /* CLOCK_MONOTONIC seconds: the start, the last line written */
     const char *last_fmt; /* the last line's format: a new one (a new phase) is not throttled */
+    double last_fraction; /* the last line's: a step of a point or more is not throttled */
     FILE *f;          /* stderr (tests may give another stream) */
 };
 

@@ -28,8 +28,8 @@
 #define SHIM_NAME "libclockscope-shim.so"
 
 static const char help[] =
-    "usage: clockscope run [--mode MODE] [--inherit|--no-follow] [--output FILE] [--verbose]\n"
-    "                      -- COMMAND [ARG...]\n"
+    "usage: clockscope run [--mode MODE] [--inherit|--no-follow] [--output FILE]\n"
+    "                      [--verbose] -- COMMAND [ARG...]\n"
     "       clockscope run [--mode MODE] [--output FILE] [--verbose] -p PID\n"
     "       clockscope run [--verbose] --undo PID\n"
     "\n"

@@ -340,12 +340,12 @@ static enum runtime_state prepare_c(const struct runtimes_config *cfg, struct pr
 }
 
 const struct runtime_def runtime_defs[] = {
-    {"c", "built in", prepare_c},
-    {"python", "apt install python3", prepare_python},
-    {"go", "apt install golang-go (or https://go.dev/dl to /usr/local/go)", prepare_go},
-    {"java", "apt install default-jdk-headless", prepare_java},
-    {"node", "apt install nodejs", prepare_node},
-    {"rust", "apt install rustc (or rustup)", prepare_rust},
+    {"c", "built in", prepare_c, 0.5},
+    {"python", "apt install python3", prepare_python, 6},
+    {"go", "apt install golang-go (or https://go.dev/dl to /usr/local/go)", prepare_go, 0.4},
+    {"java", "apt install default-jdk-headless", prepare_java, 1.5},
+    {"node", "apt install nodejs", prepare_node, 1.5},
+    {"rust", "apt install rustc (or rustup)", prepare_rust, 0.4},
 };
 const size_t runtime_ndefs = sizeof runtime_defs / sizeof runtime_defs[0];
 

@@ -49,6 +49,10 @@ struct runtime_def {
      * RT_ABSENT / RT_FAILED fill why. */
     enum runtime_state (*prepare)(const struct runtimes_config *cfg, struct probe_cmd *cmd,
                                   char *why, size_t whylen);
+    /* Its share of a run, for --progress: seconds one run took on the development machine
+     * (a 2-CPU KVM guest, default options, the probe built), so that Python's slow loop is
+     * not counted as one step like C's. */
+    double expected_s;
 };
 
 extern const struct runtime_def runtime_defs[];

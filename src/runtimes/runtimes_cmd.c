@@ -49,8 +49,10 @@ static const char help[] =
     "                  the reference said; by default one summary after the table says it\n"
     "  --json          clockscope.runtimes/2 (docs/json.md)\n"
     "\n"
-    "Duration: about 1-2 s per runtime found (Java's JVM start-up: 2-3 s), plus the first\n"
-    "build of a compiled probe (Go, Java, Rust: up to a minute each, once).\n"
+    "Duration: under 2 s for each of C, Go, Rust, Java and Node (the JVM's start-up\n"
+    "included), about 6 s for Python (its loop is slow), on an idle 2-CPU machine; twice\n"
+    "that on a busy one; plus the first build of a compiled probe (Go, Java, Rust: up to a\n"
+    "minute each, once).\n"
     "Environment: CLOCKSCOPE_PROBES, the directory of the probe sources.\n";
 
 static const struct exit_use runtimes_exits[] = {
@@ -144,14 +146,16 @@ int cmd_runtimes(int argc, char **argv)
         snprintf(res.count_why, sizeof res.count_why, "--no-count");
     struct progress pg;
     progress_init(&pg, "runtimes", o.progress);
-    size_t nsel = 0, done = 0;
+    struct progress_work work = {0};
     for (size_t i = 0; i < runtime_ndefs; i++)
-        nsel += selected(&o, runtime_defs[i].name);
+        if (selected(&o, runtime_defs[i].name))
+            work.total_s += runtime_defs[i].expected_s;
     for (size_t i = 0; i < runtime_ndefs && !subprocess_stop_signal(); i++)
         if (selected(&o, runtime_defs[i].name)) {
-            progress_say(&pg, (double)done++ / (double)nsel, -1, "%s (%d probe processes)",
-                         runtime_defs[i].name, cfg.processes);
+            progress_say_work(&pg, &work, "%s (%d probe processes)", runtime_defs[i].name,
+                              cfg.processes);
             runtimes_measure(&runtime_defs[i], &cfg, &res);
+            work.done_s += runtime_defs[i].expected_s;
         }
     progress_end(&pg);
     if (subprocess_stop_signal())

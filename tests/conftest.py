@@ -174,6 +174,12 @@ def until_fair(attempt, fair, tries=3):
     return result
 
 
+def flat(text):
+    """text with every run of white space one space: a message as said, however a command
+    wrapped it within 100 columns."""
+    return " ".join(text.split())
+
+
 def run(cmd, timeout=120, **kw):
     """Runs a command and returns the CompletedProcess (text mode, output captured)."""
     return subprocess.run([str(c) for c in cmd], capture_output=True, text=True,

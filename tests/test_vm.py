@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, make, need_tool, run, until_fair
+from conftest import ROOT, make, need_tool, run, until_fair, flat
 
 QEMU = {"x86_64": "qemu-system-x86_64", "aarch64": "qemu-system-aarch64",
         "riscv64": "qemu-system-riscv64"}
@@ -116,7 +116,7 @@ def test_usage_errors(clockscope, tmp_path):
         t0 = time.monotonic()
         proc = run([clockscope, *args], timeout=10)
         assert proc.returncode == 2, (args, proc.stderr)
-        assert message in proc.stderr, (args, proc.stderr)
+        assert message in flat(proc.stderr), (args, proc.stderr)
         assert time.monotonic() - t0 < 5
     assert run([clockscope, "vm", "--help"]).returncode == 0
 
@@ -176,7 +176,7 @@ def test_bad_kernel_files(guest_binaries, tmp_path):
         proc = run([guest_binaries, "vm", "--arch", "x86_64", "--kernel", kernel, "--", "bench"],
                    timeout=20, env=env)
         assert proc.returncode == 2, (kernel, proc.stderr)
-        assert message in proc.stderr, (kernel, proc.stderr)
+        assert message in flat(proc.stderr), (kernel, proc.stderr)
         assert time.monotonic() - t0 < 5
     assert not list(tmp_path.glob("clockscope-vm-*")), "temporary files left behind"
 
@@ -191,11 +191,11 @@ def test_bad_guest_binaries(guest_binaries, tmp_path):
     for binary, message in cases:
         proc = run([guest_binaries, "vm", "--arch", "x86_64", "--binary", binary, "--", "bench"],
                    timeout=10)
-        assert proc.returncode == 2 and message in proc.stderr, (binary, proc.stderr)
+        assert proc.returncode == 2 and message in flat(proc.stderr), (binary, proc.stderr)
     # Without --binary: the message names the make command that builds it.
     env = dict(os.environ, CLOCKSCOPE_VM_BINARY_DIR=str(tmp_path))
     proc = run([guest_binaries, "vm", "--arch", "riscv64", "--", "bench"], timeout=10, env=env)
-    assert proc.returncode == 125 and "make vm-binaries" in proc.stderr, proc.stderr
+    assert proc.returncode == 125 and "make vm-binaries" in flat(proc.stderr), proc.stderr
 
 
 def test_missing_qemu_and_missing_apt(guest_binaries, tmp_path):
@@ -206,8 +206,8 @@ def test_missing_qemu_and_missing_apt(guest_binaries, tmp_path):
     env = dict(os.environ, PATH=str(empty))
     proc = run([guest_binaries, "vm", "--arch", "aarch64", "--", "bench"], timeout=10, env=env)
     assert proc.returncode == 125, proc.stderr
-    assert "qemu-system-aarch64 is not installed" in proc.stderr
-    assert "apt-get install qemu-system-arm" in proc.stderr
+    assert "qemu-system-aarch64 is not installed" in flat(proc.stderr)
+    assert "apt-get install qemu-system-arm" in flat(proc.stderr)
 
     only_qemu = tmp_path / "only-qemu"
     only_qemu.mkdir()
@@ -217,7 +217,7 @@ def test_missing_qemu_and_missing_apt(guest_binaries, tmp_path):
     env = dict(os.environ, PATH=str(only_qemu), CLOCKSCOPE_CACHE_DIR=str(tmp_path / "cache"))
     proc = run([guest_binaries, "vm", "--arch", "riscv64", "--", "bench"], timeout=10, env=env)
     assert proc.returncode == 125, proc.stderr
-    assert "'apt-get' is not installed" in proc.stderr and "--kernel IMAGE" in proc.stderr
+    assert "'apt-get' is not installed" in flat(proc.stderr) and "--kernel IMAGE" in flat(proc.stderr)
 
 
 def test_kernel_fetch_retries_then_says_what_failed(guest_binaries, tmp_path):
@@ -239,8 +239,8 @@ def test_kernel_fetch_retries_then_says_what_failed(guest_binaries, tmp_path):
     env = dict(os.environ, PATH=str(bindir), CLOCKSCOPE_CACHE_DIR=str(cache))
     proc = run([guest_binaries, "vm", "--arch", "riscv64", "--", "bench"], timeout=60, env=env)
     assert proc.returncode == 125, proc.stderr
-    assert "cannot fetch the package lists of Debian trixie (riscv64)" in proc.stderr
-    assert "Temporary failure resolving" in proc.stderr and "--kernel IMAGE" in proc.stderr
+    assert "cannot fetch the package lists of Debian trixie (riscv64)" in flat(proc.stderr)
+    assert "Temporary failure resolving" in flat(proc.stderr) and "--kernel IMAGE" in flat(proc.stderr)
     attempts = calls.read_text().splitlines()
     assert len(attempts) == 3 and all(a.endswith("update") for a in attempts), attempts
     # A private configuration, never the host's.
@@ -257,7 +257,7 @@ def test_guest_that_never_prints_is_killed_in_seconds(vm):
     t0 = time.monotonic()
     proc = vm("aarch64", "bench", extra=["--kernel", kernel, "--timeout", "4"], timeout=30)
     assert proc.returncode == 125, proc.stderr
-    assert "printed nothing in 4 s and was killed" in proc.stderr
+    assert "printed nothing in 4 s and was killed" in flat(proc.stderr)
     assert time.monotonic() - t0 < 15
 
 
@@ -275,11 +275,11 @@ def test_tcg_boot_stalled_before_init_is_booted_once_more_within_the_timeout(vm)
                                          "--init-deadline", "15"], timeout=120)
     elapsed = time.monotonic() - t0
     assert proc.returncode == 125, proc.stderr
-    assert proc.stderr.count("booting it once more") == 1, proc.stderr
+    assert flat(proc.stderr).count("booting it once more") == 1, proc.stderr
     assert ("under TCG the guest did not reach /init in 15 s (its console stopped before the "
-            "kernel's /init); booting it once more") in proc.stderr, proc.stderr
-    assert "OpenSBI" in proc.stderr   # the console tail: the firmware ran, the kernel did not
-    assert "had not started /init after 32 s" in proc.stderr, proc.stderr
+            "kernel's /init); booting it once more") in flat(proc.stderr), proc.stderr
+    assert "OpenSBI" in flat(proc.stderr)   # the console tail: the firmware ran, the kernel did not
+    assert "had not started /init after 32 s" in flat(proc.stderr), proc.stderr
     assert elapsed < 40, elapsed   # 32 s and qemu's starts and kills; a whole second timeout: 47 s
 
 
@@ -289,7 +289,7 @@ def test_init_deadline_zero_never_boots_twice(vm):
     proc = vm("riscv64", "bench", extra=["--kernel", kernel, "--timeout", "10",
                                          "--init-deadline", "0"], timeout=60)
     assert proc.returncode == 125, proc.stderr
-    assert "once more" not in proc.stderr and "had not started /init after 10 s" in proc.stderr
+    assert "once more" not in flat(proc.stderr) and "had not started /init after 10 s" in flat(proc.stderr)
 
 
 # ---- guests --------------------------------------------------------------------------
@@ -344,7 +344,11 @@ def test_bench_inside_other_arches(vm, arch):
     assert doc["machine"]["clocksource"] == clocksource
     assert_complete(doc, res)
     if arch != platform.machine():   # emulated: and vm says what that means
-        assert "TCG" in proc.stderr and "not hardware timings" in proc.stderr
+        assert "TCG" in flat(proc.stderr) and "not hardware timings" in flat(proc.stderr)
+    # vm's own lines (and their continuations) fit 100 columns, as every command's text.
+    ours = [l for l in proc.stderr.splitlines() if l.startswith(("clockscope vm: ", "    "))]
+    assert any(l.startswith("clockscope vm: ") for l in ours), proc.stderr
+    assert all(len(l) <= 100 and l == l.rstrip() for l in ours), proc.stderr
     assert res["vdso.clock_gettime.monotonic"]["available"]   # the real vDSO
     if arch == "riscv64":
         # Debian's kernel denies user-mode rdcycle (perf_user_access=1): SIGILL.
@@ -366,7 +370,7 @@ def test_vdso_inside_other_arches(vm, arch):
 def test_unknown_command_inside_exits_2(vm):
     proc = vm("aarch64", "no-such-command", "--x")
     assert proc.returncode == 2, proc.stderr
-    assert "unknown command 'no-such-command'" in proc.stderr
+    assert "unknown command 'no-such-command'" in flat(proc.stderr)
     assert proc.stdout == ""
 
 
@@ -375,8 +379,8 @@ def test_kernel_panic_is_reported(vm):
     t0 = time.monotonic()
     proc = vm("aarch64", "bench", append="rdinit=/no-such-init")
     assert proc.returncode == 125, proc.stderr
-    assert "the guest kernel panicked: Kernel panic - not syncing" in proc.stderr
-    assert "--- console (last lines) ---" in proc.stderr
+    assert "the guest kernel panicked: Kernel panic - not syncing" in flat(proc.stderr)
+    assert "--- console (last lines) ---" in flat(proc.stderr)
     assert time.monotonic() - t0 < 120
 
 
@@ -387,8 +391,8 @@ def test_guest_still_busy_at_the_timeout_is_killed_with_its_console_shown(vm):
     proc = vm("aarch64", "bench", "--samples", "1000", append="loglevel=8",
               extra=["--timeout", "5"])
     assert proc.returncode == 125, proc.stderr
-    assert "after 5 s and was killed" in proc.stderr
-    assert "--- console (last lines) ---" in proc.stderr
+    assert "after 5 s and was killed" in flat(proc.stderr)
+    assert "--- console (last lines) ---" in flat(proc.stderr)
     assert time.monotonic() - t0 < 20
 
 

@@ -17,6 +17,7 @@
 #include "common/json_read.h"
 #include "common/json.h"
 #include "common/message.h"
+#include "vm/vm_output.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +39,7 @@ static bool boot_guest(const struct fix_context *ctx, int argc, char **argv, con
     if (!initramfs_build_with_sysfs(ctx->binary, argc, argv, ctx->files, ctx->env,
                                     ctx->env_size, sysfs, sysfs_size, initrd, sizeof initrd,
                                     why, sizeof why)) {
-        fprintf(stderr, "clockscope vm: %s\n", why);
+        vm_note("%s", why);
         *status = EXIT_WRAPPER_FAILED;
         return false;
     }
@@ -315,7 +316,7 @@ static bool fix_before(struct fix_run *f)
         if (file)
             fclose(file);
         if (!file) {
-            fprintf(stderr, "clockscope vm: CLOCKSCOPE_APPLY_FIX_DOCTOR_JSON: cannot read %s\n",
+            vm_note("CLOCKSCOPE_APPLY_FIX_DOCTOR_JSON: cannot read %s",
                     hook);
             return false;
         }
@@ -325,15 +326,15 @@ static bool fix_before(struct fix_run *f)
             return false;
     }
     if (!fix_figures_read(cap->buf, cap->len, &f->before_root, &f->before)) {
-        fprintf(stderr, "clockscope vm: --apply-fix: the guest's doctor printed %s\n",
+        vm_note("--apply-fix: the guest's doctor printed %s",
                 f->before.why);
         return false;
     }
     const struct json_node *actions = json_get(f->before_root, "actions");
     if (!actions || actions->type != JSON_ARRAY) {
-        fprintf(stderr, "clockscope vm: --apply-fix: the doctor's JSON has no \"actions\" list "
+        vm_note("--apply-fix: the doctor's JSON has no \"actions\" list "
                         "(the guest's clockscope predates fixes as data: rebuild it with `make "
-                        "vm-binaries`)\n");
+                        "vm-binaries`)");
         return false;
     }
     return true;

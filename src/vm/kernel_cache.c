@@ -13,6 +13,7 @@
 #include "common/message.h"
 #include "vm/kernel_image.h"
 #include "common/subprocess.h"
+#include "vm/vm_output.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -278,7 +279,7 @@ static int apt_get_retried(struct apt *a, char **words, const char *cwd, char *o
     for (int attempt = 1; attempt <= FETCH_ATTEMPTS && st != 0; attempt++) {
         st = apt_run(a, "apt-get", words, cwd, out, outlen);
         if (st != 0 && attempt < FETCH_ATTEMPTS) {
-            fprintf(stderr, "clockscope vm: %s failed (attempt %d of %d), retrying\n", what,
+            vm_note("%s failed (attempt %d of %d), retrying", what,
                     attempt, FETCH_ATTEMPTS);
             sleep((unsigned)(2 * attempt));
         }
@@ -297,8 +298,8 @@ static bool fetch(const struct vm_arch *arch, const char *cache, const char *kdi
     static char out[16384];
     char meta[64];
     snprintf(meta, sizeof meta, "linux-image-%s", arch->desc->debian);
-    fprintf(stderr, "clockscope vm: fetching the default %s kernel (%s from Debian %s) into "
-                    "%s (once)\n", arch->name, meta, arch->debian_suite, kdir);
+    vm_note("fetching the default %s kernel (%s from Debian %s) into "
+                    "%s (once)", arch->name, meta, arch->debian_suite, kdir);
     char *update[] = {"update", NULL};
     if (apt_get_retried(&a, update, NULL, out, sizeof out, "apt-get update") != 0) {
         snprintf(why, whylen, "cannot fetch the package lists of Debian %s (%s) from " MIRROR

@@ -303,8 +303,8 @@ static void boot(const struct vm_boot_policy *p, struct vm_boot *b, struct vm_re
         /* KVM that opens but cannot run this guest (nested virtualization limits): once
          * more under TCG. */
         if (b->kvm && r->outcome == VM_QEMU_FAILED && !r->console_output) {
-            fprintf(stderr, "clockscope vm: qemu could not start with KVM (%s); retrying with "
-                            "TCG\n", r->qemu_stderr);
+            vm_note("qemu could not start with KVM (%s); retrying with "
+                            "TCG", r->qemu_stderr);
             b->kvm = false;
             snprintf(kvm_why, sizeof kvm_why, "qemu failed with KVM");
             continue;
@@ -313,16 +313,16 @@ static void boot(const struct vm_boot_policy *p, struct vm_boot *b, struct vm_re
             char what[MSG_LINE];
             snprintf(what, sizeof what, "under KVM the guest did not reach /init in %.0f s",
                      b->init_deadline_s);
-            fprintf(stderr, "clockscope vm: %s (nested virtualization that cannot run guests?); "
-                            "retrying with TCG, and using TCG until this host reboots\n", what);
+            vm_note("%s (nested virtualization that cannot run guests?); "
+                            "retrying with TCG, and using TCG until this host reboots", what);
             kvm_mark_broken(b->arch->name, what);
             b->kvm = false;
             snprintf(kvm_why, sizeof kvm_why, "%s", what);
             continue;
         }
         if (!b->kvm && r->outcome == VM_INIT_LATE) {
-            fprintf(stderr, "clockscope vm: under TCG the guest did not reach /init in %.0f s "
-                            "(%s); booting it once more\n", b->init_deadline_s,
+            vm_note("under TCG the guest did not reach /init in %.0f s "
+                            "(%s); booting it once more", b->init_deadline_s,
                     r->console_output ? "its console stopped before the kernel's /init"
                                       : "it printed nothing");
             tcg_retried = true;
@@ -407,8 +407,8 @@ static int guest_build(const struct vm_options *o, int argc, char **argv, struct
 {
     const struct vm_arch *arch = o->arch;
     if (!subprocess_on_path(arch->desc->qemu_system)) {
-        fprintf(stderr, "clockscope vm: %s is not installed (install it with: apt-get install "
-                        "%s)\n", arch->desc->qemu_system, arch->qemu_package);
+        vm_note("%s is not installed (install it with: apt-get install "
+                        "%s)", arch->desc->qemu_system, arch->qemu_package);
         return EXIT_WRAPPER_FAILED;
     }
     char why[MSG_TEXT];
@@ -439,7 +439,7 @@ fail:
     guest_files_free(&g->files);
     if (g->gz_tmp[0])
         unlink(g->gz_tmp);
-    fprintf(stderr, "clockscope vm: %s\n", why);
+    vm_note("%s", why);
     return status;
 }
 
@@ -465,7 +465,7 @@ static bool scenario_tree(const struct vm_scenario *s, struct vm_boot *b,
     char why[MSG_TEXT];
     if (!vm_dtb_patched(b, s->dt_compatible, s->dt_property, g->dtb_dir, sizeof g->dtb_dir,
                         g->dtb, sizeof g->dtb, why, sizeof why)) {
-        fprintf(stderr, "clockscope vm: scenario %s: %s\n", s->name, why);
+        vm_note("scenario %s: %s", s->name, why);
         return false;
     }
     b->dtb = g->dtb;

@@ -3,7 +3,10 @@
  * boot ended, with the console tail when it failed. */
 #include "vm/vm_output.h"
 #include "common/exit_status.h"
+#include "common/message.h"
+#include "common/text_wrap.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,46 +28,46 @@ int vm_report(const struct vm_boot *b, const struct vm_result *r, bool quiet)
     switch (r->outcome) {
     case VM_DONE:
         if (!quiet)
-            fprintf(stderr, "clockscope vm: /init ran %.1f s after qemu started; the command "
-                            "took %.1f s and exited with status %d\n", r->init_s, r->run_s,
+            vm_note("/init ran %.1f s after qemu started; the command "
+                            "took %.1f s and exited with status %d", r->init_s, r->run_s,
                     r->exit_code);
         return r->exit_code;
     case VM_FRAMING:
-        fprintf(stderr, "clockscope vm: the command's output did not arrive intact (%s); its "
-                        "exit status was %d\n", r->framing_error, r->exit_code);
+        vm_note("the command's output did not arrive intact (%s); its "
+                        "exit status was %d", r->framing_error, r->exit_code);
         print_tail(r);
         return EXIT_WRAPPER_FAILED;
     case VM_PANIC:
-        fprintf(stderr, "clockscope vm: the guest kernel panicked: %s\n", r->panic_line);
+        vm_note("the guest kernel panicked: %s", r->panic_line);
         print_tail(r);
         return EXIT_WRAPPER_FAILED;
     case VM_TIMEOUT:
         if (!r->console_output)
-            fprintf(stderr, "clockscope vm: the guest printed nothing in %.0f s and was killed "
-                            "(a kernel that does not start on this machine?)\n", b->timeout_s);
+            vm_note("the guest printed nothing in %.0f s and was killed "
+                            "(a kernel that does not start on this machine?)", b->timeout_s);
         else
-            fprintf(stderr, "clockscope vm: the guest %s after %.0f s and was killed\n",
+            vm_note("the guest %s after %.0f s and was killed",
                     r->init_started ? "had not finished the command" : "had not started /init",
                     b->timeout_s);
         print_tail(r);
         return EXIT_WRAPPER_FAILED;
     case VM_QEMU_FAILED:
-        fprintf(stderr, "clockscope vm: %s failed to start the guest\n", b->arch->desc->qemu_system);
+        vm_note("%s failed to start the guest", b->arch->desc->qemu_system);
         print_tail(r);
         return EXIT_WRAPPER_FAILED;
     case VM_STOPPED:
-        fprintf(stderr, "clockscope vm: the guest stopped %s without reporting the command's "
-                        "exit status\n", r->init_started ? "after /init started" : "before /init ran");
+        vm_note("the guest stopped %s without reporting the command's "
+                        "exit status", r->init_started ? "after /init started" : "before /init ran");
         print_tail(r);
         return EXIT_WRAPPER_FAILED;
     case VM_INIT_LATE: /* not reached: vm_cmd.c's boot() retries both (KVM with TCG, TCG
                         * with no deadline) */
-        fprintf(stderr, "clockscope vm: the guest did not reach /init in %.0f s\n",
+        vm_note("the guest did not reach /init in %.0f s",
                 b->init_deadline_s);
         print_tail(r);
         return EXIT_WRAPPER_FAILED;
     case VM_INTERRUPTED:
-        fprintf(stderr, "clockscope vm: stopped by signal %d (%s); the guest was killed\n",
+        vm_note("stopped by signal %d (%s); the guest was killed",
                 (int)vm_stop_requested, strsignal((int)vm_stop_requested));
         return EXIT_SIGNAL_BASE + (int)vm_stop_requested;
     }
@@ -73,23 +76,33 @@ int vm_report(const struct vm_boot *b, const struct vm_result *r, bool quiet)
 
 void vm_note_boot(const struct vm_boot *b, const char *desc, bool tcg_why, const char *kvm_why)
 {
-    fprintf(stderr, "clockscope vm: %s guest, kernel %s, %u vCPU%s, %u MiB, %s\n",
+    vm_note("%s guest, kernel %s, %u vCPU%s, %u MiB, %s",
             b->arch->name, desc, b->cpus, b->cpus == 1 ? "" : "s", b->memory_mb,
             b->kvm ? "KVM" : "TCG");
     if (tcg_why)
-        fprintf(stderr, "clockscope vm: TCG (no KVM: %s): the CPU is emulated, so timings "
-                        "inside are emulation timings, not hardware timings\n", kvm_why);
+        vm_note("TCG (no KVM: %s): the CPU is emulated, so timings "
+                        "inside are emulation timings, not hardware timings", kvm_why);
 }
 
 void vm_note_scenario_tree(const struct vm_scenario *s)
 {
-    fprintf(stderr, "clockscope vm: scenario %s: device tree with %s in the %s node\n", s->name,
+    vm_note("scenario %s: device tree with %s in the %s node", s->name,
             s->dt_property, s->dt_compatible);
 }
 
 void vm_note_scenario(const struct vm_scenario *s, const char *machine, const char *append)
 {
-    fprintf(stderr, "clockscope vm: scenario %s (machine %s%s%s): doctor's expected verdict "
-                    "%s\n", s->name, machine, append ? ", append " : "", append ? append : "",
+    vm_note("scenario %s (machine %s%s%s): doctor's expected verdict "
+                    "%s", s->name, machine, append ? ", append " : "", append ? append : "",
             s->verdict);
+}
+
+void vm_note(const char *fmt, ...)
+{
+    char text[MSG_TEXT];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    text_wrap(stderr, "clockscope vm: ", text, 0, 4, TEXT_WIDTH, TEXT_INLINE_COMMANDS);
 }

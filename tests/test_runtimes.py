@@ -541,7 +541,10 @@ def test_a_moving_machine_is_said_once_within_100_columns(clockscope, tmp_path):
                env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert not any("unstable:" in l or "^ " in l for l in lines), proc.stdout
+    # A row's own note that its harness outweighs it (C's real probe on a busy machine) is
+    # not a word about the machine's steadiness: it may stay under its row.
+    assert not any("unstable:" in l or ("^ " in l and "^ the harness" not in l)
+                   for l in lines), proc.stdout
     assert not any(re.search(r"\d%!", l) for l in lines), proc.stdout
     assert [l for l in lines if len(l) > 100 or l != l.rstrip()] == [], proc.stdout
     (row,) = [l for l in lines if l.startswith("python ")]

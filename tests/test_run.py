@@ -409,9 +409,11 @@ def test_sparse_reads_under_each_mode(cs, sparse_prog, mode, env, ticks):
     apart.  Where fastclock serves, its automatic ticker runs in the program (a thread named
     "fastclock", every signal blocked) and in a forked child; where it does not (nothing
     served, FASTCLOCK_TICKER=0, coarse and count modes), no such thread exists.  In every
-    mode no read that was not preempted takes over 20 us (one clean run in five, as for the
-    library: interrupts stall any read now and then), and every value is inside its raw
-    syscall bracket (1 us; coarse: up to a tick below) and never below the one before."""
+    mode at most 2% of the reads that were not preempted take over 20 us, none at the
+    sparse gaps' few reads (one clean run in five, as for the library: interrupts, and a
+    VM's host unseen by the guest, stall a read now and then; a read slow by design is slow
+    every time), and every value is inside its raw syscall bracket (1 us; coarse: up to a
+    tick below) and never below the one before."""
     expect = ticks and counter_expected()
     runs = []
     for _ in range(5):
@@ -439,9 +441,9 @@ def test_sparse_reads_under_each_mode(cs, sparse_prog, mode, env, ticks):
             assert r["below"] <= (COARSE_LAG_NS if mode == "coarse" else SHIM_BOUND_NS), r
             assert r["reads"] >= {1000: 200, 20000: 25, 150000: 5}[r["gap"]], r
         runs.append(proc.stdout)
-        if all(r["max"] <= 20000 for r in rows):
+        if all(r["slow"] <= r["reads"] // 50 for r in rows):
             return
-    pytest.fail("a read took over 20 us in every run:\n" + "\n".join(runs))
+    pytest.fail("over 2% of a gap's reads took over 20 us in every run:\n" + "\n".join(runs))
 
 
 def test_ticker_parks_under_the_shim(cs, sparse_prog):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run
+from conftest import ROOT, flat, run
 from test_doctor import check_actions
 
 ROOTS = ROOT / "tests" / "data" / "roots"
@@ -94,7 +94,7 @@ def test_emulation_recorded(clockscope, name):
     assert facts["emulation"] == want.get("emulation"), facts["emulation_evidence"]
     if want.get("emulation"):
         assert any(want["emulation_evidence_mentions"] in e for e in facts["emulation_evidence"])
-        text = run([clockscope, "doctor", "--root", ROOTS / name / "root"]).stdout
+        text = flat(run([clockscope, "doctor", "--root", ROOTS / name / "root"]).stdout)
         assert f"emulated CPU: {want['emulation']} (" in text and "the emulator's" in text
     else:
         assert facts["emulation_evidence"] == []

@@ -17,6 +17,9 @@
 #include <string.h>
 #include <time.h>
 
+/* Runners a round-trip rung is measured in by default (not --quick, which takes one). */
+#define LADDER_TRIP_PROCESSES 3
+
 struct ladder_options {
     bool quick, json, list, progress;
     const char *cpus_arg;
@@ -48,9 +51,9 @@ static const char help[] =
     "  --only GLOBS     only the rungs whose ids match, e.g. 'pipe.*,futex.*'; 'sweep' and\n"
     "                   'cpu_matrix' name the experiment and the matrix\n"
     "  --list           list the rung ids (and 'sweep', 'cpu_matrix') and what each measures\n"
-    "  --processes N    runners each rung is measured in, one after the other (default: as\n"
-    "                   many as the samples allow at the engine's least each: 5, quick 1);\n"
-    "                   the figure is the median over them\n"
+    "  --processes N    runners each rung is measured in, one after the other (default: a\n"
+    "                   call as many as the samples allow at the engine's least each: 5; a\n"
+    "                   round trip 3; quick 1); the figure is the median over them\n"
     "  --timeout S      kill and report a measurement that takes longer (default 5 s, quick 2 s)\n"
     "  --progress       say what is measured and how long is left on stderr even when it is\n"
     "                   not a terminal (on a terminal it always does)\n"
@@ -96,14 +99,18 @@ static void make_plan(const struct ladder_options *o, struct ladder_plan *p)
     p->cpu_a = p->cpus.cpu[0];
     p->cpu_b = p->cpus.count > 1 ? p->cpus.cpu[1] : p->cpus.cpu[0];
     if (o->quick) {
+        each_config_quick(&p->trip_cfg);
         measure_config_quick(&p->rung_cfg);
         p->rung_cfg.samples = 9;
         p->rung_cfg.sample_target_ns = 0.2e6;
         p->rung_cfg.budget_ns = 15e6;
         p->rung_cfg.warmup_ns = 0.5e6;
     } else {
+        each_config_default(&p->trip_cfg);
         measure_config_default(&p->rung_cfg);
     }
+    /* A round-trip runner pays its own warm-up (a fresh pair): fewer of them. */
+    p->trip_processes = o->processes ? o->processes : o->quick ? 1 : LADDER_TRIP_PROCESSES;
     /* As many runners as the samples allow, each keeping the engine's least (41 / 7: 5;
      * quick 9 / 5: 1), each with its share of the samples and of the warm-up: the rung
      * takes about as long as one runner taking every sample did. */

@@ -14,16 +14,34 @@
 /* Two CPU-bound spinners on one CPU hand over only when the scheduler preempts the one
  * that spins: each round trip waits out about two scheduler ticks (4 ms at HZ=250). */
 #define SPIN_SAME_CPU_ROUND_TRIP_NS 8e6
+/* A round trip's usual cost, for the time a runner's timing takes (each_expected_s): a
+ * sleeping partner on another CPU (a wake-up across CPUs), on the same CPU (a switch),
+ * and a spinning partner on another CPU (cache-line handoffs). */
+#define SLEEPING_CROSS_CPU_ROUND_TRIP_NS 50e3
+#define SLEEPING_SAME_CPU_ROUND_TRIP_NS 5e3
+#define SPINNING_CROSS_CPU_ROUND_TRIP_NS 1e3
+
+static double round_trip_guess_ns(const struct rung_def *d, const struct ladder_plan *p)
+{
+    bool one_cpu = d->placement == PLACE_SAME_CPU || p->cpus.count < 2;
+    bool spins = d->mech == MECH_SPIN || d->mech == MECH_SPIN_FUTEX;
+    if (d->mech == MECH_SPIN && one_cpu)
+        return SPIN_SAME_CPU_ROUND_TRIP_NS;
+    if (one_cpu)
+        return SLEEPING_SAME_CPU_ROUND_TRIP_NS;
+    return spins ? SPINNING_CROSS_CPU_ROUND_TRIP_NS : SLEEPING_CROSS_CPU_ROUND_TRIP_NS;
+}
 
 double ladder_rung_expected_s(const struct rung_def *d, const struct ladder_plan *p)
 {
     if (d->family == FAMILY_IPC && d->placement == PLACE_CROSS_CPU && p->cpus.count < 2)
         return 0; /* not measured: no second CPU */
-    bool ticks = d->family == FAMILY_IPC && d->mech == MECH_SPIN &&
-                 (d->placement == PLACE_SAME_CPU || p->cpus.count < 2);
-    int nproc = p->processes < 1 ? 1 : p->processes;
-    return nproc * (measure_expected_s(&p->rung_cfg, ticks ? SPIN_SAME_CPU_ROUND_TRIP_NS : 0) +
-                    RUNNER_START_S);
+    if (d->family == FAMILY_CALL) {
+        int nproc = p->processes < 1 ? 1 : p->processes;
+        return nproc * (measure_expected_s(&p->rung_cfg, 0) + RUNNER_START_S);
+    }
+    int nproc = p->trip_processes < 1 ? 1 : p->trip_processes;
+    return nproc * (each_expected_s(&p->trip_cfg, round_trip_guess_ns(d, p)) + RUNNER_START_S);
 }
 
 double ladder_cell_expected_s(const struct ladder_plan *p)

@@ -16,7 +16,8 @@ struct ladder_progress {
     struct progress_work w;  /* done: the steps begun before this one */
 };
 
-/* One rung: each runner's measurement (measure_expected_s) and its start, times the runners. */
+/* One rung: each runner's measurement (measure_expected_s for a call, each_expected_s for
+ * round trips at a usual cost of the mechanism) and its start, times the runners. */
 double ladder_rung_expected_s(const struct rung_def *d, const struct ladder_plan *p);
 /* The matrix: its cells (n x (n - 1) of the first MATRIX_MAX_CPUS CPUs), one runner each;
  * 0 with fewer than two CPUs (nothing is measured). */

@@ -112,19 +112,28 @@ static void print_rungs(FILE *out, const struct ladder_run *r)
     int idw = rung_column(r);
     fprintf(out, "%-*s %-10s %10s %10s %7s  %s\n", idw, "rung", "kind", "median", "p99",
             "spread", "CPUs");
-    bool any_noisy = false;
+    bool noisy_call = false, noisy_trip = false;
     for (size_t i = 0; i < r->nrungs; i++) {
         if (!r->selected[i])
             continue;
-        if (!r->rungs[i].available)
+        const struct rung_result *x = &r->rungs[i];
+        if (!x->available)
             any_unavailable = true;
         else
-            print_rung(out, &r->rungs[i], idw);
-        any_noisy |= r->rungs[i].available && r->rungs[i].measured && r->rungs[i].noisy;
+            print_rung(out, x, idw);
+        bool noisy = x->available && x->measured && x->noisy && !tick_bound(x);
+        noisy_call |= noisy && x->def->family == FAMILY_CALL;
+        noisy_trip |= noisy && x->def->family != FAMILY_CALL;
     }
-    if (any_noisy) /* the one mark, said once (bench and runtimes mark rows the same way) */
+    /* the one mark, said once (bench and runtimes mark rows the same way); a round trip's
+     * single round trips spread by nature, so its mark says its median moved */
+    if (noisy_call)
         fprintf(out, "* noisy: its samples spread more than %.0f%%: other work or a changing "
                      "CPU speed moved it\n", 100 * r->plan.rung_cfg.noisy_spread);
+    if (noisy_trip)
+        fprintf(out, "* noisy round_trip: its median moved more than %.0f%% between runners or "
+                     "within one: other work or a changing CPU speed moved it\n",
+                100 * r->plan.trip_cfg.noisy_shift);
     if (!any_unavailable)
         return;
     fprintf(out, "\nnot available here:\n");
@@ -260,9 +269,12 @@ static void print_text(FILE *out, const struct ladder_run *r)
     else
         fprintf(out, "side A (timed) on CPU %d, the only CPU available (no cross_cpu)",
                 r->plan.cpu_a);
-    fprintf(out, "; every thread pinned; engine: up to %d samples of >= %.1f ms, loop cost "
-                 "subtracted\n",
-            r->plan.rung_cfg.samples, r->plan.rung_cfg.sample_target_ns / 1e6);
+    const struct each_config *t = &r->plan.trip_cfg;
+    fprintf(out, "; every thread pinned; calls: the engine, up to %d samples of >= %.1f ms, "
+                 "loop cost subtracted; round trips: each timed alone, up to %d per runner "
+                 "after %.0f ms of warm-up\n",
+            r->plan.rung_cfg.samples, r->plan.rung_cfg.sample_target_ns / 1e6, t->count,
+            t->warmup_ns / 1e6);
     print_load(out, r);
     fprintf(out, "\n");
     print_rungs(out, r);

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* One rung: a call measured as bench does, or a round trip between two pinned threads or
- * processes, each in its own runner (runner.h), timed by the engine on side A. */
+ * processes, each in its own runner (runner.h), each round trip timed alone on side A
+ * (each_round_trip.h). */
 #include "common/message.h"
 #include "ladder/rung_measure.h"
 
+#include "ladder/each_round_trip.h"
 #include "ladder/mechanism.h"
 #include "ladder/runner.h"
 #include "measure/combine.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -48,6 +51,11 @@ bool rung_time_round_trips(struct channel *ch, const struct measure_config *cfg,
     struct measure_config c = *cfg;
     c.switches_expected = true; /* the partner's wake-up preempts side A by design */
     return measure_method(&m, &c, &cpu, 1, out);
+}
+
+static void one_round_trip(void *ctx)
+{
+    mech_round_trip(ctx);
 }
 
 static void *partner_thread(void *arg)
@@ -114,7 +122,7 @@ static int run_round_trip(struct rung_shared *sh, const struct rung_job *job)
     bool ok = cpuset_pin(job->p->cpu_a);
     if (!ok)
         snprintf(sh->why, sizeof sh->why, "cannot pin to CPU %d", job->p->cpu_a);
-    else if (!rung_time_round_trips(&sh->ch, &job->p->rung_cfg, job->p->cpu_a, &sh->meas)) {
+    else if (!each_round_trip_time(one_round_trip, &sh->ch, &job->p->trip_cfg, &sh->meas)) {
         snprintf(sh->why, sizeof sh->why, "%s", sh->meas.error);
         ok = false;
     }
@@ -137,6 +145,37 @@ static int rung_runner(void *shared, const void *arg)
     if (job->fault == FAULT_CRASH)
         raise(SIGSEGV);
     return job->d->family == FAMILY_CALL ? run_call(sh, job) : run_round_trip(sh, job);
+}
+
+/* The rung's figures from its runners' measurements (none failed). */
+static void combine_runners(const struct rung_def *d, const struct ladder_plan *p,
+                            const struct measure_runs *runs, struct rung_result *out)
+{
+    struct measurement m;
+    if (runs->n == 1) {
+        m = runs->proc[0];
+        out->nproc = 1;
+        out->proc_ns[0] = m.ns_per_call.median;
+        across_summarize(out->proc_ns, 1, &out->across);
+    } else if (d->family != FAMILY_CALL) {
+        /* Single round trips spread widely by nature: noisy is a runner's median moving
+         * (between its halves, or across runners), not their spread. */
+        measure_combine(runs, INFINITY, &m, &out->across);
+        m.noisy = !(out->across.spread <= p->trip_cfg.noisy_shift);
+        for (int k = 0; k < runs->n; k++)
+            m.noisy |= runs->proc[k].noisy;
+    } else {
+        measure_combine(runs, p->rung_cfg.noisy_spread, &m, &out->across);
+    }
+    if (runs->n > 1)
+        for (out->nproc = 0; out->nproc < runs->n; out->nproc++)
+            out->proc_ns[out->nproc] = runs->proc[out->nproc].ns_per_call.median;
+    out->measured = true;
+    out->ns = m.ns_per_call;
+    out->loop_ns = m.loop_ns_per_call;
+    out->noisy = m.noisy;
+    out->samples = m.samples;
+    out->preempted_samples = m.preempted_samples;
 }
 
 void rung_measure(const struct rung_def *d, const struct ladder_plan *p,
@@ -175,7 +214,8 @@ void rung_measure(const struct rung_def *d, const struct ladder_plan *p,
     }
     /* Each runner is a process of its own (fresh pages, its own kernel objects), measured
      * one after the other: the figure is the median over them (measure/combine.c). */
-    int nproc = p->processes < 1 ? 1 : p->processes > ACROSS_MAX ? ACROSS_MAX : p->processes;
+    int nproc = d->family == FAMILY_CALL ? p->processes : p->trip_processes;
+    nproc = nproc < 1 ? 1 : nproc > ACROSS_MAX ? ACROSS_MAX : nproc;
     struct measure_runs runs = {.n = 0, .proc = calloc((size_t)nproc, sizeof(struct measurement))};
     if (!runs.proc) {
         snprintf(out->why, sizeof out->why, "out of memory");
@@ -198,25 +238,8 @@ void rung_measure(const struct rung_def *d, const struct ladder_plan *p,
             out->round_trips += sh->meas.samples * sh->meas.calls_per_sample;
         out->elapsed_s += one.elapsed_s;
     }
-    struct measurement m;
-    if (!failed && runs.n == 1) {
-        m = runs.proc[0];
-        out->nproc = 1;
-        out->proc_ns[0] = m.ns_per_call.median;
-        across_summarize(out->proc_ns, 1, &out->across);
-    } else if (!failed) {
-        measure_combine(&runs, p->rung_cfg.noisy_spread, &m, &out->across);
-        for (out->nproc = 0; out->nproc < runs.n; out->nproc++)
-            out->proc_ns[out->nproc] = runs.proc[out->nproc].ns_per_call.median;
-    }
-    if (!failed) {
-        out->measured = true;
-        out->ns = m.ns_per_call;
-        out->loop_ns = m.loop_ns_per_call;
-        out->noisy = m.noisy;
-        out->samples = m.samples;
-        out->preempted_samples = m.preempted_samples;
-    }
+    if (!failed)
+        combine_runners(d, p, &runs, out);
     free(runs.proc);
     runner_shared_free(sh, sizeof *sh);
 }

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The ladder's pure parts: CLOCKSCOPE_LADDER_FAULT's parser and lookup (ladder/fault.c,
  * with in-process mutation), the sweep's client counts and reduction (ladder/sweep_math.c),
- * the rung table's ids (ladder/rungs.c), and the cache-line mechanism between two threads. */
+ * the rung table's ids (ladder/rungs.c), the cache-line mechanism between two threads, and
+ * round trips timed one by one (ladder/each_round_trip.c). */
 #include "check.h"
+#include "common/clock_ns.h"
+#include "ladder/each_round_trip.h"
 #include "ladder/fault.h"
 #include "ladder/mechanism.h"
 #include "ladder/rungs.h"
@@ -216,4 +219,43 @@ TEST(ladder_text_folds_to_the_columns_keeping_numbers_with_units)
     CHECK(text_columns(id, strlen(id)) == 20);
     text_middle_cut("ref.empty_call", 20, id, sizeof id);
     CHECK(strcmp(id, "ref.empty_call") == 0);
+}
+
+/* A fake round trip: every 4th call busy-waits SLOW_NS, the others return at once. */
+#define SLOW_NS 200000.0
+static void fake_round_trip(void *ctx)
+{
+    unsigned *calls = ctx;
+    if ((*calls)++ % 4 == 3) {
+        uint64_t until = clock_ns_read(CLOCK_MONOTONIC_RAW) + (uint64_t)SLOW_NS;
+        while (clock_ns_read(CLOCK_MONOTONIC_RAW) < until)
+            ;
+    }
+}
+
+TEST(ladder_each_round_trip_is_timed_alone)
+{
+    struct each_config c;
+    each_config_quick(&c);
+    c.warmup_ns = 0; /* every call is then a timed one */
+    c.count = 400;
+    c.budget_ns = 1e9;
+    unsigned calls = 0;
+    static struct measurement m;
+    CHECK(each_round_trip_time(fake_round_trip, &calls, &c, &m));
+    CHECK(m.samples == 400 && m.nkept == 400 && m.calls_per_sample == 1);
+    CHECK(calls == m.samples); /* one round trip per sample, none untimed */
+    /* a quarter are slow: a single round trip's p90 is one of them (waits are at least
+     * SLOW_NS, whatever the load), the median a fast one; a mean over a batch of round
+     * trips would put its p90 far below SLOW_NS */
+    CHECK(m.ns_per_call.p90 >= 0.9 * SLOW_NS);
+    CHECK(m.ns_per_call.median < SLOW_NS / 2);
+    CHECK(m.loop_ns_per_call > 0 && m.loop_ns_per_call < 10000); /* the timer's own cost */
+    /* the budget ends the timing once min_count are timed */
+    each_config_quick(&c);
+    c.warmup_ns = 0;
+    c.budget_ns = 10e6;
+    calls = 0;
+    CHECK(each_round_trip_time(fake_round_trip, &calls, &c, &m));
+    CHECK(m.samples >= (size_t)c.min_count && m.samples < (size_t)c.count);
 }

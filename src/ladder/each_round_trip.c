@@ -12,22 +12,13 @@
 #define TIMER CLOCK_MONOTONIC_RAW /* the engine's timer (measure/engine.h) */
 #define TIMER_PAIRS 256           /* back-to-back read pairs that give the timer's cost */
 
-void each_config_default(struct each_config *c)
+void each_config_init(struct each_config *c, bool quick)
 {
-    c->warmup_ns = 50e6;
-    c->count = 1000;
-    c->min_count = 200;
-    c->budget_ns = 100e6;
-    c->noisy_shift = 0.10;
-}
-
-void each_config_quick(struct each_config *c)
-{
-    c->warmup_ns = 20e6;
-    c->count = 500;
-    c->min_count = 100;
-    c->budget_ns = 20e6;
-    c->noisy_shift = 0.10;
+    static const struct each_config full = {.warmup_ns = 50e6, .count = 1000, .min_count = 200,
+                                            .budget_ns = 100e6, .noisy_shift = 0.10};
+    static const struct each_config fewer = {.warmup_ns = 20e6, .count = 500, .min_count = 100,
+                                             .budget_ns = 20e6, .noisy_shift = 0.10};
+    *c = quick ? fewer : full;
 }
 
 double each_expected_s(const struct each_config *c, double round_trip_ns)

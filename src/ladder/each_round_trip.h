@@ -29,8 +29,8 @@ struct each_config {
  * each) cannot reach it within a runner's deadline. */
 #define EACH_BUDGETS_AT_MOST 5
 
-void each_config_default(struct each_config *c);
-void each_config_quick(struct each_config *c);
+/* The default (quick false) or --quick's: docs/ladder.md says both. */
+void each_config_init(struct each_config *c, bool quick);
 
 /* The seconds one runner's timing takes with round trips of round_trip_ns each (warm-up
  * included). */

@@ -99,16 +99,15 @@ static void make_plan(const struct ladder_options *o, struct ladder_plan *p)
     p->cpu_a = p->cpus.cpu[0];
     p->cpu_b = p->cpus.count > 1 ? p->cpus.cpu[1] : p->cpus.cpu[0];
     if (o->quick) {
-        each_config_quick(&p->trip_cfg);
         measure_config_quick(&p->rung_cfg);
         p->rung_cfg.samples = 9;
         p->rung_cfg.sample_target_ns = 0.2e6;
         p->rung_cfg.budget_ns = 15e6;
         p->rung_cfg.warmup_ns = 0.5e6;
     } else {
-        each_config_default(&p->trip_cfg);
         measure_config_default(&p->rung_cfg);
     }
+    each_config_init(&p->trip_cfg, o->quick);
     /* A round-trip runner pays its own warm-up (a fresh pair): fewer of them. */
     p->trip_processes = o->processes ? o->processes : o->quick ? 1 : LADDER_TRIP_PROCESSES;
     /* As many runners as the samples allow, each keeping the engine's least (41 / 7: 5;

@@ -236,7 +236,7 @@ static void fake_round_trip(void *ctx)
 TEST(ladder_each_round_trip_is_timed_alone)
 {
     struct each_config c;
-    each_config_quick(&c);
+    each_config_init(&c, true);
     c.warmup_ns = 0; /* every call is then a timed one */
     c.count = 400;
     c.budget_ns = 1e9;
@@ -252,7 +252,7 @@ TEST(ladder_each_round_trip_is_timed_alone)
     CHECK(m.ns_per_call.median < SLOW_NS / 2);
     CHECK(m.loop_ns_per_call > 0 && m.loop_ns_per_call < 10000); /* the timer's own cost */
     /* the budget ends the timing once min_count are timed */
-    each_config_quick(&c);
+    each_config_init(&c, true);
     c.warmup_ns = 0;
     c.budget_ns = 10e6;
     calls = 0;

@@ -39,7 +39,7 @@ def shape(stdout):
         if in_summary:
             in_summary = line.strip() != ""
             continue
-        if line.startswith("* noisy: "):   # ladder's one mark, said when a rung is marked
+        if line.startswith("* noisy"):   # ladder's one mark, said when a rung is marked
             continue
         if not (line.split() and RUN_VERDICT.search(line.split(None, 1)[0] + " ")):
             kept.append(re.sub(r"[\d.]+", "N", line.split()[0]) if line.split() else "")

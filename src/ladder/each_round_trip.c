@@ -16,7 +16,7 @@ void each_config_init(struct each_config *c, bool quick)
 {
     static const struct each_config full = {.warmup_ns = 50e6, .count = 1000, .min_count = 200,
                                             .budget_ns = 100e6, .noisy_shift = 0.10};
-    static const struct each_config fewer = {.warmup_ns = 20e6, .count = 500, .min_count = 100,
+    static const struct each_config fewer = {.warmup_ns = 50e6, .count = 500, .min_count = 100,
                                              .budget_ns = 20e6, .noisy_shift = 0.10};
     *c = quick ? fewer : full;
 }

@@ -13,7 +13,9 @@ const char *printable_copy(char *out, size_t outlen, const char *in);
 
 /* in as one POSIX shell word a person can paste: as is when every character is one no shell
  * treats specially (letters, digits, and _@%+=:,./-), else in single quotes, a ' inside
- * written '\''; the empty string is ''.  Control characters become '?' as above.  A word
+ * written '\''; the empty string is ''.  A word holding a control character is written
+ * $'...' (bash, zsh, ksh and POSIX.1-2024 sh) with \n, \t, \r or \xHH escapes, so that it
+ * pastes back exact and never breaks the line it is printed on.  A word
  * out cannot hold is cut and quoted, followed by "..." outside the quotes, so a cut word
  * never passes for the whole one; out is empty when it cannot hold even that.  Returns
  * out. */

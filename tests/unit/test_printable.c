@@ -30,7 +30,11 @@ TEST(printable_shell_word_quotes_what_a_shell_would_split)
     CHECK(strcmp(printable_shell_word(out, sizeof out, "it's"), "'it'\\''s'") == 0);
     CHECK(strcmp(printable_shell_word(out, sizeof out, ""), "''") == 0);
     CHECK(strcmp(printable_shell_word(out, sizeof out, "$HOME*"), "'$HOME*'") == 0);
-    CHECK(strcmp(printable_shell_word(out, sizeof out, "a\nb"), "'a?b'") == 0);
+    /* A control character: $'...' with escapes, exact when pasted, one line when printed. */
+    CHECK(strcmp(printable_shell_word(out, sizeof out, "a\nb"), "$'a\\nb'") == 0);
+    CHECK(strcmp(printable_shell_word(out, sizeof out, "x\t'\\\x1b"), "$'x\\t\\'\\\\\\x1b'") == 0);
+    CHECK(strcmp(printable_shell_word(out, sizeof out, "c1 \xc2\x85"), "$'c1 \\xc2\\x85'") == 0);
+    CHECK(strcmp(printable_shell_word(out, 10, "a\nbcdef"), "$'a\\n'...") == 0);
     /* Cut: never a word that passes for the whole one. */
     CHECK(strcmp(printable_shell_word(out, 11, "a b c d e"), "'a b c'...") == 0);
     CHECK(strcmp(printable_shell_word(out, 9, "abcdefghij"), "'abc'...") == 0);

@@ -800,6 +800,16 @@ def test_answer_is_one_line_per_machine_led_by_its_cause(capsys):
     assert len(answer) <= 2 * len(causes)
 
 
+def test_a_note_mark_never_starts_a_line():
+    """A wrapped line keeps a note's mark with the word before it: never "[1]" alone."""
+    from clockscope_report import textwidth
+    text = "x86_64-hpet: 6.1x slower than aarch64: every read a syscall (clocksource hpet); " \
+           "emulated (qemu-tcg) [1]"
+    lines = textwidth.wrap(text)
+    assert len(lines) == 2 and lines[1] == "  (qemu-tcg) [1]", lines
+    assert textwidth.wrap("short [2]") == ["short [2]"]
+
+
 @pytest.mark.parametrize("form", [[], ["--markdown"]], ids=["text", "markdown"])
 def test_text_within_100_columns(capsys, form):
     """Issue 35, finding 8: every line of the terminal report is within 100 columns (µ is

@@ -2,17 +2,26 @@
 """The terminal report's width: every line within WIDTH columns, no trailing spaces (prose
 wrapped at spaces, a table too wide for it laid out one column group at a time)."""
 
+import re
 import textwrap
 from typing import List, Sequence
 
 WIDTH = 100
 
 
+# A note's mark stays with the word before it: "(qemu-tcg) [1]", never "[1]" alone.
+NOTE_MARK = re.compile(r" (\[\d+\])")
+GLUE = "\u00a0"  # not a space to textwrap, which breaks only at ASCII white space
+
+
 def wrap(text: str, indent: str = "", more: str = "  ") -> List[str]:
     """text as lines of at most WIDTH columns: the first after indent, the rest after
-    indent + more.  Never breaks inside a word (a word wider than a line stands alone)."""
-    return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent + more,
-                         break_long_words=False, break_on_hyphens=False) or [indent.rstrip()]
+    indent + more.  Never breaks inside a word (a word wider than a line stands alone) nor
+    before a note's mark."""
+    lines = textwrap.wrap(NOTE_MARK.sub(GLUE + r"\1", text), WIDTH, initial_indent=indent,
+                          subsequent_indent=indent + more, break_long_words=False,
+                          break_on_hyphens=False)
+    return [line.replace(GLUE, " ") for line in lines] or [indent.rstrip()]
 
 
 def fit(lines: Sequence[str]) -> List[str]:

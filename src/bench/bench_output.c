@@ -210,7 +210,7 @@ static void print_row(const struct bench_row *w, const struct method *ref, bool 
     struct reference_verdict shown = instability_shown(&w->refv, r->ns_per_call.spread);
     char said[MSG_REASON];
     if (verbose && reference_sentence(a, &shown, ref ? ref->id : "", said, sizeof said) > 0) {
-        instability_print_wrapped(stdout, said, 4, 6);
+        text_wrap(stdout, "", said, 4, 6, TEXT_WIDTH, TEXT_INLINE_COMMANDS);
     }
 }
 
@@ -258,7 +258,7 @@ static void report_fastclock_source(const struct bench_result *r, struct json *j
     snprintf(said, sizeof said, "fastclock.* read %s at the end of the run: %s",
              on_counter ? counter : "the kernel clock", why);
     printf("\n");
-    instability_print_wrapped(stdout, said, 0, 2);
+    text_wrap(stdout, "", said, 0, 2, TEXT_WIDTH, TEXT_INLINE_COMMANDS);
 }
 
 /* The document's head: schema, machine, the run's configuration (results follow). */
@@ -305,7 +305,7 @@ void bench_output_table(const struct bench_result *r, struct json *j)
     } else {
         sysinfo_print_header(stdout, "bench", &r->si);
         if (r->hot_loop && r->answer[0]) {
-            instability_print_wrapped(stdout, r->answer, 0, 2);
+            text_wrap(stdout, "", r->answer, 0, 2, TEXT_WIDTH, TEXT_INLINE_COMMANDS);
             printf("\n");
         }
         if (r->hot_loop)

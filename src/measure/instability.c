@@ -5,6 +5,7 @@
 #include "common/environment.h"
 #include "common/json_cost.h"
 #include "common/stats.h"
+#include "common/text_wrap.h"
 #include "common/units.h"
 
 #include <math.h>
@@ -218,39 +219,6 @@ size_t instability_lines(const struct instability *s, const struct instability_m
     return n;
 }
 
-/* Whether text (just after a space) starts with a unit a number before it keeps on its line. */
-static bool unit_word(const char *text)
-{
-    static const char *const units[] = {"ns", "µs", "ms", "s", "%", NULL};
-    for (int i = 0; units[i]; i++) {
-        size_t n = strlen(units[i]);
-        if (strncmp(text, units[i], n) == 0 && strchr(" ,;:.)", text[n]))
-            return true;
-    }
-    return false;
-}
-
-void instability_print_wrapped(FILE *out, const char *text, int first, int indent)
-{
-    int pad = first;
-    while (*text) {
-        size_t room = (size_t)(INSTABILITY_COLUMNS - pad), len = strlen(text);
-        size_t cut = len;
-        if (len > room) {
-            cut = room;
-            while (cut > 0 && (text[cut] != ' ' || unit_word(text + cut + 1)))
-                cut--;
-            if (cut == 0)
-                cut = strcspn(text, " ");
-        }
-        fprintf(out, "%*s%.*s\n", pad, "", (int)cut, text);
-        text += cut;
-        while (*text == ' ')
-            text++;
-        pad = indent;
-    }
-}
-
 void instability_print(FILE *out, const struct instability *s, const struct instability_machine *m)
 {
     char lines[INSTABILITY_LINES][MSG_REASON];
@@ -263,7 +231,7 @@ void instability_print(FILE *out, const struct instability *s, const struct inst
         if (strncmp(lines[i], "    ", 4) == 0)
             fprintf(out, "%s\n", lines[i]); /* a command: whole, whatever its length */
         else
-            instability_print_wrapped(out, lines[i], 0, 2);
+            text_wrap(out, "", lines[i], 0, 2, TEXT_WIDTH, TEXT_INLINE_COMMANDS);
     }
 }
 

@@ -83,10 +83,6 @@ void instability_json(struct json *j, const struct instability *s,
 /* The spread cell: "2.5%", "131%", ">999%", with '*' after it when marked, else ' '. */
 const char *instability_spread_cell(double spread, bool marked, char *buf, size_t len);
 
-/* Prose within INSTABILITY_COLUMNS: broken at spaces, the first line indented by first
- * spaces, the others by indent. */
-void instability_print_wrapped(FILE *out, const char *text, int first, int indent);
-
 /* The test hook CLOCKSCOPE_TEST_REFERENCE_DRIFT=F (common/environment.h): process i of n's
  * reference scaled by 1 + F i / (n - 1), as a machine whose speed falls through the run.
  * Returns F, 0 when unset. */

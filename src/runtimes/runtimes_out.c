@@ -6,6 +6,7 @@
 #include "common/json_cost.h"
 #include "common/message.h"
 #include "common/stats.h"
+#include "common/text_wrap.h"
 #include "common/units.h"
 #include "facts/sysinfo.h"
 #include "measure/instability.h"
@@ -92,12 +93,12 @@ static void print_ready_row(const struct runtime_row *r, const struct widths *w,
     if (verbose && reference_sentence(&r->across, r->has_ref ? &shown : NULL, r->ref, said,
                                       sizeof said) > 0) {
         snprintf(line, sizeof line, "^ %s", said);
-        instability_print_wrapped(stdout, line, w->runtime + 1, w->runtime + 3);
+        text_wrap(stdout, "", line, w->runtime + 1, w->runtime + 3, TEXT_WIDTH, TEXT_INLINE_COMMANDS);
     }
     if (r->harness_bound) {
         snprintf(said, sizeof said, "^ the harness (%s) is %.0f%% of the time as timed: it "
                  "measures the call, not the clock", r->harness, 100 * r->harness_ns / r->timed_ns);
-        instability_print_wrapped(stdout, said, w->runtime + 1, w->runtime + 3);
+        text_wrap(stdout, "", said, w->runtime + 1, w->runtime + 3, TEXT_WIDTH, TEXT_INLINE_COMMANDS);
     }
 }
 
@@ -116,7 +117,7 @@ static void print_harnesses(const struct runtimes_result *res)
         }
     }
     printf("\n");
-    instability_print_wrapped(stdout, line, 0, 2);
+    text_wrap(stdout, "", line, 0, 2, TEXT_WIDTH, TEXT_INLINE_COMMANDS);
 }
 
 /* The reference of each runtime that has one: its level over the processes, so that a
@@ -147,7 +148,7 @@ static void print_references(const struct runtimes_result *res)
                  "processes), timed around each pair; 'x ref' = ns/call / reference, pair by "
                  "pair: the figure that holds when this machine's speed changes", r->runtime,
                  r->ref, NS_TEXT(sm.median), NS_TEXT(lo), NS_TEXT(hi));
-        instability_print_wrapped(stdout, line, 0, 2);
+        text_wrap(stdout, "", line, 0, 2, TEXT_WIDTH, TEXT_INLINE_COMMANDS);
     }
 }
 
@@ -196,7 +197,7 @@ void runtimes_print_table(const struct sysinfo *si, const struct runtimes_result
     snprintf(line, sizeof line, "where reading the time is slow: `clockscope run --mode auto` "
              "serves the paths through libc;%s", any_direct ? " Go reads the vDSO itself "
              "(vdso-direct): only the clocksource fix helps it" : "");
-    instability_print_wrapped(stdout, line, 0, 2);
+    text_wrap(stdout, "", line, 0, 2, TEXT_WIDTH, TEXT_INLINE_COMMANDS);
 }
 
 /* The row's costs: net of the harness (median, p10, p90 known), the harness alone and

@@ -195,8 +195,8 @@ void runtimes_print_table(const struct sysinfo *si, const struct runtimes_result
                       strcmp(res->rows[i].via, "syscall") != 0;
     char line[MSG_REASON];
     snprintf(line, sizeof line, "where reading the time is slow: `clockscope run --mode auto` "
-             "serves the paths through libc;%s", any_direct ? " Go reads the vDSO itself "
-             "(vdso-direct): only the clocksource fix helps it" : "");
+             "serves the paths through libc%s.", any_direct ? ", and Go's, which reads the vDSO "
+             "itself (vdso-direct), through a patched vDSO (docs/run.md)" : "");
     text_wrap(stdout, "", line, 0, 2, TEXT_WIDTH, TEXT_INLINE_COMMANDS);
 }
 

@@ -405,6 +405,10 @@ def test_rungs_are_measured_across_runner_processes(clockscope):
 # round trip: their runners stop at five budgets with fewer.
 QUICK_MIN_ROUND_TRIPS = 100
 TICK_BOUND = re.compile(r"spin\.[a-z]+\.same_cpu$")
+# A runner stops at five budgets (--quick: 20 ms each) with fewer than the minimum when its
+# round trips are that slow: a spinner whose CPU another busy program shares (CI keeps one
+# CPU busy) waits for the scheduler at each round trip, as two spinners on one CPU do.
+QUICK_GIVE_UP_NS = 5 * 20e6
 
 
 def test_round_trips_counts_every_timed_round_trip(clockscope, quick):
@@ -418,8 +422,11 @@ def test_round_trips_counts_every_timed_round_trip(clockscope, quick):
         elif x["available"] and x["error"] is None:
             assert isinstance(x["round_trips"], int) and x["round_trips"] == x["samples"] > 0, x
             assert cost(x)["median"] <= cost(x)["p99"], x
-            if not TICK_BOUND.match(x["id"]):
+            too_slow = cost(x)["median"] * QUICK_MIN_ROUND_TRIPS > QUICK_GIVE_UP_NS
+            if not TICK_BOUND.match(x["id"]) and not too_slow:
                 assert x["round_trips"] >= QUICK_MIN_ROUND_TRIPS, x
+            elif x["round_trips"] < QUICK_MIN_ROUND_TRIPS:
+                assert x["noisy"], x  # stopped short: said, not passed off as a figure
     doc, _ = ladder_json(clockscope, "--quick", "--processes", "2", "--only", "pipe.*.same_cpu")
     for x in doc["rungs"]:
         # two runners: each adds its own, at least the minimum each

@@ -32,12 +32,20 @@ SUMMARY = re.compile(r"^\d+ (of \d+ (figures )?marked \*|in two levels)")
 
 
 def shape(stdout):
-    """The first word of each line: what stays the same from run to run (figures move)."""
-    kept, in_summary = [], False
+    """The first word of each line: what stays the same from run to run (figures move).
+    A line's continuation (wrapped within 100 columns where it neared them, so at a place
+    that moves with its figures' digits) is left out, and so is a note on the machine's
+    load, which comes and goes with it."""
+    kept, in_summary, under_note, last_len = [], False, False, 0
     for line in stdout.splitlines():
+        wrapped = line.startswith(" ") and last_len > 70
+        last_len = len(line)
         in_summary = in_summary or bool(SUMMARY.match(line))
         if in_summary:
             in_summary = line.strip() != ""
+            continue
+        under_note = line.startswith("note: load average") or (under_note and wrapped)
+        if under_note or wrapped:
             continue
         if line.startswith("* noisy"):   # ladder's one mark, said when a rung is marked
             continue

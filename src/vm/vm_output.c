@@ -7,6 +7,7 @@
 #include "common/text_wrap.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -104,5 +105,19 @@ void vm_note(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    text_wrap(stderr, "clockscope vm: ", text, 0, 4, TEXT_WIDTH, TEXT_INLINE_COMMANDS);
+    /* A message of several lines: the first under the label, a line indented 4 (a command
+     * to paste) as it is, any other wrapped on its own. */
+    char *line = text;
+    for (bool first = true; line; first = false) {
+        char *end = strchr(line, '\n');
+        if (end)
+            *end = 0;
+        if (first)
+            text_wrap(stderr, "clockscope vm: ", line, 0, 2, TEXT_WIDTH, TEXT_INLINE_COMMANDS);
+        else if (strncmp(line, "    ", 4) == 0)
+            fprintf(stderr, "%s\n", line);
+        else if (*line)
+            text_wrap(stderr, "", line, 0, 2, TEXT_WIDTH, TEXT_INLINE_COMMANDS);
+        line = end ? end + 1 : NULL;
+    }
 }

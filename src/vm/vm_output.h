@@ -24,8 +24,9 @@ void vm_note_scenario_tree(const struct vm_scenario *s);
  * the doctor's verdict expected in it. */
 void vm_note_scenario(const struct vm_scenario *s, const char *machine, const char *append);
 
-/* One of vm's own lines on stderr, "clockscope vm: " then the formatted text, wrapped
- * within 100 columns under a hanging indent (a command in `backquotes` kept whole). */
+/* One of vm's own notes on stderr, "clockscope vm: " then the formatted text, wrapped
+ * within 100 columns under a hanging indent (a command in `backquotes` kept whole); a
+ * line of the text indented 4 (a command to paste) stands as it is. */
 void vm_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -30,11 +30,10 @@ static void kernel_cell(const struct runtime_row *r, char *buf, size_t len)
 {
     if (!r->counted)
         snprintf(buf, len, "?");
-    else if (r->syscalls_per_call == floor(r->syscalls_per_call))
-        snprintf(buf, len, "%s %.0f", r->syscalls_per_call >= 0.5 ? "yes" : "no",
-                 r->syscalls_per_call);
-    else /* one decimal: "0.0" says "a few, far fewer than one a call"; JSON has the count */
-        snprintf(buf, len, "%s %.1f", r->syscalls_per_call >= 0.5 ? "yes" : "no",
+    else /* a fraction with one decimal: "0.0" says "a few, far fewer than one a call";
+          * the JSON has the count */
+        snprintf(buf, len, "%s %.*f", r->syscalls_per_call >= 0.5 ? "yes" : "no",
+                 r->syscalls_per_call == floor(r->syscalls_per_call) ? 0 : 1,
                  r->syscalls_per_call);
 }
 
